@@ -1,0 +1,305 @@
+//! Typed decoding of Kubernetes workload objects into k8s-openapi types.
+//!
+//! This crate is the only place that instantiates k8s-openapi's `Deserialize` impls: they are
+//! large, and keeping them behind the non-generic [`decode`] function means an edit elsewhere in
+//! podcycle does not recompile them.
+
+mod de;
+
+use std::cell::RefCell;
+use std::fmt;
+
+pub use k8s_openapi;
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use k8s_openapi::api::batch::v1::{CronJob, Job, JobSpec};
+use k8s_openapi::api::core::v1::{Pod, PodSpec, PodTemplate, ReplicationController};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// One step of a field path: a mapping key or a sequence index.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PathSegment {
+    Key(String),
+    Index(usize),
+}
+
+/// Writes a path the way Kubernetes error messages do: `spec.containers[0].name`.
+pub struct DisplayPath<'a>(pub &'a [PathSegment]);
+
+impl fmt::Display for DisplayPath<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, segment) in self.0.iter().enumerate() {
+            match segment {
+                PathSegment::Key(key) if i == 0 => f.write_str(key)?,
+                PathSegment::Key(key) => write!(f, ".{key}")?,
+                PathSegment::Index(index) => write!(f, "[{index}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The workload kinds whose pod spec podcycle lints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WorkloadKind {
+    Pod,
+    PodTemplate,
+    ReplicationController,
+    Deployment,
+    ReplicaSet,
+    StatefulSet,
+    DaemonSet,
+    Job,
+    CronJob,
+}
+
+impl WorkloadKind {
+    /// Recognises a workload from its `apiVersion` and `kind`. Legacy group versions
+    /// (`extensions/v1beta1`, `apps/v1beta2`, `batch/v1beta1`, ...) count as the same kind:
+    /// their pod template is the same `PodSpec`.
+    pub fn from_type(api_version: &str, kind: &str) -> Option<WorkloadKind> {
+        let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+        let kind = match (group, kind) {
+            ("", "Pod") => WorkloadKind::Pod,
+            ("", "PodTemplate") => WorkloadKind::PodTemplate,
+            ("", "ReplicationController") => WorkloadKind::ReplicationController,
+            ("apps" | "extensions", "Deployment") => WorkloadKind::Deployment,
+            ("apps" | "extensions", "ReplicaSet") => WorkloadKind::ReplicaSet,
+            ("apps", "StatefulSet") => WorkloadKind::StatefulSet,
+            ("apps" | "extensions", "DaemonSet") => WorkloadKind::DaemonSet,
+            ("batch", "Job") => WorkloadKind::Job,
+            ("batch", "CronJob") => WorkloadKind::CronJob,
+            _ => return None,
+        };
+        Some(kind)
+    }
+
+    /// The `apiVersion` that k8s-openapi's type for this kind expects.
+    pub fn current_api_version(self) -> &'static str {
+        match self {
+            WorkloadKind::Pod | WorkloadKind::PodTemplate | WorkloadKind::ReplicationController => {
+                "v1"
+            }
+            WorkloadKind::Deployment
+            | WorkloadKind::ReplicaSet
+            | WorkloadKind::StatefulSet
+            | WorkloadKind::DaemonSet => "apps/v1",
+            WorkloadKind::Job | WorkloadKind::CronJob => "batch/v1",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkloadKind::Pod => "Pod",
+            WorkloadKind::PodTemplate => "PodTemplate",
+            WorkloadKind::ReplicationController => "ReplicationController",
+            WorkloadKind::Deployment => "Deployment",
+            WorkloadKind::ReplicaSet => "ReplicaSet",
+            WorkloadKind::StatefulSet => "StatefulSet",
+            WorkloadKind::DaemonSet => "DaemonSet",
+            WorkloadKind::Job => "Job",
+            WorkloadKind::CronJob => "CronJob",
+        }
+    }
+
+    /// The path from the object to its pod spec.
+    pub fn pod_spec_path(self) -> &'static [&'static str] {
+        match self {
+            WorkloadKind::Pod => &["spec"],
+            WorkloadKind::PodTemplate => &["template", "spec"],
+            WorkloadKind::CronJob => &["spec", "jobTemplate", "spec", "template", "spec"],
+            _ => &["spec", "template", "spec"],
+        }
+    }
+}
+
+/// A field the target type does not have.
+#[derive(Clone, Debug)]
+pub struct UnknownField {
+    /// Path of the unknown key, from the object root.
+    pub path: Vec<PathSegment>,
+    /// The k8s-openapi type that does not know the key (`Container`, `Probe`, ...).
+    pub type_name: &'static str,
+    /// The keys that type does accept.
+    pub known_fields: &'static [&'static str],
+}
+
+/// A value of the wrong type (or otherwise undecodable), at a path from the object root.
+#[derive(Clone, Debug)]
+pub struct TypeError {
+    pub path: Vec<PathSegment>,
+    pub message: String,
+}
+
+/// What the lifecycle rules need from a decoded workload.
+#[derive(Clone, Debug, Default)]
+pub struct Workload {
+    /// The pod spec; `None` when the manifest has none (for example a template without `spec`).
+    pub pod_spec: Option<PodSpec>,
+    /// A Job (or a CronJob's job template) sets `podFailurePolicy`.
+    pub has_pod_failure_policy: bool,
+}
+
+/// The outcome of decoding one object.
+#[derive(Debug, Default)]
+pub struct Decoded {
+    /// `None` when decoding failed; `error` then says why.
+    pub workload: Option<Workload>,
+    pub error: Option<TypeError>,
+    pub unknown_fields: Vec<UnknownField>,
+}
+
+/// Decodes `value` as the k8s-openapi type for `kind`.
+pub fn decode(kind: WorkloadKind, value: &Value) -> Decoded {
+    let collector = RefCell::new(de::Collector::default());
+    let deserializer = de::ValueDeserializer {
+        value,
+        path: de::Path::Root,
+        collector: &collector,
+        api_version_override: Some(kind.current_api_version()),
+    };
+    let result = match kind {
+        WorkloadKind::Pod => Pod::deserialize(deserializer).map(|o| Workload {
+            pod_spec: o.spec,
+            has_pod_failure_policy: false,
+        }),
+        WorkloadKind::PodTemplate => PodTemplate::deserialize(deserializer).map(|o| Workload {
+            pod_spec: o.template.and_then(|t| t.spec),
+            has_pod_failure_policy: false,
+        }),
+        WorkloadKind::ReplicationController => {
+            ReplicationController::deserialize(deserializer).map(|o| Workload {
+                pod_spec: o.spec.and_then(|s| s.template).and_then(|t| t.spec),
+                has_pod_failure_policy: false,
+            })
+        }
+        WorkloadKind::Deployment => Deployment::deserialize(deserializer).map(|o| Workload {
+            pod_spec: o.spec.template.spec,
+            has_pod_failure_policy: false,
+        }),
+        WorkloadKind::ReplicaSet => ReplicaSet::deserialize(deserializer).map(|o| Workload {
+            pod_spec: o.spec.template.and_then(|t| t.spec),
+            has_pod_failure_policy: false,
+        }),
+        WorkloadKind::StatefulSet => StatefulSet::deserialize(deserializer).map(|o| Workload {
+            pod_spec: o.spec.template.spec,
+            has_pod_failure_policy: false,
+        }),
+        WorkloadKind::DaemonSet => DaemonSet::deserialize(deserializer).map(|o| Workload {
+            pod_spec: o.spec.template.spec,
+            has_pod_failure_policy: false,
+        }),
+        WorkloadKind::Job => Job::deserialize(deserializer).map(|o| job_workload(o.spec)),
+        WorkloadKind::CronJob => CronJob::deserialize(deserializer)
+            .map(|o| job_workload(o.spec.job_template.spec)),
+    };
+    let unknown_fields = collector.into_inner().unknown_fields;
+    match result {
+        Ok(workload) => Decoded {
+            workload: Some(workload),
+            error: None,
+            unknown_fields,
+        },
+        Err(error) => Decoded {
+            workload: None,
+            error: Some(TypeError {
+                path: error.path.unwrap_or_default(),
+                message: error.message,
+            }),
+            unknown_fields,
+        },
+    }
+}
+
+fn job_workload(spec: Option<JobSpec>) -> Workload {
+    match spec {
+        Some(spec) => Workload {
+            has_pod_failure_policy: spec.pod_failure_policy.is_some(),
+            pod_spec: spec.template.spec,
+        },
+        None => Workload::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn path(s: &[PathSegment]) -> String {
+        DisplayPath(s).to_string()
+    }
+
+    #[test]
+    fn unknown_fields_carry_path_and_known_names() {
+        let value = json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "x", "labelz": {}},
+            "spec": {"containers": [{"name": "a", "imagePullPolice": "Always"}]}
+        });
+        let decoded = decode(WorkloadKind::Pod, &value);
+        assert!(decoded.error.is_none());
+        let unknown: Vec<_> = decoded
+            .unknown_fields
+            .iter()
+            .map(|u| (path(&u.path), u.type_name))
+            .collect();
+        assert_eq!(
+            unknown,
+            [
+                ("metadata.labelz".to_owned(), "ObjectMeta"),
+                ("spec.containers[0].imagePullPolice".to_owned(), "Container")
+            ]
+        );
+        assert!(decoded.unknown_fields[1].known_fields.contains(&"imagePullPolicy"));
+    }
+
+    #[test]
+    fn type_errors_point_at_the_value() {
+        let value = json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "spec": {"template": {"spec": {"containers": [
+                {"name": "a"},
+                {"name": "b", "livenessProbe": {"periodSeconds": "ten"}}
+            ]}}}
+        });
+        let decoded = decode(WorkloadKind::Deployment, &value);
+        let error = decoded.error.expect("a type error");
+        assert_eq!(
+            path(&error.path),
+            "spec.template.spec.containers[1].livenessProbe.periodSeconds"
+        );
+        assert!(error.message.contains("invalid type: string \"ten\""), "{}", error.message);
+    }
+
+    #[test]
+    fn legacy_group_versions_decode_as_current() {
+        let value = json!({
+            "apiVersion": "extensions/v1beta1", "kind": "Deployment",
+            "spec": {"template": {"spec": {"containers": [{"name": "a"}]}}}
+        });
+        let kind = WorkloadKind::from_type("extensions/v1beta1", "Deployment").unwrap();
+        let decoded = decode(kind, &value);
+        assert!(decoded.error.is_none(), "{:?}", decoded.error);
+        assert_eq!(decoded.workload.unwrap().pod_spec.unwrap().containers[0].name, "a");
+    }
+
+    #[test]
+    fn job_pod_failure_policy_is_reported() {
+        let value = json!({
+            "apiVersion": "batch/v1", "kind": "CronJob",
+            "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {
+                "podFailurePolicy": {"rules": []},
+                "template": {"spec": {"containers": [{"name": "a"}]}}}}}
+        });
+        let decoded = decode(WorkloadKind::CronJob, &value);
+        assert!(decoded.workload.unwrap().has_pod_failure_policy);
+    }
+
+    #[test]
+    fn non_workload_types_are_not_recognised() {
+        assert_eq!(WorkloadKind::from_type("v1", "Service"), None);
+        assert_eq!(WorkloadKind::from_type("argoproj.io/v1alpha1", "Rollout"), None);
+        assert_eq!(WorkloadKind::from_type("example.com/v1", "Deployment"), None);
+    }
+}
