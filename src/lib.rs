@@ -1,14 +1,18 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
-}
+//! podcycle: a Kubernetes manifest linter that understands the Pod lifecycle.
+//!
+//! The library is free of I/O: [`lint::lint_file`] takes a [`source::SourceFile`] and returns
+//! diagnostics. The command line (`cli`), the reporters (`report`) and the benchmarks build on
+//! it.
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
-}
+pub mod cli;
+pub mod diagnostics;
+pub mod discovery;
+pub mod lifecycle;
+pub mod lint;
+pub mod model;
+pub mod report;
+pub mod rules;
+pub mod settings;
+pub mod source;
+mod suggest;
+pub mod yaml;

@@ -178,7 +178,9 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer<'de, '_> {
             Value::String(s) => visitor
                 .visit_enum(s.as_str().into_deserializer())
                 .map_err(|e: Error| e.at(path)),
-            other => Err(<Error as de::Error>::invalid_type(unexpected(other), &"a string").at(path)),
+            other => {
+                Err(<Error as de::Error>::invalid_type(unexpected(other), &"a string").at(path))
+            }
         }
     }
 
@@ -269,7 +271,10 @@ fn unreachable_empty_map() -> &'static serde_json::Map<String, Value> {
 impl<'de> de::MapAccess<'de> for MapAccess<'de, '_, '_> {
     type Error = Error;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
         let Some((key, value)) = self.entries.next() else {
             return Ok(None);
         };

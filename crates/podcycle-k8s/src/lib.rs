@@ -167,12 +167,11 @@ pub fn decode(kind: WorkloadKind, value: &Value) -> Decoded {
             pod_spec: o.template.and_then(|t| t.spec),
             has_pod_failure_policy: false,
         }),
-        WorkloadKind::ReplicationController => {
-            ReplicationController::deserialize(deserializer).map(|o| Workload {
+        WorkloadKind::ReplicationController => ReplicationController::deserialize(deserializer)
+            .map(|o| Workload {
                 pod_spec: o.spec.and_then(|s| s.template).and_then(|t| t.spec),
                 has_pod_failure_policy: false,
-            })
-        }
+            }),
         WorkloadKind::Deployment => Deployment::deserialize(deserializer).map(|o| Workload {
             pod_spec: o.spec.template.spec,
             has_pod_failure_policy: false,
@@ -190,8 +189,9 @@ pub fn decode(kind: WorkloadKind, value: &Value) -> Decoded {
             has_pod_failure_policy: false,
         }),
         WorkloadKind::Job => Job::deserialize(deserializer).map(|o| job_workload(o.spec)),
-        WorkloadKind::CronJob => CronJob::deserialize(deserializer)
-            .map(|o| job_workload(o.spec.job_template.spec)),
+        WorkloadKind::CronJob => {
+            CronJob::deserialize(deserializer).map(|o| job_workload(o.spec.job_template.spec))
+        }
     };
     let unknown_fields = collector.into_inner().unknown_fields;
     match result {
@@ -251,7 +251,11 @@ mod tests {
                 ("spec.containers[0].imagePullPolice".to_owned(), "Container")
             ]
         );
-        assert!(decoded.unknown_fields[1].known_fields.contains(&"imagePullPolicy"));
+        assert!(
+            decoded.unknown_fields[1]
+                .known_fields
+                .contains(&"imagePullPolicy")
+        );
     }
 
     #[test]
@@ -269,7 +273,11 @@ mod tests {
             path(&error.path),
             "spec.template.spec.containers[1].livenessProbe.periodSeconds"
         );
-        assert!(error.message.contains("invalid type: string \"ten\""), "{}", error.message);
+        assert!(
+            error.message.contains("invalid type: string \"ten\""),
+            "{}",
+            error.message
+        );
     }
 
     #[test]
@@ -281,7 +289,10 @@ mod tests {
         let kind = WorkloadKind::from_type("extensions/v1beta1", "Deployment").unwrap();
         let decoded = decode(kind, &value);
         assert!(decoded.error.is_none(), "{:?}", decoded.error);
-        assert_eq!(decoded.workload.unwrap().pod_spec.unwrap().containers[0].name, "a");
+        assert_eq!(
+            decoded.workload.unwrap().pod_spec.unwrap().containers[0].name,
+            "a"
+        );
     }
 
     #[test]
@@ -299,7 +310,13 @@ mod tests {
     #[test]
     fn non_workload_types_are_not_recognised() {
         assert_eq!(WorkloadKind::from_type("v1", "Service"), None);
-        assert_eq!(WorkloadKind::from_type("argoproj.io/v1alpha1", "Rollout"), None);
-        assert_eq!(WorkloadKind::from_type("example.com/v1", "Deployment"), None);
+        assert_eq!(
+            WorkloadKind::from_type("argoproj.io/v1alpha1", "Rollout"),
+            None
+        );
+        assert_eq!(
+            WorkloadKind::from_type("example.com/v1", "Deployment"),
+            None
+        );
     }
 }

@@ -1,0 +1,85 @@
+//! `podcycle rules` and `podcycle rule NAME`.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::{EXIT_CLEAN, RulesFormat, usage_error};
+use crate::rules::{ALL_RULES, find_rule};
+use crate::suggest::did_you_mean;
+
+#[derive(Serialize)]
+struct RuleEntry {
+    name: &'static str,
+    category: &'static str,
+    default_severity: &'static str,
+    enabled_by_default: bool,
+    summary: &'static str,
+}
+
+pub fn list(format: RulesFormat) -> io::Result<u8> {
+    let mut out = io::stdout().lock();
+    match format {
+        RulesFormat::Json => {
+            let entries: Vec<RuleEntry> = ALL_RULES
+                .iter()
+                .map(|rule| RuleEntry {
+                    name: rule.name,
+                    category: rule.category.as_str(),
+                    default_severity: rule.default_severity.as_str(),
+                    enabled_by_default: rule.enabled_by_default(),
+                    summary: rule.summary,
+                })
+                .collect();
+            serde_json::to_writer_pretty(&mut out, &entries)?;
+            writeln!(out)?;
+        }
+        RulesFormat::Text => {
+            let width = ALL_RULES.iter().map(|r| r.name.len()).max().unwrap_or(0);
+            for rule in ALL_RULES {
+                let severity = if rule.enabled_by_default() {
+                    rule.default_severity.as_str()
+                } else {
+                    "off"
+                };
+                writeln!(
+                    out,
+                    "{:width$}  {:11}  {:7}  {}",
+                    rule.name,
+                    rule.category.as_str(),
+                    severity,
+                    rule.summary
+                )?;
+            }
+        }
+    }
+    Ok(EXIT_CLEAN)
+}
+
+pub fn show(name: &str) -> io::Result<u8> {
+    let Some(rule) = find_rule(name) else {
+        let names: Vec<&str> = ALL_RULES.iter().map(|r| r.name).collect();
+        let message = match did_you_mean(name, &names) {
+            Some(suggestion) => format!("unknown rule `{name}`; did you mean `{suggestion}`?"),
+            None => format!("unknown rule `{name}`; `podcycle rules` lists them"),
+        };
+        return Ok(usage_error(&message));
+    };
+    let mut out = io::stdout().lock();
+    writeln!(out, "# {}", rule.name)?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Category: {}. Default severity: {}{}.",
+        rule.category,
+        rule.default_severity,
+        if rule.enabled_by_default() {
+            ""
+        } else {
+            " (off by default)"
+        }
+    )?;
+    writeln!(out)?;
+    writeln!(out, "{}", rule.documentation().trim_end())?;
+    Ok(EXIT_CLEAN)
+}

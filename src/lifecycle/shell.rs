@@ -1,0 +1,336 @@
+//! Reads how long an exec hook sleeps, when its command makes that certain.
+//!
+//! Only sleeps that always run count: a `sleep` that is the command itself, or a top-level
+//! command of a `sh -c` script that is not behind `&&`/`||`, not inside `if`/loops/groups and
+//! not sent to the background. Anything else leaves the duration unknown, so a rule never
+//! reports a sleep that might not happen.
+
+/// The least time an exec command is certain to take.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ExecSleep {
+    /// Sleeps at least this many seconds (other commands may add more).
+    AtLeast(f64),
+    /// Sleeps forever (`sleep infinity`).
+    Forever,
+}
+
+const SHELLS: &[&str] = &["sh", "bash", "ash", "dash", "zsh", "ksh"];
+
+/// The certain sleep time of an exec command (`command` of an `ExecAction`).
+pub fn exec_sleep(command: &[String]) -> Option<ExecSleep> {
+    let (program, args) = command.split_first()?;
+    let program = basename(program);
+    match program {
+        "sleep" => sleep_arguments(args.iter().map(String::as_str)),
+        "busybox" | "env" => exec_sleep(args),
+        _ if SHELLS.contains(&program) => script_sleep(shell_script(args)?),
+        _ => None,
+    }
+}
+
+fn basename(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
+}
+
+/// The script of `sh [options] -c SCRIPT`.
+fn shell_script(args: &[String]) -> Option<&str> {
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        if arg == "-o" || arg == "+o" {
+            args.next();
+            continue;
+        }
+        if arg.starts_with('-') && arg != "--" && arg[1..].contains('c') {
+            return args.next().map(String::as_str);
+        }
+        if !arg.starts_with('-') && !arg.starts_with('+') {
+            // A script file, not an inline script: nothing to read.
+            return None;
+        }
+    }
+    None
+}
+
+/// GNU sleep adds up its arguments, each a number with an optional s/m/h/d suffix.
+fn sleep_arguments<'a>(args: impl Iterator<Item = &'a str>) -> Option<ExecSleep> {
+    let mut total = 0.0;
+    let mut any = false;
+    for arg in args {
+        any = true;
+        if matches!(arg, "infinity" | "inf" | "Infinity") {
+            return Some(ExecSleep::Forever);
+        }
+        let (number, unit) = match arg.char_indices().last()? {
+            (i, 's') => (&arg[..i], 1.0),
+            (i, 'm') => (&arg[..i], 60.0),
+            (i, 'h') => (&arg[..i], 3600.0),
+            (i, 'd') => (&arg[..i], 86400.0),
+            _ => (arg, 1.0),
+        };
+        if number.is_empty() || !number.chars().all(|c| c.is_ascii_digit() || c == '.') {
+            return None;
+        }
+        let seconds: f64 = number.parse().ok()?;
+        total += seconds * unit;
+    }
+    any.then_some(ExecSleep::AtLeast(total))
+}
+
+#[derive(Debug, PartialEq)]
+enum Token {
+    Word(String),
+    /// `;`, newline, `&&`, `||`, `|`, `&`, `(`, `)`.
+    Op(&'static str),
+}
+
+fn script_sleep(script: &str) -> Option<ExecSleep> {
+    let tokens = tokenize(script)?;
+    let mut total = 0.0;
+    let mut forever = false;
+    let mut depth = 0usize;
+    // Whether the command about to start runs unconditionally.
+    let mut unconditional = true;
+    let mut i = 0;
+    while i < tokens.len() {
+        // One simple command: words up to the next operator.
+        let start = i;
+        while matches!(tokens.get(i), Some(Token::Word(_))) {
+            i += 1;
+        }
+        let words: Vec<&str> = tokens[start..i]
+            .iter()
+            .filter_map(|t| match t {
+                Token::Word(w) => Some(w.as_str()),
+                Token::Op(_) => None,
+            })
+            .collect();
+        let op = match tokens.get(i) {
+            Some(Token::Op(op)) => *op,
+            _ => ";",
+        };
+        i += 1;
+        if let Some(&first) = words.first() {
+            match first {
+                "if" | "while" | "until" | "for" | "case" | "select" | "{" => depth += 1,
+                "fi" | "done" | "esac" | "}" => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        let counts = depth == 0 && unconditional && op != "&";
+        if counts {
+            match command_sleep(&words) {
+                Some(ExecSleep::Forever) => forever = true,
+                Some(ExecSleep::AtLeast(seconds)) => total += seconds,
+                None => {}
+            }
+        }
+        match op {
+            "(" => depth += 1,
+            ")" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        // A command after `&&` or `||` may not run; a separator starts a new list.
+        unconditional = match op {
+            "&&" | "||" => false,
+            ";" | "\n" | "&" => true,
+            _ => unconditional,
+        };
+    }
+    if forever {
+        Some(ExecSleep::Forever)
+    } else if total > 0.0 {
+        Some(ExecSleep::AtLeast(total))
+    } else {
+        None
+    }
+}
+
+/// The sleep of one simple command: `sleep N`, `exec sleep N`, `/bin/sleep N`,
+/// `busybox sleep N`, with leading `VAR=value` assignments.
+fn command_sleep(words: &[&str]) -> Option<ExecSleep> {
+    let mut words = words
+        .iter()
+        .copied()
+        .skip_while(|w| is_assignment(w))
+        .peekable();
+    while let Some(&word) = words.peek() {
+        if word == "exec" || basename(word) == "busybox" {
+            words.next();
+        } else {
+            break;
+        }
+    }
+    if basename(words.next()?) != "sleep" {
+        return None;
+    }
+    sleep_arguments(words)
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// Splits a script into words and control operators. Quoted text keeps its characters, so a
+/// `sleep` inside quotes is never a command. Returns `None` for scripts it cannot read (an
+/// unterminated quote).
+fn tokenize(script: &str) -> Option<Vec<Token>> {
+    let mut tokens = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = script.chars().peekable();
+    let flush = |tokens: &mut Vec<Token>, word: &mut String, in_word: &mut bool| {
+        if *in_word {
+            tokens.push(Token::Word(std::mem::take(word)));
+            *in_word = false;
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        other => word.push(other),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => word.push(chars.next()?),
+                        other => word.push(other),
+                    }
+                }
+            }
+            '\\' => {
+                match chars.next() {
+                    // A line continuation joins lines.
+                    Some('\n') | None => {}
+                    Some(other) => {
+                        in_word = true;
+                        word.push(other);
+                    }
+                }
+            }
+            '#' if !in_word => {
+                while chars.peek().is_some_and(|&c| c != '\n') {
+                    chars.next();
+                }
+            }
+            ' ' | '\t' | '\r' => flush(&mut tokens, &mut word, &mut in_word),
+            '\n' | ';' | '(' | ')' => {
+                flush(&mut tokens, &mut word, &mut in_word);
+                tokens.push(Token::Op(match c {
+                    '\n' => "\n",
+                    ';' => ";",
+                    '(' => "(",
+                    _ => ")",
+                }));
+            }
+            '&' | '|' => {
+                flush(&mut tokens, &mut word, &mut in_word);
+                let doubled = chars.peek() == Some(&c);
+                if doubled {
+                    chars.next();
+                }
+                tokens.push(Token::Op(match (c, doubled) {
+                    ('&', true) => "&&",
+                    ('&', false) => "&",
+                    ('|', true) => "||",
+                    _ => "|",
+                }));
+            }
+            other => {
+                in_word = true;
+                word.push(other);
+            }
+        }
+    }
+    flush(&mut tokens, &mut word, &mut in_word);
+    Some(tokens)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sleep_of(command: &[&str]) -> Option<ExecSleep> {
+        let command: Vec<String> = command.iter().map(|s| (*s).to_owned()).collect();
+        exec_sleep(&command)
+    }
+
+    #[test]
+    fn reads_certain_sleeps() {
+        let cases: &[(&[&str], Option<ExecSleep>)] = &[
+            (&["sleep", "60"], Some(ExecSleep::AtLeast(60.0))),
+            (&["/bin/sleep", "15"], Some(ExecSleep::AtLeast(15.0))),
+            (&["sleep", "1m", "30"], Some(ExecSleep::AtLeast(90.0))),
+            (&["sleep", "0.5"], Some(ExecSleep::AtLeast(0.5))),
+            (&["sleep", "infinity"], Some(ExecSleep::Forever)),
+            (&["busybox", "sleep", "5"], Some(ExecSleep::AtLeast(5.0))),
+            (&["sh", "-c", "sleep 60"], Some(ExecSleep::AtLeast(60.0))),
+            (
+                &["/bin/sh", "-ec", "echo bye; sleep 60 && nginx -s quit"],
+                Some(ExecSleep::AtLeast(60.0)),
+            ),
+            (
+                &["bash", "-c", "sleep 5\nkill -TERM 1\nsleep 10"],
+                Some(ExecSleep::AtLeast(15.0)),
+            ),
+            (
+                &["sh", "-c", "FOO=1 exec sleep 20"],
+                Some(ExecSleep::AtLeast(20.0)),
+            ),
+            (
+                &["sh", "-o", "pipefail", "-c", "sleep 7"],
+                Some(ExecSleep::AtLeast(7.0)),
+            ),
+            (
+                &["sh", "-c", "sleep 3 # drain\n"],
+                Some(ExecSleep::AtLeast(3.0)),
+            ),
+        ];
+        for (command, expected) in cases {
+            assert_eq!(&sleep_of(command), expected, "{command:?}");
+        }
+    }
+
+    #[test]
+    fn ignores_sleeps_that_may_not_run() {
+        let cases: &[&[&str]] = &[
+            &["sh", "-c", "nginx -s quit && sleep 60"],
+            &["sh", "-c", "test -f /x || sleep 60"],
+            &["sh", "-c", "if [ -f /x ]; then sleep 60; fi"],
+            &["sh", "-c", "while true; do sleep 60; done"],
+            &["sh", "-c", "sleep 60 &"],
+            &["sh", "-c", "echo 'sleep 60'"],
+            &["sh", "-c", "sleep $DELAY"],
+            &["sh", "-c", "(sleep 60)"],
+            &["sh", "/drain.sh"],
+            &["sh", "-c", "echo 'unterminated"],
+            &["/usr/bin/curl", "-X", "POST", "localhost/drain"],
+            &["sleep"],
+            &[],
+        ];
+        for command in cases {
+            assert_eq!(sleep_of(command), None, "{command:?}");
+        }
+    }
+
+    #[test]
+    fn sleep_after_a_conditional_list_counts_again_after_a_separator() {
+        assert_eq!(
+            sleep_of(&["sh", "-c", "a && b; sleep 9"]),
+            Some(ExecSleep::AtLeast(9.0))
+        );
+        assert_eq!(
+            sleep_of(&["sh", "-c", "sleep 5 && a && sleep 9"]),
+            Some(ExecSleep::AtLeast(5.0))
+        );
+    }
+}

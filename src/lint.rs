@@ -1,0 +1,293 @@
+//! The pipeline for one file: YAML tree → objects → typed pod specs → lifecycle → rules →
+//! diagnostics with spans. Free of I/O, so the command line, tests and benchmarks share it.
+
+use crate::diagnostics::{self, Diagnostic, Label};
+use crate::lifecycle::Lifecycle;
+use crate::model::path::FieldPath;
+use crate::model::{ObjectSite, PodSite, workload_objects};
+use crate::rules::{Check, Finding, Findings, Part, PodContext, Rule, Target};
+use crate::settings::Settings;
+use crate::source::{SourceFile, Span};
+use crate::suggest::did_you_mean;
+use crate::yaml::{self, Document, lookup};
+
+/// Lints one file and returns its diagnostics, sorted.
+pub fn lint_file(file: &SourceFile, settings: &Settings) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for document in yaml::parse_stream(&file.text) {
+        lint_document(&document, settings, &mut out);
+    }
+    diagnostics::sort(&mut out);
+    out
+}
+
+/// Diagnostics for a file that could not be decoded as UTF-8: reported at the first bad byte;
+/// the text up to there is still linted by the caller through a lossy copy.
+pub fn invalid_utf8(settings: &Settings, valid_up_to: usize) -> Option<Diagnostic> {
+    let rule = settings.enabled("yaml-syntax")?;
+    Some(document_diagnostic(
+        rule,
+        settings,
+        Span::new(valid_up_to, valid_up_to + 1),
+        "the file is not valid UTF-8".to_owned(),
+        Some("save the file as UTF-8; Kubernetes manifests must be UTF-8 text".to_owned()),
+    ))
+}
+
+fn lint_document(document: &Document, settings: &Settings, out: &mut Vec<Diagnostic>) {
+    if let Some(rule) = settings.enabled("yaml-syntax") {
+        for error in &document.errors {
+            out.push(document_diagnostic(
+                rule,
+                settings,
+                error.span,
+                error.message.clone(),
+                None,
+            ));
+        }
+    }
+    if let Some(rule) = settings.enabled("duplicate-key") {
+        for duplicate in &document.duplicate_keys {
+            let mut diagnostic = document_diagnostic(
+                rule,
+                settings,
+                duplicate.second,
+                format!("duplicate key `{}`", duplicate.key),
+                Some("write the key once; kubectl rejects the document and other tools keep only the last value".to_owned()),
+            );
+            diagnostic.labels.push(Label {
+                span: duplicate.first,
+                message: format!("`{}` is first written here", duplicate.key),
+            });
+            out.push(diagnostic);
+        }
+    }
+    for object in workload_objects(document) {
+        lint_object(document, &object, settings, out);
+    }
+}
+
+fn lint_object(
+    document: &Document,
+    object: &ObjectSite,
+    settings: &Settings,
+    out: &mut Vec<Diagnostic>,
+) {
+    let value = match yaml::to_json(document, object.root) {
+        Ok(value) => value,
+        Err(error) => {
+            if let Some(rule) = settings.enabled("yaml-syntax") {
+                out.push(document_diagnostic(
+                    rule,
+                    settings,
+                    error.span,
+                    error.message,
+                    None,
+                ));
+            }
+            return;
+        }
+    };
+    let decoded = podcycle_k8s::decode(object.kind, &value);
+    let locate = |path: &FieldPath, part: Part| locate(document, object, path, part);
+
+    if let Some(rule) = settings.enabled("unknown-field") {
+        let legacy = object.object.api_version != object.kind.current_api_version();
+        let pod_spec_path = FieldPath::from_keys(object.kind.pod_spec_path());
+        for unknown in &decoded.unknown_fields {
+            let path = FieldPath::new(unknown.path.clone());
+            // Legacy API versions had fields of their own outside the pod template.
+            if legacy && !path.segments().starts_with(pod_spec_path.segments()) {
+                continue;
+            }
+            let Some(podcycle_k8s::PathSegment::Key(name)) = unknown.path.last() else {
+                continue;
+            };
+            let help = match did_you_mean(name, unknown.known_fields) {
+                Some(suggestion) => format!("did you mean `{suggestion}`?"),
+                None => format!(
+                    "remove it; `{}` has no field of that name",
+                    unknown.type_name
+                ),
+            };
+            out.push(object_diagnostic(
+                rule,
+                settings,
+                object,
+                locate(&path, Part::Key),
+                format!("unknown field `{name}` in {}", unknown.type_name),
+                Some(help),
+                Some(path.to_string()),
+            ));
+        }
+    }
+    if let (Some(error), Some(rule)) = (&decoded.error, settings.enabled("invalid-type")) {
+        let path = FieldPath::new(error.path.clone());
+        let span = locate(&path, Part::Value);
+        let help = type_error_help(&error.message);
+        out.push(object_diagnostic(
+            rule,
+            settings,
+            object,
+            span,
+            friendly_type_error(&error.message),
+            help,
+            Some(path.to_string()),
+        ));
+    }
+
+    let Some(workload) = decoded.workload else {
+        return;
+    };
+    let Some(spec) = &workload.pod_spec else {
+        return;
+    };
+    let site = PodSite::new(
+        &object.object,
+        object.kind,
+        spec,
+        workload.has_pod_failure_policy,
+    );
+    let life = Lifecycle::derive(&site);
+    let context = PodContext {
+        site: &site,
+        life: &life,
+    };
+    let mut findings = Findings::default();
+    for rule in settings.rules() {
+        if let Check::Pod(check) = rule.check {
+            check(&context, &mut findings);
+            for finding in findings.take() {
+                out.push(finding_diagnostic(rule, settings, object, finding, &locate));
+            }
+        }
+    }
+}
+
+/// The span of a field, following the rules in DESIGN: a key or a value where the field
+/// exists, else the deepest part of the path that exists (the mapping that lacks the field).
+fn locate(document: &Document, object: &ObjectSite, path: &FieldPath, part: Part) -> Span {
+    let full = object.prefix.join(path.segments());
+    let Some(root) = document.root else {
+        return document.span;
+    };
+    let located = lookup(document, root, full.segments());
+    match (located.complete, part, located.key) {
+        (true, Part::Value, _) | (_, _, None) => located.value,
+        (_, _, Some(key)) => key,
+    }
+}
+
+fn finding_diagnostic(
+    rule: &'static Rule,
+    settings: &Settings,
+    object: &ObjectSite,
+    finding: Finding,
+    locate: &impl Fn(&FieldPath, Part) -> Span,
+) -> Diagnostic {
+    let Finding {
+        at: Target { path, part },
+        message,
+        help,
+        labels,
+        notes,
+        container,
+    } = finding;
+    Diagnostic {
+        rule: rule.name,
+        severity: settings.severity(rule),
+        message,
+        help,
+        notes,
+        span: locate(&path, part),
+        labels: labels
+            .into_iter()
+            .map(|(target, message)| Label {
+                span: locate(&target.path, target.part),
+                message,
+            })
+            .collect(),
+        object: Some(object.object.clone()),
+        container,
+        field: Some(path.to_string()),
+    }
+}
+
+fn object_diagnostic(
+    rule: &'static Rule,
+    settings: &Settings,
+    object: &ObjectSite,
+    span: Span,
+    message: String,
+    help: Option<String>,
+    field: Option<String>,
+) -> Diagnostic {
+    Diagnostic {
+        object: Some(object.object.clone()),
+        field,
+        ..document_diagnostic(rule, settings, span, message, help)
+    }
+}
+
+fn document_diagnostic(
+    rule: &'static Rule,
+    settings: &Settings,
+    span: Span,
+    message: String,
+    help: Option<String>,
+) -> Diagnostic {
+    Diagnostic {
+        rule: rule.name,
+        severity: settings.severity(rule),
+        message,
+        help,
+        notes: Vec::new(),
+        span,
+        labels: Vec::new(),
+        object: None,
+        container: None,
+        field: None,
+    }
+}
+
+/// serde's messages name Rust types; say what Kubernetes expects instead.
+fn friendly_type_error(message: &str) -> String {
+    let mut text = message.to_owned();
+    for (rust, kubernetes) in [
+        ("expected i32", "expected an integer"),
+        ("expected i64", "expected an integer"),
+        ("expected u32", "expected a non-negative integer"),
+        ("expected u64", "expected a non-negative integer"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected `true` or `false`"),
+        ("expected a sequence", "expected a list"),
+        ("expected a map", "expected a mapping"),
+        ("expected struct ", "expected a mapping ("),
+    ] {
+        if let Some(at) = text.find(rust) {
+            let closing = if kubernetes.ends_with('(') { ")" } else { "" };
+            text = format!(
+                "{}{kubernetes}{}{closing}",
+                &text[..at],
+                &text[at + rust.len()..]
+            );
+            break;
+        }
+    }
+    text
+}
+
+/// A concrete fix for the two type errors YAML makes easy: a quoted number and a YAML 1.1
+/// boolean where a string belongs.
+fn type_error_help(message: &str) -> Option<String> {
+    if message.starts_with("invalid type: string") && message.contains("expected i") {
+        return Some("write the number without quotes".to_owned());
+    }
+    if message.starts_with("invalid type: boolean") && message.contains("expected a string") {
+        return Some("quote the value: YAML reads unquoted `yes`, `no`, `on`, `off`, `true` and `false` as booleans".to_owned());
+    }
+    if message.starts_with("invalid type: integer") && message.contains("expected a string") {
+        return Some("quote the value to keep it a string".to_owned());
+    }
+    None
+}

@@ -1,0 +1,128 @@
+//! Kubernetes objects found in YAML documents, and the pod specs inside them.
+
+pub mod path;
+mod workloads;
+
+use serde::Serialize;
+
+pub use podcycle_k8s::WorkloadKind;
+pub use podcycle_k8s::k8s_openapi::api::core::v1 as core;
+pub use workloads::{Origin, PodSite};
+
+use crate::yaml::{Document, NodeId, lookup};
+use path::{FieldPath, PathSegment};
+
+/// Identifies an object in findings and reports.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ObjectRef {
+    pub api_version: String,
+    pub kind: String,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+}
+
+impl ObjectRef {
+    /// `Deployment/web`, the way kubectl names objects.
+    pub fn display_name(&self) -> String {
+        format!(
+            "{}/{}",
+            self.kind,
+            self.name.as_deref().unwrap_or("<unnamed>")
+        )
+    }
+}
+
+/// A workload object in a document.
+#[derive(Clone, Debug)]
+pub struct ObjectSite {
+    /// The object's mapping node.
+    pub root: NodeId,
+    /// Path from the document root to the object: empty, or `items[3]` inside a `List`.
+    pub prefix: FieldPath,
+    pub object: ObjectRef,
+    pub kind: WorkloadKind,
+}
+
+/// The workload objects of a document: the document itself, or the items of a `List`.
+/// Everything else (Services, ConfigMaps, custom resources, files that are not Kubernetes
+/// objects at all) yields nothing.
+pub fn workload_objects(document: &Document) -> Vec<ObjectSite> {
+    let Some(root) = document.root else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    collect(document, root, FieldPath::default(), &mut found, 0);
+    found
+}
+
+fn collect(
+    document: &Document,
+    node: NodeId,
+    prefix: FieldPath,
+    found: &mut Vec<ObjectSite>,
+    depth: usize,
+) {
+    // `List` inside `List` is legal but never deep; the bound keeps hostile input cheap.
+    const MAX_LIST_NESTING: usize = 8;
+    let Some(api_version) = string_at(document, node, "apiVersion") else {
+        return;
+    };
+    let Some(kind) = string_at(document, node, "kind") else {
+        return;
+    };
+    if kind == "List" || (kind.ends_with("List") && api_version == "v1") {
+        if depth >= MAX_LIST_NESTING {
+            return;
+        }
+        let items = lookup(document, node, &[PathSegment::Key("items".to_owned())]);
+        if let (true, Some(items)) = (items.complete, document.sequence(items.node)) {
+            for (index, &item) in items.iter().enumerate() {
+                collect(
+                    document,
+                    item,
+                    prefix.key("items").index(index),
+                    found,
+                    depth + 1,
+                );
+            }
+        }
+        return;
+    }
+    let Some(workload) = WorkloadKind::from_type(&api_version, &kind) else {
+        return;
+    };
+    let metadata = |field: &str| {
+        let located = lookup(
+            document,
+            node,
+            &[
+                PathSegment::Key("metadata".to_owned()),
+                PathSegment::Key(field.to_owned()),
+            ],
+        );
+        located
+            .complete
+            .then(|| document.scalar_str(located.node).map(str::to_owned))
+            .flatten()
+    };
+    found.push(ObjectSite {
+        root: node,
+        prefix,
+        object: ObjectRef {
+            api_version,
+            kind,
+            name: metadata("name"),
+            namespace: metadata("namespace"),
+        },
+        kind: workload,
+    });
+}
+
+fn string_at(document: &Document, node: NodeId, key: &str) -> Option<String> {
+    document.mapping(node)?;
+    let located = lookup(document, node, &[PathSegment::Key(key.to_owned())]);
+    if !located.complete {
+        return None;
+    }
+    document.scalar_str(located.node).map(str::to_owned)
+}

@@ -1,0 +1,64 @@
+//! Where each workload kind keeps its pod spec, and what the kind allows there.
+
+use super::ObjectRef;
+use super::core::PodSpec;
+use super::path::FieldPath;
+use podcycle_k8s::WorkloadKind;
+
+/// Whether the pod spec is a bare Pod's or a controller's template.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    Pod,
+    Template,
+}
+
+/// A pod spec found in an object, with everything rules need to know about where it sits.
+#[derive(Debug)]
+pub struct PodSite<'a> {
+    pub object: &'a ObjectRef,
+    pub kind: WorkloadKind,
+    pub origin: Origin,
+    /// Path from the object root to the pod spec (`spec`, `spec.template.spec`, ...).
+    pub spec_path: FieldPath,
+    pub spec: &'a PodSpec,
+    /// A Job (or a CronJob's job template) sets `podFailurePolicy`.
+    pub has_pod_failure_policy: bool,
+}
+
+impl<'a> PodSite<'a> {
+    pub fn new(
+        object: &'a ObjectRef,
+        kind: WorkloadKind,
+        spec: &'a PodSpec,
+        has_pod_failure_policy: bool,
+    ) -> Self {
+        PodSite {
+            object,
+            kind,
+            origin: if kind == WorkloadKind::Pod {
+                Origin::Pod
+            } else {
+                Origin::Template
+            },
+            spec_path: FieldPath::from_keys(kind.pod_spec_path()),
+            spec,
+            has_pod_failure_policy,
+        }
+    }
+
+    /// Long-running controllers whose pods must restart forever.
+    pub fn is_long_running_controller(&self) -> bool {
+        matches!(
+            self.kind,
+            WorkloadKind::Deployment
+                | WorkloadKind::ReplicaSet
+                | WorkloadKind::ReplicationController
+                | WorkloadKind::StatefulSet
+                | WorkloadKind::DaemonSet
+        )
+    }
+
+    pub fn is_job(&self) -> bool {
+        matches!(self.kind, WorkloadKind::Job | WorkloadKind::CronJob)
+    }
+}

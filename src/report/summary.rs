@@ -1,0 +1,72 @@
+use std::fmt;
+
+use super::FileReport;
+use crate::diagnostics::Severity;
+
+/// Counts for the closing line of the human formats.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub files: usize,
+    pub files_with_findings: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+}
+
+impl Summary {
+    pub fn of(reports: &[FileReport]) -> Summary {
+        let mut summary = Summary {
+            files: reports.len(),
+            ..Summary::default()
+        };
+        for report in reports {
+            if !report.diagnostics.is_empty() {
+                summary.files_with_findings += 1;
+            }
+            for diagnostic in &report.diagnostics {
+                match diagnostic.severity {
+                    Severity::Error => summary.errors += 1,
+                    Severity::Warning => summary.warnings += 1,
+                    Severity::Info => summary.infos += 1,
+                }
+            }
+        }
+        summary
+    }
+
+    pub fn total(&self) -> usize {
+        self.errors + self.warnings + self.infos
+    }
+}
+
+fn plural(count: usize, word: &str) -> String {
+    if count == 1 {
+        format!("{count} {word}")
+    } else {
+        format!("{count} {word}s")
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let files = plural(self.files, "file");
+        if self.total() == 0 {
+            return write!(f, "No problems found in {files}.");
+        }
+        let parts: Vec<String> = [
+            (self.errors, "error"),
+            (self.warnings, "warning"),
+            (self.infos, "info"),
+        ]
+        .into_iter()
+        .filter(|(count, _)| *count > 0)
+        .map(|(count, word)| plural(count, word))
+        .collect();
+        write!(
+            f,
+            "Found {} in {} of {files}.",
+            parts.join(", "),
+            self.files_with_findings
+        )
+    }
+}

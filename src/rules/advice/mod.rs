@@ -1,0 +1,3 @@
+//! Rules that point out behaviour worth knowing.
+
+pub mod poststart_delays_containers;

@@ -1,0 +1,91 @@
+use crate::lifecycle::Role;
+use crate::rules::{Findings, PodContext, Target, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Finds `lifecycle` (postStart, preStop, stopSignal) on a classic init container, one
+    /// without `restartPolicy: Always`.
+    ///
+    /// ## Why is this bad?
+    /// Lifecycle hooks belong to containers that keep running. A classic init container runs
+    /// to completion, so the API server rejects the pod (or the workload) with
+    /// `Forbidden: may not be set for init containers without restartPolicy=Always`.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       initContainers:
+    ///       - name: setup
+    ///         image: busybox:1.36
+    ///         command: ["sh", "-c", "cp /src/* /work/"]
+    ///         lifecycle:
+    ///           postStart:
+    ///             exec:
+    ///               command: ["touch", "/work/ready"]
+    ///       containers:
+    ///       - name: web
+    ///         image: nginx:1.25
+    /// ```
+    ///
+    /// Do the work in the init container's own command:
+    /// ```yaml
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       initContainers:
+    ///       - name: setup
+    ///         image: busybox:1.36
+    ///         command: ["sh", "-c", "cp /src/* /work/ && touch /work/ready"]
+    ///       containers:
+    ///       - name: web
+    ///         image: nginx:1.25
+    /// ```
+    ///
+    /// ## References
+    /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`, `validateInitContainers`:
+    ///   `lifecycle` on an init container whose restart policy is not `Always` is `Forbidden`.
+    /// - [Init containers](https://kubernetes.io/docs/concepts/workloads/pods/init-containers/)
+    pub static RULE = {
+        name: "init-container-lifecycle",
+        category: Correctness,
+        summary: "lifecycle hooks on an init container that is not a sidecar",
+        check: crate::rules::Check::Pod(check),
+    }
+}
+
+fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
+    for container in ctx.life.containers.iter().filter(|c| c.role == Role::Init) {
+        if container.container.lifecycle.is_none() {
+            continue;
+        }
+        findings
+            .report(
+                Target::key(container.path.key("lifecycle")),
+                format!("lifecycle is not allowed on init container `{}`", container.name),
+            )
+            .help(format!(
+                "move the hook's work into the command of `{}`, or make it a sidecar with `restartPolicy: Always`",
+                container.name
+            ))
+            .note("the API server rejects lifecycle hooks on init containers without `restartPolicy: Always`")
+            .container(container.name);
+    }
+}

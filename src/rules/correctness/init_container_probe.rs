@@ -1,0 +1,89 @@
+use crate::lifecycle::Role;
+use crate::rules::{Findings, PodContext, Target, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Finds a `livenessProbe`, `readinessProbe` or `startupProbe` on a classic init container,
+    /// one without `restartPolicy: Always`.
+    ///
+    /// ## Why is this bad?
+    /// A classic init container runs to completion before the next container starts; nothing
+    /// probes it. The API server rejects the pod (or the workload) with
+    /// `Forbidden: may not be set for init containers without restartPolicy=Always`.
+    ///
+    /// A native sidecar — an init container with `restartPolicy: Always` — keeps running beside
+    /// the app, and may carry probes: its startup probe even gates the next container's start.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// apiVersion: v1
+    /// kind: Pod
+    /// metadata:
+    ///   name: migrate-then-serve
+    /// spec:
+    ///   initContainers:
+    ///   - name: migrate
+    ///     image: example/migrate:1.0
+    ///     readinessProbe:
+    ///       exec:
+    ///         command: ["test", "-f", "/done"]
+    ///   containers:
+    ///   - name: app
+    ///     image: example/app:1.0
+    /// ```
+    ///
+    /// Remove the probe, or, when the container should keep running, make it a sidecar:
+    /// ```yaml
+    /// apiVersion: v1
+    /// kind: Pod
+    /// metadata:
+    ///   name: migrate-then-serve
+    /// spec:
+    ///   initContainers:
+    ///   - name: migrate
+    ///     image: example/migrate:1.0
+    ///   containers:
+    ///   - name: app
+    ///     image: example/app:1.0
+    /// ```
+    ///
+    /// ## References
+    /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`, `validateInitContainers`:
+    ///   each probe on an init container whose restart policy is not `Always` is `Forbidden`.
+    /// - [Sidecar containers](https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/)
+    pub static RULE = {
+        name: "init-container-probe",
+        category: Correctness,
+        summary: "probe on an init container that is not a sidecar",
+        check: crate::rules::Check::Pod(check),
+    }
+}
+
+fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
+    for container in ctx.life.containers.iter().filter(|c| c.role == Role::Init) {
+        let probes = [
+            (
+                "livenessProbe",
+                container.container.liveness_probe.is_some(),
+            ),
+            (
+                "readinessProbe",
+                container.container.readiness_probe.is_some(),
+            ),
+            ("startupProbe", container.container.startup_probe.is_some()),
+        ];
+        for (field, _) in probes.into_iter().filter(|(_, present)| *present) {
+            findings
+                .report(
+                    Target::key(container.path.key(field)),
+                    format!("{field} is not allowed on init container `{}`", container.name),
+                )
+                .help(format!(
+                    "remove the probe, or make `{}` a sidecar with `restartPolicy: Always`",
+                    container.name
+                ))
+                .note("the API server rejects probes on init containers without `restartPolicy: Always`")
+                .container(container.name);
+        }
+    }
+}

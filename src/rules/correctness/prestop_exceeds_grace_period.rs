@@ -1,0 +1,150 @@
+use crate::lifecycle::{
+    ContainerLife, HandlerKind, Hook, HookDuration, MINIMUM_STOP_WINDOW_SECONDS, Role,
+};
+use crate::rules::{Findings, PodContext, Target, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Finds a `preStop` hook whose duration is known — the `sleep` action's `seconds`, or an
+    /// exec command whose sleeps can be read (`sleep 60`, `["sleep", "60"]`,
+    /// `sh -c "...; sleep 60 && ..."`) — that is as long as the pod's
+    /// `terminationGracePeriodSeconds` or longer (30 seconds when the field is not set).
+    ///
+    /// ## Why is this bad?
+    /// On deletion the kubelet runs the preStop hook first and sends the stop signal only when
+    /// it returns; both must fit in the grace period. If the hook takes the whole period, the
+    /// kubelet sends SIGTERM when it is over and SIGKILL 2 seconds later (the minimum it
+    /// always grants): the application gets 2 seconds to shut down instead of the time the
+    /// manifest seems to give it. A longer exec hook is simply cut off.
+    ///
+    /// A `sleep` action longer than the grace period is rejected by the API server
+    /// (`must be non-negative and less than terminationGracePeriodSeconds`).
+    ///
+    /// ## Example
+    /// ```yaml
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       containers:
+    ///       - name: web
+    ///         image: nginx:1.25
+    ///         lifecycle:
+    ///           preStop:
+    ///             exec:
+    ///               command: ["sh", "-c", "sleep 30"]
+    /// ```
+    ///
+    /// Give the application time after the drain delay:
+    /// ```yaml
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       terminationGracePeriodSeconds: 60
+    ///       containers:
+    ///       - name: web
+    ///         image: nginx:1.25
+    ///         lifecycle:
+    ///           preStop:
+    ///             sleep:
+    ///               seconds: 10
+    /// ```
+    ///
+    /// ## References
+    /// - kubernetes/kubernetes `pkg/kubelet/kuberuntime/kuberuntime_container.go`,
+    ///   `killContainer`: the preStop hook runs within the grace period, its time is subtracted,
+    ///   and what is left is floored at `minimumGracePeriodInSeconds` (2,
+    ///   `kuberuntime_manager.go`) before the runtime's stop timeout.
+    /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`, `validateSleepAction`:
+    ///   a sleep longer than `terminationGracePeriodSeconds` is `Invalid`.
+    /// - kubernetes/api `core/v1/types.go`: `terminationGracePeriodSeconds` defaults to 30.
+    /// - [Container lifecycle hooks](https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/),
+    ///   [Termination of Pods](https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination)
+    pub static RULE = {
+        name: "prestop-exceeds-grace-period",
+        category: Correctness,
+        summary: "preStop hook that takes the whole termination grace period or more",
+        check: crate::rules::Check::Pod(check),
+    }
+}
+
+fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
+    let grace = ctx.life.grace_period;
+    for container in ctx.life.containers.iter().filter(|c| c.role != Role::Init) {
+        let Some(hook) = &container.pre_stop else {
+            continue;
+        };
+        let Some(seconds) = hook.duration.known_seconds() else {
+            continue;
+        };
+        #[allow(clippy::cast_precision_loss)]
+        let grace_seconds = grace.seconds as f64;
+        if seconds < grace_seconds {
+            continue;
+        }
+        let finding = findings
+            .report(Target::key(hook.path.clone()), message(container, hook, seconds, grace.seconds))
+            .help(format!(
+                "set `terminationGracePeriodSeconds` above the preStop time plus the time `{}` needs to shut down, or shorten the hook",
+                container.name
+            ))
+            .container(container.name);
+        if grace.explicit {
+            finding.label(
+                Target::value(ctx.site.spec_path.key("terminationGracePeriodSeconds")),
+                format!("grace period of {}s set here", grace.seconds),
+            );
+        } else {
+            finding.note(format!(
+                "`terminationGracePeriodSeconds` is not set, so the default of {}s applies",
+                grace.seconds
+            ));
+        }
+        if hook.handler == HandlerKind::Sleep && seconds > grace_seconds {
+            finding.note("the API server rejects a `sleep` action longer than `terminationGracePeriodSeconds`");
+        }
+    }
+}
+
+fn message(container: &ContainerLife<'_>, hook: &Hook, seconds: f64, grace: i64) -> String {
+    let consequence = format!(
+        "`{}` gets only {MINIMUM_STOP_WINDOW_SECONDS}s between SIGTERM and SIGKILL",
+        container.name
+    );
+    let sleeps = match hook.duration {
+        HookDuration::Forever => "preStop never returns".to_owned(),
+        HookDuration::AtLeast(_) => format!("preStop sleeps at least {}", seconds_text(seconds)),
+        _ => format!("preStop sleeps {}", seconds_text(seconds)),
+    };
+    #[allow(clippy::cast_precision_loss)]
+    if seconds > grace as f64 {
+        format!(
+            "{sleeps}, longer than the {grace}s grace period: the hook is cut off and {consequence}"
+        )
+    } else {
+        format!("{sleeps}, the whole {grace}s grace period: {consequence}")
+    }
+}
+
+fn seconds_text(seconds: f64) -> String {
+    if seconds.fract() == 0.0 {
+        format!("{seconds:.0}s")
+    } else {
+        format!("{seconds}s")
+    }
+}

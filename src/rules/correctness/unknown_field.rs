@@ -1,0 +1,61 @@
+use crate::rules::declare_rule;
+
+declare_rule! {
+    /// ## What it does
+    /// Finds a field that the object's Kubernetes type does not have — usually a typo
+    /// (`imagePullPolice`), a field at the wrong level (`livenessProbe` under `ports`), or a
+    /// field of a newer API. Suggests the closest real field name.
+    ///
+    /// Objects written against a legacy API version (`extensions/v1beta1`, `apps/v1beta2`,
+    /// `batch/v1beta1`) are checked only inside their pod template, whose fields have not
+    /// changed.
+    ///
+    /// ## Why is this bad?
+    /// `kubectl` validates fields strictly by default (`--validate=strict`) and rejects the
+    /// object. Where validation is relaxed, the API server drops the field silently: the probe,
+    /// hook or setting you wrote never takes effect.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// apiVersion: v1
+    /// kind: Pod
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   containers:
+    ///   - name: web
+    ///     image: nginx:1.25
+    ///     readinesProbe:
+    ///       httpGet:
+    ///         path: /healthz
+    ///         port: 80
+    /// ```
+    ///
+    /// Use the field name the API defines:
+    /// ```yaml
+    /// apiVersion: v1
+    /// kind: Pod
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   containers:
+    ///   - name: web
+    ///     image: nginx:1.25
+    ///     readinessProbe:
+    ///       httpGet:
+    ///         path: /healthz
+    ///         port: 80
+    /// ```
+    ///
+    /// ## References
+    /// - kubernetes/api `core/v1/types.go`, `apps/v1/types.go`, `batch/v1/types.go`: the field
+    ///   names of every type (podcycle decodes into the generated k8s-openapi types, v1.37).
+    /// - [Field validation](https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation):
+    ///   `Strict` rejects unknown fields; `kubectl` uses it by default.
+    pub static RULE = {
+        name: "unknown-field",
+        category: Correctness,
+        summary: "field that the Kubernetes type does not have",
+        check: crate::rules::Check::Document,
+    }
+}

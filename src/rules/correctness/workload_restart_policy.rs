@@ -1,0 +1,123 @@
+use crate::rules::{Findings, PodContext, Target, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Finds a pod `restartPolicy` that the workload's kind does not allow:
+    /// - Deployment, ReplicaSet, ReplicationController, StatefulSet and DaemonSet need
+    ///   `Always` (or no value, which defaults to `Always`);
+    /// - Job and CronJob need `OnFailure` or `Never`, set explicitly, and only `Never` when the
+    ///   Job has a `podFailurePolicy`.
+    ///
+    /// ## Why is this bad?
+    /// The API server rejects the workload. A controller that keeps pods running cannot use
+    /// pods that stop for good; a Job needs pods that end. Omitting `restartPolicy` in a Job is
+    /// an error too, because the API server fills in `Always` before it validates, and then
+    /// answers `Required value: valid values: "OnFailure", "Never"`.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// apiVersion: batch/v1
+    /// kind: CronJob
+    /// metadata:
+    ///   name: report
+    /// spec:
+    ///   schedule: "0 3 * * *"
+    ///   jobTemplate:
+    ///     spec:
+    ///       template:
+    ///         spec:
+    ///           containers:
+    ///           - name: report
+    ///             image: example/report:1.0
+    /// ```
+    ///
+    /// Say whether a failed container is retried in place:
+    /// ```yaml
+    /// apiVersion: batch/v1
+    /// kind: CronJob
+    /// metadata:
+    ///   name: report
+    /// spec:
+    ///   schedule: "0 3 * * *"
+    ///   jobTemplate:
+    ///     spec:
+    ///       template:
+    ///         spec:
+    ///           restartPolicy: OnFailure
+    ///           containers:
+    ///           - name: report
+    ///             image: example/report:1.0
+    /// ```
+    ///
+    /// ## References
+    /// - kubernetes/kubernetes `pkg/apis/batch/validation/validation.go`, `validateJobSpec`:
+    ///   `Required` for an empty or `Always` policy, `NotSupported` for others, and
+    ///   `only "Never" is supported when podFailurePolicy is specified`.
+    /// - kubernetes/kubernetes `pkg/apis/apps/validation/validation.go`
+    ///   (`ValidatePodTemplateSpecForReplicaSet`, `ValidateStatefulSetSpec`,
+    ///   `ValidateDaemonSetSpec`) and `pkg/apis/core/validation/validation.go`
+    ///   (`ValidatePodTemplateSpecForRC`): only `Always` is supported.
+    /// - kubernetes/kubernetes `pkg/apis/core/v1/defaults.go`, `SetDefaults_PodSpec`: an empty
+    ///   `restartPolicy` becomes `Always`.
+    pub static RULE = {
+        name: "workload-restart-policy",
+        category: Correctness,
+        summary: "pod restartPolicy that the workload kind does not allow",
+        check: crate::rules::Check::Pod(check),
+    }
+}
+
+fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
+    let site = ctx.site;
+    let kind = site.kind.name();
+    let policy = site.spec.restart_policy.as_deref();
+    let field = site.spec_path.key("restartPolicy");
+    if site.is_long_running_controller() {
+        if let Some(policy) = policy.filter(|p| *p != "Always") {
+            findings
+                .report(
+                    Target::value(field),
+                    format!("restartPolicy `{policy}` is not allowed in a {kind}: only `Always` is"),
+                )
+                .help(format!(
+                    "remove `restartPolicy` or set it to `Always`; for pods that should end, use a Job instead of a {kind}"
+                ));
+        }
+    } else if site.is_job() {
+        let allowed: &[&str] = if site.has_pod_failure_policy {
+            &["Never"]
+        } else {
+            &["OnFailure", "Never"]
+        };
+        let allowed_text = if site.has_pod_failure_policy {
+            "`Never` (the Job has a `podFailurePolicy`)"
+        } else {
+            "`OnFailure` or `Never`"
+        };
+        match policy {
+            None => {
+                findings
+                    .report(
+                        Target::key(site.spec_path.clone()),
+                        format!("a {kind} pod template must set restartPolicy to {allowed_text}"),
+                    )
+                    .help(format!(
+                        "add `restartPolicy: {}` to the pod template",
+                        allowed[allowed.len() - 1]
+                    ))
+                    .note(
+                        "without it the API server fills in `Always`, which a Job does not allow",
+                    );
+            }
+            Some(policy) if !allowed.contains(&policy) => {
+                findings
+                    .report(
+                        Target::value(field),
+                        format!("restartPolicy `{policy}` is not allowed in a {kind}: use {allowed_text}"),
+                    )
+                    .help(format!("set `restartPolicy: {}`", allowed[allowed.len() - 1]));
+            }
+            Some(_) => {}
+        }
+    }
+}

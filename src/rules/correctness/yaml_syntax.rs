@@ -1,0 +1,52 @@
+use crate::rules::declare_rule;
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a document that is not valid YAML (or a file that is not valid UTF-8), and a
+    /// document whose aliases expand beyond a safe size or nest too deep.
+    ///
+    /// ## Why is this bad?
+    /// `kubectl` cannot read the document, so nothing in it is applied. podcycle reports the
+    /// first error of the document and goes on with the next document of the file (after the
+    /// next `---`), so one broken document does not hide problems in the others.
+    ///
+    /// Aliases are expanded the way Kubernetes tooling expands them. A document whose aliases
+    /// would expand to more than 100,000 values beyond the document's own (a "billion laughs"
+    /// document) is reported instead of exhausting memory.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// apiVersion: v1
+    /// kind: Pod
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   containers:
+    ///   - name: web
+    ///     image: nginx:1.25
+    ///      imagePullPolicy: Always
+    /// ```
+    ///
+    /// Indent every key of a mapping by the same amount:
+    /// ```yaml
+    /// apiVersion: v1
+    /// kind: Pod
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   containers:
+    ///   - name: web
+    ///     image: nginx:1.25
+    ///     imagePullPolicy: Always
+    /// ```
+    ///
+    /// ## References
+    /// - [YAML 1.2 specification](https://yaml.org/spec/1.2.2/)
+    /// - kubernetes-sigs/yaml, which `kubectl` uses to turn YAML into JSON.
+    pub static RULE = {
+        name: "yaml-syntax",
+        category: Correctness,
+        summary: "document that is not valid YAML",
+        check: crate::rules::Check::Document,
+    }
+}

@@ -1,0 +1,167 @@
+//! The rule catalog: metadata, documentation and checks, one file per rule.
+//!
+//! A rule is declared with [`declare_rule!`]: its doc comment is its documentation (rendered by
+//! `podcycle rule NAME` and into `docs/rules/`), and its metadata says its name, category and
+//! check. Registration is one line in [`registry::ALL_RULES`].
+
+mod advice;
+mod context;
+mod correctness;
+mod registry;
+mod suspicious;
+
+use std::fmt;
+
+pub use context::{Finding, Findings, Part, PodContext, Target};
+pub use registry::{ALL_RULES, find_rule};
+
+use crate::diagnostics::Severity;
+
+/// Rule categories; the category decides the default severity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Category {
+    /// The API server rejects the manifest, or the pod can never run or become Ready.
+    Correctness,
+    /// Likely a bug with a runtime consequence.
+    Suspicious,
+    /// Worth knowing; on by default.
+    Advice,
+    /// Opinionated checks, off by default.
+    Pedantic,
+    /// New rules still being tuned, off by default.
+    Nursery,
+}
+
+impl Category {
+    pub const ALL: [Category; 5] = [
+        Category::Correctness,
+        Category::Suspicious,
+        Category::Advice,
+        Category::Pedantic,
+        Category::Nursery,
+    ];
+
+    pub const fn default_severity(self) -> Severity {
+        match self {
+            Category::Correctness => Severity::Error,
+            Category::Suspicious => Severity::Warning,
+            Category::Advice | Category::Pedantic | Category::Nursery => Severity::Info,
+        }
+    }
+
+    pub const fn enabled_by_default(self) -> bool {
+        matches!(
+            self,
+            Category::Correctness | Category::Suspicious | Category::Advice
+        )
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Correctness => "correctness",
+            Category::Suspicious => "suspicious",
+            Category::Advice => "advice",
+            Category::Pedantic => "pedantic",
+            Category::Nursery => "nursery",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a rule finds problems.
+#[derive(Clone, Copy)]
+pub enum Check {
+    /// Runs once per pod spec, on the spec and its derived lifecycle.
+    Pod(fn(&PodContext<'_>, &mut Findings)),
+    /// Reported by the pipeline itself while reading a document (syntax, types, fields).
+    Document,
+}
+
+impl fmt::Debug for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Check::Pod(_) => "Check::Pod",
+            Check::Document => "Check::Document",
+        })
+    }
+}
+
+/// A rule's metadata, documentation and check.
+#[derive(Debug)]
+pub struct Rule {
+    /// Kebab-case name that describes the problem; the public identifier.
+    pub name: &'static str,
+    pub category: Category,
+    pub default_severity: Severity,
+    /// One line: what the rule finds.
+    pub summary: &'static str,
+    /// The Markdown documentation (`## What it does`, `## Why is this bad?`, `## Example`,
+    /// `## References`).
+    pub doc: &'static str,
+    pub check: Check,
+    /// The file that declares it, for "view source" links.
+    pub source: &'static str,
+}
+
+impl Rule {
+    pub fn enabled_by_default(&self) -> bool {
+        self.category.enabled_by_default()
+    }
+
+    /// The Markdown documentation, without the space each doc-comment line starts with.
+    pub fn documentation(&self) -> String {
+        self.doc
+            .lines()
+            .map(|line| line.strip_prefix(' ').unwrap_or(line))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// The default severity of a category, or an explicit one.
+pub const fn severity_for(category: Category, explicit: Option<Severity>) -> Severity {
+    match explicit {
+        Some(severity) => severity,
+        None => category.default_severity(),
+    }
+}
+
+/// Declares a rule. The doc comment becomes its documentation.
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:literal])*
+        pub static $ident:ident = {
+            name: $name:literal,
+            category: $category:ident,
+            $(severity: $severity:ident,)?
+            summary: $summary:literal,
+            check: $check:expr $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])*
+        pub static $ident: $crate::rules::Rule = $crate::rules::Rule {
+            name: $name,
+            category: $crate::rules::Category::$category,
+            default_severity: $crate::rules::severity_for(
+                $crate::rules::Category::$category,
+                declare_rule!(@severity $($severity)?),
+            ),
+            summary: $summary,
+            doc: concat!($($doc, "\n"),*),
+            check: $check,
+            source: file!(),
+        };
+    };
+    (@severity) => { None };
+    (@severity $severity:ident) => { Some($crate::diagnostics::Severity::$severity) };
+}
+pub(crate) use declare_rule;

@@ -1,0 +1,3 @@
+//! Rules for likely bugs with a runtime consequence.
+
+pub mod poststart_blocks_sidecar;

@@ -1,0 +1,167 @@
+//! Source files, byte spans and the line index that turns offsets into lines and columns.
+
+use std::ops::Range;
+
+/// A byte range in a source file. `u32` keeps the YAML tree small; files of 4 GiB or more are
+/// refused when read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: saturate(start),
+            end: saturate(end.max(start)),
+        }
+    }
+
+    pub fn empty(at: usize) -> Span {
+        Span::new(at, at)
+    }
+
+    pub fn range(self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+
+    /// The smallest span covering both.
+    pub fn cover(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+fn saturate(offset: usize) -> u32 {
+    u32::try_from(offset).unwrap_or(u32::MAX)
+}
+
+/// The largest file podcycle reads; spans are 32-bit.
+pub const MAX_FILE_SIZE: u64 = u32::MAX as u64;
+
+/// A file's text with its line index.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The path as the user gave it (or `-` / `--stdin-filename` for standard input).
+    pub path: String,
+    pub text: String,
+    pub lines: LineIndex,
+}
+
+impl SourceFile {
+    pub fn new(path: impl Into<String>, text: impl Into<String>) -> SourceFile {
+        let text = text.into();
+        let lines = LineIndex::new(&text);
+        SourceFile {
+            path: path.into(),
+            text,
+            lines,
+        }
+    }
+
+    /// 1-based line and 1-based column in Unicode characters.
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        self.lines.line_col(&self.text, offset as usize)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineCol {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// Byte offsets of line starts.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(memchr_newlines(text));
+        LineIndex { starts }
+    }
+
+    /// The 0-based line that holds `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&start| start <= offset) - 1
+    }
+
+    pub fn line_start(&self, line: usize) -> usize {
+        self.starts[line.min(self.starts.len() - 1)]
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// 1-based line and column; the column counts Unicode characters.
+    pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
+        let offset = clamp_to_char_boundary(text, offset);
+        let line = self.line_of(offset);
+        let start = self.starts[line];
+        let column = text[start..offset].chars().count() + 1;
+        LineCol {
+            line: line + 1,
+            column,
+        }
+    }
+
+    /// 0-based line and column in UTF-16 code units, as the Language Server Protocol counts.
+    pub fn line_col_utf16(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = clamp_to_char_boundary(text, offset);
+        let line = self.line_of(offset);
+        let start = self.starts[line];
+        let column = text[start..offset].encode_utf16().count();
+        (line, column)
+    }
+}
+
+fn memchr_newlines(text: &str) -> impl Iterator<Item = usize> + '_ {
+    text.bytes()
+        .enumerate()
+        .filter(|&(_, b)| b == b'\n')
+        .map(|(i, _)| i + 1)
+}
+
+/// Moves an offset back onto a character boundary (and into the text).
+pub fn clamp_to_char_boundary(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_characters_and_utf16_units() {
+        let text = "a: é✓\nb: 𝄞x\n";
+        let file = SourceFile::new("t.yaml", text);
+        let x = text.find('x').unwrap();
+        assert_eq!(file.line_col(x as u32), LineCol { line: 2, column: 5 });
+        assert_eq!(file.lines.line_col_utf16(text, x), (1, 5));
+        let check = text.find('✓').unwrap();
+        assert_eq!(file.line_col(check as u32), LineCol { line: 1, column: 5 });
+    }
+
+    #[test]
+    fn offsets_at_the_end_and_inside_characters_are_clamped() {
+        let text = "é";
+        let file = SourceFile::new("t.yaml", text);
+        assert_eq!(file.line_col(1), LineCol { line: 1, column: 1 });
+        assert_eq!(file.line_col(99), LineCol { line: 1, column: 2 });
+    }
+}

@@ -1,0 +1,16 @@
+//! YAML with spans: the tree, Kubernetes scalar typing, JSON conversion and path lookup.
+
+mod json;
+mod lookup;
+mod node;
+mod parse;
+mod resolve;
+
+pub use json::{ALIAS_EXPANSION_LIMIT, ConversionError, MAX_DEPTH, to_json};
+pub use lookup::{Located, lookup};
+pub use node::{Document, DuplicateKey, Node, NodeId, NodeKind, Scalar, ScalarStyle, SyntaxError};
+pub use parse::parse_stream;
+pub use resolve::{Resolved, resolve, resolve_plain};
+
+#[cfg(test)]
+mod tests;

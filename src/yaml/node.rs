@@ -1,0 +1,118 @@
+//! The span-preserving YAML tree: one arena of nodes per document.
+
+use crate::source::Span;
+
+/// Index of a node in its document's arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NodeId(pub(crate) u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarStyle {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+#[derive(Clone, Debug)]
+pub struct Scalar {
+    /// The value after escape processing.
+    pub value: Box<str>,
+    pub style: ScalarStyle,
+    /// An explicit tag: the core-schema suffix (`str`, `int`, ...) for `!!x`, or the whole tag
+    /// for any other.
+    pub tag: Option<Box<str>>,
+}
+
+#[derive(Clone, Debug)]
+pub enum NodeKind {
+    Scalar(Scalar),
+    Sequence(Vec<NodeId>),
+    Mapping(Vec<(NodeId, NodeId)>),
+    /// An alias, already resolved to the anchored node.
+    Alias(NodeId),
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub span: Span,
+    pub kind: NodeKind,
+}
+
+/// A syntax problem found while reading a document.
+#[derive(Clone, Debug)]
+pub struct SyntaxError {
+    pub span: Span,
+    pub message: String,
+}
+
+/// A key written twice in one mapping.
+#[derive(Clone, Debug)]
+pub struct DuplicateKey {
+    pub key: String,
+    pub first: Span,
+    pub second: Span,
+}
+
+/// One YAML document of a stream.
+#[derive(Debug, Default)]
+pub struct Document {
+    /// Position of the document in its stream, from 0.
+    pub index: usize,
+    pub span: Span,
+    pub(crate) nodes: Vec<Node>,
+    /// `None` for an empty document or one abandoned after a syntax error.
+    pub root: Option<NodeId>,
+    pub errors: Vec<SyntaxError>,
+    pub duplicate_keys: Vec<DuplicateKey>,
+}
+
+impl Document {
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+
+    /// Follows aliases to the node that holds the value.
+    pub fn resolve(&self, mut id: NodeId) -> NodeId {
+        // Aliases only point at completed, earlier nodes, so this terminates; the bound is a
+        // second line of defence.
+        for _ in 0..self.nodes.len() {
+            match self.node(id).kind {
+                NodeKind::Alias(target) => id = target,
+                _ => break,
+            }
+        }
+        id
+    }
+
+    pub fn scalar(&self, id: NodeId) -> Option<&Scalar> {
+        match &self.node(self.resolve(id)).kind {
+            NodeKind::Scalar(scalar) => Some(scalar),
+            _ => None,
+        }
+    }
+
+    /// The string value of a scalar node, the way a mapping key or `kind:` is read.
+    pub fn scalar_str(&self, id: NodeId) -> Option<&str> {
+        self.scalar(id).map(|s| &*s.value)
+    }
+
+    pub fn mapping(&self, id: NodeId) -> Option<&[(NodeId, NodeId)]> {
+        match &self.node(self.resolve(id)).kind {
+            NodeKind::Mapping(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    pub fn sequence(&self, id: NodeId) -> Option<&[NodeId]> {
+        match &self.node(self.resolve(id)).kind {
+            NodeKind::Sequence(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+}

@@ -1,0 +1,339 @@
+//! Builds the tree from granit-parser events. This is the only file that knows the parser.
+
+use std::collections::HashMap;
+
+use granit_parser::{Event, Marker, Parser, ScanError, StructureStyle};
+
+use super::node::{
+    Document, DuplicateKey, Node, NodeId, NodeKind, Scalar, ScalarStyle, SyntaxError,
+};
+use super::resolve::key_string;
+use crate::source::Span;
+
+/// Reads every document of a YAML stream. A syntax error abandons its document; reading goes
+/// on at the next `---`, so one broken document does not hide the others.
+pub fn parse_stream(text: &str) -> Vec<Document> {
+    let mut builder = Builder::new(text);
+    let mut parser = Parser::new_from_str_with_options(text, parser_options());
+    loop {
+        match parser.next_event() {
+            None => break,
+            Some(Ok((event, span))) => builder.event(event, span.start, span.end),
+            Some(Err(error)) => {
+                builder.syntax_error(&error);
+                match parser.proceed_next_document() {
+                    Ok(true) => continue,
+                    Ok(false) => break,
+                    Err(error) => {
+                        builder.syntax_error(&error);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    builder.finish()
+}
+
+fn parser_options() -> granit_parser::Options {
+    // Comments are not needed by the tree; skipping them also avoids the comment buffer limit.
+    granit_parser::options! { emit_comments: false }
+}
+
+enum Frame {
+    Sequence {
+        id: NodeId,
+        items: Vec<NodeId>,
+        flow: bool,
+    },
+    Mapping {
+        id: NodeId,
+        entries: Vec<(NodeId, NodeId)>,
+        pending_key: Option<NodeId>,
+        seen: HashMap<String, Span>,
+        flow: bool,
+    },
+}
+
+struct Builder<'t> {
+    text: &'t str,
+    documents: Vec<Document>,
+    current: Option<Document>,
+    stack: Vec<Frame>,
+    /// Anchor id → node, for the current document.
+    anchors: HashMap<usize, NodeId>,
+    /// Collections still being read; an alias to one of them would make a cycle.
+    open: Vec<NodeId>,
+    /// Set after an error inside a document: its remaining events are skipped.
+    abandoned: bool,
+}
+
+impl<'t> Builder<'t> {
+    fn new(text: &'t str) -> Self {
+        Builder {
+            text,
+            documents: Vec::new(),
+            current: None,
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            open: Vec::new(),
+            abandoned: false,
+        }
+    }
+
+    fn offset(&self, marker: Marker) -> usize {
+        // granit reports byte offsets for string input; the character index is a fallback
+        // that is only wrong for non-ASCII text.
+        marker.byte_offset().unwrap_or_else(|| {
+            self.text
+                .char_indices()
+                .nth(marker.index())
+                .map_or(self.text.len(), |(i, _)| i)
+        })
+    }
+
+    fn document(&mut self, at: usize) -> &mut Document {
+        if self.current.is_none() {
+            self.current = Some(Document {
+                index: self.documents.len(),
+                span: Span::empty(at),
+                ..Document::default()
+            });
+        }
+        self.current.as_mut().expect("just created")
+    }
+
+    fn event(&mut self, event: Event<'_>, start: Marker, end: Marker) {
+        let (start, end) = (self.offset(start), self.offset(end));
+        let boundary = matches!(event, Event::DocumentStart(..) | Event::DocumentEnd);
+        if self.abandoned && !boundary {
+            return;
+        }
+        match event {
+            Event::StreamStart | Event::StreamEnd | Event::Anchor(..) => {}
+            Event::Comment(..) => {}
+            Event::DocumentStart(..) => {
+                self.close_document();
+                self.document(start);
+            }
+            Event::DocumentEnd => {
+                let document = self.document(start);
+                document.span.end = document.span.end.max(Span::empty(end).end);
+                self.close_document();
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                let scalar = Scalar {
+                    value: value.into_owned().into_boxed_str(),
+                    style: match style {
+                        granit_parser::ScalarStyle::Plain => ScalarStyle::Plain,
+                        granit_parser::ScalarStyle::SingleQuoted => ScalarStyle::SingleQuoted,
+                        granit_parser::ScalarStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
+                        granit_parser::ScalarStyle::Literal => ScalarStyle::Literal,
+                        granit_parser::ScalarStyle::Folded => ScalarStyle::Folded,
+                    },
+                    tag: tag.map(|tag| {
+                        tag.core_suffix()
+                            .map_or_else(|| tag.original(), str::to_owned)
+                            .into_boxed_str()
+                    }),
+                };
+                let id = self.push_node(start, end, NodeKind::Scalar(scalar));
+                self.anchor(anchor, id);
+                self.value(id);
+            }
+            Event::SequenceStart(style, anchor, _) => {
+                let id = self.push_node(start, end, NodeKind::Sequence(Vec::new()));
+                self.anchor(anchor, id);
+                self.open.push(id);
+                self.stack.push(Frame::Sequence {
+                    id,
+                    items: Vec::new(),
+                    flow: style == StructureStyle::Flow,
+                });
+            }
+            Event::MappingStart(style, anchor, _) => {
+                let id = self.push_node(start, end, NodeKind::Mapping(Vec::new()));
+                self.anchor(anchor, id);
+                self.open.push(id);
+                self.stack.push(Frame::Mapping {
+                    id,
+                    entries: Vec::new(),
+                    pending_key: None,
+                    seen: HashMap::new(),
+                    flow: style == StructureStyle::Flow,
+                });
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.close_collection(end),
+            Event::Alias(anchor) => {
+                let target = self.anchors.get(&anchor).copied();
+                match target {
+                    Some(target) if !self.open.contains(&target) => {
+                        let id = self.push_node(start, end, NodeKind::Alias(target));
+                        self.value(id);
+                    }
+                    Some(_) => self.fail(
+                        Span::new(start, end),
+                        "an alias refers to a node that contains it",
+                    ),
+                    None => self.fail(
+                        Span::new(start, end),
+                        "an alias refers to an unknown anchor",
+                    ),
+                }
+            }
+            Event::UnresolvedAlias(name) => {
+                let message = format!("unknown anchor `{name}`");
+                self.fail(Span::new(start, end), &message);
+            }
+            // The event type is non-exhaustive; later presentation events carry no data.
+            _ => {}
+        }
+    }
+
+    fn push_node(&mut self, start: usize, end: usize, kind: NodeKind) -> NodeId {
+        let document = self.document(start);
+        let id = NodeId(u32::try_from(document.nodes.len()).unwrap_or(u32::MAX));
+        document.nodes.push(Node {
+            span: Span::new(start, end),
+            kind,
+        });
+        id
+    }
+
+    fn anchor(&mut self, anchor: usize, id: NodeId) {
+        if anchor != 0 {
+            self.anchors.insert(anchor, id);
+        }
+    }
+
+    /// Attaches a finished node to its parent (or makes it the document root).
+    fn value(&mut self, id: NodeId) {
+        let Some(document) = self.current.as_mut() else {
+            return;
+        };
+        match self.stack.last_mut() {
+            None => document.root = Some(id),
+            Some(Frame::Sequence { items, .. }) => items.push(id),
+            Some(Frame::Mapping {
+                entries,
+                pending_key,
+                seen,
+                ..
+            }) => match pending_key.take() {
+                None => {
+                    *pending_key = Some(id);
+                    // Duplicate keys are found as keys arrive, so the first occurrence is known.
+                    if let Some(key) = key_string(document, id) {
+                        let span = document.node(id).span;
+                        if key != "<<" {
+                            if let Some(first) = seen.get(&key) {
+                                document.duplicate_keys.push(DuplicateKey {
+                                    key,
+                                    first: *first,
+                                    second: span,
+                                });
+                            } else {
+                                seen.insert(key, span);
+                            }
+                        }
+                    }
+                }
+                Some(key) => entries.push((key, id)),
+            },
+        }
+    }
+
+    fn close_collection(&mut self, end: usize) {
+        let Some(frame) = self.stack.pop() else {
+            return;
+        };
+        self.open.pop();
+        let Some(document) = self.current.as_mut() else {
+            return;
+        };
+        let (id, kind, flow, last) = match frame {
+            Frame::Sequence { id, items, flow } => {
+                let last = items.last().copied();
+                (id, NodeKind::Sequence(items), flow, last)
+            }
+            Frame::Mapping {
+                id,
+                mut entries,
+                pending_key,
+                flow,
+                ..
+            } => {
+                // A key without a value cannot come from the parser, but keep it if it does.
+                if let Some(key) = pending_key {
+                    entries.push((key, key));
+                }
+                let last = entries.last().map(|&(_, value)| value);
+                (id, NodeKind::Mapping(entries), flow, last)
+            }
+        };
+        // A block collection ends where its last child ends; the parser's end event sits on
+        // the next token, which may be lines further down.
+        let end = if flow {
+            end
+        } else {
+            last.map_or(document.node(id).span.end as usize, |last| {
+                document.node(last).span.end as usize
+            })
+        };
+        let node = &mut document.nodes[id.0 as usize];
+        node.kind = kind;
+        node.span.end = Span::empty(end).end.max(node.span.start);
+        self.value(id);
+    }
+
+    fn fail(&mut self, span: Span, message: &str) {
+        let document = self.document(span.start as usize);
+        document.errors.push(SyntaxError {
+            span,
+            message: message.to_owned(),
+        });
+        // The tree is incomplete: drop it but keep the error.
+        document.root = None;
+        self.stack.clear();
+        self.open.clear();
+        self.abandoned = true;
+    }
+
+    fn syntax_error(&mut self, error: &ScanError) {
+        let at = self.offset(*error.marker()).min(self.text.len());
+        let end = self.text[at..]
+            .chars()
+            .next()
+            .map_or(at, |c| at + c.len_utf8());
+        let message = error.info();
+        let message = if message.is_empty() {
+            "invalid YAML".to_owned()
+        } else {
+            message
+        };
+        self.fail(Span::new(at, end), &message);
+        self.close_document();
+    }
+
+    fn close_document(&mut self) {
+        self.stack.clear();
+        self.open.clear();
+        self.anchors.clear();
+        self.abandoned = false;
+        if let Some(mut document) = self.current.take() {
+            if !document.errors.is_empty() {
+                document.root = None;
+            }
+            if let Some(root) = document.root {
+                let root_span = document.node(root).span;
+                document.span = document.span.cover(root_span);
+            }
+            self.documents.push(document);
+        }
+    }
+
+    fn finish(mut self) -> Vec<Document> {
+        self.close_document();
+        self.documents
+    }
+}
