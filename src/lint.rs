@@ -123,7 +123,14 @@ fn lint_object(
     }
     if let (Some(error), Some(rule)) = (&decoded.error, settings.enabled("invalid-type")) {
         let path = FieldPath::new(error.path.clone());
-        let span = locate(&path, Part::Value);
+        // A wrong scalar is underlined; a wrong mapping or list is pointed at by its key, so
+        // the finding does not cover the whole block.
+        let part = if value_is_collection(document, object, &path) {
+            Part::Key
+        } else {
+            Part::Value
+        };
+        let span = locate(&path, part);
         let help = type_error_help(&error.message);
         out.push(object_diagnostic(
             rule,
@@ -176,6 +183,14 @@ fn locate(document: &Document, object: &ObjectSite, path: &FieldPath, part: Part
         (true, Part::Value, _) | (_, _, None) => located.value,
         (_, _, Some(key)) => key,
     }
+}
+
+fn value_is_collection(document: &Document, object: &ObjectSite, path: &FieldPath) -> bool {
+    let full = object.prefix.join(path.segments());
+    document.root.is_some_and(|root| {
+        let located = lookup(document, root, full.segments());
+        located.complete && document.scalar(located.node).is_none()
+    })
 }
 
 fn finding_diagnostic(

@@ -143,3 +143,29 @@ fn usage_error(message: &str) -> u8 {
     let _ = writeln!(io::stderr(), "podcycle: error: {message}");
     EXIT_ERROR
 }
+
+/// Lints `text` as `path` and renders it as the full format without colour; returns each
+/// diagnostic's (line, severity, rule) too. Shared by the fixture and snapshot tests.
+#[doc(hidden)]
+pub fn render_for_tests(
+    path: &str,
+    text: &str,
+    settings: &crate::settings::Settings,
+) -> (Vec<(usize, String, String)>, String) {
+    let report = check::lint_bytes(path.to_owned(), text.as_bytes().to_vec(), settings);
+    let located = report
+        .diagnostics
+        .iter()
+        .map(|d| {
+            (
+                report.file.line_col(d.span.start).line,
+                d.severity.to_string(),
+                d.rule.to_owned(),
+            )
+        })
+        .collect();
+    let mut out = Vec::new();
+    crate::report::write(&mut out, Format::Full, std::slice::from_ref(&report), false)
+        .expect("writing to memory");
+    (located, String::from_utf8_lossy(&out).into_owned())
+}

@@ -28,6 +28,7 @@ pub fn to_json(document: &Document, id: NodeId) -> Result<Value, ConversionError
     let mut converter = Converter {
         document,
         budget: document.node_count() + ALIAS_EXPANSION_LIMIT,
+        expanding: None,
     };
     converter.value(id, 0)
 }
@@ -36,13 +37,15 @@ struct Converter<'d> {
     document: &'d Document,
     /// How many more values may be produced.
     budget: usize,
+    /// The outermost alias being expanded: where a "billion laughs" shows in the source.
+    expanding: Option<NodeId>,
 }
 
 impl Converter<'_> {
     fn spend(&mut self, id: NodeId) -> Result<(), ConversionError> {
         if self.budget == 0 {
             return Err(ConversionError {
-                span: self.document.node(id).span,
+                span: self.document.node(self.expanding.unwrap_or(id)).span,
                 message: format!(
                     "aliases expand to more than {ALIAS_EXPANSION_LIMIT} values beyond the document's own; \
                      the document is not linted"
@@ -65,7 +68,17 @@ impl Converter<'_> {
         }
         let node = self.document.node(id);
         Ok(match &node.kind {
-            NodeKind::Alias(target) => return self.value(*target, depth + 1),
+            NodeKind::Alias(target) => {
+                let outermost = self.expanding.is_none();
+                if outermost {
+                    self.expanding = Some(id);
+                }
+                let value = self.value(*target, depth + 1);
+                if outermost {
+                    self.expanding = None;
+                }
+                return value;
+            }
             NodeKind::Scalar(scalar) => scalar_value(resolve(scalar)),
             NodeKind::Sequence(items) => {
                 let mut values = Vec::with_capacity(items.len());

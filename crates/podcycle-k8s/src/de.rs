@@ -278,20 +278,20 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de, '_, '_> {
         let Some((key, value)) = self.entries.next() else {
             return Ok(None);
         };
-        if let Some((type_name, fields)) = self.known {
-            if !fields.contains(&key.as_str()) {
-                let mut path = self.parent.path.to_segments();
-                path.push(PathSegment::Key(key.clone()));
-                self.parent
-                    .collector
-                    .borrow_mut()
-                    .unknown_fields
-                    .push(UnknownField {
-                        path,
-                        type_name,
-                        known_fields: fields,
-                    });
-            }
+        if let Some((type_name, fields)) = self.known
+            && !fields.contains(&key.as_str())
+        {
+            let mut path = self.parent.path.to_segments();
+            path.push(PathSegment::Key(key.clone()));
+            self.parent
+                .collector
+                .borrow_mut()
+                .unknown_fields
+                .push(UnknownField {
+                    path,
+                    type_name,
+                    known_fields: fields,
+                });
         }
         self.pending = Some((key.as_str(), value));
         seed.deserialize(BorrowedStrDeserializer::<Error>::new(key))

@@ -83,8 +83,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::key(hook.path.clone()),
                 format!(
-                    "{} start only after the postStart of `{}` returns{duration}",
+                    "{} {} only after the postStart of `{}` returns{duration}",
                     name_list(later.iter().map(|c| c.name)),
+                    if later.len() == 1 { "starts" } else { "start" },
                     container.name
                 ),
             )

@@ -127,7 +127,11 @@ fn message(container: &ContainerLife<'_>, hook: &Hook, seconds: f64, grace: i64)
         container.name
     );
     let sleeps = match hook.duration {
-        HookDuration::Forever => "preStop never returns".to_owned(),
+        HookDuration::Forever => {
+            return format!(
+                "preStop never returns: it is cut off when the {grace}s grace period ends, and {consequence}"
+            );
+        }
         HookDuration::AtLeast(_) => format!("preStop sleeps at least {}", seconds_text(seconds)),
         _ => format!("preStop sleeps {}", seconds_text(seconds)),
     };

@@ -89,10 +89,16 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         } else {
             &["OnFailure", "Never"]
         };
-        let allowed_text = if site.has_pod_failure_policy {
-            "`Never` (the Job has a `podFailurePolicy`)"
+        let (allowed_text, fix) = if site.has_pod_failure_policy {
+            (
+                "`Never` (the Job has a `podFailurePolicy`)",
+                "`restartPolicy: Never`",
+            )
         } else {
-            "`OnFailure` or `Never`"
+            (
+                "`OnFailure` or `Never`",
+                "`restartPolicy: OnFailure` to retry failed containers in place, or `restartPolicy: Never` to let the Job create new pods",
+            )
         };
         match policy {
             None => {
@@ -115,7 +121,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                         Target::value(field),
                         format!("restartPolicy `{policy}` is not allowed in a {kind}: use {allowed_text}"),
                     )
-                    .help(format!("set `restartPolicy: {}`", allowed[allowed.len() - 1]));
+                    .help(format!("set {fix}"));
             }
             Some(_) => {}
         }
