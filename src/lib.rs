@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod diagnostics;
 pub mod discovery;
+pub mod docs;
 pub mod lifecycle;
 pub mod lint;
 pub mod model;

@@ -1,0 +1,77 @@
+//! Generated documentation: `docs/rules/<rule>.md` and the index `docs/rules/README.md`, both
+//! rendered from the rule registry. `tests/docs.rs` fails when the files are stale and
+//! rewrites them with `UPDATE_DOCS=1`.
+
+use std::fmt::Write as _;
+
+use crate::rules::{ALL_RULES, Rule};
+
+const GENERATED: &str = "<!-- Generated from the rule's source by `UPDATE_DOCS=1 cargo test --test docs`; do not edit. -->";
+
+/// The page of one rule.
+pub fn rule_page(rule: &Rule) -> String {
+    let mut page = String::new();
+    let _ = writeln!(page, "{GENERATED}\n");
+    let _ = writeln!(page, "# {}\n", rule.name);
+    let _ = writeln!(page, "{}\n", rule.summary);
+    let _ = writeln!(page, "| | |\n|---|---|");
+    let _ = writeln!(page, "| Category | `{}` |", rule.category);
+    let severity = if rule.enabled_by_default() {
+        format!("`{}`", rule.default_severity)
+    } else {
+        format!("`{}` (off by default; enable with `--extend-select {}`)", rule.default_severity, rule.name)
+    };
+    let _ = writeln!(page, "| Default severity | {severity} |");
+    let _ = writeln!(page, "| Source | [`{}`](../../{}) |\n", rule.source, rule.source);
+    let _ = writeln!(page, "{}", rule.documentation().trim_end());
+    page
+}
+
+/// The index of all rules.
+pub fn index_page() -> String {
+    let mut page = String::new();
+    let _ = writeln!(page, "{GENERATED}\n");
+    let _ = writeln!(page, "# Rules\n");
+    let _ = writeln!(
+        page,
+        "Every rule podcycle has. `podcycle rules` prints the same list, and `podcycle rule NAME`\n\
+         prints a rule's page. Categories decide the default severity: `correctness` is an error,\n\
+         `suspicious` a warning, `advice` information; `pedantic` and `nursery` rules are off until\n\
+         selected.\n"
+    );
+    let _ = writeln!(page, "| Rule | Category | Default severity | Finds |");
+    let _ = writeln!(page, "|---|---|---|---|");
+    for rule in ALL_RULES {
+        let severity = if rule.enabled_by_default() {
+            rule.default_severity.to_string()
+        } else {
+            format!("{} (off)", rule.default_severity)
+        };
+        let _ = writeln!(
+            page,
+            "| [`{}`]({}.md) | {} | {} | {} |",
+            rule.name, rule.name, rule.category, severity, rule.summary
+        );
+    }
+    page
+}
+
+/// The YAML examples in a rule's documentation, in order. The first is the example that
+/// must trigger the rule; the others are fixes that must not.
+pub fn yaml_examples(rule: &Rule) -> Vec<String> {
+    let documentation = rule.documentation();
+    let mut examples = Vec::new();
+    let mut current: Option<String> = None;
+    for line in documentation.lines() {
+        match (&mut current, line.trim_end()) {
+            (None, "```yaml") => current = Some(String::new()),
+            (Some(_), "```") => examples.extend(current.take()),
+            (Some(text), _) => {
+                text.push_str(line);
+                text.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    examples
+}
