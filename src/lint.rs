@@ -2,6 +2,7 @@
 //! diagnostics with spans. Free of I/O, so the command line, tests and benchmarks share it.
 
 use crate::diagnostics::{self, Diagnostic, Label};
+use crate::kustomize::has_patch_directives;
 use crate::lifecycle::Lifecycle;
 use crate::model::path::FieldPath;
 use crate::model::{ObjectSite, PodSite, workload_objects};
@@ -11,11 +12,25 @@ use crate::source::{SourceFile, Span};
 use crate::suggest::did_you_mean;
 use crate::yaml::{self, Document, lookup};
 
-/// Lints one file and returns its diagnostics, sorted.
+/// What a file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileRole {
+    /// Complete manifests: every rule applies.
+    Manifest,
+    /// Kustomize patches (partial objects): only the document checks apply.
+    Patch,
+}
+
+/// Lints one file of manifests and returns its diagnostics, sorted.
 pub fn lint_file(file: &SourceFile, settings: &Settings) -> Vec<Diagnostic> {
+    lint_file_as(file, settings, FileRole::Manifest)
+}
+
+/// Lints one file, as manifests or as patches.
+pub fn lint_file_as(file: &SourceFile, settings: &Settings, role: FileRole) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for document in yaml::parse_stream(&file.text) {
-        lint_document(&document, settings, &mut out);
+        lint_document(&document, settings, role, &mut out);
     }
     diagnostics::sort(&mut out);
     out
@@ -34,7 +49,12 @@ pub fn invalid_utf8(settings: &Settings, valid_up_to: usize) -> Option<Diagnosti
     ))
 }
 
-fn lint_document(document: &Document, settings: &Settings, out: &mut Vec<Diagnostic>) {
+fn lint_document(
+    document: &Document,
+    settings: &Settings,
+    role: FileRole,
+    out: &mut Vec<Diagnostic>,
+) {
     if let Some(rule) = settings.enabled("yaml-syntax") {
         for error in &document.errors {
             out.push(document_diagnostic(
@@ -62,6 +82,9 @@ fn lint_document(document: &Document, settings: &Settings, out: &mut Vec<Diagnos
             out.push(diagnostic);
         }
     }
+    if role == FileRole::Patch {
+        return;
+    }
     for object in workload_objects(document) {
         lint_object(document, &object, settings, out);
     }
@@ -88,6 +111,9 @@ fn lint_object(
             return;
         }
     };
+    if has_patch_directives(&value) {
+        return;
+    }
     let decoded = podcycle_k8s::decode(object.kind, &value);
     let locate = |path: &FieldPath, part: Part| locate(document, object, path, part);
 

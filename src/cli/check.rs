@@ -7,7 +7,8 @@ use rayon::prelude::*;
 
 use super::{CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, usage_error};
 use crate::discovery::{describe_io_error, discover, exclude_set};
-use crate::lint::{invalid_utf8, lint_file};
+use crate::kustomize::{PatchIndex, is_patch_by_name};
+use crate::lint::{FileRole, invalid_utf8, lint_file_as};
 use crate::report::{self, FileReport};
 use crate::settings::{Selector, Settings};
 use crate::source::{MAX_FILE_SIZE, SourceFile};
@@ -35,7 +36,12 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             .unwrap_or_else(|| "-".to_owned());
         let mut bytes = Vec::new();
         io::stdin().lock().read_to_end(&mut bytes)?;
-        reports.push(lint_bytes(name, bytes, &settings));
+        let role = if is_patch_by_name(Path::new(&name)) {
+            FileRole::Patch
+        } else {
+            FileRole::Manifest
+        };
+        reports.push(lint_bytes_as(name, bytes, &settings, role));
     }
     let paths: Vec<PathBuf> = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -52,11 +58,23 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             writeln!(io::stderr(), "podcycle: error: {error}")?;
             failed = true;
         }
-        // Files are independent; lint them on every core and keep the order of discovery.
-        let results: Vec<Result<FileReport, String>> = discovered
+        let mut patches = PatchIndex::default();
+        let files: Vec<(&PathBuf, FileRole)> = discovered
             .files
+            .iter()
+            .map(|path| {
+                let role = if patches.is_patch(path) {
+                    FileRole::Patch
+                } else {
+                    FileRole::Manifest
+                };
+                (path, role)
+            })
+            .collect();
+        // Files are independent; lint them on every core and keep the order of discovery.
+        let results: Vec<Result<FileReport, String>> = files
             .par_iter()
-            .map(|path| read_and_lint(path, &settings))
+            .map(|(path, role)| read_and_lint(path, &settings, *role))
             .collect();
         for result in results {
             match result {
@@ -103,7 +121,7 @@ fn settings(args: &CheckArgs) -> Result<Settings, String> {
     ))
 }
 
-fn read_and_lint(path: &Path, settings: &Settings) -> Result<FileReport, String> {
+fn read_and_lint(path: &Path, settings: &Settings, role: FileRole) -> Result<FileReport, String> {
     let display = path.display().to_string();
     let display = display
         .strip_prefix("./")
@@ -115,23 +133,33 @@ fn read_and_lint(path: &Path, settings: &Settings) -> Result<FileReport, String>
         return Err(format!("{display}: the file is larger than 4 GiB"));
     }
     let bytes = std::fs::read(path).map_err(|e| format!("{display}: {}", describe_io_error(&e)))?;
-    Ok(lint_bytes(display, bytes, settings))
+    Ok(lint_bytes_as(display, bytes, settings, role))
+}
+
+/// Lints file contents as complete manifests.
+pub fn lint_bytes(path: String, bytes: Vec<u8>, settings: &Settings) -> FileReport {
+    lint_bytes_as(path, bytes, settings, FileRole::Manifest)
 }
 
 /// Lints file contents. Invalid UTF-8 is reported at the first bad byte, and the rest is
 /// linted with replacement characters so that the other documents still get checked.
-pub fn lint_bytes(path: String, bytes: Vec<u8>, settings: &Settings) -> FileReport {
+pub fn lint_bytes_as(
+    path: String,
+    bytes: Vec<u8>,
+    settings: &Settings,
+    role: FileRole,
+) -> FileReport {
     match String::from_utf8(bytes) {
         Ok(text) => {
             let file = SourceFile::new(path, text);
-            let diagnostics = lint_file(&file, settings);
+            let diagnostics = lint_file_as(&file, settings, role);
             FileReport { file, diagnostics }
         }
         Err(error) => {
             let valid_up_to = error.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
             let file = SourceFile::new(path, text);
-            let mut diagnostics = lint_file(&file, settings);
+            let mut diagnostics = lint_file_as(&file, settings, role);
             diagnostics.extend(invalid_utf8(settings, valid_up_to));
             crate::diagnostics::sort(&mut diagnostics);
             FileReport { file, diagnostics }

@@ -1,0 +1,212 @@
+//! Recognises partial objects: Kustomize patches, and kuttl's expected-state files. A patch is a partial object that Kustomize merges into a
+//! full one, so object rules would report fields it leaves out on purpose (a Job patch
+//! without `restartPolicy`) and its merge directives (`$patch: delete`). Patches get the
+//! document checks (syntax, duplicate keys) only; lint the built output for the rest:
+//! `kustomize build overlay/ | podcycle check -`.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::yaml;
+
+/// File names Kustomize reads as a kustomization.
+const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// Whether a file is a patch by the conventions of Kustomize repositories: it sits in a
+/// `patches` directory, or a word of its name is `patch` (`job-patch.yaml`,
+/// `delete.patch.yaml`, `patch_env.yaml`), or a kustomization next to it lists it as a patch.
+#[derive(Debug, Default)]
+pub struct PatchIndex {
+    /// Files listed as patches by a kustomization, by directory.
+    listed: HashMap<PathBuf, HashSet<PathBuf>>,
+}
+
+impl PatchIndex {
+    pub fn is_patch(&mut self, path: &Path) -> bool {
+        if is_patch_by_name(path) {
+            return true;
+        }
+        let directory = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let listed = self
+            .listed
+            .entry(directory.clone())
+            .or_insert_with(|| listed_patches(&directory));
+        listed.contains(&normalize(path))
+    }
+}
+
+pub fn is_patch_by_name(path: &Path) -> bool {
+    is_kustomize_patch_name(path) || is_kuttl_assertion(path)
+}
+
+fn is_kustomize_patch_name(path: &Path) -> bool {
+    let in_patches_dir = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|name| name == "patches");
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    let named_patch = stem
+        .split(['-', '_', '.'])
+        .any(|word| word.eq_ignore_ascii_case("patch") || word.eq_ignore_ascii_case("patches"));
+    in_patches_dir || named_patch
+}
+
+/// kuttl's assert and error files (`01-assert.yaml`, `03-errors.yaml`,
+/// `05-assert-with-default.yaml`) describe the state expected in a cluster, not objects to
+/// apply, and are partial by design.
+fn is_kuttl_assertion(path: &Path) -> bool {
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    let Some((step, rest)) = stem.split_once('-') else {
+        return false;
+    };
+    !step.is_empty()
+        && step.bytes().all(|b| b.is_ascii_digit())
+        && (rest.starts_with("assert") || rest.starts_with("errors"))
+}
+
+/// The files a kustomization in `directory` uses as patches.
+fn listed_patches(directory: &Path) -> HashSet<PathBuf> {
+    let mut found = HashSet::new();
+    for name in KUSTOMIZATION_FILES {
+        let Ok(text) = std::fs::read_to_string(directory.join(name)) else {
+            continue;
+        };
+        for document in yaml::parse_stream(&text) {
+            let Some(root) = document.root else { continue };
+            let Ok(value) = yaml::to_json(&document, root) else {
+                continue;
+            };
+            for file in patch_paths(&value) {
+                found.insert(normalize(&directory.join(file)));
+            }
+        }
+    }
+    found
+}
+
+/// Paths under `patchesStrategicMerge` (strings that are file names, not inline patches),
+/// and the `path` of each entry of `patches` and `patchesJson6902`.
+fn patch_paths(kustomization: &Value) -> Vec<&str> {
+    let mut paths = Vec::new();
+    if let Some(entries) = kustomization
+        .get("patchesStrategicMerge")
+        .and_then(Value::as_array)
+    {
+        paths.extend(
+            entries
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|entry| !entry.contains('\n')),
+        );
+    }
+    for key in ["patches", "patchesJson6902"] {
+        if let Some(entries) = kustomization.get(key).and_then(Value::as_array) {
+            paths.extend(
+                entries
+                    .iter()
+                    .filter_map(|e| e.get("path"))
+                    .filter_map(Value::as_str),
+            );
+        }
+    }
+    paths
+}
+
+/// Removes `.` and `..` components without touching the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut normalized = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !normalized.pop() {
+                    normalized.push("..");
+                }
+            }
+            other => normalized.push(other),
+        }
+    }
+    normalized
+}
+
+/// Whether an object carries strategic-merge-patch directives (`$patch`, `$retainKeys`,
+/// `$setElementOrder/...`, `$deleteFromPrimitiveList/...`), which only patches have.
+pub fn has_patch_directives(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .any(|(key, value)| key.starts_with('$') || has_patch_directives(value)),
+        Value::Array(items) => items.iter().any(has_patch_directives),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn patch_file_names() {
+        for path in [
+            "a/job-patch.yaml",
+            "delete.patch.yaml",
+            "patch_env.yml",
+            "x/patches/deployment.yaml",
+            "patch.yaml",
+        ] {
+            assert!(is_patch_by_name(Path::new(path)), "{path}");
+        }
+        for path in [
+            "tests/01-assert.yaml",
+            "03-assert-with-view.yaml",
+            "00-errors.yaml",
+        ] {
+            assert!(is_patch_by_name(Path::new(path)), "{path}");
+        }
+        for path in [
+            "dispatcher.yaml",
+            "deployment.yaml",
+            "patchwork/deployment.yaml",
+            "01-install.yaml",
+            "assert.yaml",
+        ] {
+            assert!(!is_patch_by_name(Path::new(path)), "{path}");
+        }
+    }
+
+    #[test]
+    fn kustomization_patch_entries() {
+        let kustomization = json!({
+            "patchesStrategicMerge": ["set-env.yaml", "apiVersion: v1\nkind: Pod\n"],
+            "patches": [{"path": "../common/replicas.yaml"}, {"patch": "inline"}],
+            "patchesJson6902": [{"path": "json.yaml", "target": {}}]
+        });
+        assert_eq!(
+            patch_paths(&kustomization),
+            ["set-env.yaml", "../common/replicas.yaml", "json.yaml"]
+        );
+        assert_eq!(
+            normalize(Path::new("a/b/../c/./d.yaml")),
+            PathBuf::from("a/c/d.yaml")
+        );
+    }
+
+    #[test]
+    fn directives_anywhere_mark_a_patch() {
+        assert!(has_patch_directives(
+            &json!({"spec": {"containers": [{"$patch": "delete"}]}})
+        ));
+        assert!(!has_patch_directives(
+            &json!({"spec": {"containers": [{"name": "a"}]}})
+        ));
+    }
+}
