@@ -29,21 +29,22 @@ pub fn lint_file(file: &SourceFile, settings: &Settings) -> Vec<Diagnostic> {
 /// Lints one file, as manifests or as patches.
 pub fn lint_file_as(file: &SourceFile, settings: &Settings, role: FileRole) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for document in yaml::parse_stream(&file.text) {
-        lint_document(&document, settings, role, &mut out);
-    }
+    yaml::for_each_document(&file.text, |document| {
+        lint_document(&document, settings, role, &mut out)
+    });
     diagnostics::sort(&mut out);
     out
 }
 
-/// Diagnostics for a file that could not be decoded as UTF-8: reported at the first bad byte;
-/// the text up to there is still linted by the caller through a lossy copy.
-pub fn invalid_utf8(settings: &Settings, valid_up_to: usize) -> Option<Diagnostic> {
+/// The diagnostic for a file that is not valid UTF-8, at the first bad byte. `text` is the
+/// lossy copy the caller lints, where that byte became a replacement character.
+pub fn invalid_utf8(settings: &Settings, text: &str, valid_up_to: usize) -> Option<Diagnostic> {
     let rule = settings.enabled("yaml-syntax")?;
+    let width = text[valid_up_to..].chars().next().map_or(0, char::len_utf8);
     Some(document_diagnostic(
         rule,
         settings,
-        Span::new(valid_up_to, valid_up_to + 1),
+        Span::new(valid_up_to, valid_up_to + width),
         "the file is not valid UTF-8".to_owned(),
         Some("save the file as UTF-8; Kubernetes manifests must be UTF-8 text".to_owned()),
     ))

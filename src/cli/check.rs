@@ -160,7 +160,7 @@ pub fn lint_bytes_as(
             let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
             let file = SourceFile::new(path, text);
             let mut diagnostics = lint_file_as(&file, settings, role);
-            diagnostics.extend(invalid_utf8(settings, valid_up_to));
+            diagnostics.extend(invalid_utf8(settings, &file.text, valid_up_to));
             crate::diagnostics::sort(&mut diagnostics);
             FileReport { file, diagnostics }
         }

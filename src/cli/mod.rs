@@ -1,6 +1,8 @@
 //! The command line: `podcycle check`, `podcycle rules`, `podcycle rule NAME`.
 
 mod check;
+
+pub use check::{lint_bytes, lint_bytes_as};
 mod rules;
 
 use std::io::{self, Write};

@@ -13,7 +13,15 @@ use crate::source::Span;
 /// Reads every document of a YAML stream. A syntax error abandons its document; reading goes
 /// on at the next `---`, so one broken document does not hide the others.
 pub fn parse_stream(text: &str) -> Vec<Document> {
-    let mut builder = Builder::new(text);
+    let mut documents = Vec::new();
+    for_each_document(text, |document| documents.push(document));
+    documents
+}
+
+/// Like [`parse_stream`], but hands each document over as soon as it is read, so a large
+/// stream never holds more than one document's tree in memory.
+pub fn for_each_document(text: &str, on_document: impl FnMut(Document)) {
+    let mut builder = Builder::new(text, on_document);
     let mut parser = Parser::new_from_str_with_options(text, parser_options());
     loop {
         match parser.next_event() {
@@ -32,7 +40,7 @@ pub fn parse_stream(text: &str) -> Vec<Document> {
             }
         }
     }
-    builder.finish()
+    builder.finish();
 }
 
 fn parser_options() -> granit_parser::Options {
@@ -55,9 +63,11 @@ enum Frame {
     },
 }
 
-struct Builder<'t> {
+struct Builder<'t, F: FnMut(Document)> {
     text: &'t str,
-    documents: Vec<Document>,
+    on_document: F,
+    /// Documents handed over so far; the next one's index.
+    count: usize,
     current: Option<Document>,
     stack: Vec<Frame>,
     /// Anchor id → node, for the current document.
@@ -68,11 +78,12 @@ struct Builder<'t> {
     abandoned: bool,
 }
 
-impl<'t> Builder<'t> {
-    fn new(text: &'t str) -> Self {
+impl<'t, F: FnMut(Document)> Builder<'t, F> {
+    fn new(text: &'t str, on_document: F) -> Self {
         Builder {
             text,
-            documents: Vec::new(),
+            on_document,
+            count: 0,
             current: None,
             stack: Vec::new(),
             anchors: HashMap::new(),
@@ -95,7 +106,7 @@ impl<'t> Builder<'t> {
     fn document(&mut self, at: usize) -> &mut Document {
         if self.current.is_none() {
             self.current = Some(Document {
-                index: self.documents.len(),
+                index: self.count,
                 span: Span::empty(at),
                 ..Document::default()
             });
@@ -328,12 +339,12 @@ impl<'t> Builder<'t> {
                 let root_span = document.node(root).span;
                 document.span = document.span.cover(root_span);
             }
-            self.documents.push(document);
+            self.count += 1;
+            (self.on_document)(document);
         }
     }
 
-    fn finish(mut self) -> Vec<Document> {
+    fn finish(mut self) {
         self.close_document();
-        self.documents
     }
 }
