@@ -27,6 +27,11 @@ pub fn rule_page(rule: &Rule) -> String {
     let _ = writeln!(page, "| Default severity | {severity} |");
     let _ = writeln!(
         page,
+        "| Kubernetes versions | {} |",
+        rule.kubernetes_versions()
+    );
+    let _ = writeln!(
+        page,
         "| Source | [`{}`](../../{}) |\n",
         rule.source, rule.source
     );

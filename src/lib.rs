@@ -17,4 +17,5 @@ pub mod rules;
 pub mod settings;
 pub mod source;
 mod suggest;
+pub mod versions;
 pub mod yaml;

@@ -186,6 +186,7 @@ fn lint_object(
     let context = PodContext {
         site: &site,
         life: &life,
+        kube: settings.kube_version,
     };
     let mut findings = Findings::default();
     for rule in settings.rules() {
@@ -234,10 +235,11 @@ fn finding_diagnostic(
         labels,
         notes,
         container,
+        severity,
     } = finding;
     Diagnostic {
         rule: rule.name,
-        severity: settings.severity(rule),
+        severity: severity.unwrap_or_else(|| settings.severity(rule)),
         message,
         help,
         notes,

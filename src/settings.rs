@@ -3,11 +3,14 @@
 use crate::diagnostics::Severity;
 use crate::rules::{ALL_RULES, Category, Rule};
 use crate::suggest::did_you_mean;
+use crate::versions::{KubeVersion, NEWEST_MODELLED};
 
 /// The resolved rule selection for a run.
 #[derive(Clone, Debug)]
 pub struct Settings {
     enabled: Vec<&'static Rule>,
+    /// The cluster version rules judge the manifest for.
+    pub kube_version: KubeVersion,
 }
 
 impl Default for Settings {
@@ -18,6 +21,7 @@ impl Default for Settings {
                 .copied()
                 .filter(|r| r.enabled_by_default())
                 .collect(),
+            kube_version: NEWEST_MODELLED,
         }
     }
 }
@@ -88,7 +92,17 @@ impl Settings {
             })
             .filter(|r| !ignore.iter().any(|s| s.matches(r)))
             .collect();
-        Settings { enabled }
+        Settings {
+            enabled,
+            kube_version: NEWEST_MODELLED,
+        }
+    }
+
+    /// The same selection, judged for another Kubernetes version.
+    #[must_use]
+    pub fn with_kube_version(mut self, version: KubeVersion) -> Settings {
+        self.kube_version = version;
+        self
     }
 
     /// Only the named rule; for tests and fixtures.
@@ -96,6 +110,7 @@ impl Settings {
         let rule = ALL_RULES.iter().copied().find(|r| r.name == name)?;
         Some(Settings {
             enabled: vec![rule],
+            kube_version: NEWEST_MODELLED,
         })
     }
 

@@ -118,7 +118,8 @@ fn settings(args: &CheckArgs) -> Result<Settings, String> {
         &parse(&args.select)?,
         &parse(&args.extend_select)?,
         &parse(&args.ignore)?,
-    ))
+    )
+    .with_kube_version(args.kube_version))
 }
 
 fn read_and_lint(path: &Path, settings: &Settings, role: FileRole) -> Result<FileReport, String> {

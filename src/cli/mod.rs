@@ -69,6 +69,10 @@ pub struct CheckArgs {
     /// (repeatable). Files named on the command line are always linted.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
+    /// The Kubernetes version of the cluster, e.g. `1.29`: rules judge features by what this
+    /// version has and enables by default.
+    #[arg(long, value_name = "X.Y", value_parser = parse_kube_version, default_value_t = crate::versions::NEWEST_MODELLED)]
+    pub kube_version: crate::versions::KubeVersion,
     /// When to use colours in the full format.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -138,6 +142,10 @@ pub fn main() -> ExitCode {
             ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+fn parse_kube_version(text: &str) -> Result<crate::versions::KubeVersion, String> {
+    text.parse()
 }
 
 /// Prints a usage-level error and returns the exit code for it.

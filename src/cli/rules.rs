@@ -14,6 +14,7 @@ struct RuleEntry {
     category: &'static str,
     default_severity: &'static str,
     enabled_by_default: bool,
+    kubernetes_versions: String,
     summary: &'static str,
 }
 
@@ -28,6 +29,7 @@ pub fn list(format: RulesFormat) -> io::Result<u8> {
                     category: rule.category.as_str(),
                     default_severity: rule.default_severity.as_str(),
                     enabled_by_default: rule.enabled_by_default(),
+                    kubernetes_versions: rule.kubernetes_versions(),
                     summary: rule.summary,
                 })
                 .collect();
@@ -70,14 +72,15 @@ pub fn show(name: &str) -> io::Result<u8> {
     writeln!(out)?;
     writeln!(
         out,
-        "Category: {}. Default severity: {}{}.",
+        "Category: {}. Default severity: {}{}. Kubernetes versions: {}.",
         rule.category,
         rule.default_severity,
         if rule.enabled_by_default() {
             ""
         } else {
             " (off by default)"
-        }
+        },
+        rule.kubernetes_versions()
     )?;
     writeln!(out)?;
     writeln!(out, "{}", rule.documentation().trim_end())?;

@@ -1,14 +1,18 @@
 //! What a rule sees (a pod spec and its lifecycle) and how it reports (by field path; spans
 //! are looked up afterwards, so rules never touch the YAML tree).
 
+use crate::diagnostics::Severity;
 use crate::lifecycle::Lifecycle;
 use crate::model::PodSite;
 use crate::model::path::FieldPath;
+use crate::versions::KubeVersion;
 
 /// The input of a pod rule.
 pub struct PodContext<'a> {
     pub site: &'a PodSite<'a>,
     pub life: &'a Lifecycle<'a>,
+    /// The cluster version the manifest is judged for (`--kube-version`).
+    pub kube: KubeVersion,
 }
 
 /// Which part of a field a finding points at.
@@ -53,9 +57,17 @@ pub struct Finding {
     pub labels: Vec<(Target, String)>,
     pub notes: Vec<String>,
     pub container: Option<String>,
+    /// A severity below the rule's default for this case (a liveness probe where a readiness
+    /// probe would be an error); `None` uses the rule's.
+    pub severity: Option<Severity>,
 }
 
 impl Finding {
+    pub fn severity(&mut self, severity: Severity) -> &mut Self {
+        self.severity = Some(severity);
+        self
+    }
+
     pub fn help(&mut self, help: impl Into<String>) -> &mut Self {
         self.help = Some(help.into());
         self
@@ -92,6 +104,7 @@ impl Findings {
             labels: Vec::new(),
             notes: Vec::new(),
             container: None,
+            severity: None,
         });
         self.items.last_mut().expect("just pushed")
     }

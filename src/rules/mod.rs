@@ -108,6 +108,8 @@ pub struct Rule {
     /// `## References`).
     pub doc: &'static str,
     pub check: Check,
+    /// The feature gate the rule is about, when its verdict depends on the Kubernetes version.
+    pub feature: Option<&'static crate::versions::Feature>,
     /// The file that declares it, for "view source" links.
     pub source: &'static str,
 }
@@ -115,6 +117,20 @@ pub struct Rule {
 impl Rule {
     pub fn enabled_by_default(&self) -> bool {
         self.category.enabled_by_default()
+    }
+
+    /// The Kubernetes versions the rule applies to, for docs and `podcycle rules`.
+    pub fn kubernetes_versions(&self) -> String {
+        use crate::versions::{NEWEST_ACCEPTED, OLDEST_SUPPORTED};
+        match self.feature {
+            Some(feature) => format!(
+                "{OLDEST_SUPPORTED}–{NEWEST_ACCEPTED}, judged by `--kube-version`: {} is {} (`{}`)",
+                feature.description,
+                feature.availability(),
+                feature.gate
+            ),
+            None => format!("all ({OLDEST_SUPPORTED}–{NEWEST_ACCEPTED})"),
+        }
     }
 
     /// The Markdown documentation, without the space each doc-comment line starts with.
@@ -143,6 +159,7 @@ macro_rules! declare_rule {
             name: $name:literal,
             category: $category:ident,
             $(severity: $severity:ident,)?
+            $(feature: $feature:expr,)?
             summary: $summary:literal,
             check: $check:expr $(,)?
         }
@@ -158,10 +175,13 @@ macro_rules! declare_rule {
             summary: $summary,
             doc: concat!($($doc, "\n"),*),
             check: $check,
+            feature: declare_rule!(@feature $($feature)?),
             source: file!(),
         };
     };
     (@severity) => { None };
     (@severity $severity:ident) => { Some($crate::diagnostics::Severity::$severity) };
+    (@feature) => { None };
+    (@feature $feature:expr) => { Some(&$feature) };
 }
 pub(crate) use declare_rule;
