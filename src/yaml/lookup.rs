@@ -65,10 +65,10 @@ fn find_key(
     let mut winner = None;
     for &(key, value) in entries {
         if is_merge_key(document, key) {
-            if depth < MAX_MERGE_DEPTH {
-                if let Some(found) = find_in_merge(document, value, name, depth + 1) {
-                    winner = Some(found);
-                }
+            if depth < MAX_MERGE_DEPTH
+                && let Some(found) = find_in_merge(document, value, name, depth + 1)
+            {
+                winner = Some(found);
             }
         } else if key_string(document, key).as_deref() == Some(name) {
             winner = Some((key, value));
