@@ -8,6 +8,8 @@ use podcycle::docs;
 use podcycle::rules::ALL_RULES;
 use podcycle::settings::Settings;
 
+mod common;
+
 fn check_or_update(path: &Path, expected: &str, stale: &mut Vec<String>) {
     let actual = fs::read_to_string(path).unwrap_or_default();
     if actual == expected {
@@ -80,6 +82,7 @@ fn doc_examples_trigger_the_rule_and_fixes_do_not() {
         );
         let settings = Settings::only(rule.name).unwrap();
         for (index, example) in examples.iter().enumerate() {
+            let settings = common::with_header_options(example, settings.clone());
             let (found, rendered) = render_for_tests("example.yaml", example, &settings);
             if index == 0 {
                 assert!(

@@ -17,6 +17,8 @@ use podcycle::cli::render_for_tests;
 use podcycle::rules::ALL_RULES;
 use podcycle::settings::Settings;
 
+mod common;
+
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Clone)]
 struct Expected {
     line: usize,
@@ -106,6 +108,7 @@ fn check_fixture(rule: &str, path: &Path) -> Result<(), String> {
     let text = fs::read_to_string(path).unwrap();
     let (mut expected, silent) = markers(&text);
     let settings = Settings::only(rule).ok_or_else(|| format!("no rule named `{rule}`"))?;
+    let settings = common::with_header_options(&text, settings);
     let shown = path.to_string_lossy().replace('\\', "/");
     let (diagnostics, rendered) = render_for_tests(&shown, &text, &settings);
     let mut actual: Vec<Expected> = diagnostics

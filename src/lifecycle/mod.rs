@@ -15,9 +15,11 @@
 //!   (`killContainer`, `minimumGracePeriodInSeconds`); sidecars stop after the app containers,
 //!   in reverse order (kuberuntime_termination_order.go).
 
+pub mod handlers;
 mod shell;
 pub mod sidecars;
 
+pub use handlers::{HandlerSite, HandlerUse, handlers};
 pub use shell::{ExecSleep, exec_sleep};
 pub use sidecars::{KnownSidecar, recognise};
 

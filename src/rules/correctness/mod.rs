@@ -1,12 +1,21 @@
 //! Rules for manifests the API server rejects, or pods that can never run or become Ready.
 
+pub mod container_restart_policy;
 pub mod duplicate_container_name;
 pub mod duplicate_key;
 pub mod init_container_lifecycle;
 pub mod init_container_probe;
+pub mod invalid_handler;
 pub mod invalid_type;
+pub mod invalid_value;
+pub mod poststart_deadlock;
 pub mod prestop_exceeds_grace_period;
+pub mod probe_grace_period;
+pub mod probe_success_threshold;
+pub mod tcp_socket_hook;
 pub mod template_active_deadline;
+pub mod undeclared_port;
 pub mod unknown_field;
+pub mod unsupported_feature;
 pub mod workload_restart_policy;
 pub mod yaml_syntax;

@@ -1,0 +1,258 @@
+use crate::lifecycle::{ContainerLife, Role};
+use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::versions::CONTAINER_RESTART_RULES;
+
+declare_rule! {
+    /// ## What it does
+    /// Finds a container-level `restartPolicy` (or `restartPolicyRules`) that the target
+    /// Kubernetes version rejects:
+    /// - before container restart rules are on (`ContainerRestartRules`, beta and on by default
+    ///   from 1.35): an init container's `restartPolicy` other than `Always`, and any
+    ///   `restartPolicy` on an app container;
+    /// - from then on: a value other than `Always`, `OnFailure` or `Never`, and
+    ///   `restartPolicyRules` that break the API's constraints — rules without an explicit
+    ///   container `restartPolicy`, rules on a native sidecar, more than 20 rules, a rule
+    ///   without `exitCodes`, an operator other than `In`/`NotIn`, more than 255 exit codes, an
+    ///   action other than `Restart`.
+    ///
+    /// ## Why is this bad?
+    /// The API server rejects the pod or workload. Before restart rules, the only
+    /// container-level policy is `restartPolicy: Always` on an init container, which makes it
+    /// a native sidecar; everything else is `Unsupported value` or
+    /// `Forbidden: may not be set for non-init containers`.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       initContainers:
+    ///       - name: proxy
+    ///         image: envoyproxy/envoy:v1.31
+    ///         restartPolicy: always
+    ///       containers:
+    ///       - name: web
+    ///         image: nginx:1.25
+    /// ```
+    ///
+    /// Values are case-sensitive:
+    /// ```yaml
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: web}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: web}
+    ///     spec:
+    ///       initContainers:
+    ///       - name: proxy
+    ///         image: envoyproxy/envoy:v1.31
+    ///         restartPolicy: Always
+    ///       containers:
+    ///       - name: web
+    ///         image: nginx:1.25
+    /// ```
+    ///
+    /// ## References
+    /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`:
+    ///   `validateInitContainerRestartPolicy` (only `Always` before restart rules),
+    ///   `validateContainers` (`may not be set for non-init containers`), and
+    ///   `validateContainerRestartPolicy` (rule limits: 20 rules, `exitCodes` required, 255
+    ///   values).
+    /// - kubernetes/api `core/v1/types.go`: `Container.RestartPolicy`,
+    ///   `Container.RestartPolicyRules` ("container MUST set RestartPolicy explicitly"),
+    ///   `ContainerRestartRule`.
+    /// - kubernetes/enhancements KEP-5307, container restart rules; [Pod lifecycle: individual
+    ///   container restart policy and rules](https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#container-restart-rules)
+    ///   ("sidecar containers do not support restartPolicyRules").
+    pub static RULE = {
+        name: "container-restart-policy",
+        category: Correctness,
+        feature: CONTAINER_RESTART_RULES,
+        summary: "container-level restart policy the target Kubernetes version rejects",
+        check: crate::rules::Check::Pod(check),
+    }
+}
+
+const MAX_RULES: usize = 20;
+const MAX_EXIT_CODES: usize = 255;
+
+fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
+    let rules_enabled = CONTAINER_RESTART_RULES.enabled(ctx.kube);
+    for container in &ctx.life.containers {
+        let Some(policy) = container.container.restart_policy.as_deref() else {
+            if rules_enabled
+                && container
+                    .container
+                    .restart_policy_rules
+                    .as_ref()
+                    .is_some_and(|r| !r.is_empty())
+            {
+                findings
+                    .report(
+                        Target::key(container.path.key("restartPolicyRules")),
+                        format!(
+                            "restartPolicyRules of `{}` need an explicit container `restartPolicy`",
+                            container.name
+                        ),
+                    )
+                    .help(
+                        "set `restartPolicy` on the container too, even when it matches the pod's",
+                    )
+                    .container(container.name);
+            }
+            continue;
+        };
+        let field = Target::value(container.path.key("restartPolicy"));
+        let valid = matches!(policy, "Always" | "OnFailure" | "Never");
+        let is_init = container.role != Role::App;
+        if !valid {
+            let suggestion = ["Always", "OnFailure", "Never"]
+                .into_iter()
+                .find(|v| v.eq_ignore_ascii_case(policy))
+                .map_or(String::new(), |v| {
+                    format!("; values are case-sensitive: `{v}`")
+                });
+            findings
+                .report(
+                    field,
+                    format!(
+                        "restartPolicy `{policy}` of `{}` is not supported",
+                        container.name
+                    ),
+                )
+                .help(if rules_enabled || !is_init {
+                    format!("use `Always`, `OnFailure` or `Never`{suggestion}")
+                } else {
+                    format!(
+                        "use `Always` to make `{}` a native sidecar{suggestion}",
+                        container.name
+                    )
+                })
+                .container(container.name);
+        } else if !rules_enabled && is_init && policy != "Always" {
+            findings
+                .report(
+                    field,
+                    format!(
+                        "restartPolicy `{policy}` on init container `{}` is not supported by Kubernetes {}: only `Always` is",
+                        container.name, ctx.kube
+                    ),
+                )
+                .help(format!(
+                    "remove it, or use `Always` to make `{}` a native sidecar; other values need {} ({})",
+                    container.name,
+                    CONTAINER_RESTART_RULES.description,
+                    CONTAINER_RESTART_RULES.availability()
+                ))
+                .container(container.name);
+        } else if !rules_enabled && !is_init {
+            findings
+                .report(
+                    field,
+                    format!(
+                        "restartPolicy may not be set on app container `{}` in Kubernetes {}",
+                        container.name, ctx.kube
+                    ),
+                )
+                .help(format!(
+                    "remove it and use the pod's `restartPolicy`; {} is {}",
+                    CONTAINER_RESTART_RULES.description,
+                    CONTAINER_RESTART_RULES.availability()
+                ))
+                .container(container.name);
+        }
+        if rules_enabled {
+            check_rules(container, policy, findings);
+        }
+    }
+}
+
+fn check_rules(container: &ContainerLife<'_>, policy: &str, findings: &mut Findings) {
+    let Some(rules) = container
+        .container
+        .restart_policy_rules
+        .as_deref()
+        .filter(|r| !r.is_empty())
+    else {
+        return;
+    };
+    let path = container.path.key("restartPolicyRules");
+    if container.role == Role::Sidecar || (container.role == Role::Init && policy == "Always") {
+        findings
+            .report(
+                Target::key(path.clone()),
+                format!(
+                    "restartPolicyRules are not supported on sidecar `{}`",
+                    container.name
+                ),
+            )
+            .help("remove them: a sidecar is restarted whenever it exits")
+            .container(container.name);
+        return;
+    }
+    if rules.len() > MAX_RULES {
+        findings
+            .report(
+                Target::key(path.clone()),
+                format!(
+                    "`{}` has {} restartPolicyRules; at most {MAX_RULES} are allowed",
+                    container.name,
+                    rules.len()
+                ),
+            )
+            .container(container.name);
+    }
+    for (index, rule) in rules.iter().enumerate() {
+        let rule_path = path.index(index);
+        if rule.action != "Restart" {
+            findings
+                .report(
+                    Target::value(rule_path.key("action")),
+                    format!("restart rule action `{}` is not supported", rule.action),
+                )
+                .help("use `Restart`")
+                .container(container.name);
+        }
+        let Some(exit_codes) = &rule.exit_codes else {
+            findings
+                .report(Target::key(rule_path), "a restart rule needs `exitCodes`")
+                .help("add `exitCodes: {operator: In, values: [...]}`")
+                .container(container.name);
+            continue;
+        };
+        if !matches!(exit_codes.operator.as_str(), "In" | "NotIn") {
+            findings
+                .report(
+                    Target::value(rule_path.key("exitCodes").key("operator")),
+                    format!(
+                        "exit-code operator `{}` is not supported",
+                        exit_codes.operator
+                    ),
+                )
+                .help("use `In` or `NotIn`")
+                .container(container.name);
+        }
+        let count = exit_codes.values.as_ref().map_or(0, Vec::len);
+        if count > MAX_EXIT_CODES {
+            findings
+                .report(
+                    Target::key(rule_path.key("exitCodes").key("values")),
+                    format!("a restart rule lists {count} exit codes; at most {MAX_EXIT_CODES} are allowed"),
+                )
+                .container(container.name);
+        }
+    }
+}

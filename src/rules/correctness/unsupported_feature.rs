@@ -1,0 +1,180 @@
+use crate::lifecycle::{HandlerUse, Role, handlers};
+use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::versions::{
+    CONTAINER_RESTART_RULES, CONTAINER_STOP_SIGNALS, Feature, GRPC_CONTAINER_PROBE, GateOff,
+    POD_LIFECYCLE_SLEEP_ACTION, PROBE_TERMINATION_GRACE_PERIOD, SIDECAR_CONTAINERS, Stage,
+};
+
+declare_rule! {
+    /// ## What it does
+    /// Finds a field that the target Kubernetes version (`--kube-version`) does not have, or
+    /// has behind a feature gate that is off by default, and names the version that turns it
+    /// on:
+    /// - `restartPolicy: Always` on an init container (native sidecars);
+    /// - the `sleep` lifecycle action;
+    /// - `lifecycle.stopSignal`;
+    /// - `restartPolicyRules`;
+    /// - a probe's own `terminationGracePeriodSeconds`;
+    /// - `grpc` probes.
+    ///
+    /// ## Why is this bad?
+    /// When a gate is off, the API server silently drops the field on create. The manifest is
+    /// accepted and then behaves differently from what it says: a native sidecar becomes a
+    /// classic init container that must exit before anything else starts (so the pod never
+    /// starts, or is rejected if the sidecar has probes), a `sleep` preStop gives no drain
+    /// delay, a custom stop signal is replaced by the image's. On a version without the field,
+    /// `kubectl` rejects it as unknown.
+    ///
+    /// ## Example
+    /// For a cluster on 1.28, where native sidecars are alpha and off:
+    /// ```yaml
+    /// # podcycle check --kube-version 1.28
+    /// apiVersion: v1
+    /// kind: Pod
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   initContainers:
+    ///   - name: proxy
+    ///     image: envoyproxy/envoy:v1.31
+    ///     restartPolicy: Always
+    ///   containers:
+    ///   - name: web
+    ///     image: nginx:1.25
+    /// ```
+    ///
+    /// On 1.28, run the proxy as an ordinary container (or upgrade to 1.29 or newer):
+    /// ```yaml
+    /// # podcycle check --kube-version 1.28
+    /// apiVersion: v1
+    /// kind: Pod
+    /// metadata:
+    ///   name: web
+    /// spec:
+    ///   containers:
+    ///   - name: proxy
+    ///     image: envoyproxy/envoy:v1.31
+    ///   - name: web
+    ///     image: nginx:1.25
+    /// ```
+    ///
+    /// ## References
+    /// - kubernetes/kubernetes `pkg/features/kube_features.go`: the stages of
+    ///   `SidecarContainers`, `PodLifecycleSleepAction`, `ContainerStopSignals`,
+    ///   `ContainerRestartRules`, `ProbeTerminationGracePeriod` and `GRPCContainerProbe`.
+    /// - kubernetes/kubernetes `pkg/api/pod/util.go`: `dropDisabledFields`,
+    ///   `dropPodLifecycleSleepAction`, `dropContainerStopSignals` drop the fields whose gate is
+    ///   off.
+    /// - [Feature gates](https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/)
+    pub static RULE = {
+        name: "unsupported-feature",
+        category: Correctness,
+        summary: "field the target Kubernetes version does not have or silently drops",
+        check: crate::rules::Check::Pod(check),
+    }
+}
+
+fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
+    let mut report = |feature: &Feature, target: Target, what: String, container: &str| {
+        let stage = feature.stage(ctx.kube);
+        if feature.enabled(ctx.kube) {
+            return;
+        }
+        let state = match (stage, feature.when_off) {
+            (Stage::Absent, _) => format!("Kubernetes {} does not have it", ctx.kube),
+            (_, GateOff::Dropped) => format!(
+                "in Kubernetes {} it is alpha and off by default, so the API server drops it",
+                ctx.kube
+            ),
+            (_, GateOff::Rejected) => {
+                format!("in Kubernetes {} it is alpha and off by default", ctx.kube)
+            }
+        };
+        let needs = match feature.enabled_since() {
+            Some(version) => format!(
+                "it needs Kubernetes {version} or newer ({})",
+                feature.availability()
+            ),
+            None => format!(
+                "it needs the `{}` feature gate ({})",
+                feature.gate,
+                feature.availability()
+            ),
+        };
+        findings
+            .report(target, format!("{what}: {state}"))
+            .help(format!(
+                "{needs}; set `--kube-version` to the cluster's version"
+            ))
+            .container(container);
+    };
+    for container in &ctx.life.containers {
+        let c = container.container;
+        if container.role == Role::Sidecar {
+            report(
+                &SIDECAR_CONTAINERS,
+                Target::value(container.path.key("restartPolicy")),
+                format!(
+                    "`{}` is a native sidecar (`restartPolicy: Always`)",
+                    container.name
+                ),
+                container.name,
+            );
+        }
+        if c.lifecycle
+            .as_ref()
+            .is_some_and(|l| l.stop_signal.is_some())
+        {
+            report(
+                &CONTAINER_STOP_SIGNALS,
+                Target::key(container.path.key("lifecycle").key("stopSignal")),
+                format!("`{}` sets `lifecycle.stopSignal`", container.name),
+                container.name,
+            );
+        }
+        if c.restart_policy_rules
+            .as_ref()
+            .is_some_and(|r| !r.is_empty())
+        {
+            report(
+                &CONTAINER_RESTART_RULES,
+                Target::key(container.path.key("restartPolicyRules")),
+                format!("`{}` sets `restartPolicyRules`", container.name),
+                container.name,
+            );
+        }
+    }
+    for site in handlers(ctx.life) {
+        if site.sleep.is_some() {
+            report(
+                &POD_LIFECYCLE_SLEEP_ACTION,
+                Target::key(site.path.key("sleep")),
+                format!("{} uses the `sleep` action", site.describe()),
+                site.container.name,
+            );
+        }
+        if site.grpc.is_some() {
+            report(
+                &GRPC_CONTAINER_PROBE,
+                Target::key(site.path.key("grpc")),
+                format!("{} is a gRPC probe", site.describe()),
+                site.container.name,
+            );
+        }
+        if site
+            .probe
+            .is_some_and(|p| p.termination_grace_period_seconds.is_some())
+            && site.used_for != HandlerUse::Readiness
+        {
+            report(
+                &PROBE_TERMINATION_GRACE_PERIOD,
+                Target::key(site.path.key("terminationGracePeriodSeconds")),
+                format!(
+                    "{} sets its own `terminationGracePeriodSeconds`",
+                    site.describe()
+                ),
+                site.container.name,
+            );
+        }
+    }
+}
