@@ -362,3 +362,18 @@ fn rules_and_rule_commands() {
     assert_eq!(code(&unknown), 2);
     assert!(stderr(&unknown).contains("did you mean `prestop-exceeds-grace-period`?"));
 }
+
+#[test]
+fn an_empty_directory_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = podcycle()
+        .current_dir(dir.path())
+        .args(["check"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0);
+    assert_eq!(
+        stderr(&output),
+        "podcycle: warning: no YAML or JSON files found to check\n"
+    );
+}

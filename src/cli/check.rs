@@ -87,6 +87,15 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         }
     }
 
+    if reports.is_empty() && !failed {
+        // Like ripgrep and ruff: say so, so that a mistyped path or an over-broad --exclude
+        // does not pass for a clean result.
+        writeln!(
+            io::stderr(),
+            "podcycle: warning: no YAML or JSON files found to check"
+        )?;
+    }
+
     let color = match args.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
