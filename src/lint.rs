@@ -11,11 +11,35 @@ use crate::source::{SourceFile, Span};
 use crate::suggest::did_you_mean;
 use crate::yaml::{self, Document, lookup};
 
+/// A pod spec and the lifecycle derived from it.
+pub type PodParts<'a> = (&'a PodSite<'a>, &'a Lifecycle<'a>);
+
+/// A workload object met while linting, for callers that need more than diagnostics (the
+/// explain command): its pod spec and lifecycle when they could be read, and its findings.
+pub struct ObjectVisit<'a> {
+    pub file: &'a SourceFile,
+    pub document: &'a Document,
+    pub object: &'a ObjectSite,
+    /// `None` when the object has no pod spec or it could not be decoded.
+    pub pod: Option<PodParts<'a>>,
+    /// The diagnostics found in this object, unsorted.
+    pub diagnostics: &'a [Diagnostic],
+}
+
 /// Lints one file and returns its diagnostics, sorted.
 pub fn lint_file(file: &SourceFile, settings: &Settings) -> Vec<Diagnostic> {
+    lint_file_with(file, settings, &mut |_| {})
+}
+
+/// Lints one file like [`lint_file`], showing `visit` every workload object on the way.
+pub fn lint_file_with(
+    file: &SourceFile,
+    settings: &Settings,
+    visit: &mut dyn FnMut(&ObjectVisit<'_>),
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for document in yaml::parse_stream(&file.text) {
-        lint_document(&document, settings, &mut out);
+        lint_document(file, &document, settings, &mut out, visit);
     }
     diagnostics::sort(&mut out);
     out
@@ -34,7 +58,13 @@ pub fn invalid_utf8(settings: &Settings, valid_up_to: usize) -> Option<Diagnosti
     ))
 }
 
-fn lint_document(document: &Document, settings: &Settings, out: &mut Vec<Diagnostic>) {
+fn lint_document(
+    file: &SourceFile,
+    document: &Document,
+    settings: &Settings,
+    out: &mut Vec<Diagnostic>,
+    visit: &mut dyn FnMut(&ObjectVisit<'_>),
+) {
     if let Some(rule) = settings.enabled("yaml-syntax") {
         for error in &document.errors {
             out.push(document_diagnostic(
@@ -63,16 +93,30 @@ fn lint_document(document: &Document, settings: &Settings, out: &mut Vec<Diagnos
         }
     }
     for object in workload_objects(document) {
-        lint_object(document, &object, settings, out);
+        let mut visit_object = |pod: Option<(&PodSite<'_>, &Lifecycle<'_>)>,
+                                found: &[Diagnostic]| {
+            visit(&ObjectVisit {
+                file,
+                document,
+                object: &object,
+                pod,
+                diagnostics: found,
+            });
+        };
+        lint_object(document, &object, settings, out, &mut visit_object);
     }
 }
 
+/// Lints one object, then shows it to `visit` with its pod spec and lifecycle, if any, and
+/// the diagnostics so far.
 fn lint_object(
     document: &Document,
     object: &ObjectSite,
     settings: &Settings,
     out: &mut Vec<Diagnostic>,
+    visit: &mut dyn FnMut(Option<PodParts<'_>>, &[Diagnostic]),
 ) {
+    let first = out.len();
     let value = match yaml::to_json(document, object.root) {
         Ok(value) => value,
         Err(error) => {
@@ -85,6 +129,7 @@ fn lint_object(
                     None,
                 ));
             }
+            visit(None, &out[first..]);
             return;
         }
     };
@@ -143,10 +188,12 @@ fn lint_object(
         ));
     }
 
-    let Some(workload) = decoded.workload else {
-        return;
-    };
-    let Some(spec) = &workload.pod_spec else {
+    let Some((spec, workload)) = decoded
+        .workload
+        .as_ref()
+        .and_then(|w| w.pod_spec.as_ref().map(|spec| (spec, w)))
+    else {
+        visit(None, &out[first..]);
         return;
     };
     let site = PodSite::new(
@@ -169,11 +216,12 @@ fn lint_object(
             }
         }
     }
+    visit(Some((&site, &life)), &out[first..]);
 }
 
 /// The span of a field, following the rules in DESIGN: a key or a value where the field
 /// exists, else the deepest part of the path that exists (the mapping that lacks the field).
-fn locate(document: &Document, object: &ObjectSite, path: &FieldPath, part: Part) -> Span {
+pub fn locate(document: &Document, object: &ObjectSite, path: &FieldPath, part: Part) -> Span {
     let full = object.prefix.join(path.segments());
     let Some(root) = document.root else {
         return document.span;

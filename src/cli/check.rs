@@ -1,16 +1,15 @@
 //! `podcycle check`: discover, read and lint files in parallel, report, pick the exit code.
 
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::input::{lint_bytes, read_path, read_stdin};
 use super::{CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, usage_error};
-use crate::discovery::{describe_io_error, discover, exclude_set};
-use crate::lint::{invalid_utf8, lint_file};
+use crate::discovery::{discover, exclude_set};
 use crate::report::{self, FileReport};
 use crate::settings::{Selector, Settings};
-use crate::source::{MAX_FILE_SIZE, SourceFile};
 
 pub fn run(args: &CheckArgs) -> io::Result<u8> {
     let settings = match settings(args) {
@@ -33,9 +32,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             .stdin_filename
             .clone()
             .unwrap_or_else(|| "-".to_owned());
-        let mut bytes = Vec::new();
-        io::stdin().lock().read_to_end(&mut bytes)?;
-        reports.push(lint_bytes(name, bytes, &settings));
+        reports.push(lint_bytes(name, read_stdin()?, &settings));
     }
     let paths: Vec<PathBuf> = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -104,39 +101,8 @@ fn settings(args: &CheckArgs) -> Result<Settings, String> {
 }
 
 fn read_and_lint(path: &Path, settings: &Settings) -> Result<FileReport, String> {
-    let display = path.display().to_string();
-    let display = display
-        .strip_prefix("./")
-        .map(str::to_owned)
-        .unwrap_or(display);
-    let metadata =
-        std::fs::metadata(path).map_err(|e| format!("{display}: {}", describe_io_error(&e)))?;
-    if metadata.len() >= MAX_FILE_SIZE {
-        return Err(format!("{display}: the file is larger than 4 GiB"));
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("{display}: {}", describe_io_error(&e)))?;
+    let (display, bytes) = read_path(path)?;
     Ok(lint_bytes(display, bytes, settings))
-}
-
-/// Lints file contents. Invalid UTF-8 is reported at the first bad byte, and the rest is
-/// linted with replacement characters so that the other documents still get checked.
-pub fn lint_bytes(path: String, bytes: Vec<u8>, settings: &Settings) -> FileReport {
-    match String::from_utf8(bytes) {
-        Ok(text) => {
-            let file = SourceFile::new(path, text);
-            let diagnostics = lint_file(&file, settings);
-            FileReport { file, diagnostics }
-        }
-        Err(error) => {
-            let valid_up_to = error.utf8_error().valid_up_to();
-            let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
-            let file = SourceFile::new(path, text);
-            let mut diagnostics = lint_file(&file, settings);
-            diagnostics.extend(invalid_utf8(settings, valid_up_to));
-            crate::diagnostics::sort(&mut diagnostics);
-            FileReport { file, diagnostics }
-        }
-    }
 }
 
 /// Colour when stdout is a terminal, unless `NO_COLOR` is set; `CLICOLOR_FORCE` forces it.
