@@ -4,8 +4,9 @@
 //! Times are written in milliseconds (`dateFormat x`) and shown as seconds on the axis
 //! (`axisFormat %s`): Mermaid reads plain numbers as milliseconds under both `x` and `X` in
 //! recent versions, so `x` is the one format every version reads the same way. Known
-//! durations are drawn to scale; a time that is only bounded gets the `active` style and says
-//! so in its name; an unknown one is a milestone.
+//! durations are drawn to scale; a time that is only bounded, or unknown, gets the `active`
+//! style and says so in its name — an unknown wait is drawn with the length the title gives,
+//! so that the order shows.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -78,8 +79,6 @@ enum Style {
     Bounded,
     /// A point in time.
     Milestone,
-    /// A point where something is unknown.
-    UnknownMilestone,
     /// A point where the container is killed or never starts.
     Critical,
 }
@@ -105,13 +104,9 @@ impl Chart {
             Style::Known => "",
             Style::Bounded => "active, ",
             Style::Milestone => "milestone, ",
-            Style::UnknownMilestone => "active, milestone, ",
             Style::Critical => "crit, milestone, ",
         };
-        let length = if matches!(
-            style,
-            Style::Milestone | Style::UnknownMilestone | Style::Critical
-        ) {
+        let length = if matches!(style, Style::Milestone | Style::Critical) {
             0.0
         } else {
             length.max(0.0)
@@ -127,60 +122,79 @@ impl Chart {
 }
 
 fn startup_chart(pod: &PodExplanation) -> String {
+    let unknown = pod.drawn_unknown_seconds;
+    // Image pulls are always unknown; anything else is drawn with a made-up length.
+    let legend = if pod.not_counted.len() > 1 {
+        format!(
+            " (a wait of unknown length is drawn {} long)",
+            Secs(unknown)
+        )
+    } else {
+        String::new()
+    };
     let mut chart = Chart::new(&format!(
-        "{} startup, earliest seconds from the pod start",
+        "{} startup, seconds from the pod start{legend}",
         pod.object.display_name()
     ));
     // Where to draw what never happens: after everything that does.
     let horizon = pod
         .startup
         .iter()
-        .flat_map(|s| [Some(s.earliest_start_seconds), s.earliest_ready_seconds])
+        .flat_map(|s| [Some(s.drawn.start), s.drawn.ready])
         .flatten()
         .filter(|t| t.is_finite())
-        .fold(0.0, |all: f64, t| all.max(t.0));
+        .fold(0.0, f64::max);
     for (index, step) in pod.startup.iter().enumerate() {
         chart.section(&format!("{} ({})", step.container, step.role));
-        startup_tasks(&mut chart, step, index, horizon);
+        startup_tasks(&mut chart, step, index, horizon, unknown);
     }
-    if let Some(ready) = pod.earliest_ready_seconds.filter(|r| r.is_finite()) {
+    if let Some(ready) = pod.drawn_pod_ready.filter(|r| r.is_finite()) {
         chart.section("pod");
-        chart.task("Ready", Style::Milestone, "ready", ready.0, 0.0);
+        chart.task("Ready", Style::Milestone, "ready", ready, 0.0);
     }
     chart.text
 }
 
-fn startup_tasks(chart: &mut Chart, step: &StartupStep, index: usize, horizon: f64) {
+fn startup_tasks(chart: &mut Chart, step: &StartupStep, index: usize, horizon: f64, unknown: f64) {
     let id = |letter: char| format!("s{index}{letter}");
-    let start = step.earliest_start_seconds.0;
-    if !start.is_finite() {
+    let times = step.drawn;
+    if !times.start.is_finite() {
         chart.task("never starts", Style::Critical, &id('a'), horizon, 0.0);
         return;
     }
     if step.role == "init" {
         let name = "runs to completion, length unknown";
-        chart.task(name, Style::UnknownMilestone, &id('a'), start, 0.0);
+        chart.task(name, Style::Bounded, &id('a'), times.start, unknown);
         return;
     }
     match &step.post_start {
-        None => chart.task("starts", Style::Milestone, &id('a'), start, 0.0),
+        None => chart.task("starts", Style::Milestone, &id('a'), times.start, 0.0),
         Some(hook) => {
-            let (style, length) = hook_style(hook);
+            let style = match hook.duration {
+                "exact" if times.post_start_end > times.start => Style::Known,
+                "exact" | "fails-at-once" => Style::Milestone,
+                "never-returns" => Style::Critical,
+                _ => Style::Bounded,
+            };
             let name = format!("postStart {}", hook_words(hook));
-            chart.task(&name, style, &id('a'), start, length);
+            let length = times.post_start_end - times.start;
+            chart.task(&name, style, &id('a'), times.start, length);
         }
     }
-    if let (Some(_), Some(started)) = (&step.probes.startup, step.earliest_started_seconds) {
-        let wait = started.0 - start;
-        let name = format!("startupProbe passes after at least {}", Secs(wait));
-        if wait > 0.0 {
-            chart.task(&name, Style::Bounded, &id('b'), start, wait);
+    if let Some(probe) = &step.probes.startup {
+        let name = if probe.initial_delay_seconds > 0 {
+            format!(
+                "startupProbe passes, after at least {}s",
+                probe.initial_delay_seconds
+            )
         } else {
-            chart.task(&name, Style::UnknownMilestone, &id('b'), start, 0.0);
-        }
+            "startupProbe passes, time unknown".to_owned()
+        };
+        let from = times.post_start_end;
+        chart.task(&name, Style::Bounded, &id('b'), from, times.started - from);
     }
-    if let Some(ready) = step.earliest_ready_seconds {
-        chart.task("Ready", Style::Milestone, &id('r'), ready.0, 0.0);
+    if let Some(ready) = times.ready {
+        chart.task("Ready", Style::Milestone, &id('r'), ready, 0.0);
     }
 }
 
@@ -263,17 +277,6 @@ fn shutdown_tasks(chart: &mut Chart, stop: &StopStep, index: usize) {
         None => format!("SIGKILL by {}", sigkill.max),
     };
     chart.task(&name, Style::Critical, &id('k'), sigkill.max.0, 0.0);
-}
-
-/// How a hook is drawn: to scale when its length is known.
-fn hook_style(hook: &HookInfo) -> (Style, f64) {
-    match (hook.duration, hook.seconds) {
-        ("exact", Some(seconds)) if seconds.0 > 0.0 => (Style::Known, seconds.0),
-        ("exact" | "fails-at-once", _) => (Style::Milestone, 0.0),
-        ("at-least", Some(seconds)) => (Style::Bounded, seconds.0),
-        ("never-returns", _) => (Style::Critical, 0.0),
-        _ => (Style::UnknownMilestone, 0.0),
-    }
 }
 
 /// `sleep 5s`, `exec, at least 3s`, `exec, length unknown`.

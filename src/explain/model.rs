@@ -9,8 +9,8 @@ use serde::{Serialize, Serializer};
 
 use crate::diagnostics;
 use crate::lifecycle::{
-    Bounds, ContainerLife, GateEvent, GraceSource, HandlerKind, Hook, HookDuration, KillPlan,
-    Lifecycle, ProbeTiming, Role, Schedule, ShutdownPlan,
+    Bounds, GateEvent, GraceSource, HandlerKind, Hook, HookDuration, KillPlan, Lifecycle,
+    ProbeTiming, Role, Schedule, ShutdownPlan, StartTimes,
 };
 use crate::lint::{ObjectVisit, locate};
 use crate::model::{ObjectRef, PodSite};
@@ -102,14 +102,21 @@ pub struct PodExplanation {
     pub notes: Vec<Note>,
     /// Findings of `check` in this object, in output order.
     pub findings: Vec<JsonDiagnostic>,
+    /// How long a chart draws a wait of unknown length, and the pod's Ready time drawn so.
+    #[serde(skip)]
+    pub drawn_unknown_seconds: f64,
+    #[serde(skip)]
+    pub drawn_pod_ready: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
 pub struct StartupStep {
     pub container: String,
     pub role: &'static str,
-    /// The event this container's start waits for (empty for the first container).
+    /// The event this container's start waits for (empty when it waits for none).
     pub waits_for: Vec<WaitsFor>,
+    /// The container the kubelet starts just before this one (`null` for the first).
+    pub starts_after: Option<String>,
     pub field: String,
     /// What the container is when it is a well-known sidecar declared as an app container.
     pub known_sidecar: Option<&'static str>,
@@ -120,6 +127,10 @@ pub struct StartupStep {
     /// containers, which are never "started" in this sense).
     pub earliest_started_seconds: Option<Secs>,
     pub earliest_ready_seconds: Option<Secs>,
+    /// The times a chart draws, with unknown lengths made visible
+    /// ([`PodExplanation::drawn_unknown_seconds`]).
+    #[serde(skip)]
+    pub drawn: StartTimes,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -235,6 +246,17 @@ impl PodExplanation {
         let (site, life) = visit.pod?;
         let span = locate(visit.document, visit.object, &site.spec_path, Part::Key);
         let schedule = life.schedule();
+        // Charts draw an unknown wait a tenth of the known timeline long (at least 1s), so
+        // that the order shows.
+        let horizon = schedule
+            .containers
+            .iter()
+            .flat_map(|t| [Some(t.start), t.ready])
+            .flatten()
+            .filter(|t| t.is_finite())
+            .fold(0.0, f64::max);
+        let drawn_unknown_seconds = (horizon / 10.0).round().max(1.0);
+        let drawn = life.schedule_assuming(drawn_unknown_seconds);
         let shutdown = life.shutdown();
         let mut sorted = visit.diagnostics.to_vec();
         diagnostics::sort(&mut sorted);
@@ -247,13 +269,15 @@ impl PodExplanation {
             line: visit.file.line_col(span.start).line,
             object: visit.object.object.clone(),
             field: site.spec_path.to_string(),
-            startup: startup_steps(life, &schedule),
+            startup: startup_steps(life, &schedule, &drawn),
             earliest_ready_seconds: schedule.pod_ready.map(Secs),
             not_counted: not_counted(life),
             active_deadline_seconds: site.spec.active_deadline_seconds,
             shutdown: shutdown_of(life, &shutdown),
             notes: notes(site, life, &schedule, &shutdown),
             findings,
+            drawn_unknown_seconds,
+            drawn_pod_ready: drawn.pod_ready,
         })
     }
 
@@ -281,12 +305,12 @@ impl PodExplanation {
     }
 }
 
-fn startup_steps(life: &Lifecycle<'_>, schedule: &Schedule) -> Vec<StartupStep> {
+fn startup_steps(life: &Lifecycle<'_>, schedule: &Schedule, drawn: &Schedule) -> Vec<StartupStep> {
     life.containers
         .iter()
-        .zip(&schedule.containers)
+        .zip(schedule.containers.iter().zip(&drawn.containers))
         .enumerate()
-        .map(|(index, (container, times))| {
+        .map(|(index, (container, (times, drawn)))| {
             let runs_hooks = container.role != Role::Init;
             let probe = |timing: Option<ProbeTiming>, first: Option<f64>| {
                 timing
@@ -320,6 +344,9 @@ fn startup_steps(life: &Lifecycle<'_>, schedule: &Schedule) -> Vec<StartupStep> 
                         event: gate.event.as_str(),
                     })
                     .collect(),
+                starts_after: index
+                    .checked_sub(1)
+                    .map(|previous| life.containers[previous].name.to_owned()),
                 field: container.path.to_string(),
                 known_sidecar: container.known_sidecar.map(|k| k.description),
                 post_start: container
@@ -331,6 +358,7 @@ fn startup_steps(life: &Lifecycle<'_>, schedule: &Schedule) -> Vec<StartupStep> 
                 earliest_start_seconds: Secs(times.start),
                 earliest_started_seconds: runs_hooks.then_some(Secs(times.started)),
                 earliest_ready_seconds: times.ready.map(Secs),
+                drawn: *drawn,
             }
         })
         .collect()
@@ -514,12 +542,19 @@ fn notes(
             _ => {}
         }
     }
-    // App containers are reported running only after the whole start loop.
-    let apps: Vec<&ContainerLife<'_>> = containers.iter().filter(|c| c.role == Role::App).collect();
-    if let Some(last_hook) = apps.iter().rposition(|c| c.post_start.is_some()) {
-        let earlier: Vec<&str> = apps[..last_hook].iter().map(|c| c.name).collect();
+    // App containers are reported running only after the whole start loop: a postStart
+    // hook holds back the status, and so the probes, of every app container before it.
+    let apps: Vec<usize> = (0..containers.len())
+        .filter(|&i| containers[i].role == Role::App)
+        .collect();
+    let last_hook = apps
+        .iter()
+        .rposition(|&i| containers[i].post_start.is_some())
+        .filter(|&at| schedule.containers[apps[at]].start.is_finite());
+    if let Some(at) = last_hook {
+        let earlier: Vec<&str> = apps[..at].iter().map(|&i| containers[i].name).collect();
         if !earlier.is_empty() {
-            let hooked = apps[last_hook].name;
+            let hooked = containers[apps[at]].name;
             let mut involved = earlier.clone();
             involved.push(hooked);
             note(
@@ -581,7 +616,7 @@ fn notes(
             let name = containers[stop.index].name;
             note(
                 format!(
-                    "`{name}`'s preStop outlasts the {}s grace period: it is cut off and `{name}` gets SIGTERM at {}s",
+                    "`{name}`'s preStop outlasts the {}s grace period: it is cut off and `{name}` gets SIGTERM at {}",
                     shutdown.effective_grace_seconds,
                     Range::from(stop.kill.sigterm)
                 ),
@@ -590,11 +625,16 @@ fn notes(
         }
     }
     let grace = shutdown.grace_period.seconds;
-    if grace <= 0 {
-        let all: Vec<&str> = containers.iter().map(|c| c.name).collect();
+    let all: Vec<&str> = containers.iter().map(|c| c.name).collect();
+    if grace == 0 {
+        note(
+            "terminationGracePeriodSeconds 0: the API server removes the pod object at once; the kubelet still allows 1s for preStop hooks and 2s after SIGTERM".to_owned(),
+            &all,
+        );
+    } else if grace < 0 {
         note(
             format!(
-                "terminationGracePeriodSeconds {grace}: the API server removes the pod object at once; the kubelet still allows 1s for preStop hooks and 2s after SIGTERM"
+                "terminationGracePeriodSeconds {grace}: the API server warns and uses 1s when the pod is deleted"
             ),
             &all,
         );
@@ -602,7 +642,6 @@ fn notes(
     if let (Some(deadline), Some(ready)) = (site.spec.active_deadline_seconds, schedule.pod_ready) {
         #[allow(clippy::cast_precision_loss)]
         if (deadline as f64) < ready {
-            let all: Vec<&str> = containers.iter().map(|c| c.name).collect();
             note(
                 format!(
                     "activeDeadlineSeconds {deadline}s ends before the pod can be Ready (at {} at the earliest): it fails with DeadlineExceeded",

@@ -113,13 +113,15 @@ fn write_startup(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
             writeln!(out, "{:indent$}{label:15} {detail}", "")?;
         }
     }
-    if let Some(ready) = pod.earliest_ready_seconds {
-        writeln!(
+    match pod.earliest_ready_seconds {
+        Some(ready) if ready.is_finite() => writeln!(
             out,
             "  pod Ready {}, not counting {}",
             at_least(ready),
             pod.not_counted.join(", ")
-        )?;
+        )?,
+        Some(_) => writeln!(out, "  the pod never becomes Ready")?,
+        None => {}
     }
     if let Some(deadline) = pod.active_deadline_seconds {
         writeln!(
@@ -132,7 +134,10 @@ fn write_startup(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
 
 fn gate_text(step: &StartupStep) -> String {
     let mut text = match step.waits_for.first() {
-        None => "starts first".to_owned(),
+        None => match &step.starts_after {
+            Some(previous) => format!("right after {previous}"),
+            None => "starts first".to_owned(),
+        },
         Some(gate) => match gate.event {
             "completion" => format!("after {} exits", gate.container),
             "started" => format!("after {} has started", gate.container),
@@ -170,13 +175,15 @@ fn startup_text(probe: &ProbeInfo) -> String {
     let bounds = probe
         .window_bounds_seconds
         .map_or_else(String::new, |b| b.to_string());
-    format!(
-        "{window} to start ({} + {}×{}s; fails {bounds} after the start), passes {}",
+    let mut text = format!(
+        "{window} to start ({} + {}×{}s), passes {}; if it never does, killed {bounds} after the start",
         probe.initial_delay_seconds,
         probe.failure_threshold,
         probe.period_seconds,
         at_least(probe.first_probe_seconds)
-    )
+    );
+    push_kill(&mut text, probe);
+    text
 }
 
 fn readiness_text(probe: &ProbeInfo) -> String {
@@ -199,13 +206,18 @@ fn liveness_text(probe: &ProbeInfo) -> String {
         at_least(probe.first_probe_seconds),
         probe.fails_after_seconds
     );
+    push_kill(&mut text, probe);
+    text
+}
+
+/// `, SIGKILL ≤12s later (probe grace 10s)`.
+fn push_kill(text: &mut String, probe: &ProbeInfo) {
     if let Some(kill) = &probe.kill {
         text.push_str(&format!(", SIGKILL ≤{} later", kill.sigkill_within_seconds));
         if kill.grace_period_source == "probe" {
             text.push_str(&format!(" (probe grace {}s)", kill.grace_period_seconds));
         }
     }
-    text
 }
 
 fn write_shutdown(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {

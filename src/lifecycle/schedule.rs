@@ -23,6 +23,8 @@ use super::{GateEvent, Lifecycle, Role};
 pub struct StartTimes {
     /// The container is started (its image pulled, its process running).
     pub start: f64,
+    /// Its postStart hook has returned (`start` without a hook).
+    pub post_start_end: f64,
     /// The kubelet reports it running: its postStart returned, and for app containers every
     /// app container has started.
     pub running: f64,
@@ -47,8 +49,16 @@ pub struct Schedule {
 impl Lifecycle<'_> {
     /// The earliest start, running, started and Ready times of every container.
     pub fn schedule(&self) -> Schedule {
-        // Start times follow the gates: the previous init container's completion (its run time
-        // is unknown, so 0), the previous sidecar's startup, an app container's postStart.
+        self.schedule_assuming(0.0)
+    }
+
+    /// The same times with every wait of unknown length — an init container's run, a hook
+    /// whose length nothing tells, a startup probe without an initial delay — assumed to take
+    /// `unknown` seconds. With 0 these are the earliest times; charts use a visible length
+    /// to show the order.
+    pub fn schedule_assuming(&self, unknown: f64) -> Schedule {
+        // Start times follow the gates: the previous init container's completion, the previous
+        // sidecar's startup, an app container's postStart.
         let mut starts = Vec::with_capacity(self.containers.len());
         let mut sidecar_started = Vec::with_capacity(self.containers.len());
         for (index, container) in self.containers.iter().enumerate() {
@@ -56,15 +66,15 @@ impl Lifecycle<'_> {
                 None if index == 0 => 0.0,
                 None => starts[index - 1],
                 Some(gate) => match gate.event {
-                    GateEvent::Completion => starts[gate.container],
+                    GateEvent::Completion => starts[gate.container] + unknown,
                     GateEvent::Started => sidecar_started[gate.container],
                     GateEvent::PostStart => {
-                        starts[gate.container] + self.post_start_bounds(gate.container).min
+                        starts[gate.container] + self.post_start_time(gate.container, unknown)
                     }
                 },
             };
             starts.push(start);
-            sidecar_started.push(self.running_and_started(index, start, start).1);
+            sidecar_started.push(self.running_and_started(index, start, start, unknown).1);
         }
         // App containers are reported running once the start loop is over: after the last
         // one's postStart.
@@ -73,7 +83,7 @@ impl Lifecycle<'_> {
             .iter()
             .enumerate()
             .filter(|(_, c)| c.role == Role::App)
-            .map(|(i, _)| starts[i] + self.post_start_bounds(i).min)
+            .map(|(i, _)| starts[i] + self.post_start_time(i, unknown))
             .reduce(f64::max);
         let containers: Vec<StartTimes> = self
             .containers
@@ -81,9 +91,11 @@ impl Lifecycle<'_> {
             .enumerate()
             .map(|(index, container)| {
                 let start = starts[index];
+                let post_start_end = start + self.post_start_time(index, unknown);
                 if container.role == Role::Init {
                     return StartTimes {
                         start,
+                        post_start_end,
                         running: start,
                         started: start,
                         first_startup_probe: None,
@@ -96,13 +108,14 @@ impl Lifecycle<'_> {
                     (Role::App, Some(end)) => end,
                     _ => start,
                 };
-                let (running, started) = self.running_and_started(index, start, floor);
+                let (running, started) = self.running_and_started(index, start, floor, unknown);
                 let probes = &container.probes;
                 let after_start = |delay: f64| started.max(start + delay);
                 let first_readiness_probe =
                     probes.readiness.map(|p| after_start(p.initial_delay()));
                 StartTimes {
                     start,
+                    post_start_end,
                     running,
                     started,
                     first_startup_probe: probes
@@ -124,25 +137,40 @@ impl Lifecycle<'_> {
         }
     }
 
-    /// The postStart hook's time, for containers whose hooks the kubelet runs.
-    fn post_start_bounds(&self, index: usize) -> Bounds {
+    /// The postStart hook's time, for containers whose hooks the kubelet runs: its known
+    /// least length, or `unknown` when nothing is known.
+    fn post_start_time(&self, index: usize, unknown: f64) -> f64 {
         let container = &self.containers[index];
-        match &container.post_start {
+        let bounds = match &container.post_start {
             Some(hook) if container.role != Role::Init => hook.bounds(),
             _ => Bounds::ZERO,
+        };
+        if bounds.value().is_none() && bounds.min == 0.0 {
+            unknown
+        } else {
+            bounds.min
         }
     }
 
     /// Earliest (running, started) for a container started at `start` whose status cannot be
     /// seen before `floor`.
-    fn running_and_started(&self, index: usize, start: f64, floor: f64) -> (f64, f64) {
+    fn running_and_started(
+        &self,
+        index: usize,
+        start: f64,
+        floor: f64,
+        unknown: f64,
+    ) -> (f64, f64) {
         let container = &self.containers[index];
         if container.role == Role::Init {
             return (start, start);
         }
-        let running = (start + self.post_start_bounds(index).min).max(floor);
+        let running = (start + self.post_start_time(index, unknown)).max(floor);
         let started = match container.probes.startup {
-            Some(probe) => running.max(start + probe.initial_delay()),
+            Some(probe) if probe.initial_delay() > 0.0 => {
+                running.max(start + probe.initial_delay())
+            }
+            Some(_) => running + unknown,
             None => running,
         };
         (running, started)
