@@ -320,9 +320,28 @@ fn an_unreadable_pod_spec_is_named_on_stderr() {
     let output = podcycle(&["explain", "-"], Some(pod));
     assert_eq!(output.status.code(), Some(1));
     assert!(
-        stderr(&output).contains("Pod/p (-:1) has no pod spec that can be read"),
+        stderr(&output).contains("Pod/p (-:1) has a pod spec that cannot be read"),
         "{}",
         stderr(&output)
+    );
+}
+
+#[test]
+fn a_patch_without_pod_spec_is_skipped_unless_selected() {
+    let patch =
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n";
+    let output = podcycle(&["explain", "-"], Some(patch));
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("no pod spec found in -"),
+        "{}",
+        stderr(&output)
+    );
+    let output = podcycle(&["explain", "-", "--object", "Deployment/web"], Some(patch));
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stderr(&output),
+        "podcycle: Deployment/web (-:1) has no pod spec to explain\n"
     );
 }
 

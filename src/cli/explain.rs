@@ -74,39 +74,48 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
         }
     }
 
-    for file in &files {
-        for (object, at) in &file.unreadable {
-            writeln!(
-                io::stderr(),
-                "podcycle: warning: {} ({at}) has no pod spec that can be read; `podcycle check {}` says why",
-                object.display_name(),
-                at.rsplit_once(':').map_or(at.as_str(), |(file, _)| file)
-            )?;
-        }
+    for (object, at) in files.iter().flat_map(|f| &f.unreadable) {
+        let file = at.rsplit_once(':').map_or(at.as_str(), |(file, _)| file);
+        writeln!(
+            io::stderr(),
+            "podcycle: warning: {} ({at}) has a pod spec that cannot be read; `podcycle check {file}` says why",
+            object.display_name(),
+        )?;
     }
     let mut pods: Vec<PodExplanation> = files.iter_mut().flat_map(|f| f.pods.drain(..)).collect();
-    let objects: Vec<String> = files
+    let selected_elsewhere = files
         .iter()
-        .flat_map(|f| &f.objects)
-        .map(|o| o.display_name())
-        .collect();
-    let unreadable = files.iter().any(|f| !f.unreadable.is_empty());
+        .any(|f| !f.unreadable.is_empty() || !f.without_pod_spec.is_empty());
 
     if let Some(selector) = &selection.object
         && pods.is_empty()
-        && !unreadable
     {
-        let wanted = selector.display();
-        let candidates: Vec<&str> = objects.iter().map(String::as_str).collect();
-        let hint = match did_you_mean(&wanted, &candidates) {
-            Some(suggestion) => format!("; did you mean `{suggestion}`?"),
-            None if candidates.is_empty() => "; it holds no workload objects".to_owned(),
-            None => format!("; it holds {}", list(&candidates)),
-        };
-        return Ok(usage_error(&format!(
-            "no object `{wanted}` in {}{hint}",
-            shown_paths(args)
-        )));
+        if let Some((object, at)) = files.iter().flat_map(|f| &f.without_pod_spec).next() {
+            writeln!(
+                io::stderr(),
+                "podcycle: {} ({at}) has no pod spec to explain",
+                object.display_name()
+            )?;
+            return Ok(EXIT_FINDINGS);
+        }
+        if !selected_elsewhere {
+            let objects: Vec<String> = files
+                .iter()
+                .flat_map(|f| &f.objects)
+                .map(|o| o.display_name())
+                .collect();
+            let wanted = selector.display();
+            let candidates: Vec<&str> = objects.iter().map(String::as_str).collect();
+            let hint = match did_you_mean(&wanted, &candidates) {
+                Some(suggestion) => format!("; did you mean `{suggestion}`?"),
+                None if candidates.is_empty() => "; it holds no workload objects".to_owned(),
+                None => format!("; it holds {}", list(&candidates)),
+            };
+            return Ok(usage_error(&format!(
+                "no object `{wanted}` in {}{hint}",
+                shown_paths(args)
+            )));
+        }
     }
     if let Some(name) = &selection.container {
         let names: Vec<&str> = pods
@@ -137,7 +146,7 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     }
 
     if pods.is_empty() {
-        if !failed && !unreadable {
+        if !failed && !selected_elsewhere {
             writeln!(
                 io::stderr(),
                 "podcycle: no pod spec found in {} (explain reads Pods, PodTemplates and workload controllers)",

@@ -26,14 +26,16 @@ pub enum ExplainFormat {
     Mermaid,
 }
 
-/// What a file holds for explain: its pods, and the objects whose pod spec could not be read.
+/// What a file holds for explain: its pods, and the selected objects without one.
 #[derive(Debug, Default)]
 pub struct FileExplanation {
     pub pods: Vec<PodExplanation>,
     /// Workload objects seen in the file (for suggestions when `--object` matches nothing).
     pub objects: Vec<ObjectRef>,
-    /// Objects selected but without a readable pod spec, with where they are.
+    /// Selected objects whose pod spec could not be decoded, with where they are.
     pub unreadable: Vec<(ObjectRef, String)>,
+    /// Objects named by `--object` without a pod spec (a patch, a template without `spec`).
+    pub without_pod_spec: Vec<(ObjectRef, String)>,
 }
 
 impl FileExplanation {
@@ -44,14 +46,24 @@ impl FileExplanation {
         if !selection.wants_object(object) {
             return;
         }
-        match PodExplanation::from_visit(visit) {
-            Some(pod) => self.pods.push(pod),
-            None => {
-                let span = visit.document.node(visit.object.root).span;
-                let line = visit.file.line_col(span.start).line;
-                self.unreadable
-                    .push((object.clone(), format!("{}:{line}", visit.file.path)));
-            }
+        if let Some(pod) = PodExplanation::from_visit(visit) {
+            self.pods.push(pod);
+            return;
+        }
+        let span = visit.document.node(visit.object.root).span;
+        let at = format!(
+            "{}:{}",
+            visit.file.path,
+            visit.file.line_col(span.start).line
+        );
+        let undecodable = visit
+            .diagnostics
+            .iter()
+            .any(|d| matches!(d.rule, "invalid-type" | "yaml-syntax"));
+        if undecodable {
+            self.unreadable.push((object.clone(), at));
+        } else if selection.object.is_some() {
+            self.without_pod_spec.push((object.clone(), at));
         }
     }
 }

@@ -567,8 +567,9 @@ fn notes(
             );
         }
     }
+    let running = containers.iter().filter(|c| c.role != Role::Init).count();
     for container in containers {
-        if let Some(known) = container.known_sidecar {
+        if let Some(known) = container.known_sidecar.filter(|_| running > 1) {
             note(
                 format!(
                     "`{}` ({}) is an app container to the kubelet: it starts after the containers declared before it and gets SIGTERM with the app, not after it",
