@@ -1,14 +1,12 @@
 //! `podcycle check`: discover, read and lint files in parallel, report, pick the exit code.
 
 use std::io::{self, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use rayon::prelude::*;
-
-use super::input::{lint_bytes, read_path, read_stdin};
+use super::input::{lint_bytes, read_inputs};
 use super::{CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, usage_error};
-use crate::discovery::{discover, exclude_set};
-use crate::report::{self, FileReport};
+use crate::discovery::exclude_set;
+use crate::report;
 use crate::settings::{Selector, Settings};
 
 pub fn run(args: &CheckArgs) -> io::Result<u8> {
@@ -20,51 +18,19 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         Ok(set) => set,
         Err(message) => return Ok(usage_error(&message)),
     };
-    let stdin_count = args.paths.iter().filter(|p| p.as_os_str() == "-").count();
-    if stdin_count > 1 {
-        return Ok(usage_error("`-` (standard input) may be given only once"));
-    }
-
-    let mut reports = Vec::new();
-    let mut failed = false;
-    if stdin_count == 1 {
-        let name = args
-            .stdin_filename
-            .clone()
-            .unwrap_or_else(|| "-".to_owned());
-        reports.push(lint_bytes(name, read_stdin()?, &settings));
-    }
-    let paths: Vec<PathBuf> = if args.paths.is_empty() {
+    let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
-        args.paths
-            .iter()
-            .filter(|p| p.as_os_str() != "-")
-            .cloned()
-            .collect()
+        args.paths.clone()
     };
-    if !paths.is_empty() {
-        let discovered = discover(&paths, &exclude);
-        for error in &discovered.errors {
-            writeln!(io::stderr(), "podcycle: error: {error}")?;
-            failed = true;
-        }
-        // Files are independent; lint them on every core and keep the order of discovery.
-        let results: Vec<Result<FileReport, String>> = discovered
-            .files
-            .par_iter()
-            .map(|path| read_and_lint(path, &settings))
-            .collect();
-        for result in results {
-            match result {
-                Ok(report) => reports.push(report),
-                Err(message) => {
-                    writeln!(io::stderr(), "podcycle: error: {message}")?;
-                    failed = true;
-                }
-            }
-        }
-    }
+    let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
+    let inputs = match read_inputs(&paths, stdin_name, &exclude, |path, bytes| {
+        lint_bytes(path, bytes, &settings)
+    })? {
+        Ok(inputs) => inputs,
+        Err(message) => return Ok(usage_error(&message)),
+    };
+    let (reports, failed) = (inputs.results, inputs.failed);
 
     let color = match args.color {
         ColorChoice::Always => true,
@@ -98,11 +64,6 @@ fn settings(args: &CheckArgs) -> Result<Settings, String> {
         &parse(&args.extend_select)?,
         &parse(&args.ignore)?,
     ))
-}
-
-fn read_and_lint(path: &Path, settings: &Settings) -> Result<FileReport, String> {
-    let (display, bytes) = read_path(path)?;
-    Ok(lint_bytes(display, bytes, settings))
 }
 
 /// Colour when stdout is a terminal, unless `NO_COLOR` is set; `CLICOLOR_FORCE` forces it.

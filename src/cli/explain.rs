@@ -1,15 +1,11 @@
 //! `podcycle explain`: read the manifests, explain the selected pod specs, pick the exit code.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
 
-use rayon::prelude::*;
-
-use super::input::{lint_bytes_with, read_path, read_stdin};
-use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, usage_error};
 use globset::GlobSet;
 
-use crate::discovery::discover;
+use super::input::{lint_bytes_with, read_inputs};
+use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, usage_error};
 use crate::explain::{self, FileExplanation, ObjectSelector, PodExplanation, Selection};
 use crate::settings::Settings;
 use crate::suggest::did_you_mean;
@@ -28,51 +24,14 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
         object,
         container: args.container.clone(),
     };
-    let stdin_count = args.paths.iter().filter(|p| p.as_os_str() == "-").count();
-    if stdin_count > 1 {
-        return Ok(usage_error("`-` (standard input) may be given only once"));
-    }
     let settings = Settings::default();
-    let mut failed = false;
-    let mut files = Vec::new();
-    if stdin_count == 1 {
-        files.push(explain_bytes(
-            "-".to_owned(),
-            read_stdin()?,
-            &settings,
-            &selection,
-        ));
-    }
-    let paths: Vec<PathBuf> = args
-        .paths
-        .iter()
-        .filter(|p| p.as_os_str() != "-")
-        .cloned()
-        .collect();
-    if !paths.is_empty() {
-        let discovered = discover(&paths, &GlobSet::empty());
-        for error in &discovered.errors {
-            writeln!(io::stderr(), "podcycle: error: {error}")?;
-            failed = true;
-        }
-        let results: Vec<Result<FileExplanation, String>> = discovered
-            .files
-            .par_iter()
-            .map(|path| {
-                let (display, bytes) = read_path(path)?;
-                Ok(explain_bytes(display, bytes, &settings, &selection))
-            })
-            .collect();
-        for result in results {
-            match result {
-                Ok(file) => files.push(file),
-                Err(message) => {
-                    writeln!(io::stderr(), "podcycle: error: {message}")?;
-                    failed = true;
-                }
-            }
-        }
-    }
+    let inputs = match read_inputs(&args.paths, "-", &GlobSet::empty(), |path, bytes| {
+        explain_bytes(path, bytes, &settings, &selection)
+    })? {
+        Ok(inputs) => inputs,
+        Err(message) => return Ok(usage_error(&message)),
+    };
+    let (mut files, failed) = (inputs.results, inputs.failed);
 
     for (object, at) in files.iter().flat_map(|f| &f.unreadable) {
         let file = at.rsplit_once(':').map_or(at.as_str(), |(file, _)| file);

@@ -1,17 +1,81 @@
 //! Reading manifests for the commands: files as given or found by discovery, or standard
 //! input; bytes that are not UTF-8 are linted all the same.
 
-use std::io::{self, Read};
-use std::path::Path;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
 
-use crate::discovery::describe_io_error;
+use globset::GlobSet;
+use rayon::prelude::*;
+
+use crate::discovery::{describe_io_error, discover};
 use crate::lint::{ObjectVisit, invalid_utf8, lint_file_with};
 use crate::report::FileReport;
 use crate::settings::Settings;
 use crate::source::{MAX_FILE_SIZE, SourceFile};
 
+/// What reading the inputs gave: one result per file, standard input first, then files in
+/// discovery order.
+pub struct Inputs<T> {
+    pub results: Vec<T>,
+    /// A path could not be found or read (already reported on stderr).
+    pub failed: bool,
+}
+
+/// Reads every input — standard input for `-` (named `stdin_name`), files as given,
+/// directories walked — and hands each file to `each`, on every core. Problems are reported
+/// on stderr. `Err` is a usage error: `-` given more than once.
+pub fn read_inputs<T: Send>(
+    paths: &[PathBuf],
+    stdin_name: &str,
+    exclude: &GlobSet,
+    each: impl Fn(String, Vec<u8>) -> T + Sync,
+) -> io::Result<Result<Inputs<T>, String>> {
+    let stdin_count = paths.iter().filter(|p| p.as_os_str() == "-").count();
+    if stdin_count > 1 {
+        return Ok(Err("`-` (standard input) may be given only once".to_owned()));
+    }
+    let mut inputs = Inputs {
+        results: Vec::new(),
+        failed: false,
+    };
+    if stdin_count == 1 {
+        inputs
+            .results
+            .push(each(stdin_name.to_owned(), read_stdin()?));
+    }
+    let files: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .cloned()
+        .collect();
+    if files.is_empty() {
+        return Ok(Ok(inputs));
+    }
+    let discovered = discover(&files, exclude);
+    for error in &discovered.errors {
+        writeln!(io::stderr(), "podcycle: error: {error}")?;
+        inputs.failed = true;
+    }
+    // Files are independent; read them on every core and keep the order of discovery.
+    let results: Vec<Result<T, String>> = discovered
+        .files
+        .par_iter()
+        .map(|path| read_path(path).map(|(display, bytes)| each(display, bytes)))
+        .collect();
+    for result in results {
+        match result {
+            Ok(result) => inputs.results.push(result),
+            Err(message) => {
+                writeln!(io::stderr(), "podcycle: error: {message}")?;
+                inputs.failed = true;
+            }
+        }
+    }
+    Ok(Ok(inputs))
+}
+
 /// Reads a file, named for reports the way the user wrote it (without a leading `./`).
-pub fn read_path(path: &Path) -> Result<(String, Vec<u8>), String> {
+fn read_path(path: &Path) -> Result<(String, Vec<u8>), String> {
     let display = path.display().to_string();
     let display = display
         .strip_prefix("./")
@@ -26,7 +90,7 @@ pub fn read_path(path: &Path) -> Result<(String, Vec<u8>), String> {
     Ok((display, bytes))
 }
 
-pub fn read_stdin() -> io::Result<Vec<u8>> {
+fn read_stdin() -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     io::stdin().lock().read_to_end(&mut bytes)?;
     Ok(bytes)

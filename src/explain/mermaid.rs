@@ -12,18 +12,9 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::model::{HookInfo, PodExplanation, Range, Secs, StartupStep, StopStep};
+use super::{ListStyle, write_notes_and_findings};
 
-pub fn write(out: &mut dyn Write, pods: &[PodExplanation]) -> io::Result<()> {
-    for (index, pod) in pods.iter().enumerate() {
-        if index > 0 {
-            writeln!(out)?;
-        }
-        write_pod(out, pod)?;
-    }
-    Ok(())
-}
-
-fn write_pod(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
+pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
     let name = pod.object.display_name();
     writeln!(out, "### {name}")?;
     writeln!(out)?;
@@ -40,29 +31,16 @@ fn write_pod(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
         "Startup times are the earliest possible; not counted: {}.",
         pod.not_counted.join(", ")
     )?;
-    if !pod.notes.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "Notes:")?;
-        for note in &pod.notes {
-            writeln!(out, "- {}", note.text)?;
-        }
-    }
-    if !pod.findings.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "Findings:")?;
-        for finding in &pod.findings {
-            writeln!(
-                out,
-                "- {}[`{}`] `{}:{}:{}`: {}",
-                finding.severity,
-                finding.rule,
-                finding.file,
-                finding.line,
-                finding.column,
-                finding.message
-            )?;
-        }
-    }
+    write_notes_and_findings(
+        out,
+        pod,
+        &ListStyle {
+            notes: "Notes:",
+            findings: "Findings:",
+            bullet: "- ",
+            code: "`",
+        },
+    )?;
     Ok(())
 }
 

@@ -74,9 +74,56 @@ pub fn write(
     format: ExplainFormat,
     pods: &[PodExplanation],
 ) -> io::Result<()> {
-    match format {
-        ExplainFormat::Text => text::write(out, pods),
-        ExplainFormat::Json => json::write(out, pods),
-        ExplainFormat::Mermaid => mermaid::write(out, pods),
+    let write_pod = match format {
+        ExplainFormat::Json => return json::write(out, pods),
+        ExplainFormat::Text => text::write_pod,
+        ExplainFormat::Mermaid => mermaid::write_pod,
+    };
+    for (index, pod) in pods.iter().enumerate() {
+        if index > 0 {
+            writeln!(out)?;
+        }
+        write_pod(out, pod)?;
     }
+    Ok(())
+}
+
+/// How a format writes the notes and findings under a pod: headings, bullet, and the quote
+/// around rule names and places (backticks in Markdown).
+struct ListStyle {
+    notes: &'static str,
+    findings: &'static str,
+    bullet: &'static str,
+    code: &'static str,
+}
+
+/// The notes and the findings of `check`, each under its heading when there are any.
+fn write_notes_and_findings(
+    out: &mut dyn Write,
+    pod: &PodExplanation,
+    style: &ListStyle,
+) -> io::Result<()> {
+    let code = style.code;
+    let notes: Vec<String> = pod.notes.iter().map(|note| note.text.clone()).collect();
+    let findings: Vec<String> = pod
+        .findings
+        .iter()
+        .map(|f| {
+            format!(
+                "{}[{code}{}{code}] {code}{}:{}:{}{code}: {}",
+                f.severity, f.rule, f.file, f.line, f.column, f.message
+            )
+        })
+        .collect();
+    for (heading, items) in [(style.notes, notes), (style.findings, findings)] {
+        if items.is_empty() {
+            continue;
+        }
+        writeln!(out)?;
+        writeln!(out, "{heading}")?;
+        for item in items {
+            writeln!(out, "{}{item}", style.bullet)?;
+        }
+    }
+    Ok(())
 }

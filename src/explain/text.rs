@@ -4,18 +4,9 @@
 use std::io::{self, Write};
 
 use super::model::{HookInfo, PodExplanation, ProbeInfo, Secs, StartupStep, StopStep};
+use super::{ListStyle, write_notes_and_findings};
 
-pub fn write(out: &mut dyn Write, pods: &[PodExplanation]) -> io::Result<()> {
-    for (index, pod) in pods.iter().enumerate() {
-        if index > 0 {
-            writeln!(out)?;
-        }
-        write_pod(out, pod)?;
-    }
-    Ok(())
-}
-
-fn write_pod(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
+pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
     writeln!(
         out,
         "{}  {}:{}  {}",
@@ -31,29 +22,16 @@ fn write_pod(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
     write_startup(out, pod)?;
     writeln!(out)?;
     write_shutdown(out, pod)?;
-    if !pod.notes.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "notes")?;
-        for note in &pod.notes {
-            writeln!(out, "  - {}", note.text)?;
-        }
-    }
-    if !pod.findings.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "findings")?;
-        for finding in &pod.findings {
-            writeln!(
-                out,
-                "  {}[{}] {}:{}:{}: {}",
-                finding.severity,
-                finding.rule,
-                finding.file,
-                finding.line,
-                finding.column,
-                finding.message
-            )?;
-        }
-    }
+    write_notes_and_findings(
+        out,
+        pod,
+        &ListStyle {
+            notes: "notes",
+            findings: "findings",
+            bullet: "  - ",
+            code: "",
+        },
+    )?;
     Ok(())
 }
 
