@@ -9,8 +9,8 @@ use serde::{Serialize, Serializer};
 
 use crate::diagnostics;
 use crate::lifecycle::{
-    Bounds, GateEvent, GraceSource, HandlerKind, Hook, HookDuration, KillPlan, Lifecycle,
-    ProbeTiming, Role, Schedule, ShutdownPlan, StartTimes,
+    Bounds, GateEvent, HandlerKind, Hook, HookDuration, KillPlan, Lifecycle, ProbeTiming, Role,
+    Schedule, ShutdownPlan, StartTimes,
 };
 use crate::lint::{ObjectVisit, locate};
 use crate::model::{ObjectRef, PodSite};
@@ -390,17 +390,6 @@ fn kill_info(plan: &KillPlan) -> KillInfo {
     }
 }
 
-pub(crate) fn handler_name(kind: HandlerKind) -> &'static str {
-    match kind {
-        HandlerKind::Exec => "exec",
-        HandlerKind::HttpGet => "httpGet",
-        HandlerKind::TcpSocket => "tcpSocket",
-        HandlerKind::Sleep => "sleep",
-        HandlerKind::None => "none",
-        HandlerKind::Several => "several",
-    }
-}
-
 fn hook_info(hook: &Hook) -> HookInfo {
     let (duration, seconds) = match (hook.handler, hook.duration) {
         (HandlerKind::TcpSocket, _) => ("fails-at-once", Some(Secs(0.0))),
@@ -410,21 +399,16 @@ fn hook_info(hook: &Hook) -> HookInfo {
         (_, HookDuration::Unknown) => ("unknown", None),
     };
     HookInfo {
-        handler: handler_name(hook.handler),
+        handler: hook.handler.as_str(),
         duration,
         seconds,
     }
 }
 
 fn shutdown_of(life: &Lifecycle<'_>, plan: &ShutdownPlan) -> Shutdown {
-    let source = if plan.grace_period.explicit {
-        GraceSource::Spec
-    } else {
-        GraceSource::Default
-    };
     Shutdown {
         grace_period_seconds: plan.grace_period.seconds,
-        grace_period_source: source.as_str(),
+        grace_period_source: plan.grace_source.as_str(),
         effective_grace_period_seconds: plan.effective_grace_seconds,
         hard_bound_seconds: plan.hard_bound_seconds,
         containers: plan
@@ -511,7 +495,7 @@ fn notes(
                         format!(", which never returns: `{}` never starts", container.name)
                     }
                     Some((handler, _)) => {
-                        format!(" ({}, of unknown length)", handler_name(handler))
+                        format!(" ({}, of unknown length)", handler.as_str())
                     }
                     None => String::new(),
                 };

@@ -100,6 +100,21 @@ pub enum HandlerKind {
     Several,
 }
 
+impl HandlerKind {
+    /// The handler's field name (`exec`, `httpGet`, ...); `none` or `several` for a hook the
+    /// API server rejects.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HandlerKind::Exec => "exec",
+            HandlerKind::HttpGet => "httpGet",
+            HandlerKind::TcpSocket => "tcpSocket",
+            HandlerKind::Sleep => "sleep",
+            HandlerKind::None => "none",
+            HandlerKind::Several => "several",
+        }
+    }
+}
+
 /// How long a hook is known to take.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum HookDuration {

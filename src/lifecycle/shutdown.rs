@@ -34,6 +34,8 @@ pub struct ContainerStop {
 pub struct ShutdownPlan {
     /// The grace period the spec asks for (or the default).
     pub grace_period: GracePeriod,
+    /// Whether the spec sets it.
+    pub grace_source: GraceSource,
     /// The grace period the kubelet uses: at least 1 s.
     pub effective_grace_seconds: i64,
     /// Every container is killed by then (seconds after T0): the grace period plus the 2 s
@@ -108,6 +110,7 @@ impl Lifecycle<'_> {
         stops.extend(sidecars);
         ShutdownPlan {
             grace_period: grace,
+            grace_source: source,
             effective_grace_seconds: effective,
             hard_bound_seconds: effective.saturating_add(MINIMUM_STOP_WINDOW_SECONDS),
             containers: stops,
