@@ -138,6 +138,66 @@ fn the_json_follows_the_documented_schema() {
     assert!(containers[1]["term_window_seconds"].is_null());
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Any mix of containers, hooks, probes and grace periods — valid or not, with extreme
+    /// numbers — is explained without a panic, and its charts stay valid Mermaid.
+    #[test]
+    fn any_pod_spec_is_explained(
+        containers in proptest::collection::vec(
+            (0..3u8, 0..5u8, 0..5u8, proptest::num::i64::ANY, proptest::option::of(proptest::num::i32::ANY)),
+            0..5,
+        ),
+        grace in proptest::option::of(proptest::num::i64::ANY),
+    ) {
+        let mut yaml = String::from("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n");
+        if let Some(grace) = grace {
+            yaml.push_str(&format!("  terminationGracePeriodSeconds: {grace}\n"));
+        }
+        let (init, app): (Vec<_>, Vec<_>) = containers.iter().enumerate().partition(|(_, c)| c.0 < 2);
+        for (list, items) in [("initContainers", init), ("containers", app)] {
+            yaml.push_str(&format!("  {list}:\n"));
+            for (index, &(kind, post_start, pre_stop, seconds, probe)) in items {
+                yaml.push_str(&format!("  - name: c{index}\n"));
+                if kind == 1 {
+                    yaml.push_str("    restartPolicy: Always\n");
+                }
+                let hook = |which: u8| match which {
+                    1 => format!("sleep: {{seconds: {seconds}}}"),
+                    2 => format!("exec: {{command: [sleep, \"{seconds}\"]}}"),
+                    3 => "tcpSocket: {port: 80}".to_owned(),
+                    _ => "exec: {command: [/drain]}".to_owned(),
+                };
+                if post_start > 0 || pre_stop > 0 {
+                    yaml.push_str("    lifecycle:\n");
+                    if post_start > 0 {
+                        yaml.push_str(&format!("      postStart: {{{}}}\n", hook(post_start)));
+                    }
+                    if pre_stop > 0 {
+                        yaml.push_str(&format!("      preStop: {{{}}}\n", hook(pre_stop)));
+                    }
+                }
+                if let Some(n) = probe {
+                    for name in ["startupProbe", "readinessProbe", "livenessProbe"] {
+                        yaml.push_str(&format!(
+                            "    {name}: {{exec: {{command: [\"true\"]}}, initialDelaySeconds: {n}, periodSeconds: {n}, failureThreshold: {n}, timeoutSeconds: {n}, successThreshold: {n}, terminationGracePeriodSeconds: {}}}\n",
+                            i64::from(n) * 3
+                        ));
+                    }
+                }
+            }
+        }
+        for (format, _) in FORMATS {
+            let output = explain_for_tests("p.yaml", &yaml, format);
+            proptest::prop_assert!(!output.is_empty(), "nothing explained:\n{yaml}");
+            if format == ExplainFormat::Mermaid {
+                check_mermaid("p.yaml", &output);
+            }
+        }
+    }
+}
+
 // ---- the command line ----
 
 fn podcycle(args: &[&str], stdin: Option<&str>) -> Output {

@@ -277,9 +277,12 @@ fn words(range: Range) -> String {
     }
 }
 
+/// Milliseconds, kept within the dates JavaScript can represent (±8.64e15 ms), so that even an
+/// absurd grace period draws.
 #[allow(clippy::cast_possible_truncation)]
 fn millis(seconds: f64) -> i64 {
-    (seconds * 1000.0).round() as i64
+    const LATEST_DATE_MS: f64 = 8.64e15;
+    (seconds * 1000.0).round().clamp(0.0, LATEST_DATE_MS) as i64
 }
 
 /// `5s`, or `1500ms` for a time that is not whole seconds.
