@@ -21,16 +21,42 @@ pub enum FileRole {
     Patch,
 }
 
+/// A pod spec and the lifecycle derived from it.
+pub type PodParts<'a> = (&'a PodSite<'a>, &'a Lifecycle<'a>);
+
+/// A workload object met while linting, for callers that need more than diagnostics (the
+/// explain command): its pod spec and lifecycle when they could be read, and its findings.
+pub struct ObjectVisit<'a> {
+    pub file: &'a SourceFile,
+    pub document: &'a Document,
+    pub object: &'a ObjectSite,
+    /// `None` when the object has no pod spec or it could not be decoded.
+    pub pod: Option<PodParts<'a>>,
+    /// The diagnostics found in this object, unsorted.
+    pub diagnostics: &'a [Diagnostic],
+}
+
 /// Lints one file of manifests and returns its diagnostics, sorted.
 pub fn lint_file(file: &SourceFile, settings: &Settings) -> Vec<Diagnostic> {
-    lint_file_as(file, settings, FileRole::Manifest)
+    lint_file_with(file, settings, FileRole::Manifest, &mut |_| {})
 }
 
 /// Lints one file, as manifests or as patches.
 pub fn lint_file_as(file: &SourceFile, settings: &Settings, role: FileRole) -> Vec<Diagnostic> {
+    lint_file_with(file, settings, role, &mut |_| {})
+}
+
+/// Lints one file like [`lint_file_as`], showing `visit` every workload object on the way.
+/// Documents are read one at a time, so a large stream never holds more than one tree.
+pub fn lint_file_with(
+    file: &SourceFile,
+    settings: &Settings,
+    role: FileRole,
+    visit: &mut dyn FnMut(&ObjectVisit<'_>),
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     yaml::for_each_document(&file.text, |document| {
-        lint_document(&document, settings, role, &mut out)
+        lint_document(file, &document, settings, role, &mut out, visit);
     });
     diagnostics::sort(&mut out);
     out
@@ -51,10 +77,12 @@ pub fn invalid_utf8(settings: &Settings, text: &str, valid_up_to: usize) -> Opti
 }
 
 fn lint_document(
+    file: &SourceFile,
     document: &Document,
     settings: &Settings,
     role: FileRole,
     out: &mut Vec<Diagnostic>,
+    visit: &mut dyn FnMut(&ObjectVisit<'_>),
 ) {
     if let Some(rule) = settings.enabled("yaml-syntax") {
         for error in &document.errors {
@@ -87,16 +115,30 @@ fn lint_document(
         return;
     }
     for object in workload_objects(document) {
-        lint_object(document, &object, settings, out);
+        let mut visit_object = |pod: Option<(&PodSite<'_>, &Lifecycle<'_>)>,
+                                found: &[Diagnostic]| {
+            visit(&ObjectVisit {
+                file,
+                document,
+                object: &object,
+                pod,
+                diagnostics: found,
+            });
+        };
+        lint_object(document, &object, settings, out, &mut visit_object);
     }
 }
 
+/// Lints one object, then shows it to `visit` with its pod spec and lifecycle, if any, and
+/// the diagnostics so far.
 fn lint_object(
     document: &Document,
     object: &ObjectSite,
     settings: &Settings,
     out: &mut Vec<Diagnostic>,
+    visit: &mut dyn FnMut(Option<PodParts<'_>>, &[Diagnostic]),
 ) {
+    let first = out.len();
     let value = match yaml::to_json(document, object.root) {
         Ok(value) => value,
         Err(error) => {
@@ -109,6 +151,7 @@ fn lint_object(
                     None,
                 ));
             }
+            visit(None, &out[first..]);
             return;
         }
     };
@@ -170,10 +213,12 @@ fn lint_object(
         ));
     }
 
-    let Some(workload) = decoded.workload else {
-        return;
-    };
-    let Some(spec) = &workload.pod_spec else {
+    let Some((spec, workload)) = decoded
+        .workload
+        .as_ref()
+        .and_then(|w| w.pod_spec.as_ref().map(|spec| (spec, w)))
+    else {
+        visit(None, &out[first..]);
         return;
     };
     let site = PodSite::new(
@@ -197,11 +242,12 @@ fn lint_object(
             }
         }
     }
+    visit(Some((&site, &life)), &out[first..]);
 }
 
 /// The span of a field, following the rules in DESIGN: a key or a value where the field
 /// exists, else the deepest part of the path that exists (the mapping that lacks the field).
-fn locate(document: &Document, object: &ObjectSite, path: &FieldPath, part: Part) -> Span {
+pub fn locate(document: &Document, object: &ObjectSite, path: &FieldPath, part: Part) -> Span {
     let full = object.prefix.join(path.segments());
     let Some(root) = document.root else {
         return document.span;

@@ -1,17 +1,13 @@
 //! `podcycle check`: discover, read and lint files in parallel, report, pick the exit code.
 
-use std::io::{self, IsTerminal, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
 
-use rayon::prelude::*;
-
+use super::input::{lint_bytes_as, read_inputs};
 use super::{CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, usage_error};
-use crate::discovery::{describe_io_error, discover, exclude_set};
-use crate::kustomize::{PatchIndex, is_patch_by_name};
-use crate::lint::{FileRole, invalid_utf8, lint_file_as};
-use crate::report::{self, FileReport};
+use crate::discovery::exclude_set;
+use crate::report;
 use crate::settings::{Selector, Settings};
-use crate::source::{MAX_FILE_SIZE, SourceFile};
 
 pub fn run(args: &CheckArgs) -> io::Result<u8> {
     let settings = match settings(args) {
@@ -22,71 +18,19 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         Ok(set) => set,
         Err(message) => return Ok(usage_error(&message)),
     };
-    let stdin_count = args.paths.iter().filter(|p| p.as_os_str() == "-").count();
-    if stdin_count > 1 {
-        return Ok(usage_error("`-` (standard input) may be given only once"));
-    }
-
-    let mut reports = Vec::new();
-    let mut failed = false;
-    if stdin_count == 1 {
-        let name = args
-            .stdin_filename
-            .clone()
-            .unwrap_or_else(|| "-".to_owned());
-        let mut bytes = Vec::new();
-        io::stdin().lock().read_to_end(&mut bytes)?;
-        let role = if is_patch_by_name(Path::new(&name)) {
-            FileRole::Patch
-        } else {
-            FileRole::Manifest
-        };
-        reports.push(lint_bytes_as(name, bytes, &settings, role));
-    }
-    let paths: Vec<PathBuf> = if args.paths.is_empty() {
+    let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
-        args.paths
-            .iter()
-            .filter(|p| p.as_os_str() != "-")
-            .cloned()
-            .collect()
+        args.paths.clone()
     };
-    if !paths.is_empty() {
-        let discovered = discover(&paths, &exclude);
-        for error in &discovered.errors {
-            writeln!(io::stderr(), "podcycle: error: {error}")?;
-            failed = true;
-        }
-        let mut patches = PatchIndex::default();
-        let files: Vec<(&PathBuf, FileRole)> = discovered
-            .files
-            .iter()
-            .map(|path| {
-                let role = if patches.is_patch(path) {
-                    FileRole::Patch
-                } else {
-                    FileRole::Manifest
-                };
-                (path, role)
-            })
-            .collect();
-        // Files are independent; lint them on every core and keep the order of discovery.
-        let results: Vec<Result<FileReport, String>> = files
-            .par_iter()
-            .map(|(path, role)| read_and_lint(path, &settings, *role))
-            .collect();
-        for result in results {
-            match result {
-                Ok(report) => reports.push(report),
-                Err(message) => {
-                    writeln!(io::stderr(), "podcycle: error: {message}")?;
-                    failed = true;
-                }
-            }
-        }
-    }
-
+    let stdin_name = args.stdin_filename.as_deref().unwrap_or("-");
+    let inputs = match read_inputs(&paths, stdin_name, &exclude, |path, bytes, role| {
+        lint_bytes_as(path, bytes, &settings, role)
+    })? {
+        Ok(inputs) => inputs,
+        Err(message) => return Ok(usage_error(&message)),
+    };
+    let (reports, failed) = (inputs.results, inputs.failed);
     if reports.is_empty() && !failed {
         // Like ripgrep and ruff: say so, so that a mistyped path or an over-broad --exclude
         // does not pass for a clean result.
@@ -129,52 +73,6 @@ fn settings(args: &CheckArgs) -> Result<Settings, String> {
         &parse(&args.ignore)?,
     )
     .with_kube_version(args.kube_version))
-}
-
-fn read_and_lint(path: &Path, settings: &Settings, role: FileRole) -> Result<FileReport, String> {
-    let display = path.display().to_string();
-    let display = display
-        .strip_prefix("./")
-        .map(str::to_owned)
-        .unwrap_or(display);
-    let metadata =
-        std::fs::metadata(path).map_err(|e| format!("{display}: {}", describe_io_error(&e)))?;
-    if metadata.len() >= MAX_FILE_SIZE {
-        return Err(format!("{display}: the file is larger than 4 GiB"));
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("{display}: {}", describe_io_error(&e)))?;
-    Ok(lint_bytes_as(display, bytes, settings, role))
-}
-
-/// Lints file contents as complete manifests.
-pub fn lint_bytes(path: String, bytes: Vec<u8>, settings: &Settings) -> FileReport {
-    lint_bytes_as(path, bytes, settings, FileRole::Manifest)
-}
-
-/// Lints file contents. Invalid UTF-8 is reported at the first bad byte, and the rest is
-/// linted with replacement characters so that the other documents still get checked.
-pub fn lint_bytes_as(
-    path: String,
-    bytes: Vec<u8>,
-    settings: &Settings,
-    role: FileRole,
-) -> FileReport {
-    match String::from_utf8(bytes) {
-        Ok(text) => {
-            let file = SourceFile::new(path, text);
-            let diagnostics = lint_file_as(&file, settings, role);
-            FileReport { file, diagnostics }
-        }
-        Err(error) => {
-            let valid_up_to = error.utf8_error().valid_up_to();
-            let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
-            let file = SourceFile::new(path, text);
-            let mut diagnostics = lint_file_as(&file, settings, role);
-            diagnostics.extend(invalid_utf8(settings, &file.text, valid_up_to));
-            crate::diagnostics::sort(&mut diagnostics);
-            FileReport { file, diagnostics }
-        }
-    }
 }
 
 /// Colour when stdout is a terminal, unless `NO_COLOR` is set; `CLICOLOR_FORCE` forces it.

@@ -1,8 +1,11 @@
-//! The command line: `podcycle check`, `podcycle rules`, `podcycle rule NAME`.
+//! The command line: `podcycle check`, `podcycle explain`, `podcycle rules`,
+//! `podcycle rule NAME`.
 
 mod check;
+mod explain;
+mod input;
 
-pub use check::{lint_bytes, lint_bytes_as};
+pub use input::{lint_bytes, lint_bytes_as};
 mod rules;
 
 use std::io::{self, Write};
@@ -12,6 +15,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::diagnostics::Severity;
+use crate::explain::ExplainFormat;
 use crate::report::Format;
 
 #[derive(Debug, Parser)]
@@ -32,6 +36,9 @@ pub struct Cli {
 pub enum Command {
     /// Lint files and directories (recursively); `-` reads standard input.
     Check(CheckArgs),
+    /// Show the order in which the kubelet starts and stops each pod's containers, with the
+    /// time budgets of probes, hooks and the grace period, and the findings of `check`.
+    Explain(ExplainArgs),
     /// List every rule with its category and default severity.
     Rules(RulesArgs),
     /// Print one rule's documentation.
@@ -78,6 +85,22 @@ pub struct CheckArgs {
     pub color: ColorChoice,
 }
 
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// Files or directories with manifests; `-` reads standard input.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Explain only this object, written as kubectl does: `Deployment/web`, `deploy/web`.
+    #[arg(long, value_name = "KIND/NAME")]
+    pub object: Option<String>,
+    /// Show only this container's part of the timeline, notes and findings.
+    #[arg(long, value_name = "NAME")]
+    pub container: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
+    pub format: ExplainFormat,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FailOn {
     Error,
@@ -117,7 +140,7 @@ pub enum RulesFormat {
 }
 
 /// Exit codes: nothing at or above the fail level, findings at or above it, usage or I/O
-/// error.
+/// error. `explain` exits with 1 when it finds no pod spec to explain.
 pub const EXIT_CLEAN: u8 = 0;
 pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_ERROR: u8 = 2;
@@ -130,6 +153,7 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Explain(args) => explain::run(&args),
         Command::Rules(args) => rules::list(args.format),
         Command::Rule { name } => rules::show(&name),
     };
@@ -162,7 +186,7 @@ pub fn render_for_tests(
     text: &str,
     settings: &crate::settings::Settings,
 ) -> (Vec<(usize, String, String)>, String) {
-    let report = check::lint_bytes(path.to_owned(), text.as_bytes().to_vec(), settings);
+    let report = input::lint_bytes(path.to_owned(), text.as_bytes().to_vec(), settings);
     let located = report
         .diagnostics
         .iter()
@@ -178,4 +202,22 @@ pub fn render_for_tests(
     crate::report::write(&mut out, Format::Full, std::slice::from_ref(&report), false)
         .expect("writing to memory");
     (located, String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Explains `text` as `path` in `format`, the way `podcycle explain` does (all objects, all
+/// containers). Shared by the snapshot tests and the docs test.
+#[doc(hidden)]
+pub fn explain_for_tests(path: &str, text: &str, format: ExplainFormat) -> String {
+    let settings = crate::settings::Settings::default();
+    let selection = crate::explain::Selection::default();
+    let file = explain::explain_bytes(
+        path.to_owned(),
+        text.as_bytes().to_vec(),
+        &settings,
+        crate::lint::FileRole::Manifest,
+        &selection,
+    );
+    let mut out = Vec::new();
+    crate::explain::write(&mut out, format, &file.pods).expect("writing to memory");
+    String::from_utf8_lossy(&out).into_owned()
 }

@@ -2,7 +2,11 @@
 //! after defaults, and the shutdown budget. Derived once per pod spec; rules read it and never
 //! re-derive order.
 //!
-//! Semantics (see docs/lifecycle.md for the citations):
+//! The same model gives the earliest start, started and Ready times ([`Lifecycle::schedule`]),
+//! the shutdown plan on deletion ([`Lifecycle::shutdown`]) and the budgets of probe kills
+//! ([`Lifecycle::probe_kill`]); `podcycle explain` prints them.
+//!
+//! Semantics (docs/lifecycle.md gives the sources; docs/explain.md the formulas):
 //! - init containers start one at a time in spec order; a classic init container must exit
 //!   before the next starts, a sidecar (`restartPolicy: Always`) must be *started* — its startup
 //!   probe passed and its postStart hook returned (kuberuntime_container.go
@@ -15,12 +19,18 @@
 //!   (`killContainer`, `minimumGracePeriodInSeconds`); sidecars stop after the app containers,
 //!   in reverse order (kuberuntime_termination_order.go).
 
+mod budget;
 pub mod handlers;
+mod schedule;
 mod shell;
+mod shutdown;
 pub mod sidecars;
 
+pub use budget::{Bounds, GraceSource, KillPlan};
 pub use handlers::{HandlerSite, HandlerUse, handlers};
+pub use schedule::{Schedule, StartTimes};
 pub use shell::{ExecSleep, exec_sleep};
+pub use shutdown::{ContainerStop, ShutdownPlan};
 pub use sidecars::{KnownSidecar, recognise};
 
 use crate::model::PodSite;
@@ -90,6 +100,21 @@ pub enum HandlerKind {
     Sleep,
     None,
     Several,
+}
+
+impl HandlerKind {
+    /// The handler's field name (`exec`, `httpGet`, ...); `none` or `several` for a hook the
+    /// API server rejects.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HandlerKind::Exec => "exec",
+            HandlerKind::HttpGet => "httpGet",
+            HandlerKind::TcpSocket => "tcpSocket",
+            HandlerKind::Sleep => "sleep",
+            HandlerKind::None => "none",
+            HandlerKind::Several => "several",
+        }
+    }
 }
 
 /// How long a hook is known to take.
@@ -344,5 +369,29 @@ fn hook_of(handler: &LifecycleHandler, path: FieldPath) -> Hook {
         path,
         handler: kind,
         duration,
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use crate::model::ObjectRef;
+    use crate::model::core::PodSpec;
+
+    /// A Pod with the given spec (JSON), decoded the way the pipeline decodes it.
+    pub(crate) fn pod(spec: &str) -> (ObjectRef, PodSpec) {
+        let spec: serde_json::Value = serde_json::from_str(spec).expect("valid JSON");
+        let value = serde_json::json!({"apiVersion": "v1", "kind": "Pod", "spec": spec});
+        let decoded = podcycle_k8s::decode(podcycle_k8s::WorkloadKind::Pod, &value);
+        let object = ObjectRef {
+            api_version: "v1".to_owned(),
+            kind: "Pod".to_owned(),
+            name: Some("test".to_owned()),
+            namespace: None,
+        };
+        let spec = decoded
+            .workload
+            .and_then(|w| w.pod_spec)
+            .expect("a pod spec");
+        (object, spec)
     }
 }

@@ -3,73 +3,85 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{FileReport, range};
-use crate::diagnostics::Severity;
+use crate::diagnostics::{Diagnostic, Severity};
 use crate::model::ObjectRef;
+use crate::source::SourceFile;
 
-#[derive(Serialize)]
-struct JsonDiagnostic<'a> {
-    rule: &'a str,
-    severity: Severity,
-    message: &'a str,
-    help: Option<&'a str>,
-    notes: &'a [String],
-    file: &'a str,
-    line: usize,
-    column: usize,
-    end_line: usize,
-    end_column: usize,
-    object: Option<&'a ObjectRef>,
-    container: Option<&'a str>,
-    field: Option<&'a str>,
-    labels: Vec<JsonLabel<'a>>,
+/// One finding as the JSON format writes it (DESIGN.md §1, docs/output.md); `podcycle
+/// explain` lists a pod's findings in the same shape.
+#[derive(Clone, Debug, Serialize)]
+pub struct JsonDiagnostic {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub help: Option<String>,
+    pub notes: Vec<String>,
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    pub object: Option<ObjectRef>,
+    pub container: Option<String>,
+    pub field: Option<String>,
+    pub labels: Vec<JsonLabel>,
 }
 
-#[derive(Serialize)]
-struct JsonLabel<'a> {
-    message: &'a str,
-    line: usize,
-    column: usize,
-    end_line: usize,
-    end_column: usize,
+#[derive(Clone, Debug, Serialize)]
+pub struct JsonLabel {
+    pub message: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+impl JsonDiagnostic {
+    pub fn new(file: &SourceFile, diagnostic: &Diagnostic) -> JsonDiagnostic {
+        let (line, column, end_line, end_column) = range(file, diagnostic.span);
+        JsonDiagnostic {
+            rule: diagnostic.rule,
+            severity: diagnostic.severity,
+            message: diagnostic.message.clone(),
+            help: diagnostic.help.clone(),
+            notes: diagnostic.notes.clone(),
+            file: file.path.clone(),
+            line,
+            column,
+            end_line,
+            end_column,
+            object: diagnostic.object.clone(),
+            container: diagnostic.container.clone(),
+            field: diagnostic.field.clone(),
+            labels: diagnostic
+                .labels
+                .iter()
+                .map(|label| {
+                    let (line, column, end_line, end_column) = range(file, label.span);
+                    JsonLabel {
+                        message: label.message.clone(),
+                        line,
+                        column,
+                        end_line,
+                        end_column,
+                    }
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A JSON array of every finding, in output order (DESIGN.md §1, docs/output.md).
 pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
-    let mut items = Vec::new();
-    for report in reports {
-        for diagnostic in &report.diagnostics {
-            let (line, column, end_line, end_column) = range(&report.file, diagnostic.span);
-            items.push(JsonDiagnostic {
-                rule: diagnostic.rule,
-                severity: diagnostic.severity,
-                message: &diagnostic.message,
-                help: diagnostic.help.as_deref(),
-                notes: &diagnostic.notes,
-                file: &report.file.path,
-                line,
-                column,
-                end_line,
-                end_column,
-                object: diagnostic.object.as_ref(),
-                container: diagnostic.container.as_deref(),
-                field: diagnostic.field.as_deref(),
-                labels: diagnostic
-                    .labels
-                    .iter()
-                    .map(|label| {
-                        let (line, column, end_line, end_column) = range(&report.file, label.span);
-                        JsonLabel {
-                            message: &label.message,
-                            line,
-                            column,
-                            end_line,
-                            end_column,
-                        }
-                    })
-                    .collect(),
-            });
-        }
-    }
+    let items: Vec<JsonDiagnostic> = reports
+        .iter()
+        .flat_map(|report| {
+            report
+                .diagnostics
+                .iter()
+                .map(|diagnostic| JsonDiagnostic::new(&report.file, diagnostic))
+        })
+        .collect();
     serde_json::to_writer_pretty(&mut *out, &items)?;
     writeln!(out)
 }

@@ -10,6 +10,7 @@ use std::io::{self, Write};
 use crate::diagnostics::Diagnostic;
 use crate::source::SourceFile;
 
+pub use json::{JsonDiagnostic, JsonLabel};
 pub use summary::Summary;
 
 /// A linted file and its findings.

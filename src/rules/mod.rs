@@ -14,6 +14,7 @@ use std::fmt;
 
 pub use context::{Finding, Findings, Part, PodContext, Target};
 pub use registry::{ALL_RULES, find_rule};
+pub(crate) use suspicious::poststart_blocks_sidecar::name_list;
 
 use crate::diagnostics::Severity;
 

@@ -1,0 +1,163 @@
+//! Reading manifests for the commands: files as given or found by discovery, or standard
+//! input; bytes that are not UTF-8 are linted all the same.
+
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use globset::GlobSet;
+use rayon::prelude::*;
+
+use crate::discovery::{describe_io_error, discover};
+use crate::kustomize::{PatchIndex, is_patch_by_name};
+use crate::lint::{FileRole, ObjectVisit, invalid_utf8, lint_file_with};
+use crate::report::FileReport;
+use crate::settings::Settings;
+use crate::source::{MAX_FILE_SIZE, SourceFile};
+
+/// What reading the inputs gave: one result per file, standard input first, then files in
+/// discovery order.
+pub struct Inputs<T> {
+    pub results: Vec<T>,
+    /// A path could not be found or read (already reported on stderr).
+    pub failed: bool,
+}
+
+/// Reads every input — standard input for `-` (named `stdin_name`), files as given,
+/// directories walked — and hands each file to `each` with what it holds (manifests, or
+/// Kustomize patches and other partial objects), on every core. Problems are reported on
+/// stderr. `Err` is a usage error: `-` given more than once.
+pub fn read_inputs<T: Send>(
+    paths: &[PathBuf],
+    stdin_name: &str,
+    exclude: &GlobSet,
+    each: impl Fn(String, Vec<u8>, FileRole) -> T + Sync,
+) -> io::Result<Result<Inputs<T>, String>> {
+    let stdin_count = paths.iter().filter(|p| p.as_os_str() == "-").count();
+    if stdin_count > 1 {
+        return Ok(Err("`-` (standard input) may be given only once".to_owned()));
+    }
+    let mut inputs = Inputs {
+        results: Vec::new(),
+        failed: false,
+    };
+    if stdin_count == 1 {
+        let role = role_by_name(Path::new(stdin_name));
+        inputs
+            .results
+            .push(each(stdin_name.to_owned(), read_stdin()?, role));
+    }
+    let files: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .cloned()
+        .collect();
+    if files.is_empty() {
+        return Ok(Ok(inputs));
+    }
+    let discovered = discover(&files, exclude);
+    for error in &discovered.errors {
+        writeln!(io::stderr(), "podcycle: error: {error}")?;
+        inputs.failed = true;
+    }
+    let mut patches = PatchIndex::default();
+    let files: Vec<(&PathBuf, FileRole)> = discovered
+        .files
+        .iter()
+        .map(|path| {
+            let role = if patches.is_patch(path) {
+                FileRole::Patch
+            } else {
+                FileRole::Manifest
+            };
+            (path, role)
+        })
+        .collect();
+    // Files are independent; read them on every core and keep the order of discovery.
+    let results: Vec<Result<T, String>> = files
+        .par_iter()
+        .map(|(path, role)| read_path(path).map(|(display, bytes)| each(display, bytes, *role)))
+        .collect();
+    for result in results {
+        match result {
+            Ok(result) => inputs.results.push(result),
+            Err(message) => {
+                writeln!(io::stderr(), "podcycle: error: {message}")?;
+                inputs.failed = true;
+            }
+        }
+    }
+    Ok(Ok(inputs))
+}
+
+fn role_by_name(path: &Path) -> FileRole {
+    if is_patch_by_name(path) {
+        FileRole::Patch
+    } else {
+        FileRole::Manifest
+    }
+}
+
+/// Reads a file, named for reports the way the user wrote it (without a leading `./`).
+fn read_path(path: &Path) -> Result<(String, Vec<u8>), String> {
+    let display = path.display().to_string();
+    let display = display
+        .strip_prefix("./")
+        .map(str::to_owned)
+        .unwrap_or(display);
+    let metadata =
+        std::fs::metadata(path).map_err(|e| format!("{display}: {}", describe_io_error(&e)))?;
+    if metadata.len() >= MAX_FILE_SIZE {
+        return Err(format!("{display}: the file is larger than 4 GiB"));
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("{display}: {}", describe_io_error(&e)))?;
+    Ok((display, bytes))
+}
+
+fn read_stdin() -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    io::stdin().lock().read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Lints file contents as complete manifests.
+pub fn lint_bytes(path: String, bytes: Vec<u8>, settings: &Settings) -> FileReport {
+    lint_bytes_with(path, bytes, settings, FileRole::Manifest, &mut |_| {})
+}
+
+/// Lints file contents as manifests or as patches.
+pub fn lint_bytes_as(
+    path: String,
+    bytes: Vec<u8>,
+    settings: &Settings,
+    role: FileRole,
+) -> FileReport {
+    lint_bytes_with(path, bytes, settings, role, &mut |_| {})
+}
+
+/// Lints file contents, showing `visit` every workload object (see [`lint_file_with`]).
+/// Invalid UTF-8 is reported at the first bad byte, and the rest is linted with replacement
+/// characters so that the other documents still get checked.
+pub fn lint_bytes_with(
+    path: String,
+    bytes: Vec<u8>,
+    settings: &Settings,
+    role: FileRole,
+    visit: &mut dyn FnMut(&ObjectVisit<'_>),
+) -> FileReport {
+    match String::from_utf8(bytes) {
+        Ok(text) => {
+            let file = SourceFile::new(path, text);
+            let diagnostics = lint_file_with(&file, settings, role, visit);
+            FileReport { file, diagnostics }
+        }
+        Err(error) => {
+            let valid_up_to = error.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
+            let file = SourceFile::new(path, text);
+            let mut diagnostics = lint_file_with(&file, settings, role, visit);
+            diagnostics.extend(invalid_utf8(settings, &file.text, valid_up_to));
+            crate::diagnostics::sort(&mut diagnostics);
+            FileReport { file, diagnostics }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! `--object KIND/NAME` and `--container NAME`.
+
+use crate::model::{ObjectRef, WorkloadKind};
+
+/// Kinds by the names kubectl accepts: the kind, its plural and its short name.
+const KIND_NAMES: &[(WorkloadKind, &[&str])] = &[
+    (WorkloadKind::Pod, &["pod", "pods", "po"]),
+    (WorkloadKind::PodTemplate, &["podtemplate", "podtemplates"]),
+    (
+        WorkloadKind::ReplicationController,
+        &["replicationcontroller", "replicationcontrollers", "rc"],
+    ),
+    (
+        WorkloadKind::Deployment,
+        &["deployment", "deployments", "deploy"],
+    ),
+    (
+        WorkloadKind::ReplicaSet,
+        &["replicaset", "replicasets", "rs"],
+    ),
+    (
+        WorkloadKind::StatefulSet,
+        &["statefulset", "statefulsets", "sts"],
+    ),
+    (WorkloadKind::DaemonSet, &["daemonset", "daemonsets", "ds"]),
+    (WorkloadKind::Job, &["job", "jobs"]),
+    (WorkloadKind::CronJob, &["cronjob", "cronjobs", "cj"]),
+];
+
+/// An object named on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectSelector {
+    pub kind: WorkloadKind,
+    pub name: String,
+}
+
+impl ObjectSelector {
+    /// Parses `KIND/NAME`; the kind may be written as kubectl accepts it (`deploy/web`).
+    pub fn parse(text: &str) -> Result<ObjectSelector, String> {
+        let Some((kind, name)) = text.split_once('/') else {
+            return Err(format!(
+                "`--object {text}`: expected KIND/NAME, e.g. `Deployment/{text}`"
+            ));
+        };
+        let lowered = kind.to_ascii_lowercase();
+        let Some(&(kind, _)) = KIND_NAMES
+            .iter()
+            .find(|(_, names)| names.contains(&lowered.as_str()))
+        else {
+            let kinds: Vec<&str> = KIND_NAMES.iter().map(|(k, _)| k.name()).collect();
+            return Err(format!(
+                "`--object {text}`: `{kind}` is not a kind with a pod spec; expected one of {}",
+                kinds.join(", ")
+            ));
+        };
+        if name.is_empty() {
+            return Err(format!("`--object {text}`: the name is missing after `/`"));
+        }
+        Ok(ObjectSelector {
+            kind,
+            name: name.to_owned(),
+        })
+    }
+
+    pub fn matches(&self, object: &ObjectRef) -> bool {
+        object.kind == self.kind.name() && object.name.as_deref() == Some(self.name.as_str())
+    }
+
+    /// `Deployment/web`.
+    pub fn display(&self) -> String {
+        format!("{}/{}", self.kind.name(), self.name)
+    }
+}
+
+/// What to explain.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    pub object: Option<ObjectSelector>,
+    pub container: Option<String>,
+}
+
+impl Selection {
+    pub fn wants_object(&self, object: &ObjectRef) -> bool {
+        self.object
+            .as_ref()
+            .is_none_or(|selector| selector.matches(object))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_read_the_way_kubectl_reads_them() {
+        let selector = ObjectSelector::parse("deploy/web").unwrap();
+        assert_eq!(selector.kind, WorkloadKind::Deployment);
+        assert_eq!(selector.display(), "Deployment/web");
+        assert_eq!(
+            ObjectSelector::parse("StatefulSet/db").unwrap().kind,
+            WorkloadKind::StatefulSet
+        );
+        assert!(
+            ObjectSelector::parse("web")
+                .unwrap_err()
+                .contains("KIND/NAME")
+        );
+        assert!(
+            ObjectSelector::parse("Service/web")
+                .unwrap_err()
+                .contains("not a kind")
+        );
+        assert!(
+            ObjectSelector::parse("Pod/")
+                .unwrap_err()
+                .contains("missing")
+        );
+    }
+}

@@ -1,0 +1,290 @@
+//! The terminal timeline: the start chain on one line, then startup and shutdown with their
+//! budgets, notes and findings.
+
+use std::io::{self, Write};
+
+use super::model::{HookInfo, PodExplanation, ProbeInfo, Secs, StartupStep, StopStep};
+use super::{ListStyle, write_notes_and_findings};
+
+pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
+    writeln!(
+        out,
+        "{}  {}:{}  {}",
+        pod.object.display_name(),
+        pod.file,
+        pod.line,
+        pod.field
+    )?;
+    if !pod.startup.is_empty() {
+        writeln!(out, "  {}", chain(&pod.startup))?;
+    }
+    writeln!(out)?;
+    write_startup(out, pod)?;
+    writeln!(out)?;
+    write_shutdown(out, pod)?;
+    write_notes_and_findings(
+        out,
+        pod,
+        &ListStyle {
+            notes: "notes",
+            findings: "findings",
+            bullet: "  - ",
+            code: "",
+        },
+    )?;
+    Ok(())
+}
+
+/// `migrate ─exit 0→ proxy ─started→ app ─postStart 5s→ worker`.
+fn chain(steps: &[StartupStep]) -> String {
+    let mut text = String::new();
+    for (index, step) in steps.iter().enumerate() {
+        let previous = index.checked_sub(1).map(|i| &steps[i]);
+        match step.waits_for.first() {
+            Some(gate) => {
+                if previous.is_none() {
+                    text.push_str(&gate.container);
+                }
+                let label = match gate.event {
+                    "completion" => "exit 0".to_owned(),
+                    "started" => "started".to_owned(),
+                    _ => match previous.and_then(|p| p.post_start.as_ref()) {
+                        Some(hook) => format!("postStart {}", hook_length(hook)),
+                        None => "postStart".to_owned(),
+                    },
+                };
+                text.push_str(&format!(" ─{label}→ "));
+            }
+            None if previous.is_some() => text.push_str(" → "),
+            None => {}
+        }
+        text.push_str(&step.container);
+    }
+    text
+}
+
+fn write_startup(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
+    writeln!(
+        out,
+        "startup  (earliest times, in seconds from the pod's start)"
+    )?;
+    if pod.startup.is_empty() {
+        writeln!(out, "  no containers")?;
+    }
+    let times: Vec<String> = pod
+        .startup
+        .iter()
+        .map(|s| at_least(s.earliest_start_seconds))
+        .collect();
+    let time_width = width(times.iter().map(String::as_str));
+    let name_width = width(pod.startup.iter().map(|s| s.container.as_str()));
+    let indent = 2 + time_width + 2 + name_width + 2 + 7 + 2;
+    for (step, time) in pod.startup.iter().zip(&times) {
+        writeln!(
+            out,
+            "  {time:time_width$}  {:name_width$}  {:7}  {}",
+            step.container,
+            step.role,
+            gate_text(step)
+        )?;
+        for (label, detail) in details(step) {
+            writeln!(out, "{:indent$}{label:15} {detail}", "")?;
+        }
+    }
+    match pod.earliest_ready_seconds {
+        Some(ready) if ready.is_finite() => writeln!(
+            out,
+            "  pod Ready {}, not counting {}",
+            at_least(ready),
+            pod.not_counted.join(", ")
+        )?,
+        Some(_) => writeln!(out, "  the pod never becomes Ready")?,
+        None => {}
+    }
+    if let Some(deadline) = pod.active_deadline_seconds {
+        writeln!(
+            out,
+            "  activeDeadlineSeconds {deadline}s: the pod is failed {deadline}s after it starts"
+        )?;
+    }
+    Ok(())
+}
+
+fn gate_text(step: &StartupStep) -> String {
+    let mut text = match step.waits_for.first() {
+        None => match &step.starts_after {
+            Some(previous) => format!("right after {previous}"),
+            None => "starts first".to_owned(),
+        },
+        Some(gate) => match gate.event {
+            "completion" => format!("after {} exits", gate.container),
+            "started" => format!("after {} has started", gate.container),
+            _ => format!("after {}'s postStart returns", gate.container),
+        },
+    };
+    if step.role == "init" {
+        text.push_str(", runs to completion (exit 0)");
+    }
+    text
+}
+
+/// The lines under a container: its postStart and probes.
+fn details(step: &StartupStep) -> Vec<(&'static str, String)> {
+    let mut lines = Vec::new();
+    if let Some(hook) = &step.post_start {
+        lines.push(("postStart", hook_text(hook)));
+    }
+    if let Some(probe) = &step.probes.startup {
+        lines.push(("startupProbe", startup_text(probe)));
+    }
+    if let Some(probe) = &step.probes.readiness {
+        lines.push(("readinessProbe", readiness_text(probe)));
+    }
+    if let Some(probe) = &step.probes.liveness {
+        lines.push(("livenessProbe", liveness_text(probe)));
+    }
+    lines
+}
+
+fn startup_text(probe: &ProbeInfo) -> String {
+    let window = probe
+        .window_seconds
+        .map_or_else(String::new, |w| w.to_string());
+    let bounds = probe
+        .window_bounds_seconds
+        .map_or_else(String::new, |b| b.to_string());
+    let mut text = format!(
+        "{window} to start ({} + {}×{}s), passes {}; if it never does, killed {bounds} after the start",
+        probe.initial_delay_seconds,
+        probe.failure_threshold,
+        probe.period_seconds,
+        at_least(probe.first_probe_seconds)
+    );
+    push_kill(&mut text, probe);
+    text
+}
+
+fn readiness_text(probe: &ProbeInfo) -> String {
+    let ready = probe.earliest_ready_seconds.unwrap_or(Secs(f64::INFINITY));
+    let first = if probe.success_threshold > 1 {
+        format!("first probe {}, ", at_least(probe.first_probe_seconds))
+    } else {
+        String::new()
+    };
+    format!(
+        "{first}Ready {}; unready {} after it starts failing",
+        at_least(ready),
+        probe.fails_after_seconds
+    )
+}
+
+fn liveness_text(probe: &ProbeInfo) -> String {
+    let mut text = format!(
+        "first probe {}; kills it {} after it starts failing",
+        at_least(probe.first_probe_seconds),
+        probe.fails_after_seconds
+    );
+    push_kill(&mut text, probe);
+    text
+}
+
+/// `, SIGKILL ≤12s later (probe grace 10s)`.
+fn push_kill(text: &mut String, probe: &ProbeInfo) {
+    if let Some(kill) = &probe.kill {
+        text.push_str(&format!(", SIGKILL ≤{} later", kill.sigkill_within_seconds));
+        if kill.grace_period_source == "probe" {
+            text.push_str(&format!(" (probe grace {}s)", kill.grace_period_seconds));
+        }
+    }
+}
+
+fn write_shutdown(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
+    let shutdown = &pod.shutdown;
+    let grace = if shutdown.effective_grace_period_seconds == shutdown.grace_period_seconds {
+        format!(
+            "grace period {}s, {}",
+            shutdown.grace_period_seconds,
+            if shutdown.grace_period_source == "spec" {
+                "set"
+            } else {
+                "default"
+            }
+        )
+    } else {
+        format!(
+            "grace period {}s set, {}s in effect",
+            shutdown.grace_period_seconds, shutdown.effective_grace_period_seconds
+        )
+    };
+    writeln!(
+        out,
+        "shutdown  (on deletion: {grace}; every container is killed by {}s)",
+        shutdown.hard_bound_seconds
+    )?;
+    if shutdown.containers.is_empty() {
+        writeln!(out, "  no running containers")?;
+    }
+    let name_width = width(shutdown.containers.iter().map(|s| s.container.as_str()));
+    for stop in &shutdown.containers {
+        writeln!(out, "  {:name_width$}  {}", stop.container, stop_text(stop))?;
+    }
+    Ok(())
+}
+
+/// `preStop sleep 10s → SIGTERM at 10s → 20s to exit → SIGKILL at 30s`.
+fn stop_text(stop: &StopStep) -> String {
+    let mut parts = Vec::new();
+    if let (true, Some(hook)) = (stop.prestop_runs, &stop.prestop) {
+        let mut text = format!("preStop {}", hook_text(hook));
+        if stop.prestop_cut_off {
+            text.push_str(&format!(", cut off at {}", stop.sigterm_seconds.min));
+        }
+        parts.push(text);
+    }
+    if !stop.waits_for.is_empty() {
+        parts.push(format!("waits for {} to exit", stop.waits_for.join(", ")));
+    }
+    let window = stop.term_window_bounds_seconds;
+    let minimum = if window.max == Secs(2.0) {
+        " (the minimum)"
+    } else {
+        ""
+    };
+    parts.push(format!("SIGTERM at {}", stop.sigterm_seconds));
+    parts.push(format!("{window} to exit{minimum}"));
+    parts.push(format!("SIGKILL at {}", stop.sigkill_seconds));
+    parts.join(" → ")
+}
+
+/// `sleep 5s`, `exec ≥3s`, `exec, length unknown`.
+fn hook_text(hook: &HookInfo) -> String {
+    match hook.duration {
+        "exact" | "at-least" => format!("{} {}", hook.handler, hook_length(hook)),
+        "never-returns" => format!("{}, never returns", hook.handler),
+        "fails-at-once" => format!("{}, fails at once", hook.handler),
+        _ => format!("{}, length unknown", hook.handler),
+    }
+}
+
+fn hook_length(hook: &HookInfo) -> String {
+    match (hook.duration, hook.seconds) {
+        ("exact", Some(seconds)) => seconds.to_string(),
+        ("at-least", Some(seconds)) => format!("≥{seconds}"),
+        ("never-returns", _) => "never returns".to_owned(),
+        ("fails-at-once", _) => "fails".to_owned(),
+        _ => "?".to_owned(),
+    }
+}
+
+/// `≥5s`, or `never`.
+fn at_least(seconds: Secs) -> String {
+    if seconds.is_finite() {
+        format!("≥{seconds}")
+    } else {
+        seconds.to_string()
+    }
+}
+
+fn width<'a>(items: impl Iterator<Item = &'a str>) -> usize {
+    items.map(|s| s.chars().count()).max().unwrap_or(0)
+}
