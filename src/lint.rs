@@ -5,6 +5,7 @@ use crate::diagnostics::{self, Diagnostic, Label};
 use crate::kustomize::has_patch_directives;
 use crate::lifecycle::Lifecycle;
 use crate::model::path::FieldPath;
+use crate::model::services::{Service, pod_labels, services_in};
 use crate::model::{ObjectSite, PodSite, workload_objects};
 use crate::rules::{Check, Finding, Findings, Part, PodContext, Rule, Target};
 use crate::settings::Settings;
@@ -29,8 +30,9 @@ pub fn lint_file(file: &SourceFile, settings: &Settings) -> Vec<Diagnostic> {
 /// Lints one file, as manifests or as patches.
 pub fn lint_file_as(file: &SourceFile, settings: &Settings, role: FileRole) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    let services = file_services(file, settings, role);
     yaml::for_each_document(&file.text, |document| {
-        lint_document(&document, settings, role, &mut out)
+        lint_document(&document, settings, role, &services, &mut out)
     });
     diagnostics::sort(&mut out);
     out
@@ -50,10 +52,26 @@ pub fn invalid_utf8(settings: &Settings, text: &str, valid_up_to: usize) -> Opti
     ))
 }
 
+/// The Services of a file, read in a first pass over its documents, only when an enabled
+/// rule needs them and the file can hold one.
+fn file_services(file: &SourceFile, settings: &Settings, role: FileRole) -> Vec<Service> {
+    let mut services = Vec::new();
+    if role == FileRole::Manifest
+        && settings.rules().any(|rule| rule.reads_services)
+        && file.text.contains("Service")
+    {
+        yaml::for_each_document(&file.text, |document| {
+            services.extend(services_in(&document));
+        });
+    }
+    services
+}
+
 fn lint_document(
     document: &Document,
     settings: &Settings,
     role: FileRole,
+    services: &[Service],
     out: &mut Vec<Diagnostic>,
 ) {
     if let Some(rule) = settings.enabled("yaml-syntax") {
@@ -87,7 +105,7 @@ fn lint_document(
         return;
     }
     for object in workload_objects(document) {
-        lint_object(document, &object, settings, out);
+        lint_object(document, &object, settings, services, out);
     }
 }
 
@@ -95,6 +113,7 @@ fn lint_object(
     document: &Document,
     object: &ObjectSite,
     settings: &Settings,
+    services: &[Service],
     out: &mut Vec<Diagnostic>,
 ) {
     let value = match yaml::to_json(document, object.root) {
@@ -183,10 +202,18 @@ fn lint_object(
         workload.has_pod_failure_policy,
     );
     let life = Lifecycle::derive(&site);
+    let selecting: Vec<&Service> = match pod_labels(object.kind, &value) {
+        Some(labels) => services
+            .iter()
+            .filter(|s| s.selects(object.object.namespace.as_deref(), labels))
+            .collect(),
+        None => Vec::new(),
+    };
     let context = PodContext {
         site: &site,
         life: &life,
         kube: settings.kube_version,
+        services: &selecting,
     };
     let mut findings = Findings::default();
     for rule in settings.rules() {
