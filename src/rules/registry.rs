@@ -24,6 +24,13 @@ pub static ALL_RULES: &[&Rule] = &[
     &correctness::tcp_socket_hook::RULE,
     &correctness::poststart_deadlock::RULE,
     &suspicious::poststart_blocks_sidecar::RULE,
+    &suspicious::init_container_never_exits::RULE,
+    &suspicious::zero_grace_period::RULE,
+    &suspicious::liveness_restart_never::RULE,
+    &suspicious::liveness_equals_readiness::RULE,
+    &suspicious::probe_timeout_exceeds_period::RULE,
+    &suspicious::active_deadline_too_short::RULE,
+    &suspicious::sidecar_readiness_gating::RULE,
     &advice::poststart_delays_containers::RULE,
 ];
 
