@@ -32,6 +32,8 @@ pub static ALL_RULES: &[&Rule] = &[
     &suspicious::active_deadline_too_short::RULE,
     &suspicious::sidecar_readiness_gating::RULE,
     &advice::poststart_delays_containers::RULE,
+    &advice::sidecar_startup_probe::RULE,
+    &advice::probe_grace_shorter_than_prestop::RULE,
 ];
 
 pub fn find_rule(name: &str) -> Option<&'static Rule> {
