@@ -7,6 +7,7 @@
 mod advice;
 mod context;
 mod correctness;
+mod pedantic;
 mod registry;
 mod suspicious;
 
