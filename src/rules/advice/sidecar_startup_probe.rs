@@ -1,4 +1,4 @@
-use crate::rules::suspicious::sidecar_readiness_gating::ungated_sidecar;
+use crate::rules::suspicious::sidecar_readiness_gating::ungated_sidecars;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 
 declare_rule! {
@@ -68,13 +68,7 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    for (index, sidecar) in ctx.life.containers.iter().enumerate() {
-        let Some(next) = ungated_sidecar(ctx, index) else {
-            continue;
-        };
-        if sidecar.probes.readiness.is_some() {
-            continue;
-        }
+    for (sidecar, next) in ungated_sidecars(ctx).filter(|(s, _)| s.probes.readiness.is_none()) {
         findings
             .report(
                 Target::value(sidecar.path.key("name")),

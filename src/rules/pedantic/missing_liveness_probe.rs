@@ -1,5 +1,5 @@
-use crate::rules::pedantic::long_running_containers;
-use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::rules::pedantic::report_missing_probe;
+use crate::rules::{Findings, PodContext, declare_rule};
 
 declare_rule! {
     /// ## What it does
@@ -69,19 +69,12 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    for container in long_running_containers(ctx) {
-        if container.probes.liveness.is_some() {
-            continue;
-        }
-        findings
-            .report(
-                Target::value(container.path.key("name")),
-                format!(
-                    "`{}` has no livenessProbe: if its process hangs without exiting, nothing restarts it",
-                    container.name
-                ),
-            )
-            .help("add a `livenessProbe` that checks the process itself (not its dependencies)")
-            .container(container.name);
-    }
+    report_missing_probe(
+        ctx,
+        findings,
+        "livenessProbe",
+        |probes| probes.liveness.is_some(),
+        "if its process hangs without exiting, nothing restarts it",
+        "add a `livenessProbe` that checks the process itself (not its dependencies)",
+    );
 }

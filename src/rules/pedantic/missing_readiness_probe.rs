@@ -1,5 +1,5 @@
-use crate::rules::pedantic::long_running_containers;
-use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::rules::pedantic::report_missing_probe;
+use crate::rules::{Findings, PodContext, declare_rule};
 
 declare_rule! {
     /// ## What it does
@@ -68,19 +68,12 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    for container in long_running_containers(ctx) {
-        if container.probes.readiness.is_some() {
-            continue;
-        }
-        findings
-            .report(
-                Target::value(container.path.key("name")),
-                format!(
-                    "`{}` has no readinessProbe: it counts as Ready as soon as it is started, whether or not it can serve",
-                    container.name
-                ),
-            )
-            .help("add a `readinessProbe` that succeeds only when the container can serve")
-            .container(container.name);
-    }
+    report_missing_probe(
+        ctx,
+        findings,
+        "readinessProbe",
+        |probes| probes.readiness.is_some(),
+        "it counts as Ready as soon as it is started, whether or not it can serve",
+        "add a `readinessProbe` that succeeds only when the container can serve",
+    );
 }

@@ -85,13 +85,7 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    for (index, sidecar) in ctx.life.containers.iter().enumerate() {
-        let Some(next) = ungated_sidecar(ctx, index) else {
-            continue;
-        };
-        if sidecar.probes.readiness.is_none() {
-            continue;
-        }
+    for (sidecar, next) in ungated_sidecars(ctx).filter(|(s, _)| s.probes.readiness.is_some()) {
         findings
             .report(
                 Target::key(sidecar.path.key("readinessProbe")),
@@ -112,18 +106,18 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     }
 }
 
-/// The container after the native sidecar at `index`, when the sidecar has neither a
-/// startup probe nor a postStart hook, so the next start waits only for its process.
-pub(crate) fn ungated_sidecar<'l, 'a>(
+/// Each native sidecar with neither a startup probe nor a postStart hook, so that the start
+/// of the container after it waits only for its process, with that container.
+pub(crate) fn ungated_sidecars<'l, 'a>(
     ctx: &'l PodContext<'a>,
-    index: usize,
-) -> Option<&'l ContainerLife<'a>> {
-    let sidecar = &ctx.life.containers[index];
-    if sidecar.role != Role::Sidecar
-        || sidecar.probes.startup.is_some()
-        || sidecar.post_start.is_some()
-    {
-        return None;
-    }
-    ctx.life.started_after(index).first()
+) -> impl Iterator<Item = (&'l ContainerLife<'a>, &'l ContainerLife<'a>)> {
+    ctx.life
+        .containers
+        .iter()
+        .zip(ctx.life.containers.iter().skip(1))
+        .filter(|(sidecar, _)| {
+            sidecar.role == Role::Sidecar
+                && sidecar.probes.startup.is_none()
+                && sidecar.post_start.is_none()
+        })
 }
