@@ -68,6 +68,9 @@ declare_rule! {
     /// ```
     ///
     /// ## References
+    /// - kubernetes/kubernetes `pkg/kubelet/active_deadline.go`, `pastActiveDeadline`: the pod
+    ///   is evicted with reason `DeadlineExceeded` once the time since its `StartTime` reaches
+    ///   `activeDeadlineSeconds`.
     /// - kubernetes/api `core/v1/types.go`, `PodSpec.ActiveDeadlineSeconds`: the duration
     ///   "the pod may be active on the node relative to StartTime before the system will
     ///   actively try to mark it failed and kill associated containers".

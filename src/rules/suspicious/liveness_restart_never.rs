@@ -16,9 +16,9 @@ declare_rule! {
     /// ## Why is this bad?
     /// A liveness probe exists to restart a container that stopped working. When the probe
     /// fails, the kubelet kills the container — and restarts it only if the restart policy
-    /// allows. With `Never`, the first failure ends the container for good: a bare Pod ends
-    /// `Failed`, and a Deployment's pod stays running without that container and never
-    /// becomes Ready again. A probe that was meant to heal a hang turns it into an outage.
+    /// allows. With `Never`, the first failure ends the container for good: it stays stopped
+    /// until the pod itself is replaced, and a Pod whose containers have all stopped ends
+    /// `Failed`. A probe that was meant to heal a hang turns it into an outage.
     ///
     /// ## Example
     /// ```yaml

@@ -12,9 +12,10 @@ declare_rule! {
     /// A grace period of 0 asks for the pod to be stopped at once. The API server removes a
     /// pod with a zero grace period from the API immediately on deletion, and the kubelet
     /// then gives it the smallest period it allows, 1 second: a preStop hook — a drain delay,
-    /// a deregistration call — gets at most that second, and when a liveness or startup
-    /// probe kills the container, the kubelet skips the preStop hook altogether because no
-    /// time is left. A negative value is accepted with a warning and treated as 1 second.
+    /// a deregistration call — gets at most that second. When a liveness or startup probe
+    /// without a grace period of its own kills the container, the kubelet skips the preStop
+    /// hook altogether because no time is left. A negative value is accepted with a warning
+    /// and treated as 1 second.
     ///
     /// For a StatefulSet it is unsafe whether or not there is a hook: the pod's name is
     /// released before its containers have stopped, so the controller can start the
@@ -121,8 +122,20 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         } else {
             ("the preStop hooks of", "get", "are")
         };
+        // A liveness or startup kill uses the pod's period unless the probe has its own.
+        let probe_kills = hooked.iter().any(|c| {
+            [c.probes.liveness, c.probes.startup]
+                .iter()
+                .flatten()
+                .any(|p| p.termination_grace_period_seconds.is_none())
+        });
+        let skipped = if probe_kills {
+            format!(" and {are} skipped when a probe kills the container")
+        } else {
+            String::new()
+        };
         format!(
-            "terminationGracePeriodSeconds is {value}: {hooks} {} {get} at most 1s on deletion and {are} skipped when a probe kills the container",
+            "terminationGracePeriodSeconds is {value}: {hooks} {} {get} at most 1s on deletion{skipped}",
             name_list(hooked.iter().map(|c| c.name))
         )
     };
