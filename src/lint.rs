@@ -5,6 +5,7 @@ use crate::diagnostics::{self, Diagnostic, Label};
 use crate::kustomize::has_patch_directives;
 use crate::lifecycle::Lifecycle;
 use crate::model::path::FieldPath;
+use crate::model::services::{Service, pod_labels, services_in};
 use crate::model::{ObjectSite, PodSite, workload_objects};
 use crate::rules::{Check, Finding, Findings, Part, PodContext, Rule, Target};
 use crate::settings::Settings;
@@ -55,8 +56,9 @@ pub fn lint_file_with(
     visit: &mut dyn FnMut(&ObjectVisit<'_>),
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    let services = file_services(file, settings, role);
     yaml::for_each_document(&file.text, |document| {
-        lint_document(file, &document, settings, role, &mut out, visit);
+        lint_document(file, &document, settings, role, &services, &mut out, visit);
     });
     diagnostics::sort(&mut out);
     out
@@ -76,11 +78,27 @@ pub fn invalid_utf8(settings: &Settings, text: &str, valid_up_to: usize) -> Opti
     ))
 }
 
+/// The Services of a file, read in a first pass over its documents, only when an enabled
+/// rule needs them and the file can hold one.
+fn file_services(file: &SourceFile, settings: &Settings, role: FileRole) -> Vec<Service> {
+    let mut services = Vec::new();
+    if role == FileRole::Manifest
+        && settings.rules().any(|rule| rule.reads_services)
+        && file.text.contains("Service")
+    {
+        yaml::for_each_document(&file.text, |document| {
+            services.extend(services_in(&document));
+        });
+    }
+    services
+}
+
 fn lint_document(
     file: &SourceFile,
     document: &Document,
     settings: &Settings,
     role: FileRole,
+    services: &[Service],
     out: &mut Vec<Diagnostic>,
     visit: &mut dyn FnMut(&ObjectVisit<'_>),
 ) {
@@ -125,7 +143,14 @@ fn lint_document(
                 diagnostics: found,
             });
         };
-        lint_object(document, &object, settings, out, &mut visit_object);
+        lint_object(
+            document,
+            &object,
+            settings,
+            services,
+            out,
+            &mut visit_object,
+        );
     }
 }
 
@@ -135,6 +160,7 @@ fn lint_object(
     document: &Document,
     object: &ObjectSite,
     settings: &Settings,
+    services: &[Service],
     out: &mut Vec<Diagnostic>,
     visit: &mut dyn FnMut(Option<PodParts<'_>>, &[Diagnostic]),
 ) {
@@ -228,10 +254,18 @@ fn lint_object(
         workload.has_pod_failure_policy,
     );
     let life = Lifecycle::derive(&site);
+    let selecting: Vec<&Service> = match pod_labels(object.kind, &value) {
+        Some(labels) => services
+            .iter()
+            .filter(|s| s.selects(object.object.namespace.as_deref(), labels))
+            .collect(),
+        None => Vec::new(),
+    };
     let context = PodContext {
         site: &site,
         life: &life,
         kube: settings.kube_version,
+        services: &selecting,
     };
     let mut findings = Findings::default();
     for rule in settings.rules() {

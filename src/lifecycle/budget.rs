@@ -215,6 +215,7 @@ mod tests {
             path: FieldPath::default(),
             handler,
             duration,
+            only_sleeps: false,
         }
     }
 

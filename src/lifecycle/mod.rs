@@ -20,22 +20,27 @@
 //!   in reverse order (kuberuntime_termination_order.go).
 
 mod budget;
+mod command;
 pub mod handlers;
 mod schedule;
 mod shell;
 mod shutdown;
 pub mod sidecars;
+mod startup;
 
 pub use budget::{Bounds, GraceSource, KillPlan};
+pub use command::NeverExits;
 pub use handlers::{HandlerSite, HandlerUse, handlers};
 pub use schedule::{Schedule, StartTimes};
-pub use shell::{ExecSleep, exec_sleep};
+pub use shell::{ExecSleep, exec_only_sleeps, exec_sleep};
 pub use shutdown::{ContainerStop, ShutdownPlan};
 pub use sidecars::{KnownSidecar, recognise};
+pub use startup::{Delay, DelayKind, StartupBound};
 
 use crate::model::PodSite;
 use crate::model::core::{Container, LifecycleHandler, Probe};
 use crate::model::path::FieldPath;
+use crate::versions::{CONTAINER_RESTART_RULES, KubeVersion};
 
 /// Kubernetes' default `terminationGracePeriodSeconds` (core/v1 `DefaultTerminationGracePeriodSeconds`).
 pub const DEFAULT_GRACE_PERIOD_SECONDS: i64 = 30;
@@ -149,6 +154,9 @@ pub struct Hook {
     pub path: FieldPath,
     pub handler: HandlerKind,
     pub duration: HookDuration,
+    /// An exec hook whose command does nothing but sleep (`["sleep", "5"]`, `sh -c "sleep 5"`):
+    /// `duration` is all it does.
+    pub only_sleeps: bool,
 }
 
 /// A probe's settings after the API server's defaults (defaults.go `SetDefaults_Probe`: 0 or
@@ -202,6 +210,9 @@ pub struct ContainerLife<'a> {
     pub known_sidecar: Option<&'static KnownSidecar>,
     /// What this container's start waits for, if anything.
     pub waits_for: Option<Gate>,
+    /// Set when the command can be seen never to exit (`sleep infinity`, `while true` with no
+    /// way out, a server in the foreground).
+    pub never_exits: Option<NeverExits>,
 }
 
 impl ContainerLife<'_> {
@@ -219,12 +230,32 @@ pub struct GracePeriod {
     pub explicit: bool,
 }
 
+/// The pod's `restartPolicy` (default `Always`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RestartPolicy {
+    Always,
+    OnFailure,
+    Never,
+}
+
+impl RestartPolicy {
+    /// The policy a value names; values the API server rejects count as the default.
+    fn of(value: Option<&str>) -> RestartPolicy {
+        match value {
+            Some("OnFailure") => RestartPolicy::OnFailure,
+            Some("Never") => RestartPolicy::Never,
+            _ => RestartPolicy::Always,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Lifecycle<'a> {
     /// Init containers (classic and sidecars) in spec order, then app containers in spec order.
     /// Ephemeral containers are not started with the pod and are left out.
     pub containers: Vec<ContainerLife<'a>>,
     pub grace_period: GracePeriod,
+    pub restart_policy: RestartPolicy,
 }
 
 impl<'a> Lifecycle<'a> {
@@ -277,7 +308,32 @@ impl<'a> Lifecycle<'a> {
         Lifecycle {
             containers,
             grace_period,
+            restart_policy: RestartPolicy::of(spec.restart_policy.as_deref()),
         }
+    }
+
+    /// Whether the kubelet starts the container at `index` again after it is killed or exits
+    /// (pkg/api/v1/pod/util.go `IsContainerRestartable`): a sidecar always is; a container
+    /// with its own `restartPolicy` (when `kube` has container restart rules) follows it, or
+    /// any rule with the `Restart` action; otherwise the pod's policy decides.
+    pub fn is_restartable(&self, index: usize, kube: KubeVersion) -> bool {
+        let Some(container) = self.containers.get(index) else {
+            return false;
+        };
+        if container.role == Role::Sidecar {
+            return true;
+        }
+        let own = container.container.restart_policy.as_deref();
+        if let (Some(policy), true) = (own, CONTAINER_RESTART_RULES.enabled(kube)) {
+            let restart_rule = container
+                .container
+                .restart_policy_rules
+                .iter()
+                .flatten()
+                .any(|rule| rule.action == "Restart");
+            return restart_rule || policy != "Never";
+        }
+        self.restart_policy != RestartPolicy::Never
     }
 
     /// The containers whose start waits, directly or through a chain of starts, for the
@@ -326,6 +382,7 @@ fn container_life<'a>(container: &'a Container, role: Role, path: FieldPath) -> 
         } else {
             None
         },
+        never_exits: command::never_exits(container, &path),
         path,
         waits_for: None,
     }
@@ -346,29 +403,28 @@ fn hook_of(handler: &LifecycleHandler, path: FieldPath) -> Hook {
         1 => HandlerKind::Sleep,
         _ => HandlerKind::Several,
     };
+    let command = handler
+        .exec
+        .as_ref()
+        .and_then(|e| e.command.as_deref())
+        .unwrap_or_default();
     let duration = match kind {
         HandlerKind::Sleep => handler
             .sleep
             .as_ref()
             .map_or(HookDuration::Unknown, |s| HookDuration::Exactly(s.seconds)),
-        HandlerKind::Exec => {
-            let command = handler
-                .exec
-                .as_ref()
-                .and_then(|e| e.command.as_deref())
-                .unwrap_or_default();
-            match exec_sleep(command) {
-                Some(ExecSleep::AtLeast(seconds)) => HookDuration::AtLeast(seconds),
-                Some(ExecSleep::Forever) => HookDuration::Forever,
-                None => HookDuration::Unknown,
-            }
-        }
+        HandlerKind::Exec => match exec_sleep(command) {
+            Some(ExecSleep::AtLeast(seconds)) => HookDuration::AtLeast(seconds),
+            Some(ExecSleep::Forever) => HookDuration::Forever,
+            None => HookDuration::Unknown,
+        },
         _ => HookDuration::Unknown,
     };
     Hook {
         path,
         handler: kind,
         duration,
+        only_sleeps: kind == HandlerKind::Exec && exec_only_sleeps(command).is_some(),
     }
 }
 

@@ -14,7 +14,7 @@ pub enum ExecSleep {
     Forever,
 }
 
-const SHELLS: &[&str] = &["sh", "bash", "ash", "dash", "zsh", "ksh"];
+pub(super) const SHELLS: &[&str] = &["sh", "bash", "ash", "dash", "zsh", "ksh"];
 
 /// The certain sleep time of an exec command (`command` of an `ExecAction`).
 pub fn exec_sleep(command: &[String]) -> Option<ExecSleep> {
@@ -28,12 +28,39 @@ pub fn exec_sleep(command: &[String]) -> Option<ExecSleep> {
     }
 }
 
-fn basename(program: &str) -> &str {
+/// The sleep of an exec command that does nothing but sleep (`["sleep", "5"]`,
+/// `sh -c "sleep 5"`): what the kubelet's `sleep` action does without a binary in the image.
+pub fn exec_only_sleeps(command: &[String]) -> Option<ExecSleep> {
+    let (program, args) = command.split_first()?;
+    let program = basename(program);
+    match program {
+        "sleep" => sleep_arguments(args.iter().map(String::as_str)),
+        "busybox" => exec_only_sleeps(args),
+        _ if SHELLS.contains(&program) => {
+            let tokens = tokenize(shell_script(args)?)?;
+            let commands = simple_commands(&tokens);
+            let mut total = 0.0;
+            for command in commands.iter().filter(|c| !c.words.is_empty()) {
+                if !command.certain || !matches!(command.op, ";" | "\n") {
+                    return None;
+                }
+                match command_sleep(&command.words)? {
+                    ExecSleep::AtLeast(seconds) => total += seconds,
+                    ExecSleep::Forever => return Some(ExecSleep::Forever),
+                }
+            }
+            (total > 0.0).then_some(ExecSleep::AtLeast(total))
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn basename(program: &str) -> &str {
     program.rsplit('/').next().unwrap_or(program)
 }
 
 /// The script of `sh [options] -c SCRIPT`.
-fn shell_script(args: &[String]) -> Option<&str> {
+pub(super) fn shell_script(args: &[String]) -> Option<&str> {
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         if arg == "-o" || arg == "+o" {
@@ -77,16 +104,29 @@ fn sleep_arguments<'a>(args: impl Iterator<Item = &'a str>) -> Option<ExecSleep>
 }
 
 #[derive(Debug, PartialEq)]
-enum Token {
+pub(super) enum Token {
     Word(String),
     /// `;`, newline, `&&`, `||`, `|`, `&`, `(`, `)`.
     Op(&'static str),
 }
 
-fn script_sleep(script: &str) -> Option<ExecSleep> {
-    let tokens = tokenize(script)?;
-    let mut total = 0.0;
-    let mut forever = false;
+/// One simple command of a script: its words and the operator that ends it.
+#[derive(Debug)]
+pub(super) struct SimpleCommand<'t> {
+    pub words: Vec<&'t str>,
+    /// `;`, `\n`, `&&`, `||`, `|`, `&`, `(` or `)`.
+    pub op: &'static str,
+    /// Nesting in `if`/loops/groups before this command; a command that opens a block
+    /// (`while true`) is at the depth outside it.
+    pub depth: usize,
+    /// It runs whenever the script gets this far: at the top level, not behind `&&`/`||`,
+    /// not in a block, and not sent to the background.
+    pub certain: bool,
+}
+
+/// Splits a script's tokens into simple commands, tracking blocks and conditions.
+pub(super) fn simple_commands(tokens: &[Token]) -> Vec<SimpleCommand<'_>> {
+    let mut commands = Vec::new();
     let mut depth = 0usize;
     // Whether the command about to start runs unconditionally.
     let mut unconditional = true;
@@ -109,6 +149,7 @@ fn script_sleep(script: &str) -> Option<ExecSleep> {
             _ => ";",
         };
         i += 1;
+        let outer = depth;
         if let Some(&first) = words.first() {
             match first {
                 "if" | "while" | "until" | "for" | "case" | "select" | "{" => depth += 1,
@@ -116,14 +157,12 @@ fn script_sleep(script: &str) -> Option<ExecSleep> {
                 _ => {}
             }
         }
-        let counts = depth == 0 && unconditional && op != "&";
-        if counts {
-            match command_sleep(&words) {
-                Some(ExecSleep::Forever) => forever = true,
-                Some(ExecSleep::AtLeast(seconds)) => total += seconds,
-                None => {}
-            }
-        }
+        commands.push(SimpleCommand {
+            certain: depth == 0 && unconditional && op != "&",
+            words,
+            op,
+            depth: outer.min(depth),
+        });
         match op {
             "(" => depth += 1,
             ")" => depth = depth.saturating_sub(1),
@@ -136,6 +175,20 @@ fn script_sleep(script: &str) -> Option<ExecSleep> {
             _ => unconditional,
         };
     }
+    commands
+}
+
+fn script_sleep(script: &str) -> Option<ExecSleep> {
+    let tokens = tokenize(script)?;
+    let mut total = 0.0;
+    let mut forever = false;
+    for command in simple_commands(&tokens).iter().filter(|c| c.certain) {
+        match command_sleep(&command.words) {
+            Some(ExecSleep::Forever) => forever = true,
+            Some(ExecSleep::AtLeast(seconds)) => total += seconds,
+            None => {}
+        }
+    }
     if forever {
         Some(ExecSleep::Forever)
     } else if total > 0.0 {
@@ -147,7 +200,7 @@ fn script_sleep(script: &str) -> Option<ExecSleep> {
 
 /// The sleep of one simple command: `sleep N`, `exec sleep N`, `/bin/sleep N`,
 /// `busybox sleep N`, with leading `VAR=value` assignments.
-fn command_sleep(words: &[&str]) -> Option<ExecSleep> {
+pub(super) fn command_sleep(words: &[&str]) -> Option<ExecSleep> {
     let mut words = words
         .iter()
         .copied()
@@ -175,7 +228,7 @@ fn is_assignment(word: &str) -> bool {
 /// Splits a script into words and control operators. Quoted text keeps its characters, so a
 /// `sleep` inside quotes is never a command. Returns `None` for scripts it cannot read (an
 /// unterminated quote).
-fn tokenize(script: &str) -> Option<Vec<Token>> {
+pub(super) fn tokenize(script: &str) -> Option<Vec<Token>> {
     let mut tokens = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -332,5 +385,33 @@ mod tests {
             sleep_of(&["sh", "-c", "sleep 5 && a && sleep 9"]),
             Some(ExecSleep::AtLeast(5.0))
         );
+    }
+
+    #[test]
+    fn reads_commands_that_only_sleep() {
+        let only = |command: &[&str]| {
+            let command: Vec<String> = command.iter().map(|s| (*s).to_owned()).collect();
+            exec_only_sleeps(&command)
+        };
+        assert_eq!(only(&["sleep", "5"]), Some(ExecSleep::AtLeast(5.0)));
+        assert_eq!(only(&["/bin/sleep", "1m"]), Some(ExecSleep::AtLeast(60.0)));
+        assert_eq!(
+            only(&["sh", "-c", "sleep 10"]),
+            Some(ExecSleep::AtLeast(10.0))
+        );
+        assert_eq!(
+            only(&["/bin/sh", "-c", "sleep 5; exec sleep 5 # drain\n"]),
+            Some(ExecSleep::AtLeast(10.0))
+        );
+        for command in [
+            &["sh", "-c", "sleep 5 && nginx -s quit"][..],
+            &["sh", "-c", "nginx -s quit; sleep 5"],
+            &["sh", "-c", "sleep $DELAY"],
+            &["sh", "-c", "sleep 5 &"],
+            &["env", "X=1", "sleep", "5"],
+            &["/drain.sh", "sleep", "5"],
+        ] {
+            assert_eq!(only(command), None, "{command:?}");
+        }
     }
 }

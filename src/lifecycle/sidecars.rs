@@ -81,7 +81,7 @@ pub fn recognise(container: &Container) -> Option<&'static KnownSidecar> {
 }
 
 /// `docker.io/istio/proxyv2:1.22@sha256:…` → `docker.io/istio/proxyv2`.
-fn image_repository(image: &str) -> &str {
+pub(super) fn image_repository(image: &str) -> &str {
     let without_digest = image.split('@').next().unwrap_or(image);
     // A colon after the last slash starts the tag; one before it belongs to a registry port.
     match without_digest.rfind(':') {

@@ -1,6 +1,7 @@
 //! Kubernetes objects found in YAML documents, and the pod specs inside them.
 
 pub mod path;
+pub mod services;
 mod workloads;
 
 use serde::Serialize;
@@ -48,20 +49,54 @@ pub struct ObjectSite {
 /// Everything else (Services, ConfigMaps, custom resources, files that are not Kubernetes
 /// objects at all) yields nothing.
 pub fn workload_objects(document: &Document) -> Vec<ObjectSite> {
-    let Some(root) = document.root else {
-        return Vec::new();
-    };
     let mut found = Vec::new();
-    collect(document, root, FieldPath::default(), &mut found, 0);
+    for_each_object(document, |node, prefix, api_version, kind| {
+        let Some(workload) = WorkloadKind::from_type(&api_version, &kind) else {
+            return;
+        };
+        let metadata = |field: &str| {
+            let located = lookup(
+                document,
+                node,
+                &[
+                    PathSegment::Key("metadata".to_owned()),
+                    PathSegment::Key(field.to_owned()),
+                ],
+            );
+            located
+                .complete
+                .then(|| document.scalar_str(located.node).map(str::to_owned))
+                .flatten()
+        };
+        found.push(ObjectSite {
+            root: node,
+            prefix,
+            object: ObjectRef {
+                api_version,
+                kind,
+                name: metadata("name"),
+                namespace: metadata("namespace"),
+            },
+            kind: workload,
+        });
+    });
     found
 }
 
-fn collect(
+/// Calls `visit` with the node, path, `apiVersion` and `kind` of every object in a document:
+/// the document itself, or the items of a `List`.
+fn for_each_object(document: &Document, mut visit: impl FnMut(NodeId, FieldPath, String, String)) {
+    if let Some(root) = document.root {
+        visit_objects(document, root, FieldPath::default(), 0, &mut visit);
+    }
+}
+
+fn visit_objects(
     document: &Document,
     node: NodeId,
     prefix: FieldPath,
-    found: &mut Vec<ObjectSite>,
     depth: usize,
+    visit: &mut impl FnMut(NodeId, FieldPath, String, String),
 ) {
     // `List` inside `List` is legal but never deep; the bound keeps hostile input cheap.
     const MAX_LIST_NESTING: usize = 8;
@@ -78,45 +113,18 @@ fn collect(
         let items = lookup(document, node, &[PathSegment::Key("items".to_owned())]);
         if let (true, Some(items)) = (items.complete, document.sequence(items.node)) {
             for (index, &item) in items.iter().enumerate() {
-                collect(
+                visit_objects(
                     document,
                     item,
                     prefix.key("items").index(index),
-                    found,
                     depth + 1,
+                    visit,
                 );
             }
         }
         return;
     }
-    let Some(workload) = WorkloadKind::from_type(&api_version, &kind) else {
-        return;
-    };
-    let metadata = |field: &str| {
-        let located = lookup(
-            document,
-            node,
-            &[
-                PathSegment::Key("metadata".to_owned()),
-                PathSegment::Key(field.to_owned()),
-            ],
-        );
-        located
-            .complete
-            .then(|| document.scalar_str(located.node).map(str::to_owned))
-            .flatten()
-    };
-    found.push(ObjectSite {
-        root: node,
-        prefix,
-        object: ObjectRef {
-            api_version,
-            kind,
-            name: metadata("name"),
-            namespace: metadata("namespace"),
-        },
-        kind: workload,
-    });
+    visit(node, prefix, api_version, kind);
 }
 
 fn string_at(document: &Document, node: NodeId, key: &str) -> Option<String> {

@@ -5,6 +5,7 @@ use crate::diagnostics::Severity;
 use crate::lifecycle::Lifecycle;
 use crate::model::PodSite;
 use crate::model::path::FieldPath;
+use crate::model::services::Service;
 use crate::versions::KubeVersion;
 
 /// The input of a pod rule.
@@ -13,6 +14,9 @@ pub struct PodContext<'a> {
     pub life: &'a Lifecycle<'a>,
     /// The cluster version the manifest is judged for (`--kube-version`).
     pub kube: KubeVersion,
+    /// The Services in the same file that select this pod; read only when a rule needs them
+    /// (see [`crate::rules::Rule`]`::reads_services`), empty otherwise.
+    pub services: &'a [&'a Service],
 }
 
 /// Which part of a field a finding points at.

@@ -7,6 +7,7 @@
 mod advice;
 mod context;
 mod correctness;
+mod pedantic;
 mod registry;
 mod suspicious;
 
@@ -111,6 +112,9 @@ pub struct Rule {
     pub check: Check,
     /// The feature gate the rule is about, when its verdict depends on the Kubernetes version.
     pub feature: Option<&'static crate::versions::Feature>,
+    /// The rule reads the Services of the file ([`PodContext::services`]); the pipeline
+    /// collects them only when such a rule runs.
+    pub reads_services: bool,
     /// The file that declares it, for "view source" links.
     pub source: &'static str,
 }
@@ -161,6 +165,7 @@ macro_rules! declare_rule {
             category: $category:ident,
             $(severity: $severity:ident,)?
             $(feature: $feature:expr,)?
+            $(services: $services:literal,)?
             summary: $summary:literal,
             check: $check:expr $(,)?
         }
@@ -177,6 +182,7 @@ macro_rules! declare_rule {
             doc: concat!($($doc, "\n"),*),
             check: $check,
             feature: declare_rule!(@feature $($feature)?),
+            reads_services: declare_rule!(@services $($services)?),
             source: file!(),
         };
     };
@@ -184,5 +190,7 @@ macro_rules! declare_rule {
     (@severity $severity:ident) => { Some($crate::diagnostics::Severity::$severity) };
     (@feature) => { None };
     (@feature $feature:expr) => { Some(&$feature) };
+    (@services) => { false };
+    (@services $services:literal) => { $services };
 }
 pub(crate) use declare_rule;

@@ -1,7 +1,7 @@
 //! The one list of rules. Adding a rule is one line here.
 
 use super::Rule;
-use super::{advice, correctness, suspicious};
+use super::{advice, correctness, pedantic, suspicious};
 
 pub static ALL_RULES: &[&Rule] = &[
     &correctness::yaml_syntax::RULE,
@@ -24,7 +24,21 @@ pub static ALL_RULES: &[&Rule] = &[
     &correctness::tcp_socket_hook::RULE,
     &correctness::poststart_deadlock::RULE,
     &suspicious::poststart_blocks_sidecar::RULE,
+    &suspicious::init_container_never_exits::RULE,
+    &suspicious::zero_grace_period::RULE,
+    &suspicious::liveness_restart_never::RULE,
+    &suspicious::liveness_equals_readiness::RULE,
+    &suspicious::probe_timeout_exceeds_period::RULE,
+    &suspicious::active_deadline_too_short::RULE,
+    &suspicious::sidecar_readiness_gating::RULE,
     &advice::poststart_delays_containers::RULE,
+    &advice::sidecar_startup_probe::RULE,
+    &advice::probe_grace_shorter_than_prestop::RULE,
+    &pedantic::missing_readiness_probe::RULE,
+    &pedantic::missing_liveness_probe::RULE,
+    &pedantic::liveness_without_startup_probe::RULE,
+    &pedantic::prestop_exec_sleep::RULE,
+    &pedantic::missing_prestop_delay::RULE,
 ];
 
 pub fn find_rule(name: &str) -> Option<&'static Rule> {

@@ -145,7 +145,7 @@ fn message(container: &ContainerLife<'_>, hook: &Hook, seconds: f64, grace: i64)
     }
 }
 
-fn seconds_text(seconds: f64) -> String {
+pub(crate) fn seconds_text(seconds: f64) -> String {
     if seconds.fract() == 0.0 {
         format!("{seconds:.0}s")
     } else {

@@ -1,0 +1,99 @@
+use crate::lifecycle::Role;
+use crate::rules::{Findings, PodContext, Target, declare_rule};
+
+declare_rule! {
+    /// ## What it does
+    /// Finds a container (an app container or a native sidecar) with a `livenessProbe` but no
+    /// `startupProbe`.
+    ///
+    /// ## Why is this bad?
+    /// The liveness probe starts checking right after its `initialDelaySeconds`, while the
+    /// application may still be starting. If a start takes longer than the probe tolerates
+    /// (about `initialDelaySeconds + failureThreshold × periodSeconds`), the container is
+    /// killed and restarted before it ever comes up — and a slow start, a cold cache or a
+    /// busy node can turn that into a restart loop. A startup probe holds the liveness probe
+    /// back until the application has started, with its own, generous budget, so the
+    /// liveness probe can stay strict. A fixed `initialDelaySeconds` has to guess the worst
+    /// start instead; this rule is off by default because many applications start fast.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: app
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: app}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: app}
+    ///     spec:
+    ///       containers:
+    ///       - name: app
+    ///         image: example/app:1.0
+    ///         livenessProbe:
+    ///           httpGet: {path: /livez, port: 8080}
+    ///           initialDelaySeconds: 60
+    /// ```
+    ///
+    /// Give the start its own budget:
+    /// ```yaml
+    /// apiVersion: apps/v1
+    /// kind: Deployment
+    /// metadata:
+    ///   name: app
+    /// spec:
+    ///   selector:
+    ///     matchLabels: {app: app}
+    ///   template:
+    ///     metadata:
+    ///       labels: {app: app}
+    ///     spec:
+    ///       containers:
+    ///       - name: app
+    ///         image: example/app:1.0
+    ///         startupProbe:
+    ///           httpGet: {path: /livez, port: 8080}
+    ///           periodSeconds: 5
+    ///           failureThreshold: 60
+    ///         livenessProbe:
+    ///           httpGet: {path: /livez, port: 8080}
+    /// ```
+    ///
+    /// ## References
+    /// - kubernetes/kubernetes `pkg/kubelet/prober/worker.go`, `doProbe`: liveness and
+    ///   readiness probes are skipped until the container has started, which with a startup
+    ///   probe means until it succeeded.
+    /// - [Configure liveness, readiness and startup probes: protect slow starting containers
+    ///   with startup probes](https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/#define-startup-probes)
+    pub static RULE = {
+        name: "liveness-without-startup-probe",
+        category: Pedantic,
+        summary: "liveness probe without a startup probe to protect a slow start",
+        check: crate::rules::Check::Pod(check),
+    }
+}
+
+fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
+    for container in ctx.life.containers.iter().filter(|c| c.role != Role::Init) {
+        let Some(liveness) = container.probes.liveness else {
+            continue;
+        };
+        if container.probes.startup.is_some() {
+            continue;
+        }
+        let budget =
+            liveness.initial_delay_seconds + liveness.failure_threshold * liveness.period_seconds;
+        findings
+            .report(
+                Target::key(container.path.key("livenessProbe")),
+                format!(
+                    "`{}` has a livenessProbe but no startupProbe: a start slower than about {budget}s gets it killed and restarted",
+                    container.name
+                ),
+            )
+            .help("add a `startupProbe` with a budget for the slowest start; liveness checks wait until it passes")
+            .container(container.name);
+    }
+}
