@@ -8,6 +8,7 @@ pub mod cli;
 pub mod diagnostics;
 pub mod discovery;
 pub mod docs;
+pub mod fix;
 pub mod kustomize;
 pub mod lifecycle;
 pub mod lint;

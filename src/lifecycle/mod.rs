@@ -20,8 +20,8 @@ mod shell;
 pub mod sidecars;
 
 pub use handlers::{HandlerSite, HandlerUse, handlers};
-pub use shell::{ExecSleep, exec_sleep};
-pub use sidecars::{KnownSidecar, recognise};
+pub use shell::{ExecSleep, exec_sleep, only_sleep};
+pub use sidecars::{KnownSidecar, keeps_running, recognise};
 
 use crate::model::PodSite;
 use crate::model::core::{Container, LifecycleHandler, Probe};

@@ -28,6 +28,44 @@ pub fn exec_sleep(command: &[String]) -> Option<ExecSleep> {
     }
 }
 
+/// The whole seconds of an exec command that does nothing but sleep: `sleep 5`,
+/// `["sh", "-c", "sleep 5"]`. The `sleep` lifecycle action can replace such a command exactly.
+pub fn only_sleep(command: &[String]) -> Option<i64> {
+    let (program, args) = command.split_first()?;
+    let program = basename(program);
+    let sleep = if program == "sleep" {
+        sleep_arguments(args.iter().map(String::as_str))?
+    } else if matches!(program, "busybox" | "env") {
+        return only_sleep(args);
+    } else if SHELLS.contains(&program) {
+        let tokens = tokenize(shell_script(args)?)?;
+        let mut commands = tokens
+            .split(|token| matches!(token, Token::Op(";" | "\n")))
+            .filter(|words| !words.is_empty());
+        let words = commands.next()?;
+        if commands.next().is_some() {
+            return None;
+        }
+        let words = words
+            .iter()
+            .map(|token| match token {
+                Token::Word(word) => Some(word.as_str()),
+                Token::Op(_) => None,
+            })
+            .collect::<Option<Vec<&str>>>()?;
+        command_sleep(&words)?
+    } else {
+        return None;
+    };
+    match sleep {
+        #[allow(clippy::cast_possible_truncation)]
+        ExecSleep::AtLeast(seconds) if seconds.fract() == 0.0 && seconds < 1e15 => {
+            Some(seconds as i64)
+        }
+        _ => None,
+    }
+}
+
 fn basename(program: &str) -> &str {
     program.rsplit('/').next().unwrap_or(program)
 }
@@ -319,6 +357,30 @@ mod tests {
         ];
         for command in cases {
             assert_eq!(sleep_of(command), None, "{command:?}");
+        }
+    }
+
+    #[test]
+    fn only_sleep_accepts_commands_that_do_nothing_else() {
+        let only = |command: &[&str]| {
+            let command: Vec<String> = command.iter().map(|s| (*s).to_owned()).collect();
+            only_sleep(&command)
+        };
+        assert_eq!(only(&["sleep", "60"]), Some(60));
+        assert_eq!(only(&["/bin/sleep", "1m"]), Some(60));
+        assert_eq!(only(&["sh", "-c", "sleep 15\n"]), Some(15));
+        assert_eq!(only(&["sh", "-c", "exec sleep 15;"]), Some(15));
+        assert_eq!(only(&["busybox", "sleep", "5"]), Some(5));
+        for command in [
+            &["sleep", "0.5"][..],
+            &["sleep", "infinity"],
+            &["sh", "-c", "sleep 5; nginx -s quit"],
+            &["sh", "-c", "sleep 5 && true"],
+            &["sh", "-c", "sleep 5 &"],
+            &["env", "A=1", "sleep", "5"],
+            &["nginx", "-s", "quit"],
+        ] {
+            assert_eq!(only(command), None, "{command:?}");
         }
     }
 

@@ -80,6 +80,20 @@ pub fn recognise(container: &Container) -> Option<&'static KnownSidecar> {
     })
 }
 
+/// Whether a container is certain to keep running rather than exit: a well-known sidecar, or
+/// a command that sleeps forever (`sleep infinity`).
+pub fn keeps_running(container: &Container) -> bool {
+    if recognise(container).is_some() {
+        return true;
+    }
+    let Some(command) = &container.command else {
+        return false;
+    };
+    let mut full = command.clone();
+    full.extend(container.args.iter().flatten().cloned());
+    super::exec_sleep(&full) == Some(super::ExecSleep::Forever)
+}
+
 /// `docker.io/istio/proxyv2:1.22@sha256:…` → `docker.io/istio/proxyv2`.
 fn image_repository(image: &str) -> &str {
     let without_digest = image.split('@').next().unwrap_or(image);

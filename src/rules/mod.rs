@@ -7,6 +7,7 @@
 mod advice;
 mod context;
 mod correctness;
+mod fixes;
 mod registry;
 mod suspicious;
 
