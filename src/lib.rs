@@ -12,6 +12,7 @@ pub mod fix;
 pub mod kustomize;
 pub mod lifecycle;
 pub mod lint;
+pub mod lsp;
 pub mod model;
 pub mod report;
 pub mod rules;
