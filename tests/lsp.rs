@@ -228,10 +228,22 @@ fn code_actions(
     uri: &lsp_types::Uri,
     range: Range,
 ) -> Vec<lsp_types::CodeAction> {
+    code_actions_with(client, uri, range, Vec::new())
+}
+
+fn code_actions_with(
+    client: &mut Client,
+    uri: &lsp_types::Uri,
+    range: Range,
+    listed: Vec<lsp_types::Diagnostic>,
+) -> Vec<lsp_types::CodeAction> {
     let params = CodeActionParams {
         text_document: TextDocumentIdentifier::new(uri.clone()),
         range,
-        context: CodeActionContext::default(),
+        context: CodeActionContext {
+            diagnostics: listed,
+            ..CodeActionContext::default()
+        },
         work_done_progress_params: WorkDoneProgressParams::default(),
         partial_result_params: PartialResultParams::default(),
     };
@@ -364,6 +376,25 @@ fn code_actions_give_the_expected_yaml() {
 }
 
 #[test]
+fn code_actions_cover_the_diagnostics_the_client_lists() {
+    // Neovim asks with the cursor's position and the diagnostics of its line.
+    let mut client = Client::start(capabilities(false));
+    let web = uri("/work/deploy/web.yaml");
+    client.open(&web, 1, WEB);
+    let published = client.diagnostics(&web, Some(1));
+    let probe = published.diagnostics[0].clone();
+    let line_start = Position::new(probe.range.start.line, 0);
+    let cursor = Range::new(line_start, line_start);
+    assert!(code_actions(&mut client, &web, cursor).is_empty());
+    let actions = code_actions_with(&mut client, &web, cursor, vec![probe]);
+    assert_eq!(
+        actions[0].title,
+        "Make `envoy` a native sidecar (`restartPolicy: Always`)"
+    );
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+#[test]
 fn fixes_need_the_version_to_have_the_feature() {
     // On 1.28 native sidecars are off and the sleep action does not exist: only the grace
     // period fix is certain. Settings carry the version the code actions judge by.
@@ -481,7 +512,9 @@ fn every_prefix_of_a_manifest_is_handled() {
                 lines: &index,
                 encoding: Encoding::Utf16,
             };
-            actions::code_actions(&web, &text, &found, Span::new(0, end), clients[0]);
+            let all = actions::requested(&text, &found, Span::new(0, end), &[]);
+            assert_eq!(all.len(), found.len());
+            actions::code_actions(&web, &text, &all, clients[0]);
             prefixes += 1;
         }
         assert_eq!(prefixes, fixture.chars().count() + 1);

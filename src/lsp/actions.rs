@@ -18,20 +18,39 @@ pub const IGNORE_REASON_PLACEHOLDER: &str = "TODO: reason";
 /// Rules that a comment cannot silence: a syntax error is fixed, not ignored.
 const NOT_SUPPRESSIBLE: &[&str] = &["yaml-syntax"];
 
-/// The actions for the diagnostics that touch `range` (byte offsets of `text`).
+/// The diagnostics a code action request is about: those that touch `range` (byte offsets),
+/// and those the client lists in its context (Neovim sends the cursor's position and the
+/// diagnostics of its line), matched by rule and range.
+pub fn requested<'d>(
+    text: &Text<'_>,
+    diagnostics: &'d [Diagnostic],
+    range: Span,
+    listed: &[lsp_types::Diagnostic],
+) -> Vec<&'d Diagnostic> {
+    diagnostics
+        .iter()
+        .filter(|d| {
+            let touches = d.span.start <= range.end && range.start <= d.span.end;
+            touches
+                || listed.iter().any(|l| {
+                    l.code == Some(lsp_types::NumberOrString::String(d.rule.to_owned()))
+                        && l.range == text.range(d.span)
+                })
+        })
+        .collect()
+}
+
+/// The actions for `diagnostics`: each one's fixes (the first preferred), then a comment to
+/// suppress it.
 pub fn code_actions(
     uri: &Uri,
     text: &Text<'_>,
-    diagnostics: &[Diagnostic],
-    range: Span,
+    diagnostics: &[&Diagnostic],
     client: ClientInfo,
 ) -> Vec<CodeActionOrCommand> {
     let mut documents = None;
     let mut actions = Vec::new();
-    for diagnostic in diagnostics
-        .iter()
-        .filter(|d| d.span.start <= range.end && range.start <= d.span.end)
-    {
+    for &diagnostic in diagnostics {
         let published = convert::diagnostic(diagnostic, uri, text, client);
         let action = |title: String, edits: &[TextEdit], preferred: bool| {
             CodeActionOrCommand::CodeAction(CodeAction {

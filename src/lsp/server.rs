@@ -26,7 +26,7 @@ use lsp_types::{
     TextDocumentSyncOptions, Uri,
 };
 
-use super::actions::code_actions;
+use super::actions::{code_actions, requested};
 use super::analysis::analyse;
 use super::config::{CONFIG_FILE_NAME, Config, display_name, file_path, file_role};
 use super::convert::{ClientInfo, Text};
@@ -363,7 +363,8 @@ impl Server<'_> {
             text.offset(params.range.start),
             text.offset(params.range.end),
         );
-        Some(code_actions(uri, &text, diagnostics, range, self.client))
+        let selected = requested(&text, diagnostics, range, &params.context.diagnostics);
+        Some(code_actions(uri, &text, &selected, self.client))
     }
 
     fn hover(&self, params: &HoverParams) -> Option<lsp_types::Hover> {
