@@ -315,9 +315,13 @@ mod tests {
         text_edits(text, &documents, &fix).map(|edits| apply(text, &edits))
     }
 
-    fn set(path: &[&str], value: &str) -> FixEdit {
+    fn set(keys: &[&str], value: &str) -> FixEdit {
+        set_at(FieldPath::from_keys(keys), value)
+    }
+
+    fn set_at(path: FieldPath, value: &str) -> FixEdit {
         FixEdit::Set {
-            path: FieldPath::from_keys(path),
+            path,
             value: value.to_owned(),
         }
     }
@@ -338,12 +342,8 @@ mod tests {
             fixed(text, vec![set(&["spec", "grace"], "90")]).unwrap(),
             "spec:\n  grace: 90\n  containers:\n  - name: a\n    image: x\n"
         );
-        let mut path = FieldPath::from_keys(&["spec", "containers"]).index(0);
-        path = path.key("restartPolicy");
-        let edit = FixEdit::Set {
-            path,
-            value: "Always".to_owned(),
-        };
+        let path = FieldPath::from_keys(&["spec", "containers"]).index(0);
+        let edit = set_at(path.key("restartPolicy"), "Always");
         assert_eq!(
             fixed(text, vec![edit]).unwrap(),
             "spec:\n  containers:\n  - name: a\n    restartPolicy: Always\n    image: x\n"

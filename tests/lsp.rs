@@ -42,6 +42,28 @@ fn range_of(text: &str, after: &str, needle: &str) -> Range {
     Range::new(position(text, start), position(text, start + needle.len()))
 }
 
+/// The test manifest with the pod's grace period set.
+fn with_grace_period(seconds: u32) -> String {
+    WEB.replace(
+        "    spec:\n      initContainers:",
+        &format!(
+            "    spec:\n      terminationGracePeriodSeconds: {seconds}\n      initContainers:"
+        ),
+    )
+}
+
+/// A client that opened `text` as `web.yaml`, and the diagnostics it received for it.
+fn opened(
+    related_information: bool,
+    text: &str,
+) -> (Client, lsp_types::Uri, lsp_types::PublishDiagnosticsParams) {
+    let mut client = Client::start(capabilities(related_information));
+    let web = uri("/work/deploy/web.yaml");
+    client.open(&web, 1, text);
+    let published = client.diagnostics(&web, Some(1));
+    (client, web, published)
+}
+
 #[test]
 fn handshake_offers_full_sync_quick_fixes_hover_and_utf16() {
     let client = Client::start(capabilities(false));
@@ -84,10 +106,7 @@ fn handshake_offers_full_sync_quick_fixes_hover_and_utf16() {
 
 #[test]
 fn diagnostics_on_open_change_and_close() {
-    let mut client = Client::start(capabilities(true));
-    let web = uri("/work/deploy/web.yaml");
-    client.open(&web, 1, WEB);
-    let published = client.diagnostics(&web, Some(1));
+    let (mut client, web, published) = opened(true, WEB);
     let found: Vec<(String, Range)> = published
         .diagnostics
         .iter()
@@ -137,10 +156,7 @@ fn diagnostics_on_open_change_and_close() {
 
     // A change that sets the grace period: the preStop finding goes, and the next one shows
     // the grace period as related information.
-    let changed = WEB.replace(
-        "    spec:\n      initContainers:",
-        "    spec:\n      terminationGracePeriodSeconds: 40\n      initContainers:",
-    );
+    let changed = with_grace_period(40);
     client.change(&web, 2, &changed);
     let published = client.diagnostics(&web, Some(2));
     let prestop = published
@@ -182,14 +198,7 @@ fn diagnostics_on_open_change_and_close() {
 
 #[test]
 fn labels_go_into_the_message_without_related_information() {
-    let mut client = Client::start(capabilities(false));
-    let web = uri("/work/deploy/web.yaml");
-    let text = WEB.replace(
-        "    spec:\n      initContainers:",
-        "    spec:\n      terminationGracePeriodSeconds: 40\n      initContainers:",
-    );
-    client.open(&web, 1, &text);
-    let published = client.diagnostics(&web, Some(1));
+    let (client, _, published) = opened(false, &with_grace_period(40));
     let prestop = &published.diagnostics[1];
     assert!(prestop.related_information.is_none());
     assert!(
@@ -258,12 +267,14 @@ fn code_actions_with(
         .collect()
 }
 
-/// The text after applying the action with this title.
-fn applied(
+/// Applies the action titled `title` to `before`, as an editor does, and checks that the
+/// result is `before` with each `from` replaced by its `to`. Returns the result.
+fn check_action(
     actions: &[lsp_types::CodeAction],
     title: &str,
-    text: &str,
     uri: &lsp_types::Uri,
+    before: &str,
+    replacements: &[(&str, &str)],
 ) -> String {
     let action = actions
         .iter()
@@ -275,7 +286,14 @@ fn applied(
             )
         });
     let edits = &action.edit.as_ref().unwrap().changes.as_ref().unwrap()[uri];
-    apply(text, edits)
+    let after = apply(before, edits);
+    let mut expected = before.to_owned();
+    for (from, to) in replacements {
+        assert!(expected.contains(from), "{from:?}");
+        expected = expected.replacen(from, to, 1);
+    }
+    assert_eq!(after, expected, "{title}");
+    after
 }
 
 fn rules_left(text: &str) -> Vec<&'static str> {
@@ -286,11 +304,28 @@ fn rules_left(text: &str) -> Vec<&'static str> {
 }
 
 #[test]
+fn only_documents_with_kubernetes_workloads_get_diagnostics() {
+    // A syntax error in a file that is not a manifest is left to other tools.
+    assert!(rules_left("jobs:\n  build: [\n").is_empty());
+    assert!(rules_left("a: 1\na: 2\n").is_empty());
+    assert!(rules_left("apiVersion: v1\nkind: Service\nmetadata: {a: 1, a: 2}\n").is_empty());
+    // A manifest cut short by a syntax error still gets it.
+    assert_eq!(
+        rules_left("apiVersion: apps/v1\nkind: Deployment\nspec:\n  template: [\n"),
+        ["yaml-syntax"]
+    );
+    assert_eq!(
+        rules_left("{\"apiVersion\": \"v1\",\n \"kind\": \"Pod\",\n \"spec\": [\n"),
+        ["yaml-syntax"]
+    );
+    // Documents are judged one by one.
+    let stream = "a: [\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: a, name: b}\n";
+    assert_eq!(rules_left(stream), ["duplicate-key"]);
+}
+
+#[test]
 fn code_actions_give_the_expected_yaml() {
-    let mut client = Client::start(capabilities(false));
-    let web = uri("/work/deploy/web.yaml");
-    client.open(&web, 1, WEB);
-    client.diagnostics(&web, Some(1));
+    let (mut client, web, _) = opened(false, WEB);
 
     // The init container with a probe is Envoy, which keeps running: make it a sidecar.
     let cursor = range_of(WEB, "name: envoy", "readinessProbe");
@@ -308,23 +343,14 @@ fn code_actions_give_the_expected_yaml() {
         actions[0].diagnostics.as_ref().unwrap()[0].code,
         Some(NumberOrString::String("init-container-probe".into()))
     );
-    let sidecar = applied(&actions, titles[0], WEB, &web);
-    assert_eq!(
-        sidecar,
-        WEB.replace(
-            "      - name: envoy\n",
-            "      - name: envoy\n        restartPolicy: Always\n"
-        )
-    );
-    assert!(!rules_left(&sidecar).contains(&"init-container-probe"));
-    let ignored = applied(&actions, titles[1], WEB, &web);
-    assert_eq!(
-        ignored,
-        WEB.replace(
-            "        readinessProbe:",
-            "        # podcycle: ignore[init-container-probe] TODO: reason\n        readinessProbe:"
-        )
-    );
+    let envoy = "      - name: envoy\n";
+    let sidecar = envoy.to_owned() + "        restartPolicy: Always\n";
+    let fixed = check_action(&actions, titles[0], &web, WEB, &[(envoy, &sidecar)]);
+    assert!(!rules_left(&fixed).contains(&"init-container-probe"));
+    let probe = "        readinessProbe:";
+    let comment =
+        "        # podcycle: ignore[init-container-probe] TODO: reason\n".to_owned() + probe;
+    check_action(&actions, titles[1], &web, WEB, &[(probe, &comment)]);
 
     // The preStop sleep: raise the grace period, or also switch to the sleep action.
     let cursor = range_of(WEB, "name: web", "preStop");
@@ -338,35 +364,34 @@ fn code_actions_give_the_expected_yaml() {
             "Ignore `prestop-exceeds-grace-period` here (`# podcycle: ignore`)",
         ]
     );
-    let raised = applied(&actions, titles[0], WEB, &web);
-    assert_eq!(
-        raised,
-        WEB.replace(
-            "    spec:\n      initContainers:",
-            "    spec:\n      terminationGracePeriodSeconds: 75\n      initContainers:"
-        )
+    let spec = "    spec:\n      initContainers:";
+    let raised = "    spec:\n      terminationGracePeriodSeconds: 75\n      initContainers:";
+    let fixed = check_action(&actions, titles[0], &web, WEB, &[(spec, raised)]);
+    assert!(!rules_left(&fixed).contains(&"prestop-exceeds-grace-period"));
+    let exec = "            exec:\n              command: [\"sleep\", \"45\"]";
+    let sleep = "            sleep:\n              seconds: 45";
+    let both = check_action(
+        &actions,
+        titles[1],
+        &web,
+        WEB,
+        &[(spec, raised), (exec, sleep)],
     );
-    assert!(!rules_left(&raised).contains(&"prestop-exceeds-grace-period"));
-    let sleep_action = applied(&actions, titles[1], WEB, &web);
-    assert_eq!(
-        sleep_action,
-        raised.replace(
-            "            exec:\n              command: [\"sleep\", \"45\"]",
-            "            sleep:\n              seconds: 45"
-        )
-    );
-    assert!(!rules_left(&sleep_action).contains(&"prestop-exceeds-grace-period"));
+    assert!(!rules_left(&both).contains(&"prestop-exceeds-grace-period"));
 
     // No certain fix for a misspelt restart policy: only the comment, indented like the line.
     let cursor = range_of(WEB, "name: greeter", "always");
     let actions = code_actions(&mut client, &web, cursor);
     assert_eq!(actions.len(), 1);
-    assert_eq!(
-        applied(&actions, &actions[0].title, WEB, &web),
-        WEB.replace(
-            "      - {name: greeter",
-            "      # podcycle: ignore[container-restart-policy] TODO: reason\n      - {name: greeter"
-        )
+    let greeter = "      - {name: greeter";
+    let comment =
+        "      # podcycle: ignore[container-restart-policy] TODO: reason\n".to_owned() + greeter;
+    check_action(
+        &actions,
+        &actions[0].title,
+        &web,
+        WEB,
+        &[(greeter, &comment)],
     );
 
     // Nowhere near a finding: nothing.
@@ -378,10 +403,7 @@ fn code_actions_give_the_expected_yaml() {
 #[test]
 fn code_actions_cover_the_diagnostics_the_client_lists() {
     // Neovim asks with the cursor's position and the diagnostics of its line.
-    let mut client = Client::start(capabilities(false));
-    let web = uri("/work/deploy/web.yaml");
-    client.open(&web, 1, WEB);
-    let published = client.diagnostics(&web, Some(1));
+    let (mut client, web, published) = opened(false, WEB);
     let probe = published.diagnostics[0].clone();
     let line_start = Position::new(probe.range.start.line, 0);
     let cursor = Range::new(line_start, line_start);
@@ -409,10 +431,7 @@ fn fixes_need_the_version_to_have_the_feature() {
 
 #[test]
 fn hover_on_a_finding_shows_the_rule() {
-    let mut client = Client::start(capabilities(false));
-    let web = uri("/work/deploy/web.yaml");
-    client.open(&web, 1, WEB);
-    client.diagnostics(&web, Some(1));
+    let (mut client, web, _) = opened(false, WEB);
     let hover_at = |client: &mut Client, position: Position| {
         client.request::<HoverRequest>(HoverParams {
             text_document_position_params: TextDocumentPositionParams::new(

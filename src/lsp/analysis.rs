@@ -140,33 +140,6 @@ fn scalar(rest: &str) -> &str {
 mod tests {
     use super::*;
 
-    fn rules(text: &str) -> Vec<&'static str> {
-        analyse("t.yaml", text, &Settings::default(), FileRole::Manifest)
-            .iter()
-            .map(|d| d.rule)
-            .collect()
-    }
-
-    #[test]
-    fn only_kubernetes_workloads_get_diagnostics() {
-        // A syntax error in a file that is not a manifest is left to other tools.
-        assert!(rules("jobs:\n  build: [\n").is_empty());
-        assert!(rules("a: 1\na: 2\n").is_empty());
-        assert!(rules("apiVersion: v1\nkind: Service\nmetadata: {a: 1, a: 2}\n").is_empty());
-        // A manifest cut short by a syntax error still gets it.
-        assert_eq!(
-            rules("apiVersion: apps/v1\nkind: Deployment\nspec:\n  template: [\n"),
-            ["yaml-syntax"]
-        );
-        assert_eq!(
-            rules("{\"apiVersion\": \"v1\",\n \"kind\": \"Pod\",\n \"spec\": [\n"),
-            ["yaml-syntax"]
-        );
-        // Documents are judged one by one.
-        let stream = "a: [\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: a, name: b}\n";
-        assert_eq!(rules(stream), ["duplicate-key"]);
-    }
-
     #[test]
     fn reads_top_level_types() {
         assert_eq!(
