@@ -27,8 +27,7 @@ impl Config {
     /// The settings for the document at `uri`: today the defaults, as `podcycle check` without
     /// options. Reading the nearest `.podcycle.yaml` belongs here; [`Config::files_changed`]
     /// is where a cache of read configurations would be dropped.
-    pub fn settings_for(&self, uri: &Uri) -> Settings {
-        let _ = file_path(uri);
+    pub fn settings_for(&self, _uri: &Uri) -> Settings {
         Settings::default()
     }
 

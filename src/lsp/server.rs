@@ -5,6 +5,7 @@
 use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::error::Error;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Sender};
@@ -187,7 +188,23 @@ impl Server<'_> {
         }
         let id = request.id.clone();
         let method = request.method.clone();
-        let response = match method.as_str() {
+        // As on the worker, a bug in a rule or a fix answers this request with an error and
+        // leaves the session running.
+        let answered = catch_unwind(AssertUnwindSafe(|| self.answer(request)));
+        let response = answered.unwrap_or_else(|_| {
+            Response::new_err(
+                id,
+                ErrorCode::InternalError as i32,
+                format!("podcycle failed to answer `{method}`; please report this with the file"),
+            )
+        });
+        self.send(response)
+    }
+
+    fn answer(&mut self, request: Request) -> Response {
+        let id = request.id.clone();
+        let method = request.method.clone();
+        match method.as_str() {
             "shutdown" => {
                 self.shutting_down = true;
                 Response::new_ok(id, ())
@@ -205,8 +222,7 @@ impl Server<'_> {
                 ErrorCode::MethodNotFound as i32,
                 format!("podcycle does not handle `{method}`"),
             ),
-        };
-        self.send(response)
+        }
     }
 
     /// Notifications have no answer; one that cannot be read is skipped.
