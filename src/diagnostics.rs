@@ -6,6 +6,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+use crate::fix::Fix;
 use crate::model::ObjectRef;
 use crate::source::Span;
 
@@ -72,6 +73,8 @@ pub struct Diagnostic {
     pub container: Option<String>,
     /// Field path from the object root, e.g. `spec.initContainers[0].readinessProbe`.
     pub field: Option<String>,
+    /// Changes that certainly resolve the finding (offered as quick fixes in editors).
+    pub fixes: Vec<Fix>,
 }
 
 impl Diagnostic {

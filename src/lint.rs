@@ -272,7 +272,9 @@ fn lint_object(
         if let Check::Pod(check) = rule.check {
             check(&context, &mut findings);
             for finding in findings.take() {
-                out.push(finding_diagnostic(rule, settings, object, finding, &locate));
+                out.push(finding_diagnostic(
+                    rule, settings, document, object, finding, &locate,
+                ));
             }
         }
     }
@@ -304,6 +306,7 @@ fn value_is_collection(document: &Document, object: &ObjectSite, path: &FieldPat
 fn finding_diagnostic(
     rule: &'static Rule,
     settings: &Settings,
+    document: &Document,
     object: &ObjectSite,
     finding: Finding,
     locate: &impl Fn(&FieldPath, Part) -> Span,
@@ -316,6 +319,7 @@ fn finding_diagnostic(
         notes,
         container,
         severity,
+        fixes,
     } = finding;
     Diagnostic {
         rule: rule.name,
@@ -334,6 +338,10 @@ fn finding_diagnostic(
         object: Some(object.object.clone()),
         container,
         field: Some(path.to_string()),
+        fixes: fixes
+            .into_iter()
+            .map(|fix| fix.within(&object.prefix, document.index))
+            .collect(),
     }
 }
 
@@ -371,6 +379,7 @@ fn document_diagnostic(
         object: None,
         container: None,
         field: None,
+        fixes: Vec::new(),
     }
 }
 

@@ -124,6 +124,38 @@ impl LineIndex {
         let column = text[start..offset].encode_utf16().count();
         (line, column)
     }
+
+    /// The byte offset of a 0-based line and UTF-16 column: the reverse of
+    /// [`LineIndex::line_col_utf16`]. A column past the end of the line means its end (before the
+    /// newline), a line past the end of the text means the end of the text, and a column inside
+    /// a surrogate pair means the start of that character.
+    pub fn offset_utf16(&self, text: &str, line: usize, column: usize) -> usize {
+        let Some(&start) = self.starts.get(line) else {
+            return text.len();
+        };
+        let mut units = 0;
+        for (at, c) in text[start..self.content_end(text, line)].char_indices() {
+            units += c.len_utf16();
+            if units > column {
+                return start + at;
+            }
+        }
+        self.content_end(text, line)
+    }
+
+    /// Where a line's text ends: before its `\n` (or `\r\n`), or at the end of the text.
+    pub fn content_end(&self, text: &str, line: usize) -> usize {
+        let end = self
+            .starts
+            .get(line + 1)
+            .map_or(text.len(), |&next| next - 1);
+        let start = self.line_start(line);
+        if end > start && text.as_bytes()[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        }
+    }
 }
 
 fn memchr_newlines(text: &str) -> impl Iterator<Item = usize> + '_ {
@@ -155,6 +187,23 @@ mod tests {
         assert_eq!(file.lines.line_col_utf16(text, x), (1, 5));
         let check = text.find('✓').unwrap();
         assert_eq!(file.line_col(check as u32), LineCol { line: 1, column: 5 });
+    }
+
+    #[test]
+    fn utf16_positions_convert_back_to_offsets() {
+        let text = "a: é✓\r\nb: 𝄞x\n";
+        let lines = LineIndex::new(text);
+        for (offset, _) in text.char_indices().filter(|&(_, c)| c != '\n') {
+            let (line, column) = lines.line_col_utf16(text, offset);
+            assert_eq!(lines.offset_utf16(text, line, column), offset, "{offset}");
+        }
+        let x = text.find('x').unwrap();
+        // Inside the surrogate pair of 𝄞: the start of the character.
+        assert_eq!(lines.offset_utf16(text, 1, 4), x - 4);
+        // Past the end of a line: before its line break.
+        assert_eq!(lines.offset_utf16(text, 0, 99), text.find('\r').unwrap());
+        assert_eq!(lines.offset_utf16(text, 9, 0), text.len());
+        assert_eq!(lines.offset_utf16(text, 2, 0), text.len());
     }
 
     #[test]

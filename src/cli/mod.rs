@@ -46,6 +46,8 @@ pub enum Command {
         /// The rule's name, e.g. `prestop-exceeds-grace-period`.
         name: String,
     },
+    /// Run the language server on standard input and output, for editors.
+    Lsp,
 }
 
 #[derive(Debug, Args)]
@@ -156,6 +158,7 @@ pub fn main() -> ExitCode {
         Command::Explain(args) => explain::run(&args),
         Command::Rules(args) => rules::list(args.format),
         Command::Rule { name } => rules::show(&name),
+        Command::Lsp => crate::lsp::run_stdio(),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -42,8 +42,15 @@ pub fn never_exits(container: &Container, path: &FieldPath) -> Option<NeverExits
     let command = container.command.as_deref().unwrap_or_default();
     let args = container.args.as_deref().unwrap_or_default();
     if command.is_empty() && args.is_empty() {
-        return server_image(container.image.as_deref()?).map(|name| NeverExits {
-            what: format!("the `{name}` image's own server"),
+        let image = container.image.as_deref().unwrap_or_default();
+        let what = match (server_image(image), super::recognise(container)) {
+            (Some(name), _) => format!("the `{name}` image's own server"),
+            // A well-known sidecar keeps running whatever its image.
+            (None, Some(known)) => format!("the {}", known.description),
+            (None, None) => return None,
+        };
+        return Some(NeverExits {
+            what,
             path: path.key("image"),
         });
     }

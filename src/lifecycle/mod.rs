@@ -32,7 +32,7 @@ pub use budget::{Bounds, GraceSource, KillPlan};
 pub use command::NeverExits;
 pub use handlers::{HandlerSite, HandlerUse, handlers};
 pub use schedule::{Schedule, StartTimes};
-pub use shell::{ExecSleep, exec_only_sleeps, exec_sleep};
+pub use shell::{ExecSleep, exec_only_sleeps, exec_sleep, only_sleep};
 pub use shutdown::{ContainerStop, ShutdownPlan};
 pub use sidecars::{KnownSidecar, recognise};
 pub use startup::{Delay, DelayKind, StartupBound};

@@ -55,6 +55,18 @@ pub fn exec_only_sleeps(command: &[String]) -> Option<ExecSleep> {
     }
 }
 
+/// The whole seconds of an exec command that does nothing but sleep, which the `sleep`
+/// lifecycle action can replace exactly.
+pub fn only_sleep(command: &[String]) -> Option<i64> {
+    match exec_only_sleeps(command)? {
+        #[allow(clippy::cast_possible_truncation)]
+        ExecSleep::AtLeast(seconds) if seconds.fract() == 0.0 && seconds < 1e15 => {
+            Some(seconds as i64)
+        }
+        _ => None,
+    }
+}
+
 pub(super) fn basename(program: &str) -> &str {
     program.rsplit('/').next().unwrap_or(program)
 }
@@ -372,6 +384,30 @@ mod tests {
         ];
         for command in cases {
             assert_eq!(sleep_of(command), None, "{command:?}");
+        }
+    }
+
+    #[test]
+    fn only_sleep_accepts_commands_that_do_nothing_else() {
+        let only = |command: &[&str]| {
+            let command: Vec<String> = command.iter().map(|s| (*s).to_owned()).collect();
+            only_sleep(&command)
+        };
+        assert_eq!(only(&["sleep", "60"]), Some(60));
+        assert_eq!(only(&["/bin/sleep", "1m"]), Some(60));
+        assert_eq!(only(&["sh", "-c", "sleep 15\n"]), Some(15));
+        assert_eq!(only(&["sh", "-c", "exec sleep 15;"]), Some(15));
+        assert_eq!(only(&["busybox", "sleep", "5"]), Some(5));
+        for command in [
+            &["sleep", "0.5"][..],
+            &["sleep", "infinity"],
+            &["sh", "-c", "sleep 5; nginx -s quit"],
+            &["sh", "-c", "sleep 5 && true"],
+            &["sh", "-c", "sleep 5 &"],
+            &["env", "A=1", "sleep", "5"],
+            &["nginx", "-s", "quit"],
+        ] {
+            assert_eq!(only(command), None, "{command:?}");
         }
     }
 

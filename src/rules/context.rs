@@ -2,6 +2,7 @@
 //! are looked up afterwards, so rules never touch the YAML tree).
 
 use crate::diagnostics::Severity;
+use crate::fix::Fix;
 use crate::lifecycle::Lifecycle;
 use crate::model::PodSite;
 use crate::model::path::FieldPath;
@@ -64,6 +65,8 @@ pub struct Finding {
     /// A severity below the rule's default for this case (a liveness probe where a readiness
     /// probe would be an error); `None` uses the rule's.
     pub severity: Option<Severity>,
+    /// Changes that certainly resolve the finding, with paths from the object root.
+    pub fixes: Vec<Fix>,
 }
 
 impl Finding {
@@ -84,6 +87,12 @@ impl Finding {
 
     pub fn note(&mut self, note: impl Into<String>) -> &mut Self {
         self.notes.push(note.into());
+        self
+    }
+
+    /// Offers a fix; only for a change that certainly resolves the finding.
+    pub fn fix(&mut self, fix: Fix) -> &mut Self {
+        self.fixes.push(fix);
         self
     }
 
@@ -109,6 +118,7 @@ impl Findings {
             notes: Vec::new(),
             container: None,
             severity: None,
+            fixes: Vec::new(),
         });
         self.items.last_mut().expect("just pushed")
     }

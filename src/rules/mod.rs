@@ -7,6 +7,7 @@
 mod advice;
 mod context;
 mod correctness;
+mod fixes;
 mod pedantic;
 mod registry;
 mod suspicious;
@@ -119,6 +120,9 @@ pub struct Rule {
     pub source: &'static str,
 }
 
+/// Where each rule's documentation page is published; a rule's page is `<base><name>.md`.
+pub const RULE_DOCS_BASE_URL: &str = "https://github.com/podcycle/podcycle/blob/main/docs/rules/";
+
 impl Rule {
     pub fn enabled_by_default(&self) -> bool {
         self.category.enabled_by_default()
@@ -136,6 +140,12 @@ impl Rule {
             ),
             None => format!("all ({OLDEST_SUPPORTED}–{NEWEST_ACCEPTED})"),
         }
+    }
+
+    /// The address of the rule's documentation page (`docs/rules/<name>.md`), for editors and
+    /// machine-readable reports.
+    pub fn url(&self) -> String {
+        format!("{RULE_DOCS_BASE_URL}{}.md", self.name)
     }
 
     /// The Markdown documentation, without the space each doc-comment line starts with.

@@ -1,4 +1,5 @@
 use crate::lifecycle::Role;
+use crate::rules::fixes::make_sidecar;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 
 declare_rule! {
@@ -76,7 +77,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         if container.container.lifecycle.is_none() {
             continue;
         }
-        findings
+        let finding = findings
             .report(
                 Target::key(container.path.key("lifecycle")),
                 format!("lifecycle is not allowed on init container `{}`", container.name),
@@ -87,5 +88,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             ))
             .note("the API server rejects lifecycle hooks on init containers without `restartPolicy: Always`")
             .container(container.name);
+        if let Some(fix) = make_sidecar(ctx, container) {
+            finding.fix(fix);
+        }
     }
 }

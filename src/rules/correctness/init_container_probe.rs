@@ -1,4 +1,5 @@
 use crate::lifecycle::Role;
+use crate::rules::fixes::make_sidecar;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 
 declare_rule! {
@@ -73,7 +74,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             ("startupProbe", container.container.startup_probe.is_some()),
         ];
         for (field, _) in probes.into_iter().filter(|(_, present)| *present) {
-            findings
+            let finding = findings
                 .report(
                     Target::key(container.path.key(field)),
                     format!("{field} is not allowed on init container `{}`", container.name),
@@ -84,6 +85,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 ))
                 .note("the API server rejects probes on init containers without `restartPolicy: Always`")
                 .container(container.name);
+            if let Some(fix) = make_sidecar(ctx, container) {
+                finding.fix(fix);
+            }
         }
     }
 }

@@ -1,7 +1,10 @@
+use crate::fix::{Fix, FixEdit};
 use crate::lifecycle::{
-    ContainerLife, HandlerKind, Hook, HookDuration, MINIMUM_STOP_WINDOW_SECONDS, Role,
+    ContainerLife, HandlerKind, Hook, HookDuration, MINIMUM_STOP_WINDOW_SECONDS, Role, only_sleep,
 };
+use crate::rules::fixes::grace_period_after;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::versions::POD_LIFECYCLE_SLEEP_ACTION;
 
 declare_rule! {
     /// ## What it does
@@ -118,7 +121,59 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         if hook.handler == HandlerKind::Sleep && seconds > grace_seconds {
             finding.note("the API server rejects a `sleep` action longer than `terminationGracePeriodSeconds`");
         }
+        for fix in fixes(ctx, container, hook, seconds) {
+            finding.fix(fix);
+        }
     }
+}
+
+/// Raise the grace period so the application keeps the default 30 s after the hook; and where
+/// the hook is an exec that only sleeps and the target version has the `sleep` action, the
+/// same with the action instead (it needs no `sleep` binary in the image).
+fn fixes(
+    ctx: &PodContext<'_>,
+    container: &ContainerLife<'_>,
+    hook: &Hook,
+    seconds: f64,
+) -> Vec<Fix> {
+    let Some(grace) = grace_period_after(seconds) else {
+        return Vec::new();
+    };
+    let raise = FixEdit::Set {
+        path: ctx.site.spec_path.key("terminationGracePeriodSeconds"),
+        value: grace.to_string(),
+    };
+    let mut fixes = vec![Fix::new(
+        format!("Raise terminationGracePeriodSeconds to {grace}"),
+        vec![raise.clone()],
+    )];
+    let command = container
+        .container
+        .lifecycle
+        .as_ref()
+        .and_then(|l| l.pre_stop.as_ref())
+        .and_then(|h| h.exec.as_ref())
+        .and_then(|e| e.command.as_deref());
+    let sleep = command.and_then(only_sleep).filter(|&s| s >= 1);
+    if let Some(sleep) = sleep
+        && hook.handler == HandlerKind::Exec
+        && POD_LIFECYCLE_SLEEP_ACTION.enabled(ctx.kube)
+    {
+        fixes.push(Fix::new(
+            format!(
+                "Use the `sleep` action for the preStop delay and raise terminationGracePeriodSeconds to {grace}"
+            ),
+            vec![
+                FixEdit::Replace {
+                    path: hook.path.key("exec"),
+                    key: "sleep".to_owned(),
+                    fields: vec![("seconds".to_owned(), sleep.to_string())],
+                },
+                raise,
+            ],
+        ));
+    }
+    fixes
 }
 
 fn message(container: &ContainerLife<'_>, hook: &Hook, seconds: f64, grace: i64) -> String {

@@ -1,4 +1,5 @@
 use crate::lifecycle::Role;
+use crate::rules::fixes::make_sidecar;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 use crate::versions::SIDECAR_CONTAINERS;
 
@@ -102,7 +103,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 container.name
             )
         };
-        findings
+        let finding = findings
             .report(
                 Target::key(never.path.clone()),
                 format!(
@@ -112,5 +113,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             )
             .help(help)
             .container(container.name);
+        if let Some(fix) = make_sidecar(ctx, container) {
+            finding.fix(fix);
+        }
     }
 }

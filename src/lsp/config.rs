@@ -1,0 +1,115 @@
+//! Which settings and file role apply to a document. Everything the server lints goes
+//! through [`Config::settings_for`], so configuration files plug in at that one place.
+
+use std::path::{Path, PathBuf};
+
+use lsp_types::{FileEvent, Uri};
+
+use crate::kustomize::PatchIndex;
+use crate::lint::FileRole;
+use crate::settings::Settings;
+
+/// The name of the configuration file that applies to the manifests below it.
+pub const CONFIG_FILE_NAME: &str = ".podcycle.yaml";
+
+/// Settings per document.
+#[derive(Debug, Default)]
+pub struct Config {
+    /// The workspace folders the client opened, for the configuration search to stop at.
+    pub workspace_folders: Vec<PathBuf>,
+}
+
+impl Config {
+    pub fn new(workspace_folders: Vec<PathBuf>) -> Config {
+        Config { workspace_folders }
+    }
+
+    /// The settings for the document at `uri`: today the defaults, as `podcycle check` without
+    /// options. Reading the nearest `.podcycle.yaml` belongs here; [`Config::files_changed`]
+    /// is where a cache of read configurations would be dropped.
+    pub fn settings_for(&self, _uri: &Uri) -> Settings {
+        Settings::default()
+    }
+
+    /// Called when watched files change. Returns whether a configuration file is among them,
+    /// in which case every open document is linted again with fresh settings.
+    pub fn files_changed(&mut self, changes: &[FileEvent]) -> bool {
+        changes.iter().any(|change| {
+            file_path(&change.uri)
+                .is_some_and(|path| path.file_name().is_some_and(|n| n == CONFIG_FILE_NAME))
+        })
+    }
+}
+
+/// Whether `check` would lint the file as manifests or as Kustomize patches (by name, or listed
+/// in the kustomization next to it).
+pub fn file_role(uri: &Uri) -> FileRole {
+    match file_path(uri) {
+        Some(path) if PatchIndex::default().is_patch(&path) => FileRole::Patch,
+        _ => FileRole::Manifest,
+    }
+}
+
+/// The local path of a `file:` URI.
+pub fn file_path(uri: &Uri) -> Option<PathBuf> {
+    let scheme = uri.scheme()?;
+    if !scheme.as_str().eq_ignore_ascii_case("file") {
+        return None;
+    }
+    let path = uri.path().as_estr().decode().into_string().ok()?;
+    Some(Path::new(path.as_ref()).to_path_buf())
+}
+
+/// The name diagnostics carry for a document: its path, or the URI when it has none.
+pub fn display_name(uri: &Uri) -> String {
+    file_path(uri).map_or_else(
+        || uri.as_str().to_owned(),
+        |path| path.display().to_string(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn uri(text: &str) -> Uri {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn file_uris_become_paths() {
+        assert_eq!(
+            file_path(&uri("file:///work/a%20b/web.yaml")),
+            Some(PathBuf::from("/work/a b/web.yaml"))
+        );
+        assert_eq!(file_path(&uri("untitled:Untitled-1")), None);
+        assert_eq!(
+            display_name(&uri("untitled:Untitled-1")),
+            "untitled:Untitled-1"
+        );
+    }
+
+    #[test]
+    fn config_changes_are_recognised() {
+        let mut config = Config::default();
+        let event = |text: &str| FileEvent {
+            uri: uri(text),
+            typ: lsp_types::FileChangeType::CHANGED,
+        };
+        assert!(config.files_changed(&[event("file:///w/.podcycle.yaml")]));
+        assert!(!config.files_changed(&[event("file:///w/web.yaml")]));
+    }
+
+    #[test]
+    fn patches_are_recognised_by_name() {
+        assert_eq!(
+            file_role(&uri("file:///nowhere/replicas-patch.yaml")),
+            FileRole::Patch
+        );
+        assert_eq!(
+            file_role(&uri("file:///nowhere/web.yaml")),
+            FileRole::Manifest
+        );
+        assert_eq!(file_role(&uri("untitled:Untitled-1")), FileRole::Manifest);
+    }
+}

@@ -1,0 +1,45 @@
+//! `podcycle lsp`: a language server over standard input and output.
+//!
+//! It publishes the diagnostics of `podcycle check` (the same [`crate::lint`] call) for the
+//! YAML and JSON documents that hold Kubernetes workloads, with ranges in the encoding the
+//! client negotiates (UTF-16 unless it offers UTF-8), offers the rules' certain fixes and a
+//! suppression comment as code actions, and shows a rule's documentation on hover. It is
+//! meant to run next to a general YAML server, so it does nothing else.
+//!
+//! - [`server`]: the message loop (synchronous, `lsp-server`), full document sync;
+//! - [`worker`]: debounced linting on its own thread;
+//! - [`analysis`]: which diagnostics a document gets;
+//! - [`convert`]: spans to positions, diagnostics to the protocol's;
+//! - [`actions`], [`hover`]: code actions and hover;
+//! - [`config`]: the settings for a document — the one place configuration plugs in.
+
+pub mod actions;
+pub mod analysis;
+pub mod config;
+pub mod convert;
+pub mod hover;
+pub mod server;
+pub mod worker;
+
+use std::io;
+
+use lsp_server::Connection;
+
+pub use analysis::{analyse, lsp_diagnostics};
+pub use server::{Ending, serve};
+
+/// Runs the server on standard input and output until the client exits. Returns the exit
+/// code: 0 after `shutdown` and `exit`, 1 when the client exits or goes away without
+/// `shutdown`.
+pub fn run_stdio() -> io::Result<u8> {
+    let (connection, io_threads) = Connection::stdio();
+    let ending = serve(&connection);
+    // The writer thread ends when the last sender is gone, so the connection goes first.
+    drop(connection);
+    let joined = io_threads.join();
+    match ending {
+        Ok(Ending::Clean) => joined.map(|()| 0),
+        Ok(Ending::Abrupt) => Ok(1),
+        Err(error) => Err(io::Error::other(error.to_string())),
+    }
+}

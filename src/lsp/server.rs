@@ -1,0 +1,399 @@
+//! The message loop: the initialize handshake, document synchronisation (full text), code
+//! actions, hover, and the shutdown sequence. Linting for diagnostics runs on the worker
+//! thread; code actions and hover lint the current text on this thread (cached per version).
+
+use std::cell::OnceCell;
+use std::collections::HashMap;
+use std::error::Error;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::{self, Sender};
+use std::thread;
+
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::notification::{
+    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument, Exit,
+    Initialized, Notification as _,
+};
+use lsp_types::request::{CodeActionRequest, HoverRequest, RegisterCapability, Request as _};
+use lsp_types::{
+    CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability,
+    DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, FileSystemWatcher, GlobPattern, HoverParams,
+    HoverProviderCapability, InitializeParams, InitializeResult, Registration, RegistrationParams,
+    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, Uri,
+};
+
+use super::actions::{code_actions, requested};
+use super::analysis::analyse;
+use super::config::{CONFIG_FILE_NAME, Config, display_name, file_path, file_role};
+use super::convert::{ClientInfo, Text};
+use super::hover::hover;
+use super::worker::{self, Job, LintJob};
+use crate::diagnostics::Diagnostic;
+use crate::source::{LineIndex, Span};
+
+pub type ServerError = Box<dyn Error + Send + Sync>;
+
+/// How the session ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// `shutdown`, then `exit`: the process exits with 0.
+    Clean,
+    /// `exit` without `shutdown`, or the client went away: exit code 1, as the protocol says.
+    Abrupt,
+}
+
+/// Serves one client on `connection` until it exits. Returns after the worker has stopped, so
+/// the caller can drop the connection and join its I/O threads.
+pub fn serve(connection: &Connection) -> Result<Ending, ServerError> {
+    let (id, params) = connection.initialize_start()?;
+    let params: InitializeParams = serde_json::from_value(params)?;
+    let client = ClientInfo::new(&params.capabilities);
+    let result = InitializeResult {
+        capabilities: capabilities(client),
+        server_info: Some(ServerInfo {
+            name: "podcycle".to_owned(),
+            version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+        }),
+    };
+    connection.initialize_finish(id, serde_json::to_value(result)?)?;
+
+    let (jobs, received) = mpsc::channel();
+    let sender = connection.sender.clone();
+    let worker = thread::Builder::new()
+        .name("podcycle-lint".to_owned())
+        .spawn(move || {
+            worker::run(&received, client, &|message| {
+                let _ = sender.send(message);
+            });
+        })?;
+    let mut server = Server {
+        connection,
+        client,
+        watch_config: params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|w| w.dynamic_registration)
+            .unwrap_or(false),
+        config: Config::new(workspace_folders(&params)),
+        documents: HashMap::new(),
+        jobs,
+        shutting_down: false,
+    };
+    let ending = server.run();
+    drop(server);
+    worker
+        .join()
+        .map_err(|_| "the lint worker stopped unexpectedly")?;
+    ending
+}
+
+fn capabilities(client: ClientInfo) -> ServerCapabilities {
+    ServerCapabilities {
+        position_encoding: Some(client.encoding.kind()),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::FULL),
+                ..TextDocumentSyncOptions::default()
+            },
+        )),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            resolve_provider: Some(false),
+            ..CodeActionOptions::default()
+        })),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        ..ServerCapabilities::default()
+    }
+}
+
+#[allow(deprecated)] // `root_uri`: clients that predate workspace folders send only that
+fn workspace_folders(params: &InitializeParams) -> Vec<PathBuf> {
+    let folders = params.workspace_folders.iter().flatten().map(|f| &f.uri);
+    folders
+        .chain(params.root_uri.as_ref())
+        .filter_map(file_path)
+        .collect()
+}
+
+struct OpenDocument {
+    version: i32,
+    text: Arc<String>,
+    lines: OnceCell<LineIndex>,
+    /// The diagnostics of this version, for code actions and hover.
+    diagnostics: OnceCell<Vec<Diagnostic>>,
+}
+
+impl OpenDocument {
+    fn new(version: i32, text: String) -> OpenDocument {
+        OpenDocument {
+            version,
+            text: Arc::new(text),
+            lines: OnceCell::new(),
+            diagnostics: OnceCell::new(),
+        }
+    }
+}
+
+struct Server<'c> {
+    connection: &'c Connection,
+    client: ClientInfo,
+    watch_config: bool,
+    config: Config,
+    documents: HashMap<Uri, OpenDocument>,
+    jobs: Sender<Job>,
+    shutting_down: bool,
+}
+
+impl Server<'_> {
+    fn run(&mut self) -> Result<Ending, ServerError> {
+        while let Ok(message) = self.connection.receiver.recv() {
+            match message {
+                Message::Request(request) => self.request(request)?,
+                Message::Notification(notification) if notification.method == Exit::METHOD => {
+                    return Ok(if self.shutting_down {
+                        Ending::Clean
+                    } else {
+                        Ending::Abrupt
+                    });
+                }
+                Message::Notification(notification) => self.notification(notification),
+                // The only requests the server sends are registrations; their answers need no
+                // action.
+                Message::Response(_) => {}
+            }
+        }
+        Ok(Ending::Abrupt)
+    }
+
+    fn send(&self, message: impl Into<Message>) -> Result<(), ServerError> {
+        self.connection.sender.send(message.into())?;
+        Ok(())
+    }
+
+    fn request(&mut self, request: Request) -> Result<(), ServerError> {
+        if self.shutting_down {
+            return self.send(Response::new_err(
+                request.id,
+                ErrorCode::InvalidRequest as i32,
+                "the server is shutting down".to_owned(),
+            ));
+        }
+        let id = request.id.clone();
+        let method = request.method.clone();
+        // As on the worker, a bug in a rule or a fix answers this request with an error and
+        // leaves the session running.
+        let answered = catch_unwind(AssertUnwindSafe(|| self.answer(request)));
+        let response = answered.unwrap_or_else(|_| {
+            Response::new_err(
+                id,
+                ErrorCode::InternalError as i32,
+                format!("podcycle failed to answer `{method}`; please report this with the file"),
+            )
+        });
+        self.send(response)
+    }
+
+    fn answer(&mut self, request: Request) -> Response {
+        let id = request.id.clone();
+        let method = request.method.clone();
+        match method.as_str() {
+            "shutdown" => {
+                self.shutting_down = true;
+                Response::new_ok(id, ())
+            }
+            CodeActionRequest::METHOD => match request.extract(CodeActionRequest::METHOD) {
+                Ok((id, params)) => Response::new_ok(id, self.code_action(&params)),
+                Err(error) => invalid_params(id, &error),
+            },
+            HoverRequest::METHOD => match request.extract(HoverRequest::METHOD) {
+                Ok((id, params)) => Response::new_ok(id, self.hover(&params)),
+                Err(error) => invalid_params(id, &error),
+            },
+            method => Response::new_err(
+                id,
+                ErrorCode::MethodNotFound as i32,
+                format!("podcycle does not handle `{method}`"),
+            ),
+        }
+    }
+
+    /// Notifications have no answer; one that cannot be read is skipped.
+    fn notification(&mut self, notification: Notification) {
+        match notification.method.as_str() {
+            Initialized::METHOD => self.register_config_watch(),
+            DidOpenTextDocument::METHOD => {
+                if let Ok(params) = notification.extract(DidOpenTextDocument::METHOD) {
+                    self.did_open(params);
+                }
+            }
+            DidChangeTextDocument::METHOD => {
+                if let Ok(params) = notification.extract(DidChangeTextDocument::METHOD) {
+                    self.did_change(params);
+                }
+            }
+            DidCloseTextDocument::METHOD => {
+                if let Ok(params) = notification.extract(DidCloseTextDocument::METHOD) {
+                    self.did_close(params);
+                }
+            }
+            DidChangeWatchedFiles::METHOD => {
+                if let Ok(params) = notification.extract(DidChangeWatchedFiles::METHOD) {
+                    self.did_change_watched_files(&params);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Asks the client to report changes of configuration files, when it can watch files.
+    fn register_config_watch(&self) {
+        if !self.watch_config {
+            return;
+        }
+        let options = DidChangeWatchedFilesRegistrationOptions {
+            watchers: vec![FileSystemWatcher {
+                glob_pattern: GlobPattern::String(format!("**/{CONFIG_FILE_NAME}")),
+                kind: None,
+            }],
+        };
+        let params = RegistrationParams {
+            registrations: vec![Registration {
+                id: "podcycle-config-files".to_owned(),
+                method: DidChangeWatchedFiles::METHOD.to_owned(),
+                register_options: serde_json::to_value(options).ok(),
+            }],
+        };
+        let request = Request::new(
+            RequestId::from("podcycle/register-config-watch".to_owned()),
+            RegisterCapability::METHOD.to_owned(),
+            params,
+        );
+        let _ = self.send(request);
+    }
+
+    fn did_open(&mut self, params: DidOpenTextDocumentParams) {
+        let document = params.text_document;
+        self.documents.insert(
+            document.uri.clone(),
+            OpenDocument::new(document.version, document.text),
+        );
+        self.lint(&document.uri);
+    }
+
+    fn did_change(&mut self, params: DidChangeTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let Some(open) = self.documents.get(&uri) else {
+            return;
+        };
+        let mut text = String::clone(&open.text);
+        for change in params.content_changes {
+            match change.range {
+                None => text = change.text,
+                // Full sync is what the server asks for; a range is honoured all the same.
+                Some(range) => {
+                    let lines = LineIndex::new(&text);
+                    let converter = Text {
+                        text: &text,
+                        lines: &lines,
+                        encoding: self.client.encoding,
+                    };
+                    let start = converter.offset(range.start);
+                    let end = converter.offset(range.end).max(start);
+                    text.replace_range(start..end, &change.text);
+                }
+            }
+        }
+        self.documents.insert(
+            uri.clone(),
+            OpenDocument::new(params.text_document.version, text),
+        );
+        self.lint(&uri);
+    }
+
+    fn did_close(&mut self, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        self.documents.remove(&uri);
+        let _ = self.jobs.send(Job::Close(uri));
+    }
+
+    fn did_change_watched_files(&mut self, params: &DidChangeWatchedFilesParams) {
+        if self.config.files_changed(&params.changes) {
+            let uris: Vec<Uri> = self.documents.keys().cloned().collect();
+            for uri in uris {
+                if let Some(open) = self.documents.get_mut(&uri) {
+                    open.diagnostics = OnceCell::new();
+                }
+                self.lint(&uri);
+            }
+        }
+    }
+
+    fn lint(&self, uri: &Uri) {
+        let Some(open) = self.documents.get(uri) else {
+            return;
+        };
+        let _ = self.jobs.send(Job::Lint(LintJob {
+            uri: uri.clone(),
+            version: Some(open.version),
+            text: Arc::clone(&open.text),
+            settings: self.config.settings_for(uri),
+        }));
+    }
+
+    /// The document's text, line index and diagnostics (linted now if not yet for this
+    /// version).
+    fn analysed(&self, uri: &Uri) -> Option<(Text<'_>, &[Diagnostic])> {
+        let open = self.documents.get(uri)?;
+        let lines = open.lines.get_or_init(|| LineIndex::new(&open.text));
+        let diagnostics = open.diagnostics.get_or_init(|| {
+            let settings = self.config.settings_for(uri);
+            analyse(&display_name(uri), &open.text, &settings, file_role(uri))
+        });
+        let text = Text {
+            text: &open.text,
+            lines,
+            encoding: self.client.encoding,
+        };
+        Some((text, diagnostics))
+    }
+
+    fn code_action(&self, params: &CodeActionParams) -> Option<lsp_types::CodeActionResponse> {
+        let wanted = params.context.only.as_ref().is_none_or(|only| {
+            only.iter()
+                .any(|kind| CodeActionKind::QUICKFIX.as_str().starts_with(kind.as_str()))
+        });
+        if !wanted {
+            return None;
+        }
+        let uri = &params.text_document.uri;
+        let (text, diagnostics) = self.analysed(uri)?;
+        let range = Span::new(
+            text.offset(params.range.start),
+            text.offset(params.range.end),
+        );
+        let selected = requested(&text, diagnostics, range, &params.context.diagnostics);
+        Some(code_actions(uri, &text, &selected, self.client))
+    }
+
+    fn hover(&self, params: &HoverParams) -> Option<lsp_types::Hover> {
+        let position = &params.text_document_position_params;
+        let (text, diagnostics) = self.analysed(&position.text_document.uri)?;
+        hover(&text, diagnostics, text.offset(position.position))
+    }
+}
+
+fn invalid_params(id: RequestId, error: &lsp_server::ExtractError<Request>) -> Response {
+    Response::new_err(
+        id,
+        ErrorCode::InvalidParams as i32,
+        format!("invalid parameters: {error}"),
+    )
+}

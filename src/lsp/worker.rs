@@ -1,0 +1,115 @@
+//! Linting off the message loop. Changes arrive faster than they are worth linting while the
+//! user types, so the worker waits for a short pause, keeps only the newest text of each
+//! document, and publishes diagnostics tagged with the version they belong to.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use lsp_server::{Message, Notification};
+use lsp_types::notification::{LogMessage, Notification as _, PublishDiagnostics};
+use lsp_types::{LogMessageParams, MessageType, PublishDiagnosticsParams, Uri};
+
+use super::analysis::lsp_diagnostics;
+use super::config::file_role;
+use super::convert::ClientInfo;
+use crate::settings::Settings;
+
+/// Lint once the changes have paused this long.
+pub const QUIET: Duration = Duration::from_millis(50);
+/// But never hold a change back longer than this while they keep coming.
+pub const MAX_DELAY: Duration = Duration::from_millis(300);
+
+/// A document's text to lint.
+pub struct LintJob {
+    pub uri: Uri,
+    pub version: Option<i32>,
+    pub text: Arc<String>,
+    pub settings: Settings,
+}
+
+pub enum Job {
+    Lint(LintJob),
+    /// The document was closed: drop what is pending for it and clear its diagnostics.
+    Close(Uri),
+}
+
+/// Runs until the sending side of `jobs` is dropped.
+pub fn run(jobs: &Receiver<Job>, client: ClientInfo, send: &impl Fn(Message)) {
+    let mut pending: Vec<LintJob> = Vec::new();
+    let mut first = Instant::now();
+    let mut last = Instant::now();
+    loop {
+        let received = if pending.is_empty() {
+            jobs.recv().map_err(|_| RecvTimeoutError::Disconnected)
+        } else {
+            let deadline = (last + QUIET).min(first + MAX_DELAY);
+            jobs.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        };
+        match received {
+            Ok(Job::Lint(job)) => {
+                let now = Instant::now();
+                if pending.is_empty() {
+                    first = now;
+                }
+                last = now;
+                match pending.iter_mut().find(|p| p.uri == job.uri) {
+                    Some(slot) => *slot = job,
+                    None => pending.push(job),
+                }
+            }
+            Ok(Job::Close(uri)) => {
+                pending.retain(|p| p.uri != uri);
+                send(publish(uri, None, Vec::new()));
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                for job in pending.drain(..) {
+                    lint(job, client, send);
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+fn lint(job: LintJob, client: ClientInfo, send: &impl Fn(Message)) {
+    let LintJob {
+        uri,
+        version,
+        text,
+        settings,
+    } = job;
+    // A bug in a rule must not take the editor's diagnostics down with it: report it, keep
+    // serving, and leave the last published diagnostics in place.
+    let computed = catch_unwind(AssertUnwindSafe(|| {
+        lsp_diagnostics(&uri, &text, &settings, file_role(&uri), client)
+    }));
+    match computed {
+        Ok(diagnostics) => send(publish(uri, version, diagnostics)),
+        Err(_) => {
+            let message = format!(
+                "podcycle could not lint {} (version {version:?}); please report this with the file",
+                uri.as_str()
+            );
+            send(Message::Notification(Notification::new(
+                LogMessage::METHOD.to_owned(),
+                LogMessageParams {
+                    typ: MessageType::ERROR,
+                    message,
+                },
+            )));
+        }
+    }
+}
+
+fn publish(uri: Uri, version: Option<i32>, diagnostics: Vec<lsp_types::Diagnostic>) -> Message {
+    Message::Notification(Notification::new(
+        PublishDiagnostics::METHOD.to_owned(),
+        PublishDiagnosticsParams {
+            uri,
+            diagnostics,
+            version,
+        },
+    ))
+}
