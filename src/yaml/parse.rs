@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use granit_parser::{Event, Marker, Parser, ScanError, StructureStyle};
 
 use super::node::{
-    Document, DuplicateKey, Node, NodeId, NodeKind, Scalar, ScalarStyle, SyntaxError,
+    Comment, Document, DuplicateKey, Node, NodeId, NodeKind, Scalar, ScalarStyle, SyntaxError,
 };
 use super::resolve::key_string;
 use crate::source::Span;
@@ -36,8 +36,10 @@ pub fn parse_stream(text: &str) -> Vec<Document> {
 }
 
 fn parser_options() -> granit_parser::Options {
-    // Comments are not needed by the tree; skipping them also avoids the comment buffer limit.
-    granit_parser::options! { emit_comments: false }
+    // Comments carry suppressions. The parser buffers runs of comments while it looks ahead, and
+    // by default refuses more than 96 in a row; the buffer only ever holds comments of the input,
+    // so it is as bounded as the input itself.
+    granit_parser::options! { emit_comments: true, max_buffered_comment_events: usize::MAX }
 }
 
 enum Frame {
@@ -66,6 +68,8 @@ struct Builder<'t> {
     open: Vec<NodeId>,
     /// Set after an error inside a document: its remaining events are skipped.
     abandoned: bool,
+    /// Comments read between documents, for the next one (or the last, at the end).
+    pending_comments: Vec<Comment>,
 }
 
 impl<'t> Builder<'t> {
@@ -78,6 +82,7 @@ impl<'t> Builder<'t> {
             anchors: HashMap::new(),
             open: Vec::new(),
             abandoned: false,
+            pending_comments: Vec::new(),
         }
     }
 
@@ -97,6 +102,7 @@ impl<'t> Builder<'t> {
             self.current = Some(Document {
                 index: self.documents.len(),
                 span: Span::empty(at),
+                comments: std::mem::take(&mut self.pending_comments),
                 ..Document::default()
             });
         }
@@ -105,13 +111,17 @@ impl<'t> Builder<'t> {
 
     fn event(&mut self, event: Event<'_>, start: Marker, end: Marker) {
         let (start, end) = (self.offset(start), self.offset(end));
+        if let Event::Comment(text, _) = event {
+            // Kept even in an abandoned document: a suppression may be about its error.
+            self.comment(Span::new(start, end), &text);
+            return;
+        }
         let boundary = matches!(event, Event::DocumentStart(..) | Event::DocumentEnd);
         if self.abandoned && !boundary {
             return;
         }
         match event {
-            Event::StreamStart | Event::StreamEnd | Event::Anchor(..) => {}
-            Event::Comment(..) => {}
+            Event::StreamStart | Event::StreamEnd | Event::Anchor(..) | Event::Comment(..) => {}
             Event::DocumentStart(..) => {
                 self.close_document();
                 self.document(start);
@@ -187,6 +197,19 @@ impl<'t> Builder<'t> {
             }
             // The event type is non-exhaustive; later presentation events carry no data.
             _ => {}
+        }
+    }
+
+    /// A comment belongs to the document it is read in; one read between documents belongs to
+    /// the next document, or to the last one when none follows.
+    fn comment(&mut self, span: Span, text: &str) {
+        let comment = Comment {
+            span,
+            text: text.into(),
+        };
+        match self.current.as_mut() {
+            Some(document) => document.comments.push(comment),
+            None => self.pending_comments.push(comment),
         }
     }
 
@@ -321,6 +344,7 @@ impl<'t> Builder<'t> {
         self.anchors.clear();
         self.abandoned = false;
         if let Some(mut document) = self.current.take() {
+            document.comments.sort_by_key(|c| c.span);
             if !document.errors.is_empty() {
                 document.root = None;
             }
@@ -334,6 +358,9 @@ impl<'t> Builder<'t> {
 
     fn finish(mut self) -> Vec<Document> {
         self.close_document();
+        if let Some(last) = self.documents.last_mut() {
+            last.comments.append(&mut self.pending_comments);
+        }
         self.documents
     }
 }
