@@ -155,7 +155,7 @@ fn lint_object(
         spec,
         workload.has_pod_failure_policy,
     );
-    let life = Lifecycle::derive(&site);
+    let life = Lifecycle::derive(&site, settings.sidecars());
     let context = PodContext {
         site: &site,
         life: &life,

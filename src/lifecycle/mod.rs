@@ -19,7 +19,7 @@ mod shell;
 pub mod sidecars;
 
 pub use shell::{ExecSleep, exec_sleep};
-pub use sidecars::{KnownSidecar, recognise};
+pub use sidecars::{KnownSidecar, SidecarPattern, Sidecars, recognise};
 
 use crate::model::PodSite;
 use crate::model::core::{Container, LifecycleHandler, Probe};
@@ -171,8 +171,9 @@ pub struct ContainerLife<'a> {
     pub post_start: Option<Hook>,
     pub pre_stop: Option<Hook>,
     pub probes: Probes,
-    /// Set when an app container is a well-known sidecar by name or image.
-    pub known_sidecar: Option<&'static KnownSidecar>,
+    /// What an app container is when it is a sidecar by name or image (built-in or
+    /// configured), e.g. `Istio proxy`.
+    pub known_sidecar: Option<&'a str>,
     /// What this container's start waits for, if anything.
     pub waits_for: Option<Gate>,
 }
@@ -201,7 +202,8 @@ pub struct Lifecycle<'a> {
 }
 
 impl<'a> Lifecycle<'a> {
-    pub fn derive(site: &PodSite<'a>) -> Lifecycle<'a> {
+    /// `sidecars` says which app containers are sidecars by name or image.
+    pub fn derive(site: &PodSite<'a>, sidecars: &'a Sidecars) -> Lifecycle<'a> {
         let spec = site.spec;
         let init = spec
             .init_containers
@@ -223,7 +225,7 @@ impl<'a> Lifecycle<'a> {
             .map(|(i, c)| (c, Role::App, site.spec_path.key("containers").index(i)));
         let mut containers: Vec<ContainerLife<'a>> = init
             .chain(app)
-            .map(|(container, role, path)| container_life(container, role, path))
+            .map(|(container, role, path)| container_life(container, role, path, sidecars))
             .collect();
         for i in 1..containers.len() {
             let previous = &containers[i - 1];
@@ -278,7 +280,12 @@ impl<'a> Lifecycle<'a> {
     }
 }
 
-fn container_life<'a>(container: &'a Container, role: Role, path: FieldPath) -> ContainerLife<'a> {
+fn container_life<'a>(
+    container: &'a Container,
+    role: Role,
+    path: FieldPath,
+    sidecars: &'a Sidecars,
+) -> ContainerLife<'a> {
     let lifecycle = container.lifecycle.as_ref();
     let hook = |handler: Option<&LifecycleHandler>, key: &str| {
         handler.map(|handler| hook_of(handler, path.key("lifecycle").key(key)))
@@ -295,7 +302,7 @@ fn container_life<'a>(container: &'a Container, role: Role, path: FieldPath) -> 
             startup: container.startup_probe.as_ref().map(ProbeTiming::of),
         },
         known_sidecar: if role == Role::App {
-            recognise(container)
+            sidecars.recognise(container)
         } else {
             None
         },
