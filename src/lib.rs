@@ -16,4 +16,5 @@ pub mod rules;
 pub mod settings;
 pub mod source;
 mod suggest;
+pub mod suppression;
 pub mod yaml;

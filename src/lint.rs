@@ -9,16 +9,46 @@ use crate::rules::{Check, Finding, Findings, Part, PodContext, Rule, Target};
 use crate::settings::Settings;
 use crate::source::{SourceFile, Span};
 use crate::suggest::did_you_mean;
+use crate::suppression::Suppressions;
 use crate::yaml::{self, Document, lookup};
 
 /// Lints one file and returns its diagnostics, sorted.
 pub fn lint_file(file: &SourceFile, settings: &Settings) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for document in yaml::parse_stream(&file.text) {
-        lint_document(&document, settings, &mut out);
+        let mut found = Vec::new();
+        let complete = lint_document(&document, settings, &mut found);
+        apply_suppressions(file, &document, settings, complete, &mut found);
+        out.append(&mut found);
     }
     diagnostics::sort(&mut out);
     out
+}
+
+/// Drops what the document's suppressions silence and reports the suppressions that are
+/// wrong. Findings about suppressions can be silenced too (`ignore-file[unused-suppression]`).
+fn apply_suppressions(
+    file: &SourceFile,
+    document: &Document,
+    settings: &Settings,
+    complete: bool,
+    found: &mut Vec<Diagnostic>,
+) {
+    let mut suppressions = Suppressions::read(file, document);
+    if suppressions.is_empty() {
+        return;
+    }
+    suppressions.silence(found);
+    let Some(rule) = settings.enabled(crate::rules::UNUSED_SUPPRESSION.name) else {
+        return;
+    };
+    let mut problems: Vec<Diagnostic> = suppressions
+        .problems(settings, complete)
+        .into_iter()
+        .map(|p| document_diagnostic(rule, settings, p.span, p.message, p.help))
+        .collect();
+    suppressions.silence(&mut problems);
+    found.append(&mut problems);
 }
 
 /// Diagnostics for a file that could not be decoded as UTF-8: reported at the first bad byte;
@@ -34,7 +64,8 @@ pub fn invalid_utf8(settings: &Settings, valid_up_to: usize) -> Option<Diagnosti
     ))
 }
 
-fn lint_document(document: &Document, settings: &Settings, out: &mut Vec<Diagnostic>) {
+/// Lints one document; returns whether every object in it could be read (so every rule ran).
+fn lint_document(document: &Document, settings: &Settings, out: &mut Vec<Diagnostic>) -> bool {
     if let Some(rule) = settings.enabled("yaml-syntax") {
         for error in &document.errors {
             out.push(document_diagnostic(
@@ -62,17 +93,20 @@ fn lint_document(document: &Document, settings: &Settings, out: &mut Vec<Diagnos
             out.push(diagnostic);
         }
     }
+    let mut complete = document.errors.is_empty();
     for object in workload_objects(document) {
-        lint_object(document, &object, settings, out);
+        complete &= lint_object(document, &object, settings, out);
     }
+    complete
 }
 
+/// Lints one object; returns false when it could not be read, so its rules did not run.
 fn lint_object(
     document: &Document,
     object: &ObjectSite,
     settings: &Settings,
     out: &mut Vec<Diagnostic>,
-) {
+) -> bool {
     let value = match yaml::to_json(document, object.root) {
         Ok(value) => value,
         Err(error) => {
@@ -85,7 +119,7 @@ fn lint_object(
                     None,
                 ));
             }
-            return;
+            return false;
         }
     };
     let decoded = podcycle_k8s::decode(object.kind, &value);
@@ -143,11 +177,12 @@ fn lint_object(
         ));
     }
 
+    // A value of the wrong type stops decoding, and with it the pod rules.
     let Some(workload) = decoded.workload else {
-        return;
+        return false;
     };
     let Some(spec) = &workload.pod_spec else {
-        return;
+        return true;
     };
     let site = PodSite::new(
         &object.object,
@@ -169,6 +204,7 @@ fn lint_object(
             }
         }
     }
+    true
 }
 
 /// The span of a field, following the rules in DESIGN: a key or a value where the field

@@ -47,6 +47,52 @@ pub struct ObjectSite {
 /// Everything else (Services, ConfigMaps, custom resources, files that are not Kubernetes
 /// objects at all) yields nothing.
 pub fn workload_objects(document: &Document) -> Vec<ObjectSite> {
+    objects(document)
+        .into_iter()
+        .filter_map(|object| {
+            let kind = WorkloadKind::from_type(&object.api_version, &object.kind)?;
+            let metadata = |field: &str| {
+                let located = lookup(
+                    document,
+                    object.root,
+                    &[
+                        PathSegment::Key("metadata".to_owned()),
+                        PathSegment::Key(field.to_owned()),
+                    ],
+                );
+                located
+                    .complete
+                    .then(|| document.scalar_str(located.node).map(str::to_owned))
+                    .flatten()
+            };
+            Some(ObjectSite {
+                root: object.root,
+                prefix: object.prefix,
+                object: ObjectRef {
+                    name: metadata("name"),
+                    namespace: metadata("namespace"),
+                    api_version: object.api_version,
+                    kind: object.kind,
+                },
+                kind,
+            })
+        })
+        .collect()
+}
+
+/// A Kubernetes object of any kind: a mapping with `apiVersion` and `kind`.
+#[derive(Clone, Debug)]
+pub struct AnyObject {
+    /// The object's mapping node.
+    pub root: NodeId,
+    /// Path from the document root to the object: empty, or `items[3]` inside a `List`.
+    pub prefix: FieldPath,
+    pub api_version: String,
+    pub kind: String,
+}
+
+/// Every object of a document: the document itself, or the items of a `List`.
+pub fn objects(document: &Document) -> Vec<AnyObject> {
     let Some(root) = document.root else {
         return Vec::new();
     };
@@ -59,7 +105,7 @@ fn collect(
     document: &Document,
     node: NodeId,
     prefix: FieldPath,
-    found: &mut Vec<ObjectSite>,
+    found: &mut Vec<AnyObject>,
     depth: usize,
 ) {
     // `List` inside `List` is legal but never deep; the bound keeps hostile input cheap.
@@ -88,33 +134,11 @@ fn collect(
         }
         return;
     }
-    let Some(workload) = WorkloadKind::from_type(&api_version, &kind) else {
-        return;
-    };
-    let metadata = |field: &str| {
-        let located = lookup(
-            document,
-            node,
-            &[
-                PathSegment::Key("metadata".to_owned()),
-                PathSegment::Key(field.to_owned()),
-            ],
-        );
-        located
-            .complete
-            .then(|| document.scalar_str(located.node).map(str::to_owned))
-            .flatten()
-    };
-    found.push(ObjectSite {
+    found.push(AnyObject {
         root: node,
         prefix,
-        object: ObjectRef {
-            api_version,
-            kind,
-            name: metadata("name"),
-            namespace: metadata("namespace"),
-        },
-        kind: workload,
+        api_version,
+        kind,
     });
 }
 

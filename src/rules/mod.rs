@@ -14,6 +14,7 @@ use std::fmt;
 
 pub use context::{Finding, Findings, Part, PodContext, Target};
 pub use registry::{ALL_RULES, find_rule};
+pub use suspicious::unused_suppression::RULE as UNUSED_SUPPRESSION;
 
 use crate::diagnostics::Severity;
 

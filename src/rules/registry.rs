@@ -15,6 +15,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &correctness::workload_restart_policy::RULE,
     &correctness::template_active_deadline::RULE,
     &suspicious::poststart_blocks_sidecar::RULE,
+    &suspicious::unused_suppression::RULE,
     &advice::poststart_delays_containers::RULE,
 ];
 
