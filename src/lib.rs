@@ -5,6 +5,7 @@
 //! it.
 
 pub mod cli;
+pub mod config;
 pub mod diagnostics;
 pub mod discovery;
 pub mod docs;

@@ -302,7 +302,7 @@ fn document_diagnostic(
 }
 
 /// serde's messages name Rust types; say what Kubernetes expects instead.
-fn friendly_type_error(message: &str) -> String {
+pub(crate) fn friendly_type_error(message: &str) -> String {
     let mut text = message.to_owned();
     for (rust, kubernetes) in [
         ("expected i32", "expected an integer"),

@@ -31,6 +31,38 @@ impl Default for Settings {
     }
 }
 
+/// The least severity that makes `podcycle check` exit with 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+impl FailOn {
+    pub const NAMES: [&'static str; 4] = ["error", "warning", "info", "never"];
+
+    pub fn threshold(self) -> Option<Severity> {
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Info => Some(Severity::Info),
+            FailOn::Never => None,
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<FailOn> {
+        match name {
+            "error" => Some(FailOn::Error),
+            "warning" => Some(FailOn::Warning),
+            "info" => Some(FailOn::Info),
+            "never" => Some(FailOn::Never),
+            _ => None,
+        }
+    }
+}
+
 /// One source of rule selection: the configuration file, or the command line. Later layers
 /// apply on top of earlier ones.
 #[derive(Clone, Debug, Default)]

@@ -49,6 +49,21 @@ fn generated_rule_docs_are_up_to_date() {
 }
 
 #[test]
+fn the_committed_config_schema_is_up_to_date() {
+    let mut stale = Vec::new();
+    check_or_update(
+        Path::new("docs/schema/podcycle.schema.json"),
+        &podcycle::config::json_schema(),
+        &mut stale,
+    );
+    assert!(
+        stale.is_empty(),
+        "stale generated schema: {}\nrun `UPDATE_DOCS=1 cargo test --test docs` to regenerate it",
+        stale.join(", ")
+    );
+}
+
+#[test]
 fn every_rule_documents_what_why_example_and_references() {
     for rule in ALL_RULES {
         let doc = rule.documentation();

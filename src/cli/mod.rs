@@ -9,8 +9,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::diagnostics::Severity;
 use crate::report::Format;
+pub use crate::settings::FailOn;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -70,25 +70,6 @@ pub struct CheckArgs {
     /// When to use colours in the full format.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
-    Error,
-    Warning,
-    Info,
-    Never,
-}
-
-impl FailOn {
-    pub fn threshold(self) -> Option<Severity> {
-        match self {
-            FailOn::Error => Some(Severity::Error),
-            FailOn::Warning => Some(Severity::Warning),
-            FailOn::Info => Some(Severity::Info),
-            FailOn::Never => None,
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
