@@ -14,9 +14,26 @@ use crate::settings::FailOn;
 pub fn json_schema() -> String {
     let mut schema = schemars::schema_for!(ConfigFile);
     schema.insert("$id".to_owned(), SCHEMA_URL.into());
+    let mut schema = schema.to_value();
+    drop_null_defaults(&mut schema);
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// Every key is optional, and `#[serde(default)]` makes schemars say `"default": null` for
+/// each, which contradicts the key's type; an absent key says the same.
+fn drop_null_defaults(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if map.get("default").is_some_and(Value::is_null) {
+                map.remove("default");
+            }
+            map.values_mut().for_each(drop_null_defaults);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_null_defaults),
+        _ => {}
+    }
 }
 
 /// A rule name, a category or `all`, each with what it means.
