@@ -6,6 +6,25 @@ use std::fmt::Write as _;
 
 use crate::rules::{ALL_RULES, Rule};
 
+/// Where each rule's page is published; SARIF `helpUri`s and editors link here.
+pub const RULE_DOCS_URL: &str = "https://github.com/podcycle/podcycle/blob/main/docs/rules/";
+
+/// The published page of a rule.
+pub fn rule_url(rule: &Rule) -> String {
+    format!("{RULE_DOCS_URL}{}.md", rule.name)
+}
+
+/// The `## What it does` section of a rule's documentation, as one paragraph of Markdown.
+pub fn what_it_does(rule: &Rule) -> String {
+    let documentation = rule.documentation();
+    let section = documentation
+        .split("## What it does")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .unwrap_or(rule.summary);
+    section.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 const GENERATED: &str = "<!-- Generated from the rule's source by `UPDATE_DOCS=1 cargo test --test docs`; do not edit. -->";
 
 /// The page of one rule.

@@ -4,7 +4,7 @@
 use crate::diagnostics::{self, Diagnostic, Label};
 use crate::lifecycle::Lifecycle;
 use crate::model::path::FieldPath;
-use crate::model::{ObjectSite, PodSite, workload_objects};
+use crate::model::{ObjectRef, ObjectSite, PodSite, workload_objects};
 use crate::rules::{Check, Finding, Findings, Part, PodContext, Rule, Target};
 use crate::settings::Settings;
 use crate::source::{SourceFile, Span};
@@ -12,17 +12,31 @@ use crate::suggest::did_you_mean;
 use crate::suppression::Suppressions;
 use crate::yaml::{self, Document, lookup};
 
+/// What linting a file found.
+#[derive(Debug, Default)]
+pub struct Linted {
+    /// Sorted.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The workload objects checked, in file order.
+    pub objects: Vec<ObjectRef>,
+}
+
 /// Lints one file and returns its diagnostics, sorted.
 pub fn lint_file(file: &SourceFile, settings: &Settings) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
+    lint(file, settings).diagnostics
+}
+
+/// Lints one file: its diagnostics, sorted, and the objects it holds.
+pub fn lint(file: &SourceFile, settings: &Settings) -> Linted {
+    let mut linted = Linted::default();
     for document in yaml::parse_stream(&file.text) {
         let mut found = Vec::new();
-        let complete = lint_document(&document, settings, &mut found);
+        let complete = lint_document(&document, settings, &mut found, &mut linted.objects);
         apply_suppressions(file, &document, settings, complete, &mut found);
-        out.append(&mut found);
+        linted.diagnostics.append(&mut found);
     }
-    diagnostics::sort(&mut out);
-    out
+    diagnostics::sort(&mut linted.diagnostics);
+    linted
 }
 
 /// Drops what the document's suppressions silence and reports the suppressions that are
@@ -65,7 +79,12 @@ pub fn invalid_utf8(settings: &Settings, valid_up_to: usize) -> Option<Diagnosti
 }
 
 /// Lints one document; returns whether every object in it could be read (so every rule ran).
-fn lint_document(document: &Document, settings: &Settings, out: &mut Vec<Diagnostic>) -> bool {
+fn lint_document(
+    document: &Document,
+    settings: &Settings,
+    out: &mut Vec<Diagnostic>,
+    objects: &mut Vec<ObjectRef>,
+) -> bool {
     if let Some(rule) = settings.enabled("yaml-syntax") {
         for error in &document.errors {
             out.push(document_diagnostic(
@@ -96,6 +115,7 @@ fn lint_document(document: &Document, settings: &Settings, out: &mut Vec<Diagnos
     let mut complete = document.errors.is_empty();
     for object in workload_objects(document) {
         complete &= lint_object(document, &object, settings, out);
+        objects.push(object.object);
     }
     complete
 }

@@ -1,6 +1,7 @@
 //! The command line: `podcycle check`, `podcycle rules`, `podcycle rule NAME`.
 
 mod check;
+mod init;
 mod rules;
 
 use std::io::{self, Write};
@@ -37,6 +38,18 @@ pub enum Command {
         /// The rule's name, e.g. `prestop-exceeds-grace-period`.
         name: String,
     },
+    /// Write a commented starter configuration, `.podcycle.yaml`.
+    Init(InitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Where to write it; `-` prints it instead.
+    #[arg(default_value = ".podcycle.yaml")]
+    pub path: PathBuf,
+    /// Replace an existing file.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -57,16 +70,32 @@ pub struct CheckArgs {
     /// Rules or categories not to run.
     #[arg(long, value_delimiter = ',', value_name = "RULE|CATEGORY")]
     pub ignore: Vec<String>,
-    /// Exit with 1 when a finding at or above this severity is reported.
-    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
-    pub fail_on: FailOn,
+    /// Exit with 1 when a finding at or above this severity is reported [default: warning,
+    /// or `fail-on` from the configuration].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
     /// The file name to report for standard input.
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
     /// Skip files and directories matching this glob while walking directories
-    /// (repeatable). Files named on the command line are always linted.
+    /// (repeatable). Files named on the command line are linted unless `--force-exclude` is
+    /// given.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
+    /// Apply `--exclude` and the configuration's `exclude` to files named on the command
+    /// line too (for pre-commit, which names every changed file).
+    #[arg(long)]
+    pub force_exclude: bool,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Use this configuration file for every linted file instead of the nearest
+    /// `.podcycle.yaml` above each.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore configuration files.
+    #[arg(long)]
+    pub no_config: bool,
     /// When to use colours in the full format.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -107,6 +136,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Rules(args) => rules::list(args.format),
         Command::Rule { name } => rules::show(&name),
+        Command::Init(args) => init::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -133,7 +163,7 @@ pub fn render_for_tests(
     text: &str,
     settings: &crate::settings::Settings,
 ) -> (Vec<(usize, String, String)>, String) {
-    let report = check::lint_bytes(path.to_owned(), text.as_bytes().to_vec(), settings);
+    let report = check::lint_text(path, text, settings);
     let located = report
         .diagnostics
         .iter()
@@ -146,7 +176,12 @@ pub fn render_for_tests(
         })
         .collect();
     let mut out = Vec::new();
-    crate::report::write(&mut out, Format::Full, std::slice::from_ref(&report), false)
-        .expect("writing to memory");
+    crate::report::write(
+        &mut out,
+        Format::Full,
+        std::slice::from_ref(&report),
+        &crate::report::Options::default(),
+    )
+    .expect("writing to memory");
     (located, String::from_utf8_lossy(&out).into_owned())
 }
