@@ -147,6 +147,14 @@ impl<'t> Builder<'t> {
                             .into_boxed_str()
                     }),
                 };
+                // A block scalar's end event sits on the next token, lines further down.
+                let end = match scalar.style {
+                    ScalarStyle::Literal | ScalarStyle::Folded => self
+                        .text
+                        .get(start..end)
+                        .map_or(end, |block| start + block.trim_end().len()),
+                    _ => end,
+                };
                 let id = self.push_node(start, end, NodeKind::Scalar(scalar));
                 self.anchor(anchor, id);
                 self.value(id);

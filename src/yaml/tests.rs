@@ -64,3 +64,16 @@ fn comments_survive_a_syntax_error() {
     assert!(!documents[0].errors.is_empty());
     assert_eq!(documents[0].comments.len(), 1);
 }
+
+#[test]
+fn block_scalars_end_with_their_last_line() {
+    let text = "a: |\n  one\n  two\n\nb: >-\n  three\n";
+    let document = &parse_stream(text)[0];
+    let spans: Vec<&str> = document
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, super::NodeKind::Scalar(_)))
+        .map(|n| &text[n.span.range()])
+        .collect();
+    assert_eq!(spans, ["a", "one\n  two", "b", "three"]);
+}
