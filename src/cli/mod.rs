@@ -155,6 +155,9 @@ fn usage_error(message: &str) -> u8 {
     EXIT_ERROR
 }
 
+#[doc(hidden)]
+pub use check::lint_text;
+
 /// Lints `text` as `path` and renders it as the full format without colour; returns each
 /// diagnostic's (line, severity, rule) too. Shared by the fixture and snapshot tests.
 #[doc(hidden)]
