@@ -196,15 +196,20 @@ fn path_matches(path: &Path, is_match: impl Fn(&Path) -> bool) -> bool {
         .any(|p| is_match(p) || p.file_name().is_some_and(|name| is_match(Path::new(name))))
 }
 
-/// The nearest configuration file in `dir` or a directory above it.
+/// The nearest configuration file in `dir` or a directory above it; relative to the current
+/// directory when it is under it, so that messages name it as the user would.
 pub fn find(dir: &Path) -> Option<PathBuf> {
     let dir = std::path::absolute(dir).ok()?;
-    dir.ancestors().find_map(|dir| {
+    let found = dir.ancestors().find_map(|dir| {
         FILE_NAMES
             .iter()
             .map(|name| dir.join(name))
             .find(|path| path.is_file())
-    })
+    })?;
+    let relative = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| found.strip_prefix(cwd).ok().map(Path::to_owned));
+    Some(relative.unwrap_or(found))
 }
 
 /// Reads and checks a configuration file; its globs are taken as relative to the current
