@@ -112,3 +112,65 @@ fn doc_examples_trigger_the_rule_and_fixes_do_not() {
         }
     }
 }
+
+/// The ```yaml blocks of a Markdown page.
+fn yaml_blocks(page: &str) -> Vec<String> {
+    let text = fs::read_to_string(page).unwrap();
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match (&mut current, line.trim_end()) {
+            (None, "```yaml") => current = Some(String::new()),
+            (Some(_), "```") => blocks.extend(current.take()),
+            (Some(block), _) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    blocks
+}
+
+#[test]
+fn suppression_examples_silence_what_they_say() {
+    let blocks = yaml_blocks("docs/suppressions.md");
+    assert!(blocks.len() >= 3);
+    let settings = Settings::default();
+    for block in blocks {
+        let (found, rendered) = render_for_tests("example.yaml", &block, &settings);
+        assert!(found.is_empty(), "{block}\n{rendered}");
+        let unsuppressed = block
+            .replace("podcycle:", "note:")
+            .replace("podcycle.io/ignore", "example.com/note");
+        let (found, _) = render_for_tests("example.yaml", &unsuppressed, &settings);
+        assert!(
+            !found.is_empty(),
+            "the example suppresses nothing:\n{block}"
+        );
+    }
+}
+
+#[test]
+fn configuration_examples_are_valid() {
+    let blocks = yaml_blocks("docs/configuration.md");
+    assert!(blocks.len() >= 3);
+    for block in blocks {
+        let file = podcycle::source::SourceFile::new(".podcycle.yaml", block.as_str());
+        if let Err(problems) = podcycle::config::parse(&file) {
+            panic!("{block}\n{problems:?}");
+        }
+    }
+}
+
+#[test]
+fn integration_examples_are_valid_yaml() {
+    let blocks = yaml_blocks("docs/integrations.md");
+    assert!(blocks.len() >= 3);
+    for block in blocks {
+        for document in podcycle::yaml::parse_stream(&block) {
+            assert!(document.errors.is_empty(), "{block}\n{:?}", document.errors);
+            assert!(document.duplicate_keys.is_empty(), "{block}");
+        }
+    }
+}
