@@ -85,13 +85,17 @@ pub fn index_page() -> String {
 /// The YAML examples in a rule's documentation, in order. The first is the example that
 /// must trigger the rule; the others are fixes that must not.
 pub fn yaml_examples(rule: &Rule) -> Vec<String> {
-    let documentation = rule.documentation();
-    let mut examples = Vec::new();
+    yaml_blocks(&rule.documentation())
+}
+
+/// The contents of the ```yaml blocks of a Markdown text, in order.
+pub fn yaml_blocks(markdown: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
     let mut current: Option<String> = None;
-    for line in documentation.lines() {
+    for line in markdown.lines() {
         match (&mut current, line.trim_end()) {
             (None, "```yaml") => current = Some(String::new()),
-            (Some(_), "```") => examples.extend(current.take()),
+            (Some(_), "```") => blocks.extend(current.take()),
             (Some(text), _) => {
                 text.push_str(line);
                 text.push('\n');
@@ -99,5 +103,5 @@ pub fn yaml_examples(rule: &Rule) -> Vec<String> {
             (None, _) => {}
         }
     }
-    examples
+    blocks
 }

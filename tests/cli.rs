@@ -33,8 +33,14 @@ fn run(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn run_stdin(dir: &Path, args: &[&str], input: &str) -> Output {
+/// `podcycle check --format json [--stdin-filename NAME] -` with `input` on standard input.
+fn check_stdin(dir: &Path, name: Option<&str>, input: &str) -> Output {
     use std::io::Write;
+    let mut args = vec!["check", "--format", "json"];
+    if let Some(name) = name {
+        args.extend(["--stdin-filename", name]);
+    }
+    args.push("-");
     let mut child = Command::new(BIN)
         .args(args)
         .current_dir(dir)
@@ -394,21 +400,10 @@ fn annotations_suppress_in_rendered_manifests_on_stdin() {
         "  name: migrate\n",
         "  name: migrate\n  annotations:\n    podcycle.io/ignore: init-container-probe\n    podcycle.io/ignore-reason: removed by our admission webhook\n",
     );
-    let output = run_stdin(&dir, &["check", "--format", "json", "-"], &rendered);
+    let output = check_stdin(&dir, None, &rendered);
     assert_eq!(findings(&output), []);
     assert_eq!(output.status.code(), Some(0));
-    let output = run_stdin(
-        &dir,
-        &[
-            "check",
-            "--format",
-            "json",
-            "--stdin-filename",
-            "chart/rendered.yaml",
-            "-",
-        ],
-        PROBE,
-    );
+    let output = check_stdin(&dir, Some("chart/rendered.yaml"), PROBE);
     assert_eq!(
         findings(&output),
         [finding(
@@ -423,18 +418,7 @@ fn annotations_suppress_in_rendered_manifests_on_stdin() {
 fn the_stdin_filename_finds_its_configuration() {
     let dir = workspace("stdin-config");
     write(&dir, "chart/.podcycle.yaml", "ignore: [correctness]\n");
-    let output = run_stdin(
-        &dir,
-        &[
-            "check",
-            "--format",
-            "json",
-            "--stdin-filename",
-            "chart/rendered.yaml",
-            "-",
-        ],
-        PROBE,
-    );
+    let output = check_stdin(&dir, Some("chart/rendered.yaml"), PROBE);
     assert_eq!(findings(&output), []);
 }
 

@@ -115,21 +115,7 @@ fn doc_examples_trigger_the_rule_and_fixes_do_not() {
 
 /// The ```yaml blocks of a Markdown page.
 fn yaml_blocks(page: &str) -> Vec<String> {
-    let text = fs::read_to_string(page).unwrap();
-    let mut blocks = Vec::new();
-    let mut current: Option<String> = None;
-    for line in text.lines() {
-        match (&mut current, line.trim_end()) {
-            (None, "```yaml") => current = Some(String::new()),
-            (Some(_), "```") => blocks.extend(current.take()),
-            (Some(block), _) => {
-                block.push_str(line);
-                block.push('\n');
-            }
-            (None, _) => {}
-        }
-    }
-    blocks
+    docs::yaml_blocks(&fs::read_to_string(page).unwrap())
 }
 
 #[test]
