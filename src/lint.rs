@@ -4,7 +4,7 @@
 use crate::diagnostics::{self, Diagnostic, Label};
 use crate::lifecycle::Lifecycle;
 use crate::model::path::FieldPath;
-use crate::model::{ObjectRef, ObjectSite, PodSite, workload_objects};
+use crate::model::{AnyObject, ObjectRef, ObjectSite, PodSite, objects, workloads_among};
 use crate::rules::{Check, Finding, Findings, Part, PodContext, Rule, Target};
 use crate::settings::Settings;
 use crate::source::{SourceFile, Span};
@@ -30,9 +30,16 @@ pub fn lint_file(file: &SourceFile, settings: &Settings) -> Vec<Diagnostic> {
 pub fn lint(file: &SourceFile, settings: &Settings) -> Linted {
     let mut linted = Linted::default();
     for document in yaml::parse_stream(&file.text) {
+        let objects = objects(&document);
         let mut found = Vec::new();
-        let complete = lint_document(&document, settings, &mut found, &mut linted.objects);
-        apply_suppressions(file, &document, settings, complete, &mut found);
+        let complete = lint_document(
+            &document,
+            &objects,
+            settings,
+            &mut found,
+            &mut linted.objects,
+        );
+        apply_suppressions(file, &document, &objects, settings, complete, &mut found);
         linted.diagnostics.append(&mut found);
     }
     diagnostics::sort(&mut linted.diagnostics);
@@ -44,11 +51,12 @@ pub fn lint(file: &SourceFile, settings: &Settings) -> Linted {
 fn apply_suppressions(
     file: &SourceFile,
     document: &Document,
+    objects: &[AnyObject],
     settings: &Settings,
     complete: bool,
     found: &mut Vec<Diagnostic>,
 ) {
-    let mut suppressions = Suppressions::read(file, document);
+    let mut suppressions = Suppressions::read(file, document, objects);
     if suppressions.is_empty() {
         return;
     }
@@ -81,9 +89,10 @@ pub fn invalid_utf8(settings: &Settings, valid_up_to: usize) -> Option<Diagnosti
 /// Lints one document; returns whether every object in it could be read (so every rule ran).
 fn lint_document(
     document: &Document,
+    objects: &[AnyObject],
     settings: &Settings,
     out: &mut Vec<Diagnostic>,
-    objects: &mut Vec<ObjectRef>,
+    checked: &mut Vec<ObjectRef>,
 ) -> bool {
     if let Some(rule) = settings.enabled("yaml-syntax") {
         for error in &document.errors {
@@ -113,9 +122,9 @@ fn lint_document(
         }
     }
     let mut complete = document.errors.is_empty();
-    for object in workload_objects(document) {
+    for object in workloads_among(document, objects) {
         complete &= lint_object(document, &object, settings, out);
-        objects.push(object.object);
+        checked.push(object.object);
     }
     complete
 }

@@ -13,7 +13,7 @@
 //! applies.
 
 use crate::diagnostics::Diagnostic;
-use crate::model::objects;
+use crate::model::AnyObject;
 use crate::model::path::PathSegment;
 use crate::rules::{ALL_RULES, Rule, find_rule};
 use crate::settings::Settings;
@@ -100,8 +100,8 @@ pub struct Suppressions {
 }
 
 impl Suppressions {
-    /// Reads the suppression comments and annotations of `document`.
-    pub fn read(file: &SourceFile, document: &Document) -> Suppressions {
+    /// Reads the suppression comments of `document` and the annotations of its `objects`.
+    pub fn read(file: &SourceFile, document: &Document, objects: &[AnyObject]) -> Suppressions {
         let mut suppressions = Suppressions::default();
         let mut scopes = None;
         for comment in &document.comments {
@@ -128,7 +128,7 @@ impl Suppressions {
                 }
             }
         }
-        suppressions.read_annotations(file, document);
+        suppressions.read_annotations(file, document, objects);
         suppressions
     }
 
@@ -136,8 +136,8 @@ impl Suppressions {
         self.active.is_empty() && self.problems.is_empty()
     }
 
-    fn read_annotations(&mut self, file: &SourceFile, document: &Document) {
-        for object in objects(document) {
+    fn read_annotations(&mut self, file: &SourceFile, document: &Document, objects: &[AnyObject]) {
+        for object in objects {
             let path = [
                 PathSegment::Key("metadata".to_owned()),
                 PathSegment::Key("annotations".to_owned()),

@@ -47,8 +47,13 @@ pub struct ObjectSite {
 /// Everything else (Services, ConfigMaps, custom resources, files that are not Kubernetes
 /// objects at all) yields nothing.
 pub fn workload_objects(document: &Document) -> Vec<ObjectSite> {
-    objects(document)
-        .into_iter()
+    workloads_among(document, &objects(document))
+}
+
+/// The workload objects among `objects` of the document.
+pub fn workloads_among(document: &Document, objects: &[AnyObject]) -> Vec<ObjectSite> {
+    objects
+        .iter()
         .filter_map(|object| {
             let kind = WorkloadKind::from_type(&object.api_version, &object.kind)?;
             let metadata = |field: &str| {
@@ -67,12 +72,12 @@ pub fn workload_objects(document: &Document) -> Vec<ObjectSite> {
             };
             Some(ObjectSite {
                 root: object.root,
-                prefix: object.prefix,
+                prefix: object.prefix.clone(),
                 object: ObjectRef {
                     name: metadata("name"),
                     namespace: metadata("namespace"),
-                    api_version: object.api_version,
-                    kind: object.kind,
+                    api_version: object.api_version.clone(),
+                    kind: object.kind.clone(),
                 },
                 kind,
             })
