@@ -74,7 +74,7 @@ pub struct CheckArgs {
     /// or `fail-on` from the configuration].
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
-    /// The file name to report for standard input.
+    /// The file name to report for standard input; the configuration nearest to it applies.
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
     /// Skip files and directories matching this glob while walking directories
