@@ -29,7 +29,7 @@ pub fn exclude_set(globs: &[String]) -> Result<GlobSet, String> {
 
 /// Whether `--exclude` matches a path: the whole path, or its last component (so `vendor`
 /// excludes every `vendor` directory, as in ruff and ripgrep).
-fn excluded(exclude: &GlobSet, path: &Path) -> bool {
+pub fn excluded(exclude: &GlobSet, path: &Path) -> bool {
     let normalised = path.strip_prefix("./").unwrap_or(path);
     exclude.is_match(normalised) || path.file_name().is_some_and(|name| exclude.is_match(name))
 }

@@ -6,6 +6,25 @@ use std::fmt::Write as _;
 
 use crate::rules::{ALL_RULES, Rule};
 
+/// Where each rule's page is published; SARIF `helpUri`s and editors link here.
+pub const RULE_DOCS_URL: &str = "https://github.com/podcycle/podcycle/blob/main/docs/rules/";
+
+/// The published page of a rule.
+pub fn rule_url(rule: &Rule) -> String {
+    format!("{RULE_DOCS_URL}{}.md", rule.name)
+}
+
+/// The `## What it does` section of a rule's documentation, as one paragraph of Markdown.
+pub fn what_it_does(rule: &Rule) -> String {
+    let documentation = rule.documentation();
+    let section = documentation
+        .split("## What it does")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .unwrap_or(rule.summary);
+    section.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 const GENERATED: &str = "<!-- Generated from the rule's source by `UPDATE_DOCS=1 cargo test --test docs`; do not edit. -->";
 
 /// The page of one rule.
@@ -71,13 +90,17 @@ pub fn index_page() -> String {
 /// The YAML examples in a rule's documentation, in order. The first is the example that
 /// must trigger the rule; the others are fixes that must not.
 pub fn yaml_examples(rule: &Rule) -> Vec<String> {
-    let documentation = rule.documentation();
-    let mut examples = Vec::new();
+    yaml_blocks(&rule.documentation())
+}
+
+/// The contents of the ```yaml blocks of a Markdown text, in order.
+pub fn yaml_blocks(markdown: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
     let mut current: Option<String> = None;
-    for line in documentation.lines() {
+    for line in markdown.lines() {
         match (&mut current, line.trim_end()) {
             (None, "```yaml") => current = Some(String::new()),
-            (Some(_), "```") => examples.extend(current.take()),
+            (Some(_), "```") => blocks.extend(current.take()),
             (Some(text), _) => {
                 text.push_str(line);
                 text.push('\n');
@@ -85,5 +108,5 @@ pub fn yaml_examples(rule: &Rule) -> Vec<String> {
             (None, _) => {}
         }
     }
-    examples
+    blocks
 }

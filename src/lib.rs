@@ -5,6 +5,7 @@
 //! it.
 
 pub mod cli;
+pub mod config;
 pub mod diagnostics;
 pub mod discovery;
 pub mod docs;
@@ -20,5 +21,6 @@ pub mod rules;
 pub mod settings;
 pub mod source;
 mod suggest;
+pub mod suppression;
 pub mod versions;
 pub mod yaml;

@@ -6,11 +6,12 @@ use crate::kustomize::has_patch_directives;
 use crate::lifecycle::Lifecycle;
 use crate::model::path::FieldPath;
 use crate::model::services::{Service, pod_labels, services_in};
-use crate::model::{ObjectSite, PodSite, workload_objects};
+use crate::model::{AnyObject, ObjectRef, ObjectSite, PodSite, objects, workloads_among};
 use crate::rules::{Check, Finding, Findings, Part, PodContext, Rule, Target};
 use crate::settings::Settings;
 use crate::source::{SourceFile, Span};
 use crate::suggest::did_you_mean;
+use crate::suppression::Suppressions;
 use crate::yaml::{self, Document, lookup};
 
 /// What a file holds.
@@ -37,31 +38,82 @@ pub struct ObjectVisit<'a> {
     pub diagnostics: &'a [Diagnostic],
 }
 
+/// What linting a file found.
+#[derive(Debug, Default)]
+pub struct Linted {
+    /// Sorted.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The workload objects checked, in file order.
+    pub objects: Vec<ObjectRef>,
+}
+
 /// Lints one file of manifests and returns its diagnostics, sorted.
 pub fn lint_file(file: &SourceFile, settings: &Settings) -> Vec<Diagnostic> {
-    lint_file_with(file, settings, FileRole::Manifest, &mut |_| {})
+    lint_file_as(file, settings, FileRole::Manifest)
 }
 
 /// Lints one file, as manifests or as patches.
 pub fn lint_file_as(file: &SourceFile, settings: &Settings, role: FileRole) -> Vec<Diagnostic> {
-    lint_file_with(file, settings, role, &mut |_| {})
+    lint_file_with(file, settings, role, &mut |_| {}).diagnostics
 }
 
-/// Lints one file like [`lint_file_as`], showing `visit` every workload object on the way.
-/// Documents are read one at a time, so a large stream never holds more than one tree.
+/// Lints one file like [`lint_file_as`], showing `visit` every workload object on the way, and
+/// applies the file's suppressions. Documents are read one at a time, so a large stream never
+/// holds more than one tree.
 pub fn lint_file_with(
     file: &SourceFile,
     settings: &Settings,
     role: FileRole,
     visit: &mut dyn FnMut(&ObjectVisit<'_>),
-) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
+) -> Linted {
+    let mut linted = Linted::default();
     let services = file_services(file, settings, role);
     yaml::for_each_document(&file.text, |document| {
-        lint_document(file, &document, settings, role, &services, &mut out, visit);
+        let objects = objects(&document);
+        let mut found = Vec::new();
+        let complete = lint_document(
+            file,
+            &document,
+            &objects,
+            settings,
+            role,
+            &services,
+            &mut found,
+            &mut linted.objects,
+            visit,
+        );
+        apply_suppressions(file, &document, &objects, settings, complete, &mut found);
+        linted.diagnostics.append(&mut found);
     });
-    diagnostics::sort(&mut out);
-    out
+    diagnostics::sort(&mut linted.diagnostics);
+    linted
+}
+
+/// Drops what the document's suppressions silence and reports the suppressions that are
+/// wrong. Findings about suppressions can be silenced too (`ignore-file[unused-suppression]`).
+fn apply_suppressions(
+    file: &SourceFile,
+    document: &Document,
+    objects: &[AnyObject],
+    settings: &Settings,
+    complete: bool,
+    found: &mut Vec<Diagnostic>,
+) {
+    let mut suppressions = Suppressions::read(file, document, objects);
+    if suppressions.is_empty() {
+        return;
+    }
+    suppressions.silence(found);
+    let Some(rule) = settings.enabled(crate::rules::UNUSED_SUPPRESSION.name) else {
+        return;
+    };
+    let mut problems: Vec<Diagnostic> = suppressions
+        .problems(settings, complete)
+        .into_iter()
+        .map(|p| document_diagnostic(rule, settings, p.span, p.message, p.help))
+        .collect();
+    suppressions.silence(&mut problems);
+    found.append(&mut problems);
 }
 
 /// The diagnostic for a file that is not valid UTF-8, at the first bad byte. `text` is the
@@ -93,15 +145,19 @@ fn file_services(file: &SourceFile, settings: &Settings, role: FileRole) -> Vec<
     services
 }
 
+/// Lints one document; returns whether every object in it could be read (so every rule ran).
+#[allow(clippy::too_many_arguments)]
 fn lint_document(
     file: &SourceFile,
     document: &Document,
+    objects: &[AnyObject],
     settings: &Settings,
     role: FileRole,
     services: &[Service],
     out: &mut Vec<Diagnostic>,
+    checked: &mut Vec<ObjectRef>,
     visit: &mut dyn FnMut(&ObjectVisit<'_>),
-) {
+) -> bool {
     if let Some(rule) = settings.enabled("yaml-syntax") {
         for error in &document.errors {
             out.push(document_diagnostic(
@@ -130,9 +186,11 @@ fn lint_document(
         }
     }
     if role == FileRole::Patch {
-        return;
+        // Object rules do not run on partial objects.
+        return false;
     }
-    for object in workload_objects(document) {
+    let mut complete = document.errors.is_empty();
+    for object in workloads_among(document, objects) {
         let mut visit_object = |pod: Option<(&PodSite<'_>, &Lifecycle<'_>)>,
                                 found: &[Diagnostic]| {
             visit(&ObjectVisit {
@@ -143,7 +201,7 @@ fn lint_document(
                 diagnostics: found,
             });
         };
-        lint_object(
+        complete &= lint_object(
             document,
             &object,
             settings,
@@ -151,11 +209,13 @@ fn lint_document(
             out,
             &mut visit_object,
         );
+        checked.push(object.object);
     }
+    complete
 }
 
 /// Lints one object, then shows it to `visit` with its pod spec and lifecycle, if any, and
-/// the diagnostics so far.
+/// the diagnostics so far. Returns false when it could not be read, so its rules did not run.
 fn lint_object(
     document: &Document,
     object: &ObjectSite,
@@ -163,7 +223,7 @@ fn lint_object(
     services: &[Service],
     out: &mut Vec<Diagnostic>,
     visit: &mut dyn FnMut(Option<PodParts<'_>>, &[Diagnostic]),
-) {
+) -> bool {
     let first = out.len();
     let value = match yaml::to_json(document, object.root) {
         Ok(value) => value,
@@ -178,11 +238,11 @@ fn lint_object(
                 ));
             }
             visit(None, &out[first..]);
-            return;
+            return false;
         }
     };
     if has_patch_directives(&value) {
-        return;
+        return false;
     }
     let decoded = podcycle_k8s::decode(object.kind, &value);
     let locate = |path: &FieldPath, part: Part| locate(document, object, path, part);
@@ -239,13 +299,14 @@ fn lint_object(
         ));
     }
 
-    let Some((spec, workload)) = decoded
-        .workload
-        .as_ref()
-        .and_then(|w| w.pod_spec.as_ref().map(|spec| (spec, w)))
-    else {
+    // A value of the wrong type stops decoding, and with it the pod rules.
+    let Some(workload) = decoded.workload.as_ref() else {
         visit(None, &out[first..]);
-        return;
+        return false;
+    };
+    let Some(spec) = workload.pod_spec.as_ref() else {
+        visit(None, &out[first..]);
+        return true;
     };
     let site = PodSite::new(
         &object.object,
@@ -253,7 +314,7 @@ fn lint_object(
         spec,
         workload.has_pod_failure_policy,
     );
-    let life = Lifecycle::derive(&site);
+    let life = Lifecycle::derive(&site, settings.sidecars());
     let selecting: Vec<&Service> = match pod_labels(object.kind, &value) {
         Some(labels) => services
             .iter()
@@ -279,6 +340,7 @@ fn lint_object(
         }
     }
     visit(Some((&site, &life)), &out[first..]);
+    true
 }
 
 /// The span of a field, following the rules in DESIGN: a key or a value where the field
@@ -384,7 +446,7 @@ fn document_diagnostic(
 }
 
 /// serde's messages name Rust types; say what Kubernetes expects instead.
-fn friendly_type_error(message: &str) -> String {
+pub(crate) fn friendly_type_error(message: &str) -> String {
     let mut text = message.to_owned();
     for (rust, kubernetes) in [
         ("expected i32", "expected an integer"),

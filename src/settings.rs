@@ -1,16 +1,23 @@
-//! Which rules run, at what severity.
+//! Which rules run, at what severity, and what the rules take as given (the sidecars known by
+//! name or image).
+
+use std::sync::Arc;
 
 use crate::diagnostics::Severity;
+use crate::lifecycle::Sidecars;
 use crate::rules::{ALL_RULES, Category, Rule};
 use crate::suggest::did_you_mean;
 use crate::versions::{KubeVersion, NEWEST_MODELLED};
 
-/// The resolved rule selection for a run.
+/// The resolved settings for linting one file.
 #[derive(Clone, Debug)]
 pub struct Settings {
     enabled: Vec<&'static Rule>,
     /// The cluster version rules judge the manifest for.
     pub kube_version: KubeVersion,
+    /// Per-rule severities that replace the defaults.
+    severities: Vec<(&'static str, Severity)>,
+    sidecars: Arc<Sidecars>,
 }
 
 impl Default for Settings {
@@ -22,8 +29,54 @@ impl Default for Settings {
                 .filter(|r| r.enabled_by_default())
                 .collect(),
             kube_version: NEWEST_MODELLED,
+            severities: Vec::new(),
+            sidecars: Arc::default(),
         }
     }
+}
+
+/// The least severity that makes `podcycle check` exit with 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+impl FailOn {
+    pub const NAMES: [&'static str; 4] = ["error", "warning", "info", "never"];
+
+    pub fn threshold(self) -> Option<Severity> {
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Info => Some(Severity::Info),
+            FailOn::Never => None,
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<FailOn> {
+        match name {
+            "error" => Some(FailOn::Error),
+            "warning" => Some(FailOn::Warning),
+            "info" => Some(FailOn::Info),
+            "never" => Some(FailOn::Never),
+            _ => None,
+        }
+    }
+}
+
+/// One source of rule selection: the configuration file, or the command line. Later layers
+/// apply on top of earlier ones.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    /// Replaces the rules enabled so far, when not empty.
+    pub select: Vec<Selector>,
+    /// Adds to them.
+    pub extend_select: Vec<Selector>,
+    /// Removes from the result.
+    pub ignore: Vec<Selector>,
 }
 
 /// A rule name, a category name, or `all`, as given to `--select` and `--ignore`.
@@ -58,7 +111,7 @@ impl Selector {
         })
     }
 
-    fn matches(self, rule: &Rule) -> bool {
+    pub fn matches(self, rule: &Rule) -> bool {
         match self {
             Selector::All => true,
             Selector::Category(category) => rule.category == category,
@@ -75,27 +128,36 @@ impl Settings {
         extend_select: &[Selector],
         ignore: &[Selector],
     ) -> Settings {
-        let base: Vec<&'static Rule> = if select.is_empty() {
-            Settings::default().enabled
-        } else {
-            ALL_RULES
-                .iter()
-                .copied()
-                .filter(|r| select.iter().any(|s| s.matches(r)))
-                .collect()
-        };
-        let enabled = ALL_RULES
+        Settings::default().with_selection(&Selection {
+            select: select.to_vec(),
+            extend_select: extend_select.to_vec(),
+            ignore: ignore.to_vec(),
+        })
+    }
+
+    /// Applies a layer of selection to the rules enabled so far.
+    #[must_use]
+    pub fn with_selection(mut self, selection: &Selection) -> Settings {
+        let Selection {
+            select,
+            extend_select,
+            ignore,
+        } = selection;
+        let previous = std::mem::take(&mut self.enabled);
+        self.enabled = ALL_RULES
             .iter()
             .copied()
             .filter(|r| {
-                base.iter().any(|b| b.name == r.name) || extend_select.iter().any(|s| s.matches(r))
+                let base = if select.is_empty() {
+                    previous.iter().any(|p| p.name == r.name)
+                } else {
+                    select.iter().any(|s| s.matches(r))
+                };
+                base || extend_select.iter().any(|s| s.matches(r))
             })
             .filter(|r| !ignore.iter().any(|s| s.matches(r)))
             .collect();
-        Settings {
-            enabled,
-            kube_version: NEWEST_MODELLED,
-        }
+        self
     }
 
     /// The same selection, judged for another Kubernetes version.
@@ -105,12 +167,35 @@ impl Settings {
         self
     }
 
+    /// Disables the rules `ignore` matches.
+    #[must_use]
+    pub fn without(self, ignore: &[Selector]) -> Settings {
+        self.with_selection(&Selection {
+            ignore: ignore.to_vec(),
+            ..Selection::default()
+        })
+    }
+
+    /// Reports `rule` at `severity` instead of its default.
+    #[must_use]
+    pub fn with_severity(mut self, rule: &'static Rule, severity: Severity) -> Settings {
+        self.severities.retain(|(name, _)| *name != rule.name);
+        self.severities.push((rule.name, severity));
+        self
+    }
+
+    #[must_use]
+    pub fn with_sidecars(mut self, sidecars: Arc<Sidecars>) -> Settings {
+        self.sidecars = sidecars;
+        self
+    }
+
     /// Only the named rule; for tests and fixtures.
     pub fn only(name: &str) -> Option<Settings> {
         let rule = ALL_RULES.iter().copied().find(|r| r.name == name)?;
         Some(Settings {
             enabled: vec![rule],
-            kube_version: NEWEST_MODELLED,
+            ..Settings::default()
         })
     }
 
@@ -124,7 +209,14 @@ impl Settings {
     }
 
     pub fn severity(&self, rule: &Rule) -> Severity {
-        rule.default_severity
+        self.severities
+            .iter()
+            .find(|(name, _)| *name == rule.name)
+            .map_or(rule.default_severity, |&(_, severity)| severity)
+    }
+
+    pub fn sidecars(&self) -> &Sidecars {
+        &self.sidecars
     }
 }
 
@@ -147,6 +239,49 @@ mod tests {
         let settings = Settings::from_selectors(&[], &[], &ignore);
         assert!(settings.enabled("poststart-delays-containers").is_none());
         assert!(settings.enabled("init-container-probe").is_some());
+    }
+
+    #[test]
+    fn later_layers_apply_on_top() {
+        let rule = |name: &str| Selector::parse(name).unwrap();
+        let config = Selection {
+            ignore: vec![rule("advice"), rule("duplicate-key")],
+            ..Selection::default()
+        };
+        let cli = Selection {
+            extend_select: vec![rule("duplicate-key")],
+            ..Selection::default()
+        };
+        let settings = Settings::default()
+            .with_selection(&config)
+            .with_selection(&cli);
+        assert!(settings.enabled("duplicate-key").is_some());
+        assert!(settings.enabled("poststart-delays-containers").is_none());
+        let cli = Selection {
+            select: vec![rule("advice")],
+            ..Selection::default()
+        };
+        let settings = Settings::default()
+            .with_selection(&config)
+            .with_selection(&cli);
+        // `select` replaces what the configuration chose: every advice rule, nothing else.
+        let advice: Vec<&str> = ALL_RULES
+            .iter()
+            .filter(|r| r.category == Category::Advice)
+            .map(|r| r.name)
+            .collect();
+        assert_eq!(names(&settings), advice);
+        assert!(advice.contains(&"poststart-delays-containers"));
+    }
+
+    #[test]
+    fn severity_overrides_replace_the_default() {
+        let rule = crate::rules::find_rule("poststart-delays-containers").unwrap();
+        let settings = Settings::default().with_severity(rule, Severity::Error);
+        assert_eq!(settings.severity(rule), Severity::Error);
+        let other = crate::rules::find_rule("duplicate-key").unwrap();
+        assert_eq!(settings.severity(other), Severity::Error);
+        assert_eq!(Settings::default().severity(rule), Severity::Info);
     }
 
     #[test]

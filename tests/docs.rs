@@ -51,6 +51,21 @@ fn generated_rule_docs_are_up_to_date() {
 }
 
 #[test]
+fn the_committed_config_schema_is_up_to_date() {
+    let mut stale = Vec::new();
+    check_or_update(
+        Path::new("docs/schema/podcycle.schema.json"),
+        &podcycle::config::json_schema(),
+        &mut stale,
+    );
+    assert!(
+        stale.is_empty(),
+        "stale generated schema: {}\nrun `UPDATE_DOCS=1 cargo test --test docs` to regenerate it",
+        stale.join(", ")
+    );
+}
+
+#[test]
 fn every_rule_documents_what_why_example_and_references() {
     for rule in ALL_RULES {
         let doc = rule.documentation();
@@ -97,6 +112,54 @@ fn doc_examples_trigger_the_rule_and_fixes_do_not() {
                     rule.name
                 );
             }
+        }
+    }
+}
+
+/// The ```yaml blocks of a Markdown page.
+fn yaml_blocks(page: &str) -> Vec<String> {
+    docs::yaml_blocks(&fs::read_to_string(page).unwrap())
+}
+
+#[test]
+fn suppression_examples_silence_what_they_say() {
+    let blocks = yaml_blocks("docs/suppressions.md");
+    assert!(blocks.len() >= 3);
+    let settings = Settings::default();
+    for block in blocks {
+        let (found, rendered) = render_for_tests("example.yaml", &block, &settings);
+        assert!(found.is_empty(), "{block}\n{rendered}");
+        let unsuppressed = block
+            .replace("podcycle:", "note:")
+            .replace("podcycle.io/ignore", "example.com/note");
+        let (found, _) = render_for_tests("example.yaml", &unsuppressed, &settings);
+        assert!(
+            !found.is_empty(),
+            "the example suppresses nothing:\n{block}"
+        );
+    }
+}
+
+#[test]
+fn configuration_examples_are_valid() {
+    let blocks = yaml_blocks("docs/configuration.md");
+    assert!(blocks.len() >= 3);
+    for block in blocks {
+        let file = podcycle::source::SourceFile::new(".podcycle.yaml", block.as_str());
+        if let Err(problems) = podcycle::config::parse(&file) {
+            panic!("{block}\n{problems:?}");
+        }
+    }
+}
+
+#[test]
+fn integration_examples_are_valid_yaml() {
+    let blocks = yaml_blocks("docs/integrations.md");
+    assert!(blocks.len() >= 3);
+    for block in blocks {
+        for document in podcycle::yaml::parse_stream(&block) {
+            assert!(document.errors.is_empty(), "{block}\n{:?}", document.errors);
+            assert!(document.duplicate_keys.is_empty(), "{block}");
         }
     }
 }

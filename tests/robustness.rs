@@ -25,15 +25,25 @@ fn check_spans(bytes: Vec<u8>) {
             let _ = report.file.line_col(span.start);
         }
     }
-    // Rendering must not panic either.
-    let mut out = Vec::new();
-    podcycle::report::write(
-        &mut out,
-        podcycle::report::Format::Full,
-        std::slice::from_ref(&report),
-        false,
-    )
-    .unwrap();
+    // Rendering must not panic either, in any format.
+    use podcycle::report::{Format, Options};
+    for format in [
+        Format::Full,
+        Format::Concise,
+        Format::Json,
+        Format::Sarif,
+        Format::Github,
+        Format::Junit,
+    ] {
+        let mut out = Vec::new();
+        podcycle::report::write(
+            &mut out,
+            format,
+            std::slice::from_ref(&report),
+            &Options::default(),
+        )
+        .unwrap();
+    }
 }
 
 /// Pieces of Kubernetes-shaped YAML, glued at random: keys the linter looks at, structure,

@@ -5,7 +5,13 @@
 //! - `# error: [rule-name]` (or `warning:` / `info:`) at the end of a line: a diagnostic of
 //!   that rule and severity starts on this line;
 //! - the same marker alone on a line applies to the next line that is not a marker;
-//! - `# expect: no diagnostics` as the first line: the file must stay silent.
+//! - `# expect: no diagnostics` as the first line: the file must stay silent;
+//! - `# enable: [rule-a, rule-b]` alone on a line: run these rules too (for fixtures about
+//!   suppressions, which need the rules they silence).
+//!
+//! Markers are comments that start with `error:`, `warning:`, `info:`, `expect:` or `enable:`;
+//! a suppression comment (`# podcycle: ignore[…] reason`) is YAML the rules read, never a
+//! marker, and a marker may follow it on the same line.
 //!
 //! Every diagnostic must be claimed by a marker and every marker matched. The full rendering
 //! of each fixture is pinned by a snapshot in `tests/snapshots/`.
@@ -15,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use podcycle::cli::render_for_tests;
 use podcycle::rules::ALL_RULES;
-use podcycle::settings::Settings;
+use podcycle::settings::{Selector, Settings};
 
 mod common;
 
@@ -74,6 +80,24 @@ fn split_marker(line: &str) -> Option<(&str, &str)> {
         .map(|at| (&line[..at], &line[at + 2..]))
 }
 
+/// The rules named by `# enable: [...]` lines.
+fn enabled_rules(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| line.trim().strip_prefix("# enable:"))
+        .flat_map(|list| {
+            let list = list.trim();
+            let inner = list
+                .strip_prefix('[')
+                .and_then(|l| l.strip_suffix(']'))
+                .unwrap_or_else(|| panic!("malformed `# enable:` line: {list}"));
+            inner
+                .split(',')
+                .map(|r| r.trim().to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 fn parse_marker(comment: &str) -> Option<(String, String)> {
     let (severity, rest) = comment.split_once(':')?;
     let rest = rest.trim();
@@ -107,7 +131,16 @@ fn fixtures() -> Vec<(String, PathBuf)> {
 fn check_fixture(rule: &str, path: &Path) -> Result<(), String> {
     let text = fs::read_to_string(path).unwrap();
     let (mut expected, silent) = markers(&text);
-    let settings = Settings::only(rule).ok_or_else(|| format!("no rule named `{rule}`"))?;
+    let mut names = vec![rule.to_owned()];
+    names.extend(enabled_rules(&text));
+    let selectors = names
+        .iter()
+        .map(|name| Selector::parse(name))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !matches!(selectors[0], Selector::Rule(_)) {
+        return Err(format!("no rule named `{rule}`"));
+    }
+    let settings = Settings::from_selectors(&selectors, &[], &[]);
     let settings = common::with_header_options(&text, settings);
     let shown = path.to_string_lossy().replace('\\', "/");
     let (diagnostics, rendered) = render_for_tests(&shown, &text, &settings);
@@ -187,6 +220,14 @@ fn every_rule_has_failing_and_passing_fixtures() {
     }
     problems.dedup();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn enable_lines_name_extra_rules() {
+    assert_eq!(
+        enabled_rules("# expect: no diagnostics\n# enable: [a, b-c]\nx: 1  # enable: [no]\n"),
+        ["a", "b-c"]
+    );
 }
 
 #[test]

@@ -9,9 +9,9 @@ use rayon::prelude::*;
 
 use crate::discovery::{describe_io_error, discover};
 use crate::kustomize::{PatchIndex, is_patch_by_name};
-use crate::lint::{FileRole, ObjectVisit, invalid_utf8, lint_file_with};
+use crate::lint::{FileRole, Linted, ObjectVisit, invalid_utf8, lint_file_with};
 use crate::report::FileReport;
-use crate::settings::Settings;
+use crate::settings::{FailOn, Settings};
 use crate::source::{MAX_FILE_SIZE, SourceFile};
 
 /// What reading the inputs gave: one result per file, standard input first, then files in
@@ -89,7 +89,7 @@ pub fn read_inputs<T: Send>(
     Ok(Ok(inputs))
 }
 
-fn role_by_name(path: &Path) -> FileRole {
+pub(super) fn role_by_name(path: &Path) -> FileRole {
     if is_patch_by_name(path) {
         FileRole::Patch
     } else {
@@ -98,7 +98,7 @@ fn role_by_name(path: &Path) -> FileRole {
 }
 
 /// Reads a file, named for reports the way the user wrote it (without a leading `./`).
-fn read_path(path: &Path) -> Result<(String, Vec<u8>), String> {
+pub(super) fn read_path(path: &Path) -> Result<(String, Vec<u8>), String> {
     let display = path.display().to_string();
     let display = display
         .strip_prefix("./")
@@ -113,25 +113,31 @@ fn read_path(path: &Path) -> Result<(String, Vec<u8>), String> {
     Ok((display, bytes))
 }
 
-fn read_stdin() -> io::Result<Vec<u8>> {
+pub(super) fn read_stdin() -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     io::stdin().lock().read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
-/// Lints file contents as complete manifests.
+/// Lints file contents as complete manifests, with the default fail level.
 pub fn lint_bytes(path: String, bytes: Vec<u8>, settings: &Settings) -> FileReport {
-    lint_bytes_with(path, bytes, settings, FileRole::Manifest, &mut |_| {})
+    lint_bytes_as(path, bytes, settings, FileRole::Manifest)
 }
 
-/// Lints file contents as manifests or as patches.
+/// Lints file contents as manifests or as patches, with the default fail level.
 pub fn lint_bytes_as(
     path: String,
     bytes: Vec<u8>,
     settings: &Settings,
     role: FileRole,
 ) -> FileReport {
-    lint_bytes_with(path, bytes, settings, role, &mut |_| {})
+    let (file, linted) = lint_bytes_with(path, bytes, settings, role, &mut |_| {});
+    FileReport {
+        file,
+        diagnostics: linted.diagnostics,
+        objects: linted.objects,
+        fail_at: FailOn::Warning.threshold(),
+    }
 }
 
 /// Lints file contents, showing `visit` every workload object (see [`lint_file_with`]).
@@ -143,21 +149,24 @@ pub fn lint_bytes_with(
     settings: &Settings,
     role: FileRole,
     visit: &mut dyn FnMut(&ObjectVisit<'_>),
-) -> FileReport {
-    match String::from_utf8(bytes) {
-        Ok(text) => {
-            let file = SourceFile::new(path, text);
-            let diagnostics = lint_file_with(&file, settings, role, visit);
-            FileReport { file, diagnostics }
-        }
+) -> (SourceFile, Linted) {
+    let (text, valid_up_to) = match String::from_utf8(bytes) {
+        Ok(text) => (text, None),
         Err(error) => {
             let valid_up_to = error.utf8_error().valid_up_to();
-            let text = String::from_utf8_lossy(error.as_bytes()).into_owned();
-            let file = SourceFile::new(path, text);
-            let mut diagnostics = lint_file_with(&file, settings, role, visit);
-            diagnostics.extend(invalid_utf8(settings, &file.text, valid_up_to));
-            crate::diagnostics::sort(&mut diagnostics);
-            FileReport { file, diagnostics }
+            (
+                String::from_utf8_lossy(error.as_bytes()).into_owned(),
+                Some(valid_up_to),
+            )
         }
+    };
+    let file = SourceFile::new(path, text);
+    let mut linted = lint_file_with(&file, settings, role, visit);
+    if let Some(valid_up_to) = valid_up_to {
+        linted
+            .diagnostics
+            .extend(invalid_utf8(settings, &file.text, valid_up_to));
+        crate::diagnostics::sort(&mut linted.diagnostics);
     }
+    (file, linted)
 }

@@ -3,6 +3,7 @@
 
 mod check;
 mod explain;
+mod init;
 mod input;
 
 pub use input::{lint_bytes, lint_bytes_as};
@@ -14,9 +15,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::diagnostics::Severity;
 use crate::explain::ExplainFormat;
 use crate::report::Format;
+pub use crate::settings::FailOn;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -48,6 +49,18 @@ pub enum Command {
     },
     /// Run the language server on standard input and output, for editors.
     Lsp,
+    /// Write a commented starter configuration, `.podcycle.yaml`.
+    Init(InitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Where to write it; `-` prints it instead.
+    #[arg(default_value = ".podcycle.yaml")]
+    pub path: PathBuf,
+    /// Replace an existing file.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -68,20 +81,37 @@ pub struct CheckArgs {
     /// Rules or categories not to run.
     #[arg(long, value_delimiter = ',', value_name = "RULE|CATEGORY")]
     pub ignore: Vec<String>,
-    /// Exit with 1 when a finding at or above this severity is reported.
-    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
-    pub fail_on: FailOn,
-    /// The file name to report for standard input.
+    /// Exit with 1 when a finding at or above this severity is reported [default: warning,
+    /// or `fail-on` from the configuration].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// The file name to report for standard input; the configuration nearest to it applies.
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
     /// Skip files and directories matching this glob while walking directories
-    /// (repeatable). Files named on the command line are always linted.
+    /// (repeatable). Files named on the command line are linted unless `--force-exclude` is
+    /// given.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
     /// The Kubernetes version of the cluster, e.g. `1.29`: rules judge features by what this
-    /// version has and enables by default.
-    #[arg(long, value_name = "X.Y", value_parser = parse_kube_version, default_value_t = crate::versions::NEWEST_MODELLED)]
-    pub kube_version: crate::versions::KubeVersion,
+    /// version has and enables by default [default: `kube-version` from the configuration, else
+    /// the newest version modelled].
+    #[arg(long, value_name = "X.Y", value_parser = parse_kube_version)]
+    pub kube_version: Option<crate::versions::KubeVersion>,
+    /// Apply `--exclude` and the configuration's `exclude` to files named on the command
+    /// line too (for pre-commit, which names every changed file).
+    #[arg(long)]
+    pub force_exclude: bool,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Use this configuration file for every linted file instead of the nearest
+    /// `.podcycle.yaml` above each.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore configuration files.
+    #[arg(long)]
+    pub no_config: bool,
     /// When to use colours in the full format.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -101,25 +131,6 @@ pub struct ExplainArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
     pub format: ExplainFormat,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
-    Error,
-    Warning,
-    Info,
-    Never,
-}
-
-impl FailOn {
-    pub fn threshold(self) -> Option<Severity> {
-        match self {
-            FailOn::Error => Some(Severity::Error),
-            FailOn::Warning => Some(Severity::Warning),
-            FailOn::Info => Some(Severity::Info),
-            FailOn::Never => None,
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -159,6 +170,7 @@ pub fn main() -> ExitCode {
         Command::Rules(args) => rules::list(args.format),
         Command::Rule { name } => rules::show(&name),
         Command::Lsp => crate::lsp::run_stdio(),
+        Command::Init(args) => init::run(&args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -181,6 +193,9 @@ fn usage_error(message: &str) -> u8 {
     EXIT_ERROR
 }
 
+#[doc(hidden)]
+pub use check::lint_text;
+
 /// Lints `text` as `path` and renders it as the full format without colour; returns each
 /// diagnostic's (line, severity, rule) too. Shared by the fixture and snapshot tests.
 #[doc(hidden)]
@@ -189,7 +204,7 @@ pub fn render_for_tests(
     text: &str,
     settings: &crate::settings::Settings,
 ) -> (Vec<(usize, String, String)>, String) {
-    let report = input::lint_bytes(path.to_owned(), text.as_bytes().to_vec(), settings);
+    let report = check::lint_text(path, text, settings);
     let located = report
         .diagnostics
         .iter()
@@ -202,8 +217,13 @@ pub fn render_for_tests(
         })
         .collect();
     let mut out = Vec::new();
-    crate::report::write(&mut out, Format::Full, std::slice::from_ref(&report), false)
-        .expect("writing to memory");
+    crate::report::write(
+        &mut out,
+        Format::Full,
+        std::slice::from_ref(&report),
+        &crate::report::Options::default(),
+    )
+    .expect("writing to memory");
     (located, String::from_utf8_lossy(&out).into_owned())
 }
 

@@ -119,7 +119,7 @@ pub struct StartupStep {
     pub starts_after: Option<String>,
     pub field: String,
     /// What the container is when it is a well-known sidecar declared as an app container.
-    pub known_sidecar: Option<&'static str>,
+    pub known_sidecar: Option<String>,
     pub post_start: Option<HookInfo>,
     pub probes: ProbeSet,
     pub earliest_start_seconds: Secs,
@@ -348,7 +348,7 @@ fn startup_steps(life: &Lifecycle<'_>, schedule: &Schedule, drawn: &Schedule) ->
                     .checked_sub(1)
                     .map(|previous| life.containers[previous].name.to_owned()),
                 field: container.path.to_string(),
-                known_sidecar: container.known_sidecar.map(|k| k.description),
+                known_sidecar: container.known_sidecar.map(str::to_owned),
                 post_start: container
                     .post_start
                     .as_ref()
@@ -557,7 +557,7 @@ fn notes(
             note(
                 format!(
                     "`{}` ({}) is an app container to the kubelet: it starts after the containers declared before it and gets SIGTERM with the app, not after it",
-                    container.name, known.description
+                    container.name, known
                 ),
                 &[container.name],
             );

@@ -34,7 +34,7 @@ pub use handlers::{HandlerSite, HandlerUse, handlers};
 pub use schedule::{Schedule, StartTimes};
 pub use shell::{ExecSleep, exec_only_sleeps, exec_sleep, only_sleep};
 pub use shutdown::{ContainerStop, ShutdownPlan};
-pub use sidecars::{KnownSidecar, recognise};
+pub use sidecars::{KnownSidecar, SidecarPattern, Sidecars, recognise};
 pub use startup::{Delay, DelayKind, StartupBound};
 
 use crate::model::PodSite;
@@ -206,8 +206,9 @@ pub struct ContainerLife<'a> {
     pub post_start: Option<Hook>,
     pub pre_stop: Option<Hook>,
     pub probes: Probes,
-    /// Set when an app container is a well-known sidecar by name or image.
-    pub known_sidecar: Option<&'static KnownSidecar>,
+    /// What an app container is when it is a sidecar by name or image (built-in or
+    /// configured), e.g. `Istio proxy`.
+    pub known_sidecar: Option<&'a str>,
     /// What this container's start waits for, if anything.
     pub waits_for: Option<Gate>,
     /// Set when the command can be seen never to exit (`sleep infinity`, `while true` with no
@@ -259,7 +260,8 @@ pub struct Lifecycle<'a> {
 }
 
 impl<'a> Lifecycle<'a> {
-    pub fn derive(site: &PodSite<'a>) -> Lifecycle<'a> {
+    /// `sidecars` says which app containers are sidecars by name or image.
+    pub fn derive(site: &PodSite<'a>, sidecars: &'a Sidecars) -> Lifecycle<'a> {
         let spec = site.spec;
         let init = spec
             .init_containers
@@ -281,7 +283,7 @@ impl<'a> Lifecycle<'a> {
             .map(|(i, c)| (c, Role::App, site.spec_path.key("containers").index(i)));
         let mut containers: Vec<ContainerLife<'a>> = init
             .chain(app)
-            .map(|(container, role, path)| container_life(container, role, path))
+            .map(|(container, role, path)| container_life(container, role, path, sidecars))
             .collect();
         for i in 1..containers.len() {
             let previous = &containers[i - 1];
@@ -361,7 +363,12 @@ impl<'a> Lifecycle<'a> {
     }
 }
 
-fn container_life<'a>(container: &'a Container, role: Role, path: FieldPath) -> ContainerLife<'a> {
+fn container_life<'a>(
+    container: &'a Container,
+    role: Role,
+    path: FieldPath,
+    sidecars: &'a Sidecars,
+) -> ContainerLife<'a> {
     let lifecycle = container.lifecycle.as_ref();
     let hook = |handler: Option<&LifecycleHandler>, key: &str| {
         handler.map(|handler| hook_of(handler, path.key("lifecycle").key(key)))
@@ -378,7 +385,7 @@ fn container_life<'a>(container: &'a Container, role: Role, path: FieldPath) -> 
             startup: container.startup_probe.as_ref().map(ProbeTiming::of),
         },
         known_sidecar: if role == Role::App {
-            recognise(container)
+            sidecars.recognise(container)
         } else {
             None
         },

@@ -190,7 +190,7 @@ mod tests {
                 {"name": "c"}]}"#);
         let site =
             crate::model::PodSite::new(&object, crate::model::WorkloadKind::Pod, &spec, false);
-        let schedule = Lifecycle::derive(&site).schedule();
+        let schedule = Lifecycle::derive(&site, &crate::lifecycle::Sidecars::default()).schedule();
         let starts: Vec<f64> = schedule.containers.iter().map(|t| t.start).collect();
         assert_eq!(starts, [0.0, 0.0, 5.0]);
         // `a` has no hook, but its status shows only after the start loop.
@@ -209,7 +209,7 @@ mod tests {
               "containers": [{"name": "app"}]}"#);
         let site =
             crate::model::PodSite::new(&object, crate::model::WorkloadKind::Pod, &spec, false);
-        let schedule = Lifecycle::derive(&site).schedule();
+        let schedule = Lifecycle::derive(&site, &crate::lifecycle::Sidecars::default()).schedule();
         let proxy = schedule.containers[1];
         assert_eq!(proxy.started, 10.0);
         assert_eq!(proxy.first_readiness_probe, Some(15.0));
@@ -226,7 +226,7 @@ mod tests {
                 {"name": "b"}]}"#);
         let site =
             crate::model::PodSite::new(&object, crate::model::WorkloadKind::Pod, &spec, false);
-        let schedule = Lifecycle::derive(&site).schedule();
+        let schedule = Lifecycle::derive(&site, &crate::lifecycle::Sidecars::default()).schedule();
         assert!(schedule.containers[1].start.is_infinite());
         assert!(schedule.pod_ready.is_some_and(f64::is_infinite));
     }

@@ -146,7 +146,8 @@ mod tests {
                 {"name": "proxy", "restartPolicy": "Always"}],
               "containers": [{"name": "app", "lifecycle": {"preStop": {"sleep": {"seconds": 10}}}}]}"#);
         let site = PodSite::new(&object, WorkloadKind::Pod, &spec, false);
-        let life = Lifecycle::derive(&site);
+        let sidecars = crate::lifecycle::Sidecars::default();
+        let life = Lifecycle::derive(&site, &sidecars);
         let plan = life.shutdown();
         let order: Vec<(&str, usize)> = plan
             .containers
@@ -170,7 +171,8 @@ mod tests {
         let (object, spec) = pod(r#"{"terminationGracePeriodSeconds": 0,
               "containers": [{"name": "app", "lifecycle": {"preStop": {"sleep": {"seconds": 5}}}}]}"#);
         let site = PodSite::new(&object, WorkloadKind::Pod, &spec, false);
-        let life = Lifecycle::derive(&site);
+        let sidecars = crate::lifecycle::Sidecars::default();
+        let life = Lifecycle::derive(&site, &sidecars);
         let plan = life.shutdown();
         assert_eq!(plan.effective_grace_seconds, 1);
         assert_eq!(plan.hard_bound_seconds, 3);
@@ -186,7 +188,8 @@ mod tests {
                 "lifecycle": {"preStop": {"sleep": {"seconds": 10}}},
                 "livenessProbe": {"exec": {"command": ["true"]}, "terminationGracePeriodSeconds": 5}}]}"#);
         let site = PodSite::new(&object, WorkloadKind::Pod, &spec, false);
-        let life = Lifecycle::derive(&site);
+        let sidecars = crate::lifecycle::Sidecars::default();
+        let life = Lifecycle::derive(&site, &sidecars);
         let probe = life.containers[0].probes.liveness.unwrap();
         let kill = life.probe_kill(0, &probe);
         assert_eq!(kill.grace_source, GraceSource::Probe);

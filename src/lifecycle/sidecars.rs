@@ -1,5 +1,8 @@
 //! Containers in `containers` that are sidecars by convention: service-mesh and database
-//! proxies, secret agents and log shippers that other containers depend on.
+//! proxies, secret agents and log shippers that other containers depend on. The built-in list
+//! is extended by the `sidecars` patterns of the configuration.
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::model::core::Container;
 
@@ -66,6 +69,71 @@ pub const KNOWN_SIDECARS: &[KnownSidecar] = &[
     },
 ];
 
+/// What counts as a sidecar by name or image: the built-in list, then the configured patterns.
+#[derive(Clone, Debug, Default)]
+pub struct Sidecars {
+    extra: Vec<SidecarPattern>,
+}
+
+impl Sidecars {
+    pub fn new(extra: Vec<SidecarPattern>) -> Sidecars {
+        Sidecars { extra }
+    }
+
+    /// What the container is, when it is a sidecar by name or image.
+    pub fn recognise(&self, container: &Container) -> Option<&str> {
+        if let Some(known) = recognise(container) {
+            return Some(known.description);
+        }
+        let repository = container.image.as_deref().map(image_repository);
+        self.extra
+            .iter()
+            .find(|pattern| {
+                pattern.names.is_match(&container.name)
+                    || repository.is_some_and(|repo| pattern.images.is_match(repo))
+            })
+            .map(|pattern| pattern.description.as_str())
+    }
+}
+
+/// Configured container-name and image patterns (globs) that identify a sidecar.
+#[derive(Clone, Debug)]
+pub struct SidecarPattern {
+    description: String,
+    names: GlobSet,
+    images: GlobSet,
+}
+
+impl SidecarPattern {
+    /// Image patterns match the repository without tag or digest, at its end, as the built-in
+    /// ones do: `mesh/proxy` matches `registry.example.com/mesh/proxy:1.2`. A pattern that does
+    /// not compile is returned with the error.
+    pub fn new(
+        description: Option<&str>,
+        names: &[String],
+        images: &[String],
+    ) -> Result<SidecarPattern, (String, globset::Error)> {
+        let compile = |patterns: &mut dyn Iterator<Item = (String, String)>| {
+            let mut builder = GlobSetBuilder::new();
+            for (written, glob) in patterns {
+                builder.add(Glob::new(&glob).map_err(|e| (written, e))?);
+            }
+            builder.build().map_err(|e| (String::new(), e))
+        };
+        let names = compile(&mut names.iter().map(|n| (n.clone(), n.clone())))?;
+        let images = compile(
+            &mut images
+                .iter()
+                .flat_map(|i| [(i.clone(), i.clone()), (i.clone(), format!("*/{i}"))]),
+        )?;
+        Ok(SidecarPattern {
+            description: description.unwrap_or("configured sidecar").to_owned(),
+            names,
+            images,
+        })
+    }
+}
+
 /// The well-known sidecar a container is, judged by its name or image.
 pub fn recognise(container: &Container) -> Option<&'static KnownSidecar> {
     let repository = container.image.as_deref().map(image_repository);
@@ -126,5 +194,33 @@ mod tests {
         );
         assert_eq!(described(container("web", "nginx:1.25")), None);
         assert_eq!(described(container("app", "example.com/myproxyv2:1")), None);
+    }
+
+    #[test]
+    fn configured_patterns_extend_the_built_in_list() {
+        let sidecars = Sidecars::new(vec![
+            SidecarPattern::new(
+                Some("mesh proxy"),
+                &["*-agent".to_owned()],
+                &["mesh/proxy".to_owned()],
+            )
+            .unwrap(),
+        ]);
+        let recognised = |name: &str, image: &str| sidecars.recognise(&container(name, image));
+        assert_eq!(recognised("vault-agent", "x"), Some("Vault Agent"));
+        assert_eq!(recognised("log-agent", "x"), Some("mesh proxy"));
+        assert_eq!(
+            recognised("p", "registry.example.com:5000/mesh/proxy:1.2"),
+            Some("mesh proxy")
+        );
+        assert_eq!(recognised("p", "mesh/proxy@sha256:abc"), Some("mesh proxy"));
+        assert_eq!(recognised("p", "other/mesh/proxyx:1"), None);
+        assert_eq!(recognised("web", "nginx:1.25"), None);
+        assert!(
+            Sidecars::default()
+                .recognise(&container("log-agent", "x"))
+                .is_none()
+        );
+        assert!(SidecarPattern::new(None, &["a[".to_owned()], &[]).is_err());
     }
 }

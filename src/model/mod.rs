@@ -49,35 +49,64 @@ pub struct ObjectSite {
 /// Everything else (Services, ConfigMaps, custom resources, files that are not Kubernetes
 /// objects at all) yields nothing.
 pub fn workload_objects(document: &Document) -> Vec<ObjectSite> {
-    let mut found = Vec::new();
-    for_each_object(document, |node, prefix, api_version, kind| {
-        let Some(workload) = WorkloadKind::from_type(&api_version, &kind) else {
-            return;
-        };
-        let metadata = |field: &str| {
-            let located = lookup(
-                document,
-                node,
-                &[
-                    PathSegment::Key("metadata".to_owned()),
-                    PathSegment::Key(field.to_owned()),
-                ],
-            );
-            located
-                .complete
-                .then(|| document.scalar_str(located.node).map(str::to_owned))
-                .flatten()
-        };
-        found.push(ObjectSite {
-            root: node,
-            prefix,
-            object: ObjectRef {
-                api_version,
+    workloads_among(document, &objects(document))
+}
+
+/// The workload objects among `objects` of the document.
+pub fn workloads_among(document: &Document, objects: &[AnyObject]) -> Vec<ObjectSite> {
+    objects
+        .iter()
+        .filter_map(|object| {
+            let kind = WorkloadKind::from_type(&object.api_version, &object.kind)?;
+            let metadata = |field: &str| {
+                let located = lookup(
+                    document,
+                    object.root,
+                    &[
+                        PathSegment::Key("metadata".to_owned()),
+                        PathSegment::Key(field.to_owned()),
+                    ],
+                );
+                located
+                    .complete
+                    .then(|| document.scalar_str(located.node).map(str::to_owned))
+                    .flatten()
+            };
+            Some(ObjectSite {
+                root: object.root,
+                prefix: object.prefix.clone(),
+                object: ObjectRef {
+                    name: metadata("name"),
+                    namespace: metadata("namespace"),
+                    api_version: object.api_version.clone(),
+                    kind: object.kind.clone(),
+                },
                 kind,
-                name: metadata("name"),
-                namespace: metadata("namespace"),
-            },
-            kind: workload,
+            })
+        })
+        .collect()
+}
+
+/// A Kubernetes object of any kind: a mapping with `apiVersion` and `kind`.
+#[derive(Clone, Debug)]
+pub struct AnyObject {
+    /// The object's mapping node.
+    pub root: NodeId,
+    /// Path from the document root to the object: empty, or `items[3]` inside a `List`.
+    pub prefix: FieldPath,
+    pub api_version: String,
+    pub kind: String,
+}
+
+/// Every object of a document: the document itself, or the items of a `List`.
+pub fn objects(document: &Document) -> Vec<AnyObject> {
+    let mut found = Vec::new();
+    for_each_object(document, |root, prefix, api_version, kind| {
+        found.push(AnyObject {
+            root,
+            prefix,
+            api_version,
+            kind,
         });
     });
     found

@@ -8,7 +8,9 @@ mod resolve;
 
 pub use json::{ALIAS_EXPANSION_LIMIT, ConversionError, MAX_DEPTH, to_json};
 pub use lookup::{Located, lookup};
-pub use node::{Document, DuplicateKey, Node, NodeId, NodeKind, Scalar, ScalarStyle, SyntaxError};
+pub use node::{
+    Comment, Document, DuplicateKey, Node, NodeId, NodeKind, Scalar, ScalarStyle, SyntaxError,
+};
 pub use parse::{for_each_document, parse_stream};
 pub use resolve::{Resolved, resolve, resolve_plain};
 

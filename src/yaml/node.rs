@@ -47,6 +47,15 @@ pub struct SyntaxError {
     pub message: String,
 }
 
+/// A comment, without its `#`.
+#[derive(Clone, Debug)]
+pub struct Comment {
+    /// The whole comment, from `#` to the end of its line (without the line break).
+    pub span: Span,
+    /// The text after `#`, as written.
+    pub text: Box<str>,
+}
+
 /// A key written twice in one mapping.
 #[derive(Clone, Debug)]
 pub struct DuplicateKey {
@@ -66,6 +75,8 @@ pub struct Document {
     pub root: Option<NodeId>,
     pub errors: Vec<SyntaxError>,
     pub duplicate_keys: Vec<DuplicateKey>,
+    /// The comments of the document in source order, including those before its first node.
+    pub comments: Vec<Comment>,
 }
 
 impl Document {

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use granit_parser::{Event, Marker, Parser, ScanError, StructureStyle};
 
 use super::node::{
-    Document, DuplicateKey, Node, NodeId, NodeKind, Scalar, ScalarStyle, SyntaxError,
+    Comment, Document, DuplicateKey, Node, NodeId, NodeKind, Scalar, ScalarStyle, SyntaxError,
 };
 use super::resolve::key_string;
 use crate::source::Span;
@@ -44,8 +44,10 @@ pub fn for_each_document(text: &str, on_document: impl FnMut(Document)) {
 }
 
 fn parser_options() -> granit_parser::Options {
-    // Comments are not needed by the tree; skipping them also avoids the comment buffer limit.
-    granit_parser::options! { emit_comments: false }
+    // Comments carry suppressions. The parser buffers runs of comments while it looks ahead, and
+    // by default refuses more than 96 in a row; the buffer only ever holds comments of the input,
+    // so it is as bounded as the input itself.
+    granit_parser::options! { emit_comments: true, max_buffered_comment_events: usize::MAX }
 }
 
 enum Frame {
@@ -76,6 +78,10 @@ struct Builder<'t, F: FnMut(Document)> {
     open: Vec<NodeId>,
     /// Set after an error inside a document: its remaining events are skipped.
     abandoned: bool,
+    /// Comments read between documents, for the next one (or the last, at the end).
+    pending_comments: Vec<Comment>,
+    /// The last document read, kept until the next one starts or the stream ends.
+    held: Option<Document>,
 }
 
 impl<'t, F: FnMut(Document)> Builder<'t, F> {
@@ -89,6 +95,8 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
             anchors: HashMap::new(),
             open: Vec::new(),
             abandoned: false,
+            pending_comments: Vec::new(),
+            held: None,
         }
     }
 
@@ -108,6 +116,7 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
             self.current = Some(Document {
                 index: self.count,
                 span: Span::empty(at),
+                comments: std::mem::take(&mut self.pending_comments),
                 ..Document::default()
             });
         }
@@ -116,13 +125,17 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
 
     fn event(&mut self, event: Event<'_>, start: Marker, end: Marker) {
         let (start, end) = (self.offset(start), self.offset(end));
+        if let Event::Comment(text, _) = event {
+            // Kept even in an abandoned document: a suppression may be about its error.
+            self.comment(Span::new(start, end), &text);
+            return;
+        }
         let boundary = matches!(event, Event::DocumentStart(..) | Event::DocumentEnd);
         if self.abandoned && !boundary {
             return;
         }
         match event {
-            Event::StreamStart | Event::StreamEnd | Event::Anchor(..) => {}
-            Event::Comment(..) => {}
+            Event::StreamStart | Event::StreamEnd | Event::Anchor(..) | Event::Comment(..) => {}
             Event::DocumentStart(..) => {
                 self.close_document();
                 self.document(start);
@@ -147,6 +160,14 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
                             .map_or_else(|| tag.original(), str::to_owned)
                             .into_boxed_str()
                     }),
+                };
+                // A block scalar's end event sits on the next token, lines further down.
+                let end = match scalar.style {
+                    ScalarStyle::Literal | ScalarStyle::Folded => self
+                        .text
+                        .get(start..end)
+                        .map_or(end, |block| start + block.trim_end().len()),
+                    _ => end,
                 };
                 let id = self.push_node(start, end, NodeKind::Scalar(scalar));
                 self.anchor(anchor, id);
@@ -198,6 +219,19 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
             }
             // The event type is non-exhaustive; later presentation events carry no data.
             _ => {}
+        }
+    }
+
+    /// A comment belongs to the document it is read in; one read between documents belongs to
+    /// the next document, or to the last one when none follows.
+    fn comment(&mut self, span: Span, text: &str) {
+        let comment = Comment {
+            span,
+            text: text.into(),
+        };
+        match self.current.as_mut() {
+            Some(document) => document.comments.push(comment),
+            None => self.pending_comments.push(comment),
         }
     }
 
@@ -332,6 +366,7 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
         self.anchors.clear();
         self.abandoned = false;
         if let Some(mut document) = self.current.take() {
+            document.comments.sort_by_key(|c| c.span);
             if !document.errors.is_empty() {
                 document.root = None;
             }
@@ -340,11 +375,21 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
                 document.span = document.span.cover(root_span);
             }
             self.count += 1;
-            (self.on_document)(document);
+            // Handed over one document late: comments that follow the last document are
+            // still added to it.
+            if let Some(previous) = self.held.replace(document) {
+                (self.on_document)(previous);
+            }
         }
     }
 
     fn finish(mut self) {
         self.close_document();
+        // Comments after the last document belong to it.
+        if let Some(mut last) = self.held.take() {
+            last.comments.append(&mut self.pending_comments);
+            last.comments.sort_by_key(|c| c.span);
+            (self.on_document)(last);
+        }
     }
 }

@@ -1,1 +1,79 @@
+//! Tests of the tree builder that need the whole module.
 
+use super::parse_stream;
+
+fn comments(text: &str) -> Vec<Vec<String>> {
+    parse_stream(text)
+        .iter()
+        .map(|d| {
+            d.comments
+                .iter()
+                .map(|c| {
+                    assert_eq!(&text[c.span.range()], format!("#{}", c.text));
+                    c.text.to_string()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn comments_belong_to_their_document() {
+    let text =
+        "# header\napiVersion: v1 # right\n# above\nkind: Pod\n---\n# second\nb: 1\n# trailing\n";
+    assert_eq!(
+        comments(text),
+        [
+            vec![" header", " right", " above"],
+            vec![" second", " trailing"]
+        ]
+    );
+}
+
+#[test]
+fn comments_in_block_scalars_are_text() {
+    let text = "a: |\n  # not a comment\nb: 1 # one\n";
+    assert_eq!(comments(text), [vec![" one"]]);
+}
+
+#[test]
+fn long_runs_of_comments_are_not_errors() {
+    let mut text = String::from("items:\n");
+    for i in 0..500 {
+        text.push_str(&format!("# {i}\n"));
+    }
+    text.push_str("- a\n---\n");
+    for i in 0..500 {
+        text.push_str(&format!("  # {i}\n"));
+    }
+    text.push_str("b: [\n# x\n]\n");
+    let documents = parse_stream(&text);
+    assert!(
+        documents.iter().all(|d| d.errors.is_empty()),
+        "{:?}",
+        documents[0].errors
+    );
+    assert_eq!(documents[0].comments.len(), 500);
+    assert_eq!(documents[1].comments.len(), 501);
+}
+
+#[test]
+fn comments_survive_a_syntax_error() {
+    let text = "# podcycle: ignore-file[yaml-syntax] generated\na: [\n---\nb: 1\n";
+    let documents = parse_stream(text);
+    assert!(!documents[0].errors.is_empty());
+    assert_eq!(documents[0].comments.len(), 1);
+}
+
+#[test]
+fn block_scalars_end_with_their_last_line() {
+    let text = "a: |\n  one\n  two\n\nb: >-\n  three\n";
+    let document = &parse_stream(text)[0];
+    let spans: Vec<&str> = document
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, super::NodeKind::Scalar(_)))
+        .map(|n| &text[n.span.range()])
+        .collect();
+    assert_eq!(spans, ["a", "one\n  two", "b", "three"]);
+}

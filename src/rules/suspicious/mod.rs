@@ -7,4 +7,5 @@ pub mod liveness_restart_never;
 pub mod poststart_blocks_sidecar;
 pub mod probe_timeout_exceeds_period;
 pub mod sidecar_readiness_gating;
+pub mod unused_suppression;
 pub mod zero_grace_period;

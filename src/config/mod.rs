@@ -1,0 +1,585 @@
+//! The configuration file, `.podcycle.yaml`: found by walking up from each linted file (the
+//! nearest wins), read through the same YAML layer as manifests, and checked with exact
+//! locations in the file.
+
+mod schema;
+mod starter;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+pub use schema::json_schema;
+pub use starter::STARTER;
+
+use crate::diagnostics::Severity;
+use crate::lifecycle::{SidecarPattern, Sidecars};
+use crate::model::path::{FieldPath, PathSegment};
+use crate::rules::{Part, Rule, find_rule};
+use crate::settings::{FailOn, Selection, Selector, Settings};
+use crate::source::{SourceFile, Span};
+use crate::suggest::did_you_mean;
+use crate::versions::KubeVersion;
+use crate::yaml::{self, lookup};
+
+/// The names a configuration file may have, in order of preference.
+pub const FILE_NAMES: [&str; 2] = [".podcycle.yaml", ".podcycle.yml"];
+
+/// Where the committed schema of the file is published; `podcycle init` points editors at it.
+pub const SCHEMA_URL: &str =
+    "https://raw.githubusercontent.com/podcycle/podcycle/main/docs/schema/podcycle.schema.json";
+
+/// The configuration file as written. Every key is optional; rule names, globs and severities
+/// are checked after reading, so that each problem points at its own place in the file.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+#[schemars(
+    title = "podcycle configuration",
+    description = "The configuration file of podcycle, the Kubernetes manifest linter that understands the Pod lifecycle: `.podcycle.yaml`, found by walking up from each linted file. Command-line flags override it."
+)]
+pub struct ConfigFile {
+    /// The Kubernetes version of the cluster the manifests are for, as `MAJOR.MINOR` (for
+    /// example `"1.33"`). Quote it: YAML reads `1.30` as the number 1.3.
+    #[schemars(regex(pattern = r"^[0-9]+\.[0-9]+$"))]
+    pub kube_version: Option<String>,
+    /// Rules or categories to run instead of the default set (`correctness`, `suspicious` and
+    /// `advice`); `all` selects every rule.
+    #[schemars(schema_with = "schema::selectors")]
+    pub select: Option<Vec<String>>,
+    /// Rules or categories to run in addition to `select`.
+    #[schemars(schema_with = "schema::selectors")]
+    pub extend_select: Option<Vec<String>>,
+    /// Rules or categories not to run.
+    #[schemars(schema_with = "schema::selectors")]
+    pub ignore: Option<Vec<String>>,
+    /// The severity of a rule's findings, replacing its default: `error`, `warning` or `info`.
+    #[schemars(schema_with = "schema::severities")]
+    pub severity: Option<BTreeMap<String, String>>,
+    /// Exit with status 1 when a finding at or above this severity is reported (default
+    /// `warning`); `never` always exits 0 unless a file cannot be read.
+    #[schemars(schema_with = "schema::fail_on")]
+    pub fail_on: Option<String>,
+    /// Globs of files and directories not to lint when walking directories, relative to this
+    /// file's directory. A glob without `/` also matches a file or directory name anywhere
+    /// (`vendor`). Files named on the command line are still linted unless `--force-exclude` is
+    /// given.
+    pub exclude: Option<Vec<String>>,
+    /// Rules or categories not to run for the files a glob matches (relative to this file's
+    /// directory, or a file name).
+    #[schemars(schema_with = "schema::per_path_ignores")]
+    pub per_path_ignores: Option<BTreeMap<String, Vec<String>>>,
+    /// Containers in `containers` that count as sidecars by name or image, besides the
+    /// built-in list (service-mesh proxies, the Cloud SQL Auth Proxy, Vault Agent, log
+    /// shippers).
+    pub sidecars: Option<Vec<SidecarEntry>>,
+}
+
+/// Patterns that identify a sidecar container. Give `names`, `images` or both.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SidecarEntry {
+    /// What the sidecar is, for people reading the file.
+    pub description: Option<String>,
+    /// Container names (globs: `*-proxy`).
+    pub names: Option<Vec<String>>,
+    /// Image repositories without registry host, tag or digest, matched at the end of the
+    /// image's repository (globs: `mesh/proxy`, `*/envoy`).
+    pub images: Option<Vec<String>>,
+}
+
+/// A configuration file, read and checked.
+#[derive(Debug)]
+pub struct Config {
+    /// The file, as found.
+    pub path: PathBuf,
+    /// The directory its globs are relative to.
+    pub root: PathBuf,
+    /// The cluster version rules judge manifests for (`--kube-version` overrides it).
+    pub kube_version: Option<KubeVersion>,
+    pub selection: Selection,
+    pub severities: Vec<(&'static Rule, Severity)>,
+    pub fail_on: Option<FailOn>,
+    exclude: GlobSet,
+    per_path_ignores: Vec<(GlobMatcher, Vec<Selector>)>,
+    pub sidecars: Arc<Sidecars>,
+}
+
+/// A problem in a configuration file, at a place in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigProblem {
+    pub span: Span,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+/// Why a configuration file cannot be used.
+#[derive(Debug)]
+pub enum ConfigError {
+    /// It cannot be read.
+    Unreadable { path: PathBuf, message: String },
+    /// It can be read, and these problems are in it.
+    Invalid {
+        file: SourceFile,
+        problems: Vec<ConfigProblem>,
+    },
+}
+
+impl Config {
+    /// Reads the configuration file at `path`; its globs are relative to its directory.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Unreadable {
+            path: path.to_owned(),
+            message: crate::discovery::describe_io_error(&error),
+        })?;
+        let root = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_owned();
+        let file = SourceFile::new(path.display().to_string(), text);
+        match parse(&file) {
+            Ok(config) => Ok(Config {
+                path: path.to_owned(),
+                root,
+                ..config
+            }),
+            Err(problems) => Err(ConfigError::Invalid { file, problems }),
+        }
+    }
+
+    /// The settings for files under this configuration, with `cli` applied on top.
+    pub fn settings(&self, cli: &Selection) -> Settings {
+        let mut settings = Settings::default()
+            .with_selection(&self.selection)
+            .with_selection(cli)
+            .with_sidecars(Arc::clone(&self.sidecars));
+        for &(rule, severity) in &self.severities {
+            settings = settings.with_severity(rule, severity);
+        }
+        settings
+    }
+
+    /// Whether `exclude` matches the file (or a directory it is in).
+    pub fn excludes(&self, path: &Path) -> bool {
+        let relative = self.relative(path);
+        path_matches(&relative, |p| self.exclude.is_match(p))
+    }
+
+    /// The rules and categories `per-path-ignores` turns off for the file.
+    pub fn ignored_for(&self, path: &Path) -> Vec<Selector> {
+        let relative = self.relative(path);
+        self.per_path_ignores
+            .iter()
+            .filter(|(glob, _)| path_matches(&relative, |p| glob.is_match(p)))
+            .flat_map(|(_, selectors)| selectors.iter().copied())
+            .collect()
+    }
+
+    /// The path relative to the configuration's directory, when it is under it.
+    fn relative(&self, path: &Path) -> PathBuf {
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        let path = absolute(path);
+        match path.strip_prefix(absolute(&self.root)) {
+            Ok(relative) => relative.to_owned(),
+            Err(_) => path,
+        }
+    }
+}
+
+/// Whether a glob matches the path, a directory the path is in, or the name of either.
+fn path_matches(path: &Path, is_match: impl Fn(&Path) -> bool) -> bool {
+    path.ancestors()
+        .filter(|p| !p.as_os_str().is_empty())
+        .any(|p| is_match(p) || p.file_name().is_some_and(|name| is_match(Path::new(name))))
+}
+
+/// The nearest configuration file in `dir` or a directory above it; relative to the current
+/// directory when it is under it, so that messages name it as the user would.
+pub fn find(dir: &Path) -> Option<PathBuf> {
+    let dir = std::path::absolute(dir).ok()?;
+    let found = dir.ancestors().find_map(|dir| {
+        FILE_NAMES
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|path| path.is_file())
+    })?;
+    let relative = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| found.strip_prefix(cwd).ok().map(Path::to_owned));
+    Some(relative.unwrap_or(found))
+}
+
+/// Reads and checks a configuration file; its globs are taken as relative to the current
+/// directory, and [`Config::load`] sets the real place.
+pub fn parse(file: &SourceFile) -> Result<Config, Vec<ConfigProblem>> {
+    let raw = read(file)?;
+    let mut checker = Checker {
+        problems: Vec::new(),
+    };
+    let config = checker.check(raw);
+    if checker.problems.is_empty() {
+        Ok(config)
+    } else {
+        checker.problems.sort_by_key(|p| p.span);
+        Err(checker.problems)
+    }
+}
+
+/// The YAML of the file, into [`ConfigFile`].
+fn read(file: &SourceFile) -> Result<(ConfigFile, yaml::Document), Vec<ConfigProblem>> {
+    let mut documents = yaml::parse_stream(&file.text);
+    let problem = |span: Span, message: String, help: Option<String>| ConfigProblem {
+        span,
+        message,
+        help,
+    };
+    if documents.len() > 1 {
+        return Err(vec![problem(
+            documents[1].span,
+            "the configuration must be a single YAML document".to_owned(),
+            Some("remove the `---` and everything after it".to_owned()),
+        )]);
+    }
+    let Some(document) = documents.pop() else {
+        return Ok((ConfigFile::default(), yaml::Document::default()));
+    };
+    let mut problems: Vec<ConfigProblem> = document
+        .errors
+        .iter()
+        .map(|e| problem(e.span, e.message.clone(), None))
+        .collect();
+    problems.extend(document.duplicate_keys.iter().map(|d| {
+        problem(
+            d.second,
+            format!("duplicate key `{}`", d.key),
+            Some("write each key once".to_owned()),
+        )
+    }));
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let Some(root) = document.root else {
+        return Ok((ConfigFile::default(), document));
+    };
+    let value =
+        yaml::to_json(&document, root).map_err(|e| vec![problem(e.span, e.message, None)])?;
+    if value.is_null() {
+        return Ok((ConfigFile::default(), document));
+    }
+    if !value.is_object() {
+        return Err(vec![problem(
+            document.node(root).span,
+            "the configuration must be a mapping of keys to values".to_owned(),
+            Some("start with `podcycle init` for a commented example".to_owned()),
+        )]);
+    }
+    match serde_path_to_error::deserialize::<_, ConfigFile>(&value) {
+        Ok(config) => Ok((config, document)),
+        Err(error) => {
+            let path = json_path(error.path());
+            let message = error.inner().to_string();
+            Err(vec![serde_problem(&document, &path, &message)])
+        }
+    }
+}
+
+fn json_path(path: &serde_path_to_error::Path) -> Vec<PathSegment> {
+    use serde_path_to_error::Segment;
+    path.iter()
+        .filter_map(|segment| match segment {
+            Segment::Map { key } => Some(PathSegment::Key(key.clone())),
+            Segment::Seq { index } => Some(PathSegment::Index(*index)),
+            Segment::Enum { .. } | Segment::Unknown => None,
+        })
+        .collect()
+}
+
+/// A serde error, located and said in the file's terms.
+fn serde_problem(document: &yaml::Document, path: &[PathSegment], message: &str) -> ConfigProblem {
+    let Some(root) = document.root else {
+        return ConfigProblem {
+            span: document.span,
+            message: message.to_owned(),
+            help: None,
+        };
+    };
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        let (name, expected) = rest.split_once('`').unwrap_or((rest, ""));
+        // `expected one of `a`, `b`` lists the known keys between backticks.
+        let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+        let help = match did_you_mean(name, &known) {
+            Some(suggestion) => format!("did you mean `{suggestion}`?"),
+            None => format!("the keys here are {}", quoted_list(&known)),
+        };
+        let parent = match path.split_last() {
+            Some((PathSegment::Key(last), parent)) if last == name => parent,
+            _ => path,
+        };
+        let place = match parent {
+            [.., PathSegment::Key(key), PathSegment::Index(_)] => format!(" in a `{key}` entry"),
+            [.., PathSegment::Key(key)] => format!(" in `{key}`"),
+            _ => String::new(),
+        };
+        let located = lookup(document, root, parent);
+        let span = document
+            .mapping(located.node)
+            .and_then(|entries| {
+                entries
+                    .iter()
+                    .find(|&&(k, _)| document.scalar_str(k) == Some(name))
+            })
+            .map_or(located.value, |&(k, _)| document.node(k).span);
+        return ConfigProblem {
+            span,
+            message: format!("unknown key `{name}`{place}"),
+            help: Some(help),
+        };
+    }
+    let located = lookup(document, root, path);
+    let span = if located.complete {
+        located.value
+    } else {
+        located.key.unwrap_or(located.value)
+    };
+    let field = FieldPath::new(path.to_vec());
+    let help = message.contains("expected a string").then(|| {
+        "quote the value: YAML reads `1.30` as the number 1.3 and `yes` as true".to_owned()
+    });
+    ConfigProblem {
+        span,
+        message: format!("`{field}`: {}", crate::lint::friendly_type_error(message)),
+        help,
+    }
+}
+
+fn quoted_list(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Checks what serde cannot: rule names, severities, globs.
+struct Checker {
+    problems: Vec<ConfigProblem>,
+}
+
+impl Checker {
+    fn check(&mut self, (raw, document): (ConfigFile, yaml::Document)) -> Config {
+        let locate = |path: &FieldPath, part: Part| -> Span {
+            let Some(root) = document.root else {
+                return Span::empty(0);
+            };
+            let located = lookup(&document, root, path.segments());
+            match (part, located.key) {
+                (Part::Key, Some(key)) => key,
+                _ => located.value,
+            }
+        };
+        let mut problem = |path: FieldPath, part: Part, message: String, help: Option<String>| {
+            self.problems.push(ConfigProblem {
+                span: locate(&path, part),
+                message,
+                help,
+            });
+        };
+        let root = FieldPath::default();
+
+        let mut kube_version = None;
+        if let Some(version) = &raw.kube_version {
+            match version.parse::<KubeVersion>() {
+                Ok(parsed) => kube_version = Some(parsed),
+                Err(message) => problem(
+                    root.key("kube-version"),
+                    Part::Value,
+                    message,
+                    Some("write it as `MAJOR.MINOR` in quotes, e.g. `\"1.33\"`".to_owned()),
+                ),
+            }
+        }
+        let mut selectors = |key: &str, names: Option<&Vec<String>>| -> Vec<Selector> {
+            let mut parsed = Vec::new();
+            for (index, name) in names.into_iter().flatten().enumerate() {
+                match Selector::parse(name) {
+                    Ok(selector) => parsed.push(selector),
+                    Err(message) => {
+                        let (message, help) = split_help(&message);
+                        problem(root.key(key).index(index), Part::Value, message, help);
+                    }
+                }
+            }
+            parsed
+        };
+        let selection = Selection {
+            select: selectors("select", raw.select.as_ref()),
+            extend_select: selectors("extend-select", raw.extend_select.as_ref()),
+            ignore: selectors("ignore", raw.ignore.as_ref()),
+        };
+
+        let mut severities = Vec::new();
+        for (name, severity) in raw.severity.iter().flatten() {
+            let path = root.key("severity").key(name);
+            let rule = match find_rule(name) {
+                Some(rule) => Some(rule),
+                None => {
+                    let names: Vec<&str> = crate::rules::ALL_RULES.iter().map(|r| r.name).collect();
+                    problem(
+                        path.clone(),
+                        Part::Key,
+                        format!("unknown rule `{name}`"),
+                        Some(suggestion(name, &names, "`podcycle rules` lists the rules")),
+                    );
+                    None
+                }
+            };
+            match severity.parse::<Severity>() {
+                Ok(severity) => severities.extend(rule.map(|r| (r, severity))),
+                Err(_) => problem(
+                    path,
+                    Part::Value,
+                    format!("unknown severity `{severity}`"),
+                    Some(suggestion(
+                        severity,
+                        &["error", "warning", "info"],
+                        "use `error`, `warning` or `info`",
+                    )),
+                ),
+            }
+        }
+
+        let fail_on = raw.fail_on.as_deref().and_then(|text| {
+            let parsed = FailOn::from_name(text);
+            if parsed.is_none() {
+                problem(
+                    root.key("fail-on"),
+                    Part::Value,
+                    format!("unknown fail level `{text}`"),
+                    Some(suggestion(
+                        text,
+                        &FailOn::NAMES,
+                        "use `error`, `warning`, `info` or `never`",
+                    )),
+                );
+            }
+            parsed
+        });
+
+        let mut exclude = GlobSetBuilder::new();
+        for (index, pattern) in raw.exclude.iter().flatten().enumerate() {
+            match Glob::new(pattern) {
+                Ok(glob) => {
+                    exclude.add(glob);
+                }
+                Err(error) => problem(
+                    root.key("exclude").index(index),
+                    Part::Value,
+                    format!("invalid glob `{pattern}`: {}", glob_error(&error)),
+                    None,
+                ),
+            }
+        }
+        let exclude = exclude.build().unwrap_or_else(|_| GlobSet::empty());
+
+        let mut per_path_ignores = Vec::new();
+        for (pattern, names) in raw.per_path_ignores.iter().flatten() {
+            let path = root.key("per-path-ignores").key(pattern);
+            let glob = match Glob::new(pattern) {
+                Ok(glob) => Some(glob.compile_matcher()),
+                Err(error) => {
+                    problem(
+                        path.clone(),
+                        Part::Key,
+                        format!("invalid glob `{pattern}`: {}", glob_error(&error)),
+                        None,
+                    );
+                    None
+                }
+            };
+            let mut selectors = Vec::new();
+            for (index, name) in names.iter().enumerate() {
+                match Selector::parse(name) {
+                    Ok(selector) => selectors.push(selector),
+                    Err(message) => {
+                        let (message, help) = split_help(&message);
+                        problem(path.index(index), Part::Value, message, help);
+                    }
+                }
+            }
+            per_path_ignores.extend(glob.map(|glob| (glob, selectors)));
+        }
+
+        let mut sidecars = Vec::new();
+        for (index, entry) in raw.sidecars.iter().flatten().enumerate() {
+            let path = root.key("sidecars").index(index);
+            let names = entry.names.as_deref().unwrap_or_default();
+            let images = entry.images.as_deref().unwrap_or_default();
+            if names.is_empty() && images.is_empty() {
+                problem(
+                    path,
+                    Part::Value,
+                    "a sidecar entry needs `names`, `images` or both".to_owned(),
+                    Some("e.g. `- names: [mesh-proxy]`".to_owned()),
+                );
+                continue;
+            }
+            match SidecarPattern::new(entry.description.as_deref(), names, images) {
+                Ok(pattern) => sidecars.push(pattern),
+                Err((pattern, error)) => {
+                    let (key, position) = match names.iter().position(|n| *n == pattern) {
+                        Some(i) => ("names", i),
+                        None => (
+                            "images",
+                            images.iter().position(|i| *i == pattern).unwrap_or(0),
+                        ),
+                    };
+                    problem(
+                        path.key(key).index(position),
+                        Part::Value,
+                        format!("invalid glob `{pattern}`: {}", glob_error(&error)),
+                        None,
+                    );
+                }
+            }
+        }
+
+        Config {
+            path: PathBuf::new(),
+            root: PathBuf::from("."),
+            kube_version,
+            selection,
+            severities,
+            fail_on,
+            exclude,
+            per_path_ignores,
+            sidecars: Arc::new(Sidecars::new(sidecars)),
+        }
+    }
+}
+
+fn suggestion(name: &str, candidates: &[&str], otherwise: &str) -> String {
+    match did_you_mean(name, candidates) {
+        Some(suggestion) => format!("did you mean `{suggestion}`?"),
+        None => otherwise.to_owned(),
+    }
+}
+
+/// `Selector::parse` says "…; did you mean `x`?" in one line; split the advice off as help.
+fn split_help(message: &str) -> (String, Option<String>) {
+    match message.split_once("; ") {
+        Some((message, help)) => (message.to_owned(), Some(help.to_owned())),
+        None => (message.to_owned(), None),
+    }
+}
+
+/// globset's error says which glob; the message already does.
+fn glob_error(error: &globset::Error) -> String {
+    error.kind().to_string()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,42 @@
+//! The commented starter configuration `podcycle init` writes.
+
+/// A configuration that changes nothing, every key commented out and explained; a test checks
+/// that it reads without problems and points at [`super::SCHEMA_URL`].
+pub const STARTER: &str = r#"# yaml-language-server: $schema=https://raw.githubusercontent.com/podcycle/podcycle/main/docs/schema/podcycle.schema.json
+#
+# podcycle's configuration. podcycle uses the nearest .podcycle.yaml above each file it lints;
+# command-line flags override what is set here. docs/configuration.md explains every key.
+
+# The Kubernetes version of your clusters, as "MAJOR.MINOR" (quoted).
+# kube-version: "1.33"
+
+# Rules or categories to run instead of the defaults (correctness, suspicious, advice).
+# `podcycle rules` lists them all.
+# select: [correctness, suspicious, advice]
+
+# Rules or categories to run as well, and ones not to run.
+# extend-select: [pedantic]
+# ignore: [poststart-delays-containers]
+
+# A different severity for a rule: error, warning or info.
+# severity:
+#   poststart-blocks-sidecar: error
+
+# Exit with 1 when a finding at or above this severity is reported: error, warning (the
+# default), info or never.
+# fail-on: warning
+
+# Files and directories not to lint when walking directories (globs, relative to this file).
+# exclude: [vendor, "generated/**"]
+
+# Rules not to run for some files (globs, relative to this file).
+# per-path-ignores:
+#   "tests/**": [poststart-delays-containers]
+
+# Containers that count as sidecars by name or image, besides the built-in list
+# (service-mesh proxies, the Cloud SQL Auth Proxy, Vault Agent, log shippers).
+# sidecars:
+#   - description: our mesh proxy
+#     names: ["*-proxy"]
+#     images: [platform/mesh-proxy]
+"#;

@@ -1,0 +1,168 @@
+use super::*;
+
+fn problems(text: &str) -> Vec<(String, String, Option<String>)> {
+    let file = SourceFile::new(".podcycle.yaml", text);
+    match parse(&file) {
+        Ok(_) => Vec::new(),
+        Err(problems) => problems
+            .into_iter()
+            .map(|p| (text[p.span.range()].to_owned(), p.message, p.help))
+            .collect(),
+    }
+}
+
+fn config(text: &str) -> Config {
+    parse(&SourceFile::new(".podcycle.yaml", text)).unwrap_or_else(|p| panic!("{p:?}"))
+}
+
+fn problem(text: &str) -> (String, String, Option<String>) {
+    let mut found = problems(text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.remove(0)
+}
+
+#[test]
+fn empty_files_and_the_starter_are_valid() {
+    assert!(problems("").is_empty());
+    assert!(problems("# nothing yet\n").is_empty());
+    assert!(problems(STARTER).is_empty());
+    assert!(STARTER.starts_with(&format!("# yaml-language-server: $schema={SCHEMA_URL}\n")));
+}
+
+#[test]
+fn unknown_keys_are_located_with_a_suggestion() {
+    assert_eq!(
+        problem("select: [advice]\nignroe: [advice]\n"),
+        (
+            "ignroe".to_owned(),
+            "unknown key `ignroe`".to_owned(),
+            Some("did you mean `ignore`?".to_owned())
+        )
+    );
+    let (at, message, help) = problem("sidecars:\n  - names: [x]\n    image: [y]\n");
+    assert_eq!(at, "image");
+    assert_eq!(message, "unknown key `image` in a `sidecars` entry");
+    assert_eq!(help.as_deref(), Some("did you mean `images`?"));
+}
+
+#[test]
+fn wrong_types_are_located() {
+    let (at, message, _) = problem("select: advice\n");
+    assert_eq!(at, "advice");
+    assert_eq!(
+        message,
+        "`select`: invalid type: string \"advice\", expected a list"
+    );
+    let (at, _, help) = problem("kube-version: 1.30\n");
+    assert_eq!(at, "1.30");
+    assert!(help.unwrap().starts_with("quote the value"));
+}
+
+#[test]
+fn names_and_globs_are_checked_where_they_are_written() {
+    let found = problems(
+        "select: [advice, corectness]\n\
+         severity:\n  init-container-probes: error\n  duplicate-key: errror\n\
+         fail-on: warn\n\
+         exclude: [\"a/{b\"]\n\
+         per-path-ignores:\n  \"tests/**\": [pedantik]\n\
+         sidecars:\n  - description: nothing\n  - names: [\"[\"]\n\
+         kube-version: \"1.x\"\n",
+    );
+    let found: Vec<(&str, &str)> = found
+        .iter()
+        .map(|(at, message, _)| (at.as_str(), message.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("corectness", "unknown rule or category `corectness`"),
+            (
+                "init-container-probes",
+                "unknown rule `init-container-probes`"
+            ),
+            ("errror", "unknown severity `errror`"),
+            ("warn", "unknown fail level `warn`"),
+            (
+                "\"a/{b\"",
+                "invalid glob `a/{b`: unclosed alternate group; missing '}' (maybe escape '{' with '[{]'?)"
+            ),
+            ("pedantik", "unknown rule or category `pedantik`"),
+            (
+                "description: nothing",
+                "a sidecar entry needs `names`, `images` or both"
+            ),
+            (
+                "\"[\"",
+                "invalid glob `[`: unclosed character class; missing ']'"
+            ),
+            (
+                "\"1.x\"",
+                "invalid Kubernetes version `1.x`; write it as 1.MINOR, for example 1.33"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn documents_and_syntax_are_checked() {
+    let (_, message, _) = problem("select: [a\n");
+    assert!(!message.is_empty());
+    assert_eq!(
+        problem("select: []\n---\nignore: []\n").1,
+        "the configuration must be a single YAML document"
+    );
+    assert_eq!(
+        problem("select: []\nselect: []\n").1,
+        "duplicate key `select`"
+    );
+    assert_eq!(
+        problem("- select\n").1,
+        "the configuration must be a mapping of keys to values"
+    );
+}
+
+#[test]
+fn settings_follow_the_file_and_the_command_line() {
+    let config = config(
+        "ignore: [advice]\n\
+         severity: {poststart-blocks-sidecar: error}\n\
+         per-path-ignores: {\"tests/**\": [duplicate-key], \"*.json\": [correctness]}\n\
+         exclude: [vendor, \"generated/*.yaml\"]\n\
+         sidecars: [{names: [\"*-agent\"]}]\n\
+         fail-on: error\n",
+    );
+    let settings = config.settings(&Selection::default());
+    assert!(settings.enabled("poststart-delays-containers").is_none());
+    let rule = find_rule("poststart-blocks-sidecar").unwrap();
+    assert_eq!(settings.severity(rule), Severity::Error);
+    assert_eq!(config.fail_on, Some(FailOn::Error));
+    let cli = Selection {
+        extend_select: vec![Selector::parse("advice").unwrap()],
+        ..Selection::default()
+    };
+    assert!(
+        config
+            .settings(&cli)
+            .enabled("poststart-delays-containers")
+            .is_some()
+    );
+
+    let ignored = |path: &str| config.ignored_for(Path::new(path)).len();
+    assert_eq!(ignored("tests/a/b.yaml"), 1);
+    assert_eq!(ignored("deploy/tests.yaml"), 0);
+    assert_eq!(ignored("deploy/app.json"), 1);
+    assert!(config.excludes(Path::new("vendor/x.yaml")));
+    assert!(config.excludes(Path::new("deploy/vendor/x/y.yaml")));
+    assert!(config.excludes(Path::new("generated/a.yaml")));
+    assert!(!config.excludes(Path::new("generated/sub/a.yml")));
+    assert!(!config.excludes(Path::new("deploy/app.yaml")));
+    let container = crate::model::core::Container {
+        name: "log-agent".to_owned(),
+        ..Default::default()
+    };
+    assert_eq!(
+        settings.sidecars().recognise(&container),
+        Some("configured sidecar")
+    );
+}

@@ -1,0 +1,458 @@
+//! SARIF 2.1.0, the subset code scanning reads: one run, every rule in `tool.driver`, results
+//! with regions, logical locations, related locations and stable fingerprints.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::{FileReport, Options, range};
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::docs::{rule_url, what_it_does};
+use crate::rules::{ALL_RULES, Rule};
+use crate::source::{SourceFile, Span};
+
+const SCHEMA: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+const INFORMATION_URI: &str = "https://github.com/podcycle/podcycle";
+/// The base that relative artifact URIs are resolved against: the directory podcycle ran in.
+const SOURCE_ROOT: &str = "%SRCROOT%";
+/// The name of the fingerprint; the suffix changes whenever what goes into it changes.
+const FINGERPRINT: &str = "podcycleFinding/v1";
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Log<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    version: &'static str,
+    runs: [Run<'a>; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Run<'a> {
+    tool: Tool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    original_uri_base_ids: Option<BTreeMap<&'static str, ArtifactLocation>>,
+    results: Vec<SarifResult<'a>>,
+    column_kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    driver: Driver,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Driver {
+    name: &'static str,
+    version: &'static str,
+    semantic_version: &'static str,
+    information_uri: &'static str,
+    rules: Vec<ReportingDescriptor>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReportingDescriptor {
+    id: &'static str,
+    name: String,
+    short_description: Message,
+    full_description: Message,
+    help_uri: String,
+    help: MultiformatMessage,
+    default_configuration: Configuration,
+    properties: RuleProperties,
+}
+
+#[derive(Serialize)]
+struct Configuration {
+    level: &'static str,
+    enabled: bool,
+}
+
+#[derive(Serialize)]
+struct RuleProperties {
+    category: &'static str,
+    tags: [&'static str; 1],
+}
+
+#[derive(Serialize)]
+struct Message {
+    text: String,
+}
+
+#[derive(Serialize)]
+struct MultiformatMessage {
+    text: String,
+    markdown: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifResult<'a> {
+    rule_id: &'static str,
+    rule_index: usize,
+    level: &'static str,
+    message: Message,
+    locations: [Location; 1],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    related_locations: Vec<RelatedLocation<'a>>,
+    partial_fingerprints: BTreeMap<&'static str, String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Location {
+    physical_location: PhysicalLocation,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    logical_locations: Vec<LogicalLocation>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RelatedLocation<'a> {
+    id: usize,
+    physical_location: PhysicalLocation,
+    message: MessageRef<'a>,
+}
+
+#[derive(Serialize)]
+struct MessageRef<'a> {
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalLocation {
+    artifact_location: ArtifactLocation,
+    region: Region,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactLocation {
+    uri: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri_base_id: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Region {
+    start_line: usize,
+    start_column: usize,
+    end_line: usize,
+    end_column: usize,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LogicalLocation {
+    name: String,
+    fully_qualified_name: String,
+    kind: &'static str,
+}
+
+/// Writes one SARIF log for all files.
+pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> io::Result<()> {
+    let rule_index: HashMap<&str, usize> = ALL_RULES
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.name, i))
+        .collect();
+    let mut results = Vec::new();
+    for report in reports {
+        let artifact = || artifact_location(&report.file.path);
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for diagnostic in &report.diagnostics {
+            let fingerprint = fingerprint(&report.file, diagnostic);
+            let occurrence = seen.entry(fingerprint.clone()).or_default();
+            *occurrence += 1;
+            results.push(SarifResult {
+                rule_id: diagnostic.rule,
+                rule_index: rule_index.get(diagnostic.rule).copied().unwrap_or_default(),
+                level: level(diagnostic.severity),
+                message: Message {
+                    text: message_text(diagnostic),
+                },
+                locations: [Location {
+                    physical_location: PhysicalLocation {
+                        artifact_location: artifact(),
+                        region: region(&report.file, diagnostic.span),
+                    },
+                    logical_locations: logical_location(diagnostic).into_iter().collect(),
+                }],
+                related_locations: diagnostic
+                    .labels
+                    .iter()
+                    .enumerate()
+                    .map(|(id, label)| RelatedLocation {
+                        id,
+                        physical_location: PhysicalLocation {
+                            artifact_location: artifact(),
+                            region: region(&report.file, label.span),
+                        },
+                        message: MessageRef {
+                            text: &label.message,
+                        },
+                    })
+                    .collect(),
+                partial_fingerprints: BTreeMap::from([(
+                    FINGERPRINT,
+                    format!("{fingerprint}:{occurrence}"),
+                )]),
+            });
+        }
+    }
+    let log = Log {
+        schema: SCHEMA,
+        version: "2.1.0",
+        runs: [Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "podcycle",
+                    version: env!("CARGO_PKG_VERSION"),
+                    semantic_version: env!("CARGO_PKG_VERSION"),
+                    information_uri: INFORMATION_URI,
+                    rules: ALL_RULES.iter().map(|rule| descriptor(rule)).collect(),
+                },
+            },
+            original_uri_base_ids: options.source_root.as_ref().map(|root| {
+                BTreeMap::from([(
+                    SOURCE_ROOT,
+                    ArtifactLocation {
+                        uri: root.clone(),
+                        uri_base_id: None,
+                    },
+                )])
+            }),
+            results,
+            column_kind: "unicodeCodePoints",
+        }],
+    };
+    serde_json::to_writer_pretty(&mut *out, &log)?;
+    writeln!(out)
+}
+
+fn descriptor(rule: &'static Rule) -> ReportingDescriptor {
+    let documentation = rule.documentation();
+    ReportingDescriptor {
+        id: rule.name,
+        name: pascal_case(rule.name),
+        short_description: Message {
+            text: sentence(rule.summary),
+        },
+        full_description: Message {
+            text: what_it_does(rule),
+        },
+        help_uri: rule_url(rule),
+        help: MultiformatMessage {
+            text: format!("{} See {}", sentence(rule.summary), rule_url(rule)),
+            markdown: documentation,
+        },
+        default_configuration: Configuration {
+            level: level(rule.default_severity),
+            enabled: rule.enabled_by_default(),
+        },
+        properties: RuleProperties {
+            category: rule.category.as_str(),
+            tags: [rule.category.as_str()],
+        },
+    }
+}
+
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// SARIF messages are sentences: the finding, then what to do about it.
+fn message_text(diagnostic: &Diagnostic) -> String {
+    let mut text = sentence(&diagnostic.message);
+    for note in &diagnostic.notes {
+        text.push(' ');
+        text.push_str(&sentence(note));
+    }
+    if let Some(help) = &diagnostic.help {
+        text.push_str(" Help: ");
+        text.push_str(&sentence(help));
+    }
+    text
+}
+
+/// Upper-cases the first letter and ends with a period, unless it ends with punctuation.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    let mut sentence: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    };
+    if !sentence.ends_with(['.', '?', '!']) {
+        sentence.push('.');
+    }
+    sentence
+}
+
+/// `init-container-probe` → `InitContainerProbe`, the form SARIF prefers for rule names.
+fn pascal_case(name: &str) -> String {
+    name.split('-')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|c| c.to_uppercase().chain(chars).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn region(file: &SourceFile, span: Span) -> Region {
+    let (start_line, start_column, end_line, end_column) = range(file, span);
+    Region {
+        start_line,
+        start_column,
+        end_line,
+        end_column,
+    }
+}
+
+/// The object and field a finding is about: `Deployment/web/spec.template.spec.containers[0]`.
+fn logical_location(diagnostic: &Diagnostic) -> Option<LogicalLocation> {
+    let object = diagnostic.object.as_ref()?;
+    let mut qualified = match &object.namespace {
+        Some(namespace) => format!("{namespace}/{}", object.display_name()),
+        None => object.display_name(),
+    };
+    Some(match &diagnostic.field {
+        Some(field) => {
+            qualified.push('/');
+            qualified.push_str(field);
+            LogicalLocation {
+                name: field.clone(),
+                fully_qualified_name: qualified,
+                kind: "property",
+            }
+        }
+        None => LogicalLocation {
+            name: object.display_name(),
+            fully_qualified_name: qualified,
+            kind: "object",
+        },
+    })
+}
+
+/// A relative path stays relative to the directory podcycle ran in; an absolute one becomes a
+/// `file://` URI.
+fn artifact_location(path: &str) -> ArtifactLocation {
+    let path = path.replace('\\', "/");
+    if path.starts_with('/') {
+        ArtifactLocation {
+            uri: format!("file://{}", percent_encode(&path)),
+            uri_base_id: None,
+        }
+    } else {
+        ArtifactLocation {
+            uri: percent_encode(&path),
+            uri_base_id: Some(SOURCE_ROOT),
+        }
+    }
+}
+
+/// Encodes what may not appear in a URI path as is.
+pub(crate) fn percent_encode(path: &str) -> String {
+    let mut encoded = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                encoded.push(char::from(byte));
+            }
+            _ => encoded.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    encoded
+}
+
+/// A hash of what identifies a finding independently of where it is in the file: the rule,
+/// the file, the object, the field and the message; for findings outside objects (syntax), the
+/// text of the line instead of its number. Adding lines above a finding keeps its fingerprint.
+fn fingerprint(file: &SourceFile, diagnostic: &Diagnostic) -> String {
+    let mut hash = Fnv::default();
+    hash.write(diagnostic.rule);
+    hash.write(&file.path);
+    match &diagnostic.object {
+        Some(object) => {
+            hash.write(&object.api_version);
+            hash.write(&object.kind);
+            hash.write(object.namespace.as_deref().unwrap_or_default());
+            hash.write(object.name.as_deref().unwrap_or_default());
+            hash.write(diagnostic.field.as_deref().unwrap_or_default());
+        }
+        None => {
+            let line = file.lines.line_of(diagnostic.span.start as usize);
+            let start = file.lines.line_start(line);
+            let end = file.text[start..]
+                .find('\n')
+                .map_or(file.text.len(), |i| start + i);
+            hash.write(file.text[start..end].trim());
+        }
+    }
+    hash.write(&diagnostic.message);
+    format!("{:016x}", hash.0)
+}
+
+/// 64-bit FNV-1a: tiny, and the same on every platform and Rust version, which fingerprints
+/// need (`std`'s hashers promise neither).
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn write(&mut self, text: &str) {
+        // A separator keeps ("ab", "c") apart from ("a", "bc").
+        for byte in text.bytes().chain(std::iter::once(0xff)) {
+            self.0 ^= u64::from(byte);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_messages_and_uris() {
+        assert_eq!(pascal_case("init-container-probe"), "InitContainerProbe");
+        assert_eq!(sentence("unknown field `x`"), "Unknown field `x`.");
+        assert_eq!(sentence("did you mean `x`?"), "Did you mean `x`?");
+        assert_eq!(
+            percent_encode("deploy/my app#1.yaml"),
+            "deploy/my%20app%231.yaml"
+        );
+        assert_eq!(percent_encode("a:b/é"), "a%3Ab/%C3%A9");
+        let absolute = artifact_location("/srv/x.yaml");
+        assert_eq!(absolute.uri, "file:///srv/x.yaml");
+        assert!(absolute.uri_base_id.is_none());
+    }
+
+    #[test]
+    fn fnv_is_the_reference_function() {
+        // FNV-1a of "a" is af63dc4c8601ec8c; the separator byte follows it here.
+        let mut plain = Fnv::default();
+        for byte in b"a" {
+            plain.0 ^= u64::from(*byte);
+            plain.0 = plain.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        assert_eq!(plain.0, 0xaf63_dc4c_8601_ec8c);
+    }
+}
