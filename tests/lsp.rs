@@ -617,3 +617,44 @@ fn fixes_resolve_their_findings_and_add_none() {
     }
     assert!(applied_fixes >= 6, "{applied_fixes}");
 }
+
+/// The nearest `.podcycle.yaml` applies to a document, as it does for `check`: its `ignore`,
+/// `per-path-ignores` and `exclude`.
+#[test]
+fn the_nearest_configuration_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join(".podcycle.yaml"),
+        "ignore: [init-container-never-exits]\nper-path-ignores:\n  'legacy/**': [init-container-probe]\nexclude: ['vendor/**']\n",
+    )
+    .unwrap();
+    let codes = |relative: &str| {
+        let mut client = Client::start(capabilities(true));
+        let document = uri(&root.join(relative).display().to_string());
+        client.open(&document, 1, WEB);
+        let published = client.diagnostics(&document, Some(1));
+        assert_eq!(client.shutdown(), Ending::Clean);
+        published
+            .diagnostics
+            .iter()
+            .filter_map(|d| match &d.code {
+                Some(NumberOrString::String(code)) => Some(code.clone()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        codes("deploy/web.yaml"),
+        [
+            "init-container-probe",
+            "prestop-exceeds-grace-period",
+            "container-restart-policy"
+        ]
+    );
+    assert_eq!(
+        codes("legacy/web.yaml"),
+        ["prestop-exceeds-grace-period", "container-restart-policy"]
+    );
+    assert!(codes("vendor/web.yaml").is_empty());
+}

@@ -213,25 +213,21 @@ fn plan(
     role: FileRole,
 ) -> Plan {
     let settings = match config {
-        None => Settings::default().with_selection(cli),
-        Some(config) => {
-            let settings = config.settings(cli);
-            match path {
-                Some(path) => settings.without(&config.ignored_for(path)),
+        None => {
+            let settings = Settings::default().with_selection(cli);
+            match args.kube_version {
+                Some(version) => settings.with_kube_version(version),
                 None => settings,
             }
         }
+        Some(config) => config.settings_for_file(cli, args.kube_version, path),
     };
-    let kube_version = args
-        .kube_version
-        .or(config.and_then(|c| c.kube_version))
-        .unwrap_or(crate::versions::NEWEST_MODELLED);
     let fail_on = args
         .fail_on
         .or(config.and_then(|c| c.fail_on))
         .unwrap_or(FailOn::Warning);
     Plan {
-        settings: settings.with_kube_version(kube_version),
+        settings,
         fail_at: fail_on.threshold(),
         role,
     }

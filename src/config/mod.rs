@@ -163,6 +163,26 @@ impl Config {
         settings
     }
 
+    /// The settings for one file: [`Config::settings`], less what `per-path-ignores` turns off
+    /// for it, judged for `kube_version` (the command line's) or else the configuration's
+    /// `kube-version`.
+    pub fn settings_for_file(
+        &self,
+        cli: &Selection,
+        kube_version: Option<KubeVersion>,
+        path: Option<&Path>,
+    ) -> Settings {
+        let settings = self.settings(cli);
+        let settings = match path {
+            Some(path) => settings.without(&self.ignored_for(path)),
+            None => settings,
+        };
+        match kube_version.or(self.kube_version) {
+            Some(version) => settings.with_kube_version(version),
+            None => settings,
+        }
+    }
+
     /// Whether `exclude` matches the file (or a directory it is in).
     pub fn excludes(&self, path: &Path) -> bool {
         let relative = self.relative(path);

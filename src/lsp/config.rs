@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 
 use lsp_types::{FileEvent, Uri};
 
+use crate::config::{self as podcycle_config};
 use crate::kustomize::PatchIndex;
 use crate::lint::FileRole;
-use crate::settings::Settings;
+use crate::settings::{Selection, Settings};
 
 /// The name of the configuration file that applies to the manifests below it.
 pub const CONFIG_FILE_NAME: &str = ".podcycle.yaml";
@@ -24,11 +25,25 @@ impl Config {
         Config { workspace_folders }
     }
 
-    /// The settings for the document at `uri`: today the defaults, as `podcycle check` without
-    /// options. Reading the nearest `.podcycle.yaml` belongs here; [`Config::files_changed`]
-    /// is where a cache of read configurations would be dropped.
-    pub fn settings_for(&self, _uri: &Uri) -> Settings {
-        Settings::default()
+    /// The settings for the document at `uri`, as `podcycle check` would lint the file: the
+    /// nearest `.podcycle.yaml` above it (with its `per-path-ignores` and `kube-version`), or
+    /// the defaults. The file is read afresh each time, so an edit to it applies at the next
+    /// change; a configuration that cannot be read leaves the defaults (`podcycle check`
+    /// reports why). `None` when the configuration excludes the document.
+    pub fn settings_for(&self, uri: &Uri) -> Option<Settings> {
+        let Some(path) = file_path(uri) else {
+            return Some(Settings::default());
+        };
+        let directory = path.parent().unwrap_or(Path::new("/"));
+        let Some(config) = podcycle_config::find(directory)
+            .and_then(|found| podcycle_config::Config::load(&found).ok())
+        else {
+            return Some(Settings::default());
+        };
+        if config.excludes(&path) {
+            return None;
+        }
+        Some(config.settings_for_file(&Selection::default(), None, Some(&path)))
     }
 
     /// Called when watched files change. Returns whether a configuration file is among them,

@@ -354,8 +354,12 @@ impl Server<'_> {
         let open = self.documents.get(uri)?;
         let lines = open.lines.get_or_init(|| LineIndex::new(&open.text));
         let diagnostics = open.diagnostics.get_or_init(|| {
-            let settings = self.config.settings_for(uri);
-            analyse(&display_name(uri), &open.text, &settings, file_role(uri))
+            // A document the configuration excludes gets no findings, as with `check`.
+            self.config
+                .settings_for(uri)
+                .map_or_else(Vec::new, |settings| {
+                    analyse(&display_name(uri), &open.text, &settings, file_role(uri))
+                })
         });
         let text = Text {
             text: &open.text,

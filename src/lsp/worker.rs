@@ -26,7 +26,8 @@ pub struct LintJob {
     pub uri: Uri,
     pub version: Option<i32>,
     pub text: Arc<String>,
-    pub settings: Settings,
+    /// `None` when the configuration excludes the document.
+    pub settings: Option<Settings>,
 }
 
 pub enum Job {
@@ -82,8 +83,10 @@ fn lint(job: LintJob, client: ClientInfo, send: &impl Fn(Message)) {
     } = job;
     // A bug in a rule must not take the editor's diagnostics down with it: report it, keep
     // serving, and leave the last published diagnostics in place.
-    let computed = catch_unwind(AssertUnwindSafe(|| {
-        lsp_diagnostics(&uri, &text, &settings, file_role(&uri), client)
+    let computed = catch_unwind(AssertUnwindSafe(|| match &settings {
+        Some(settings) => lsp_diagnostics(&uri, &text, settings, file_role(&uri), client),
+        // Excluded by the configuration: nothing to show, as with `check`.
+        None => Vec::new(),
     }));
     match computed {
         Ok(diagnostics) => send(publish(uri, version, diagnostics)),
