@@ -19,10 +19,17 @@ pub fn rule_page(rule: &Rule) -> String {
     let severity = if rule.enabled_by_default() {
         format!("`{}`", rule.default_severity)
     } else {
-        format!("`{}` (off by default; enable with `--extend-select {}`)", rule.default_severity, rule.name)
+        format!(
+            "`{}` (off by default; enable with `--extend-select {}`)",
+            rule.default_severity, rule.name
+        )
     };
     let _ = writeln!(page, "| Default severity | {severity} |");
-    let _ = writeln!(page, "| Source | [`{}`](../../{}) |\n", rule.source, rule.source);
+    let _ = writeln!(
+        page,
+        "| Source | [`{}`](../../{}) |\n",
+        rule.source, rule.source
+    );
     let _ = writeln!(page, "{}", rule.documentation().trim_end());
     page
 }

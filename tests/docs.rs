@@ -27,11 +27,16 @@ fn generated_rule_docs_are_up_to_date() {
     let dir = Path::new("docs/rules");
     check_or_update(&dir.join("README.md"), &docs::index_page(), &mut stale);
     for rule in ALL_RULES {
-        check_or_update(&dir.join(format!("{}.md", rule.name)), &docs::rule_page(rule), &mut stale);
+        check_or_update(
+            &dir.join(format!("{}.md", rule.name)),
+            &docs::rule_page(rule),
+            &mut stale,
+        );
     }
     for entry in fs::read_dir(dir).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        let known = name == "README.md" || ALL_RULES.iter().any(|r| format!("{}.md", r.name) == name);
+        let known =
+            name == "README.md" || ALL_RULES.iter().any(|r| format!("{}.md", r.name) == name);
         if !known {
             stale.push(format!("docs/rules/{name} (no such rule)"));
         }
@@ -47,11 +52,17 @@ fn generated_rule_docs_are_up_to_date() {
 fn every_rule_documents_what_why_example_and_references() {
     for rule in ALL_RULES {
         let doc = rule.documentation();
-        for section in ["## What it does", "## Why is this bad?", "## Example", "## References"] {
+        for section in [
+            "## What it does",
+            "## Why is this bad?",
+            "## Example",
+            "## References",
+        ] {
             assert!(doc.contains(section), "{} lacks `{section}`", rule.name);
         }
         assert!(
-            !rule.summary.ends_with('.') && rule.summary.chars().next().is_some_and(char::is_lowercase),
+            !rule.summary.ends_with('.')
+                && rule.summary.chars().next().is_some_and(char::is_lowercase),
             "{}: the summary starts lowercase and has no final period",
             rule.name
         );
@@ -62,14 +73,26 @@ fn every_rule_documents_what_why_example_and_references() {
 fn doc_examples_trigger_the_rule_and_fixes_do_not() {
     for rule in ALL_RULES {
         let examples = docs::yaml_examples(rule);
-        assert!(examples.len() >= 2, "{}: needs a failing example and a fix", rule.name);
+        assert!(
+            examples.len() >= 2,
+            "{}: needs a failing example and a fix",
+            rule.name
+        );
         let settings = Settings::only(rule.name).unwrap();
         for (index, example) in examples.iter().enumerate() {
             let (found, rendered) = render_for_tests("example.yaml", example, &settings);
             if index == 0 {
-                assert!(!found.is_empty(), "{}: the first example does not trigger it", rule.name);
+                assert!(
+                    !found.is_empty(),
+                    "{}: the first example does not trigger it",
+                    rule.name
+                );
             } else {
-                assert!(found.is_empty(), "{}: fix #{index} still triggers it:\n{rendered}", rule.name);
+                assert!(
+                    found.is_empty(),
+                    "{}: fix #{index} still triggers it:\n{rendered}",
+                    rule.name
+                );
             }
         }
     }
