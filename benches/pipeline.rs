@@ -1,7 +1,8 @@
 //! Throughput of the lint pipeline over a generated corpus: the bare YAML parse, the whole
 //! `lint_file` pipeline on one thread, the same over all files with rayon on 1 and on all
 //! cores, one small file, and the process start to exit. `cargo bench --bench pipeline`;
-//! `benches/ratios.rs` measures the ratios between these in interleaved rounds.
+//! `benches/ratios.rs` measures the ratios between these in interleaved rounds; both are
+//! described, with figures, in `docs/performance.md`.
 
 mod corpus;
 

@@ -39,7 +39,7 @@ fn main() {
     small_file(process_runs);
     if let (Some(before), Some(after)) = (before, cpu_pressure()) {
         println!(
-            "\nCPU pressure (share of time other work waited for a CPU, last 10 s): \
+            "\nCPU pressure (share of time some runnable task waited for a CPU, last 10 s): \
              {before}% before, {after}% after; above a few percent, the machine was shared"
         );
     }
