@@ -1,5 +1,6 @@
 //! Builds the tree from granit-parser events. This is the only file that knows the parser.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use granit_parser::{Event, Marker, Parser, ScanError, StructureStyle};
@@ -7,7 +8,7 @@ use granit_parser::{Event, Marker, Parser, ScanError, StructureStyle};
 use super::node::{
     Comment, Document, DuplicateKey, Node, NodeId, NodeKind, Scalar, ScalarStyle, SyntaxError,
 };
-use super::resolve::key_string;
+use super::resolve::{Resolved, key_string, resolve};
 use crate::source::Span;
 
 /// Reads every document of a YAML stream. A syntax error abandons its document; reading goes
@@ -50,7 +51,7 @@ fn parser_options() -> granit_parser::Options {
     granit_parser::options! { emit_comments: true, max_buffered_comment_events: usize::MAX }
 }
 
-enum Frame {
+enum Frame<'t> {
     Sequence {
         id: NodeId,
         items: Vec<NodeId>,
@@ -60,9 +61,59 @@ enum Frame {
         id: NodeId,
         entries: Vec<(NodeId, NodeId)>,
         pending_key: Option<NodeId>,
-        seen: HashMap<String, Span>,
+        seen: SeenKeys<'t>,
         flow: bool,
     },
+}
+
+/// The keys of one mapping so far, to report a duplicate key as it arrives. Most mappings
+/// have a handful of keys: those are compared in a list, without hashing; a longer mapping
+/// moves them to a hash map.
+#[derive(Default)]
+struct SeenKeys<'t> {
+    list: Vec<(Cow<'t, str>, Span)>,
+    map: HashMap<Cow<'t, str>, Span>,
+}
+
+impl<'t> SeenKeys<'t> {
+    const LIST_LIMIT: usize = 16;
+
+    /// Where `key` was first written, if it was.
+    fn first(&self, key: &str) -> Option<Span> {
+        if self.map.is_empty() {
+            self.list
+                .iter()
+                .find(|(seen, _)| seen == key)
+                .map(|&(_, span)| span)
+        } else {
+            self.map.get(key).copied()
+        }
+    }
+
+    fn insert(&mut self, key: Cow<'t, str>, span: Span) {
+        if self.map.is_empty() {
+            if self.list.len() < Self::LIST_LIMIT {
+                self.list.push((key, span));
+                return;
+            }
+            self.map.extend(self.list.drain(..));
+        }
+        self.map.insert(key, span);
+    }
+}
+
+/// The key string of a mapping key (see [`key_string`]), borrowed from the source text when
+/// the key is written as it reads, as almost every Kubernetes key is, so that it costs no
+/// allocation.
+fn key_text<'t>(text: &'t str, document: &Document, id: NodeId) -> Option<Cow<'t, str>> {
+    let scalar = document.scalar(id)?;
+    if let Resolved::Str(value) = resolve(scalar) {
+        let source = text.get(document.node(id).span.range());
+        if let Some(source) = source.filter(|&source| source == value) {
+            return Some(Cow::Borrowed(source));
+        }
+    }
+    key_string(document, id).map(Cow::Owned)
 }
 
 struct Builder<'t, F: FnMut(Document)> {
@@ -71,7 +122,7 @@ struct Builder<'t, F: FnMut(Document)> {
     /// Documents handed over so far; the next one's index.
     count: usize,
     current: Option<Document>,
-    stack: Vec<Frame>,
+    stack: Vec<Frame<'t>>,
     /// Anchor id → node, for the current document.
     anchors: HashMap<usize, NodeId>,
     /// Collections still being read; an alias to one of them would make a cycle.
@@ -191,7 +242,7 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
                     id,
                     entries: Vec::new(),
                     pending_key: None,
-                    seen: HashMap::new(),
+                    seen: SeenKeys::default(),
                     flow: style == StructureStyle::Flow,
                 });
             }
@@ -268,18 +319,16 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
                 None => {
                     *pending_key = Some(id);
                     // Duplicate keys are found as keys arrive, so the first occurrence is known.
-                    if let Some(key) = key_string(document, id) {
+                    let key = key_text(self.text, document, id).filter(|key| key != "<<");
+                    if let Some(key) = key {
                         let span = document.node(id).span;
-                        if key != "<<" {
-                            if let Some(first) = seen.get(&key) {
-                                document.duplicate_keys.push(DuplicateKey {
-                                    key,
-                                    first: *first,
-                                    second: span,
-                                });
-                            } else {
-                                seen.insert(key, span);
-                            }
+                        match seen.first(&key) {
+                            Some(first) => document.duplicate_keys.push(DuplicateKey {
+                                key: key.into_owned(),
+                                first,
+                                second: span,
+                            }),
+                            None => seen.insert(key, span),
                         }
                     }
                 }
@@ -391,5 +440,50 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
             last.comments.sort_by_key(|c| c.span);
             (self.on_document)(last);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn duplicates(text: &str) -> Vec<(String, &str, &str)> {
+        parse_stream(text)
+            .into_iter()
+            .flat_map(|document| document.duplicate_keys)
+            .map(|d| (d.key, &text[d.first.range()], &text[d.second.range()]))
+            .collect()
+    }
+
+    #[test]
+    fn duplicates_are_found_in_short_and_long_mappings() {
+        let short = "a: 1\nb: 2\na: 3\n";
+        assert_eq!(duplicates(short), [("a".to_owned(), "a", "a")]);
+
+        // Past the list limit the keys move to a hash map; both sides of the move count.
+        let mut long: String = (0..SeenKeys::LIST_LIMIT + 5)
+            .map(|i| format!("k{i}: {i}\n"))
+            .collect();
+        long.push_str("k3: again\nk19: again\nk20: again\n");
+        let keys: Vec<String> = duplicates(&long).into_iter().map(|(k, ..)| k).collect();
+        assert_eq!(keys, ["k3", "k19", "k20"]);
+    }
+
+    #[test]
+    fn keys_written_differently_are_the_same_key() {
+        assert_eq!(
+            duplicates("a: 1\n\"a\": 2\n"),
+            [("a".to_owned(), "a", "\"a\"")]
+        );
+        // `0x1` and `1` both become the key "1", as sigs.k8s.io/yaml reads them.
+        assert_eq!(
+            duplicates("{1: x, '1': y, 0x1: z}"),
+            [("1".to_owned(), "1", "'1'"), ("1".to_owned(), "1", "0x1")]
+        );
+        assert_eq!(
+            duplicates("名前: a\nname: b\n名前: c\n"),
+            [("名前".to_owned(), "名前", "名前")]
+        );
+        assert!(duplicates("<<: {a: 1}\n<<: {b: 2}\n").is_empty());
     }
 }
