@@ -479,3 +479,37 @@ fn the_docs_show_current_output() {
         );
     }
 }
+
+/// The findings under a timeline are those `check` reports: suppressed ones are left out.
+#[test]
+fn suppressed_findings_are_not_listed() {
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  initContainers:\n  - name: init\n    image: busybox:1.36\n    readinessProbe: {exec: {command: [\"true\"]}}\n  containers:\n  - {name: app, image: example/app:1.0}\n";
+    let shown = explain_for_tests("pod.yaml", pod, ExplainFormat::Text);
+    assert!(shown.contains("error[init-container-probe]"), "{shown}");
+    let suppressed = pod.replace(
+        "    readinessProbe:",
+        "    # podcycle: ignore[init-container-probe] migrating to a sidecar next sprint\n    readinessProbe:",
+    );
+    let shown = explain_for_tests("pod.yaml", &suppressed, ExplainFormat::Text);
+    assert!(!shown.contains("init-container-probe"), "{shown}");
+}
+
+/// `--kube-version` judges the findings listed under the timeline.
+#[test]
+fn kube_version_judges_the_findings() {
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  initContainers:\n  - {name: proxy, image: example/proxy:1.0, restartPolicy: Always}\n  containers:\n  - {name: app, image: example/app:1.0}\n";
+    let newest = podcycle(&["explain", "-"], Some(pod));
+    assert!(
+        !stdout(&newest).contains("unsupported-feature"),
+        "{}",
+        stdout(&newest)
+    );
+    let old = podcycle(&["explain", "--kube-version", "1.28", "-"], Some(pod));
+    assert!(
+        stdout(&old).contains("error[unsupported-feature]"),
+        "{}",
+        stdout(&old)
+    );
+    let bad = podcycle(&["explain", "--kube-version", "2.0", "-"], Some(pod));
+    assert_eq!(bad.status.code(), Some(2));
+}

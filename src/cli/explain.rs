@@ -1,15 +1,19 @@
 //! `podcycle explain`: read the manifests, explain the selected pod specs, pick the exit code.
 
+use std::collections::HashSet;
 use std::io::{self, Write};
+use std::path::Path;
 
 use globset::GlobSet;
 
 use super::input::{lint_bytes_with, read_inputs};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, usage_error};
+use crate::config;
 use crate::explain::{self, FileExplanation, ObjectSelector, PodExplanation, Selection};
 use crate::lint::FileRole;
 use crate::settings::Settings;
 use crate::suggest::did_you_mean;
+use crate::versions::KubeVersion;
 
 pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     let object = match args
@@ -25,8 +29,11 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
         object,
         container: args.container.clone(),
     };
-    let settings = Settings::default();
     let inputs = match read_inputs(&args.paths, "-", &GlobSet::empty(), |path, bytes, role| {
+        // The findings under each timeline are those `check` reports for the file: the nearest
+        // configuration applies (an explicitly named file is explained even if it excludes it).
+        let settings = config::settings_for_path(Path::new(&path), args.kube_version)
+            .unwrap_or_else(|| default_settings(args.kube_version));
         explain_bytes(path, bytes, &settings, role, &selection)
     })? {
         Ok(inputs) => inputs,
@@ -121,6 +128,13 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     Ok(if failed { EXIT_ERROR } else { EXIT_CLEAN })
 }
 
+fn default_settings(kube_version: Option<KubeVersion>) -> Settings {
+    match kube_version {
+        Some(version) => Settings::default().with_kube_version(version),
+        None => Settings::default(),
+    }
+}
+
 /// Lints a file for its findings and explains its pod specs in the same pass.
 pub fn explain_bytes(
     path: String,
@@ -130,9 +144,23 @@ pub fn explain_bytes(
     selection: &Selection,
 ) -> FileExplanation {
     let mut file = FileExplanation::default();
-    lint_bytes_with(path, bytes, settings, role, &mut |visit| {
+    let (source, linted) = lint_bytes_with(path, bytes, settings, role, &mut |visit| {
         file.visit(visit, selection);
     });
+    // Objects are shown as they are linted; a document's suppressions apply once it has been
+    // read whole. Keep only the findings that `check` reports.
+    let reported: HashSet<(&str, usize, usize, &str)> = linted
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let at = source.line_col(d.span.start);
+            (d.rule, at.line, at.column, d.message.as_str())
+        })
+        .collect();
+    for pod in &mut file.pods {
+        pod.findings
+            .retain(|f| reported.contains(&(f.rule, f.line, f.column, f.message.as_str())));
+    }
     file
 }
 

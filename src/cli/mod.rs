@@ -132,6 +132,10 @@ pub struct ExplainArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
     pub format: ExplainFormat,
+    /// The Kubernetes version of the cluster, for the findings listed under each timeline
+    /// [default: `kube-version` from the configuration, else the newest version modelled].
+    #[arg(long, value_name = "X.Y", value_parser = parse_kube_version)]
+    pub kube_version: Option<crate::versions::KubeVersion>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -217,6 +217,27 @@ fn path_matches(path: &Path, is_match: impl Fn(&Path) -> bool) -> bool {
         .any(|p| is_match(p) || p.file_name().is_some_and(|name| is_match(Path::new(name))))
 }
 
+/// The settings for a file the way `podcycle check` would lint it without options: the
+/// nearest configuration above it, else the defaults. `None` when that configuration excludes
+/// the file. A configuration that cannot be read counts as none (`check` reports it).
+pub fn settings_for_path(path: &Path, kube_version: Option<KubeVersion>) -> Option<Settings> {
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let Some(config) = find(directory).and_then(|found| Config::load(&found).ok()) else {
+        let settings = Settings::default();
+        return Some(match kube_version {
+            Some(version) => settings.with_kube_version(version),
+            None => settings,
+        });
+    };
+    if config.excludes(path) {
+        return None;
+    }
+    Some(config.settings_for_file(&Selection::default(), kube_version, Some(path)))
+}
+
 /// The nearest configuration file in `dir` or a directory above it; relative to the current
 /// directory when it is under it, so that messages name it as the user would.
 pub fn find(dir: &Path) -> Option<PathBuf> {

@@ -8,7 +8,7 @@ use lsp_types::{FileEvent, Uri};
 use crate::config::{self as podcycle_config};
 use crate::kustomize::PatchIndex;
 use crate::lint::FileRole;
-use crate::settings::{Selection, Settings};
+use crate::settings::Settings;
 
 /// The name of the configuration file that applies to the manifests below it.
 pub const CONFIG_FILE_NAME: &str = ".podcycle.yaml";
@@ -31,19 +31,10 @@ impl Config {
     /// change; a configuration that cannot be read leaves the defaults (`podcycle check`
     /// reports why). `None` when the configuration excludes the document.
     pub fn settings_for(&self, uri: &Uri) -> Option<Settings> {
-        let Some(path) = file_path(uri) else {
-            return Some(Settings::default());
-        };
-        let directory = path.parent().unwrap_or(Path::new("/"));
-        let Some(config) = podcycle_config::find(directory)
-            .and_then(|found| podcycle_config::Config::load(&found).ok())
-        else {
-            return Some(Settings::default());
-        };
-        if config.excludes(&path) {
-            return None;
+        match file_path(uri) {
+            Some(path) => podcycle_config::settings_for_path(&path, None),
+            None => Some(Settings::default()),
         }
-        Some(config.settings_for_file(&Selection::default(), None, Some(&path)))
     }
 
     /// Called when watched files change. Returns whether a configuration file is among them,
