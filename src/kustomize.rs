@@ -137,6 +137,14 @@ fn normalize(path: &Path) -> PathBuf {
     normalized
 }
 
+/// The keys of strategic-merge-patch directives; a file without any of them has no patch.
+pub const PATCH_DIRECTIVES: [&str; 4] = [
+    "$patch",
+    "$retainKeys",
+    "$setElementOrder",
+    "$deleteFromPrimitiveList",
+];
+
 /// Whether an object carries strategic-merge-patch directives (`$patch`, `$retainKeys`,
 /// `$setElementOrder/...`, `$deleteFromPrimitiveList/...`), which only patches have.
 pub fn has_patch_directives(value: &Value) -> bool {

@@ -2,7 +2,7 @@
 //! diagnostics with spans. Free of I/O, so the command line, tests and benchmarks share it.
 
 use crate::diagnostics::{self, Diagnostic, Label};
-use crate::kustomize::has_patch_directives;
+use crate::kustomize::{PATCH_DIRECTIVES, has_patch_directives};
 use crate::lifecycle::Lifecycle;
 use crate::model::path::FieldPath;
 use crate::model::services::{Service, pod_labels, services_in};
@@ -11,8 +11,10 @@ use crate::rules::{Check, Finding, Findings, Part, PodContext, Rule, Target};
 use crate::settings::Settings;
 use crate::source::{SourceFile, Span};
 use crate::suggest::did_you_mean;
-use crate::suppression::Suppressions;
-use crate::yaml::{self, Document, lookup};
+use crate::suppression::{
+    COMMENT_PREFIX, IGNORE_ANNOTATION, KUBE_LINTER_ANNOTATION_PREFIX, Suppressions,
+};
+use crate::yaml::{self, Comments, Document, lookup};
 
 /// What a file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +70,18 @@ pub fn lint_file_with(
 ) -> Linted {
     let mut linted = Linted::default();
     let services = file_services(file, settings, role);
-    yaml::for_each_document(&file.text, |document| {
+    // Only `# podcycle: …` comments matter here (suppressions); most files have none, nor
+    // suppression annotations, nor patch directives: skip what cannot apply.
+    let comments = if file.text.contains(COMMENT_PREFIX) {
+        Comments::Keep
+    } else {
+        Comments::Skip
+    };
+    let may_suppress = comments == Comments::Keep
+        || file.text.contains(IGNORE_ANNOTATION)
+        || file.text.contains(KUBE_LINTER_ANNOTATION_PREFIX);
+    let may_patch = PATCH_DIRECTIVES.iter().any(|d| file.text.contains(d));
+    yaml::for_each_document_with(&file.text, comments, |document| {
         let objects = objects(&document);
         let mut found = Vec::new();
         let complete = lint_document(
@@ -77,12 +90,15 @@ pub fn lint_file_with(
             &objects,
             settings,
             role,
+            may_patch,
             &services,
             &mut found,
             &mut linted.objects,
             visit,
         );
-        apply_suppressions(file, &document, &objects, settings, complete, &mut found);
+        if may_suppress {
+            apply_suppressions(file, &document, &objects, settings, complete, &mut found);
+        }
         linted.diagnostics.append(&mut found);
     });
     diagnostics::sort(&mut linted.diagnostics);
@@ -138,7 +154,7 @@ fn file_services(file: &SourceFile, settings: &Settings, role: FileRole) -> Vec<
         && settings.rules().any(|rule| rule.reads_services)
         && file.text.contains("Service")
     {
-        yaml::for_each_document(&file.text, |document| {
+        yaml::for_each_document_with(&file.text, Comments::Skip, |document| {
             services.extend(services_in(&document));
         });
     }
@@ -153,6 +169,7 @@ fn lint_document(
     objects: &[AnyObject],
     settings: &Settings,
     role: FileRole,
+    may_patch: bool,
     services: &[Service],
     out: &mut Vec<Diagnostic>,
     checked: &mut Vec<ObjectRef>,
@@ -205,6 +222,7 @@ fn lint_document(
             document,
             &object,
             settings,
+            may_patch,
             services,
             out,
             &mut visit_object,
@@ -220,6 +238,7 @@ fn lint_object(
     document: &Document,
     object: &ObjectSite,
     settings: &Settings,
+    may_patch: bool,
     services: &[Service],
     out: &mut Vec<Diagnostic>,
     visit: &mut dyn FnMut(Option<PodParts<'_>>, &[Diagnostic]),
@@ -241,7 +260,7 @@ fn lint_object(
             return false;
         }
     };
-    if has_patch_directives(&value) {
+    if may_patch && has_patch_directives(&value) {
         return false;
     }
     let decoded = podcycle_k8s::decode(object.kind, &value);

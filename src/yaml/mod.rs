@@ -11,7 +11,7 @@ pub use lookup::{Located, lookup};
 pub use node::{
     Comment, Document, DuplicateKey, Node, NodeId, NodeKind, Scalar, ScalarStyle, SyntaxError,
 };
-pub use parse::{for_each_document, parse_stream};
+pub use parse::{Comments, for_each_document, for_each_document_with, parse_stream};
 pub use resolve::{Resolved, resolve, resolve_plain};
 
 #[cfg(test)]
