@@ -191,14 +191,7 @@ fn fingerprints_survive_lines_added_above() {
 
 #[test]
 fn output_is_deterministic() {
-    for format in [
-        Format::Full,
-        Format::Concise,
-        Format::Json,
-        Format::Sarif,
-        Format::Github,
-        Format::Junit,
-    ] {
+    for format in Format::ALL {
         assert_eq!(render(format, &reports()), render(format, &reports()));
     }
 }

@@ -27,14 +27,7 @@ fn check_spans(bytes: Vec<u8>) {
     }
     // Rendering must not panic either, in any format.
     use podcycle::report::{Format, Options};
-    for format in [
-        Format::Full,
-        Format::Concise,
-        Format::Json,
-        Format::Sarif,
-        Format::Github,
-        Format::Junit,
-    ] {
+    for format in Format::ALL {
         let mut out = Vec::new();
         podcycle::report::write(
             &mut out,

@@ -63,6 +63,15 @@ pub struct Options {
 }
 
 impl Format {
+    pub const ALL: [Format; 6] = [
+        Format::Full,
+        Format::Concise,
+        Format::Json,
+        Format::Sarif,
+        Format::Github,
+        Format::Junit,
+    ];
+
     /// Human formats end with a summary line; machine formats print nothing else.
     pub fn is_human(self) -> bool {
         matches!(self, Format::Full | Format::Concise)
