@@ -12,6 +12,10 @@ use podcycle::lsp::convert::{ClientInfo, Encoding};
 use podcycle::lsp::lsp_diagnostics;
 use podcycle::settings::Settings;
 
+// The allocator the `podcycle` binary uses, so that the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     divan::main();
 }

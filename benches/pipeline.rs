@@ -15,6 +15,10 @@ use podcycle::settings::Settings;
 use podcycle::source::SourceFile;
 use podcycle::yaml::{self, Comments};
 
+// The allocator the `podcycle` binary uses, so that the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let corpus = &*corpus::CORPUS;
     eprintln!("{}", corpus.describe());

@@ -16,6 +16,10 @@ use podcycle::settings::Settings;
 use podcycle::source::SourceFile;
 use podcycle::yaml::{self, Comments};
 
+// The allocator the `podcycle` binary uses, so that the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--list") {
