@@ -9,6 +9,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::lint::FileRole;
 use crate::yaml;
 
 /// File names Kustomize reads as a kustomization.
@@ -24,6 +25,15 @@ pub struct PatchIndex {
 }
 
 impl PatchIndex {
+    /// Whether `check` lints the file as manifests or as patches.
+    pub fn role(&mut self, path: &Path) -> FileRole {
+        if self.is_patch(path) {
+            FileRole::Patch
+        } else {
+            FileRole::Manifest
+        }
+    }
+
     pub fn is_patch(&mut self, path: &Path) -> bool {
         if is_patch_by_name(path) {
             return true;
@@ -34,6 +44,15 @@ impl PatchIndex {
             .entry(directory.clone())
             .or_insert_with(|| listed_patches(&directory));
         listed.contains(&normalize(path))
+    }
+}
+
+/// [`PatchIndex::role`] from the name alone, for input without a directory (standard input).
+pub fn role_by_name(path: &Path) -> FileRole {
+    if is_patch_by_name(path) {
+        FileRole::Patch
+    } else {
+        FileRole::Manifest
     }
 }
 

@@ -9,12 +9,12 @@ use std::sync::Arc;
 use globset::GlobSet;
 use rayon::prelude::*;
 
-use super::input::{lint_bytes_with, read_path, read_stdin, role_by_name};
+use super::input::{lint_bytes_with, read_path, read_stdin};
 use super::{CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, usage_error};
 use crate::config::{self, Config, ConfigError};
 use crate::diagnostics::Severity;
 use crate::discovery::{describe_io_error, discover, exclude_set, excluded};
-use crate::kustomize::PatchIndex;
+use crate::kustomize::{PatchIndex, role_by_name};
 use crate::lint::FileRole;
 use crate::report::{self, FileReport, Format, render_problem};
 use crate::settings::{FailOn, Selection, Selector, Settings};
@@ -99,11 +99,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
                 config.as_deref().is_some_and(|c| c.excludes(&path))
             };
             if !excluded {
-                let role = if patches.is_patch(&path) {
-                    FileRole::Patch
-                } else {
-                    FileRole::Manifest
-                };
+                let role = patches.role(&path);
                 let plan = plan(args, &selection, config.as_deref(), Some(&path), role);
                 files.push((path, plan));
             }
@@ -213,13 +209,7 @@ fn plan(
     role: FileRole,
 ) -> Plan {
     let settings = match config {
-        None => {
-            let settings = Settings::default().with_selection(cli);
-            match args.kube_version {
-                Some(version) => settings.with_kube_version(version),
-                None => settings,
-            }
-        }
+        None => config::settings_without_config(cli, args.kube_version),
         Some(config) => config.settings_for_file(cli, args.kube_version, path),
     };
     let fail_on = args

@@ -13,7 +13,6 @@ use crate::explain::{self, FileExplanation, ObjectSelector, PodExplanation, Sele
 use crate::lint::FileRole;
 use crate::settings::Settings;
 use crate::suggest::did_you_mean;
-use crate::versions::KubeVersion;
 
 pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     let object = match args
@@ -33,7 +32,9 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
         // The findings under each timeline are those `check` reports for the file: the nearest
         // configuration applies (an explicitly named file is explained even if it excludes it).
         let settings = config::settings_for_path(Path::new(&path), args.kube_version)
-            .unwrap_or_else(|| default_settings(args.kube_version));
+            .unwrap_or_else(|| {
+                config::settings_without_config(&Default::default(), args.kube_version)
+            });
         explain_bytes(path, bytes, &settings, role, &selection)
     })? {
         Ok(inputs) => inputs,
@@ -126,13 +127,6 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     explain::write(&mut out, args.format, &pods)?;
     out.flush()?;
     Ok(if failed { EXIT_ERROR } else { EXIT_CLEAN })
-}
-
-fn default_settings(kube_version: Option<KubeVersion>) -> Settings {
-    match kube_version {
-        Some(version) => Settings::default().with_kube_version(version),
-        None => Settings::default(),
-    }
 }
 
 /// Lints a file for its findings and explains its pod specs in the same pass.

@@ -8,7 +8,7 @@ use globset::GlobSet;
 use rayon::prelude::*;
 
 use crate::discovery::{describe_io_error, discover};
-use crate::kustomize::{PatchIndex, is_patch_by_name};
+use crate::kustomize::{PatchIndex, role_by_name};
 use crate::lint::{FileRole, Linted, ObjectVisit, invalid_utf8, lint_file_with};
 use crate::report::FileReport;
 use crate::settings::{FailOn, Settings};
@@ -63,14 +63,7 @@ pub fn read_inputs<T: Send>(
     let files: Vec<(&PathBuf, FileRole)> = discovered
         .files
         .iter()
-        .map(|path| {
-            let role = if patches.is_patch(path) {
-                FileRole::Patch
-            } else {
-                FileRole::Manifest
-            };
-            (path, role)
-        })
+        .map(|path| (path, patches.role(path)))
         .collect();
     // Files are independent; read them on every core and keep the order of discovery.
     let results: Vec<Result<T, String>> = files
@@ -87,14 +80,6 @@ pub fn read_inputs<T: Send>(
         }
     }
     Ok(Ok(inputs))
-}
-
-pub(super) fn role_by_name(path: &Path) -> FileRole {
-    if is_patch_by_name(path) {
-        FileRole::Patch
-    } else {
-        FileRole::Manifest
-    }
 }
 
 /// Reads a file, named for reports the way the user wrote it (without a leading `./`).

@@ -177,10 +177,7 @@ impl Config {
             Some(path) => settings.without(&self.ignored_for(path)),
             None => settings,
         };
-        match kube_version.or(self.kube_version) {
-            Some(version) => settings.with_kube_version(version),
-            None => settings,
-        }
+        judged_for(settings, kube_version.or(self.kube_version))
     }
 
     /// Whether `exclude` matches the file (or a directory it is in).
@@ -226,16 +223,25 @@ pub fn settings_for_path(path: &Path, kube_version: Option<KubeVersion>) -> Opti
         _ => Path::new("."),
     };
     let Some(config) = find(directory).and_then(|found| Config::load(&found).ok()) else {
-        let settings = Settings::default();
-        return Some(match kube_version {
-            Some(version) => settings.with_kube_version(version),
-            None => settings,
-        });
+        return Some(settings_without_config(&Selection::default(), kube_version));
     };
     if config.excludes(path) {
         return None;
     }
     Some(config.settings_for_file(&Selection::default(), kube_version, Some(path)))
+}
+
+/// The settings where no configuration file applies: the defaults with `cli` on top, judged for
+/// `kube_version` when one is given.
+pub fn settings_without_config(cli: &Selection, kube_version: Option<KubeVersion>) -> Settings {
+    judged_for(Settings::default().with_selection(cli), kube_version)
+}
+
+fn judged_for(settings: Settings, kube_version: Option<KubeVersion>) -> Settings {
+    match kube_version {
+        Some(version) => settings.with_kube_version(version),
+        None => settings,
+    }
 }
 
 /// The nearest configuration file in `dir` or a directory above it; relative to the current

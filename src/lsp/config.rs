@@ -50,10 +50,7 @@ impl Config {
 /// Whether `check` would lint the file as manifests or as Kustomize patches (by name, or listed
 /// in the kustomization next to it).
 pub fn file_role(uri: &Uri) -> FileRole {
-    match file_path(uri) {
-        Some(path) if PatchIndex::default().is_patch(&path) => FileRole::Patch,
-        _ => FileRole::Manifest,
-    }
+    file_path(uri).map_or(FileRole::Manifest, |path| PatchIndex::default().role(&path))
 }
 
 /// The local path of a `file:` URI.
