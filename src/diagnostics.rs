@@ -6,6 +6,11 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+mod json;
+
+pub(crate) use json::range;
+pub use json::{JsonDiagnostic, JsonLabel};
+
 use crate::fix::Fix;
 use crate::model::ObjectRef;
 use crate::source::Span;

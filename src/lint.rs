@@ -40,6 +40,15 @@ pub struct ObjectVisit<'a> {
     pub diagnostics: &'a [Diagnostic],
 }
 
+/// What [`lint_file_with`] shows its visitor on the way.
+pub enum Visit<'v, 'a> {
+    /// A workload object, linted; its diagnostics are those before the document's
+    /// suppressions apply.
+    Object(&'v ObjectVisit<'a>),
+    /// A document is done: the diagnostics it keeps once its suppressions apply, unsorted.
+    DocumentEnd(&'v [Diagnostic]),
+}
+
 /// What linting a file found.
 #[derive(Debug, Default)]
 pub struct Linted {
@@ -59,14 +68,14 @@ pub fn lint_file_as(file: &SourceFile, settings: &Settings, role: FileRole) -> V
     lint_file_with(file, settings, role, &mut |_| {}).diagnostics
 }
 
-/// Lints one file like [`lint_file_as`], showing `visit` every workload object on the way, and
-/// applies the file's suppressions. Documents are read one at a time, so a large stream never
-/// holds more than one tree.
+/// Lints one file like [`lint_file_as`], showing `visit` every workload object and the end of
+/// every document on the way, and applies the file's suppressions. Documents are read one at a
+/// time, so a large stream never holds more than one tree.
 pub fn lint_file_with(
     file: &SourceFile,
     settings: &Settings,
     role: FileRole,
-    visit: &mut dyn FnMut(&ObjectVisit<'_>),
+    visit: &mut dyn FnMut(Visit<'_, '_>),
 ) -> Linted {
     let mut linted = Linted::default();
     let services = file_services(file, settings, role);
@@ -99,6 +108,7 @@ pub fn lint_file_with(
         if may_suppress {
             apply_suppressions(file, &document, &objects, settings, complete, &mut found);
         }
+        visit(Visit::DocumentEnd(&found));
         linted.diagnostics.append(&mut found);
     });
     diagnostics::sort(&mut linted.diagnostics);
@@ -173,7 +183,7 @@ fn lint_document(
     services: &[Service],
     out: &mut Vec<Diagnostic>,
     checked: &mut Vec<ObjectRef>,
-    visit: &mut dyn FnMut(&ObjectVisit<'_>),
+    visit: &mut dyn FnMut(Visit<'_, '_>),
 ) -> bool {
     if let Some(rule) = settings.enabled("yaml-syntax") {
         for error in &document.errors {
@@ -210,13 +220,13 @@ fn lint_document(
     for object in workloads_among(document, objects) {
         let mut visit_object = |pod: Option<(&PodSite<'_>, &Lifecycle<'_>)>,
                                 found: &[Diagnostic]| {
-            visit(&ObjectVisit {
+            visit(Visit::Object(&ObjectVisit {
                 file,
                 document,
                 object: &object,
                 pod,
                 diagnostics: found,
-            });
+            }));
         };
         complete &= lint_object(
             document,
@@ -327,13 +337,14 @@ fn lint_object(
         visit(None, &out[first..]);
         return true;
     };
-    let site = PodSite::new(
+    let mut site = PodSite::new(
         &object.object,
         object.kind,
         spec,
         workload.has_pod_failure_policy,
     );
-    let life = Lifecycle::derive(&site, settings.sidecars());
+    site.job_active_deadline_seconds = workload.job_active_deadline_seconds;
+    let life = Lifecycle::derive(&site, settings.sidecars(), settings.kube_version);
     let selecting: Vec<&Service> = match pod_labels(object.kind, &value) {
         Some(labels) => services
             .iter()
@@ -393,22 +404,32 @@ fn finding_diagnostic(
     locate: &impl Fn(&FieldPath, Part) -> Span,
 ) -> Diagnostic {
     let Finding {
-        at: Target { path, part },
+        at: Target { mut path, part },
         message,
         help,
-        labels,
+        mut labels,
         notes,
         container,
         severity,
         fixes,
+        claims: _,
+        at_the_later,
     } = finding;
+    let mut span = locate(&path, part);
+    if at_the_later && let Some((target, _)) = labels.first_mut() {
+        let other = locate(&target.path, target.part);
+        if other.start > span.start {
+            std::mem::swap(&mut path, &mut target.path);
+            span = other;
+        }
+    }
     Diagnostic {
         rule: rule.name,
         severity: severity.unwrap_or_else(|| settings.severity(rule)),
         message,
         help,
         notes,
-        span: locate(&path, part),
+        span,
         labels: labels
             .into_iter()
             .map(|(target, message)| Label {

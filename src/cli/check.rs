@@ -1,23 +1,22 @@
 //! `podcycle check`: discover files, find each one's configuration, lint them in parallel,
 //! report, pick the exit code.
 
-use std::collections::HashMap;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use globset::GlobSet;
 use rayon::prelude::*;
 
+use super::configs::{Configs, print_config_error};
 use super::input::{lint_bytes_with, read_path, read_stdin};
 use super::{CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, usage_error};
-use crate::config::{self, Config, ConfigError};
+use crate::config::{self, Config};
 use crate::diagnostics::Severity;
 use crate::discovery::{describe_io_error, discover, exclude_set, excluded};
 use crate::escape::escape_controls;
 use crate::kustomize::{PatchIndex, role_by_name};
 use crate::lint::FileRole;
-use crate::report::{self, FileReport, Format, render_problem};
+use crate::report::{self, FileReport, Format};
 use crate::safe_fs::{self, Existing};
 use crate::settings::{FailOn, Selection, Selector, Settings};
 
@@ -49,7 +48,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         ColorChoice::Auto => color_by_environment(),
     };
 
-    let mut configs = match Configs::new(args) {
+    let mut configs = match Configs::new(args.config.as_deref(), args.no_config) {
         Ok(configs) => configs,
         Err(error) => {
             print_config_error(&error, color_by_environment_stderr())?;
@@ -240,92 +239,6 @@ fn is_excluded(config: Option<&Config>, exclude: &GlobSet, path: &Path) -> bool 
     excluded(exclude, path) || config.is_some_and(|c| c.excludes(path))
 }
 
-/// The configuration of each file: the one given with `--config`, none with `--no-config`,
-/// else the nearest `.podcycle.yaml` above the file, each read once.
-struct Configs {
-    fixed: Option<Option<Arc<Config>>>,
-    /// Directory → the configuration file that applies there.
-    found: HashMap<PathBuf, Option<PathBuf>>,
-    /// Configuration file → what it holds (`None` when it is invalid).
-    loaded: HashMap<PathBuf, Option<Arc<Config>>>,
-    errors: Vec<ConfigError>,
-}
-
-impl Configs {
-    fn new(args: &CheckArgs) -> Result<Configs, ConfigError> {
-        let fixed = if args.no_config {
-            Some(None)
-        } else if let Some(path) = &args.config {
-            Some(Some(Arc::new(Config::load(path)?)))
-        } else {
-            None
-        };
-        Ok(Configs {
-            fixed,
-            found: HashMap::new(),
-            loaded: HashMap::new(),
-            errors: Vec::new(),
-        })
-    }
-
-    /// The configuration for a file (`-` for standard input without a name: the current
-    /// directory's).
-    fn for_file(&mut self, path: &Path) -> Option<Arc<Config>> {
-        if let Some(fixed) = &self.fixed {
-            return fixed.clone();
-        }
-        let dir = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
-            _ => PathBuf::from("."),
-        };
-        let config_path = self
-            .found
-            .entry(dir)
-            .or_insert_with_key(|dir| config::find(dir))
-            .clone()?;
-        if let Some(loaded) = self.loaded.get(&config_path) {
-            return loaded.clone();
-        }
-        let loaded = match Config::load(&config_path) {
-            Ok(config) => Some(Arc::new(config)),
-            Err(error) => {
-                self.errors.push(error);
-                None
-            }
-        };
-        self.loaded.insert(config_path, loaded.clone());
-        loaded
-    }
-}
-
-fn print_config_error(error: &ConfigError, color: bool) -> io::Result<()> {
-    let mut err = io::stderr().lock();
-    match error {
-        ConfigError::Unreadable { path, message } => writeln!(
-            err,
-            "podcycle: error: cannot read configuration {}: {message}",
-            escape_controls(&path.display().to_string())
-        ),
-        ConfigError::Invalid { file, problems } => {
-            for problem in problems {
-                let rendered = render_problem(
-                    file,
-                    problem.span,
-                    &problem.message,
-                    problem.help.as_deref(),
-                    color,
-                );
-                writeln!(err, "{rendered}\n")?;
-            }
-            writeln!(
-                err,
-                "podcycle: error: invalid configuration {}; docs/configuration.md describes the keys",
-                escape_controls(&file.path)
-            )
-        }
-    }
-}
-
 fn lint_with_plan(name: String, bytes: Vec<u8>, plan: &Plan) -> FileReport {
     let (file, linted) = lint_bytes_with(name, bytes, &plan.settings, plan.role, &mut |_| {});
     FileReport {
@@ -346,7 +259,7 @@ fn color_by_environment() -> bool {
     color_for(io::stdout().is_terminal())
 }
 
-fn color_by_environment_stderr() -> bool {
+pub(super) fn color_by_environment_stderr() -> bool {
     color_for(io::stderr().is_terminal())
 }
 

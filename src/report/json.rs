@@ -1,75 +1,7 @@
 use std::io::{self, Write};
 
-use serde::Serialize;
-
-use super::{FileReport, range};
-use crate::diagnostics::{Diagnostic, Severity};
-use crate::model::ObjectRef;
-use crate::source::SourceFile;
-
-/// One finding as the JSON format writes it (DESIGN.md §1, docs/output.md); `podcycle
-/// explain` lists a pod's findings in the same shape.
-#[derive(Clone, Debug, Serialize)]
-pub struct JsonDiagnostic {
-    pub rule: &'static str,
-    pub severity: Severity,
-    pub message: String,
-    pub help: Option<String>,
-    pub notes: Vec<String>,
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
-    pub object: Option<ObjectRef>,
-    pub container: Option<String>,
-    pub field: Option<String>,
-    pub labels: Vec<JsonLabel>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct JsonLabel {
-    pub message: String,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
-}
-
-impl JsonDiagnostic {
-    pub fn new(file: &SourceFile, diagnostic: &Diagnostic) -> JsonDiagnostic {
-        let (line, column, end_line, end_column) = range(file, diagnostic.span);
-        JsonDiagnostic {
-            rule: diagnostic.rule,
-            severity: diagnostic.severity,
-            message: diagnostic.message.clone(),
-            help: diagnostic.help.clone(),
-            notes: diagnostic.notes.clone(),
-            file: file.path.clone(),
-            line,
-            column,
-            end_line,
-            end_column,
-            object: diagnostic.object.clone(),
-            container: diagnostic.container.clone(),
-            field: diagnostic.field.clone(),
-            labels: diagnostic
-                .labels
-                .iter()
-                .map(|label| {
-                    let (line, column, end_line, end_column) = range(file, label.span);
-                    JsonLabel {
-                        message: label.message.clone(),
-                        line,
-                        column,
-                        end_line,
-                        end_column,
-                    }
-                })
-                .collect(),
-        }
-    }
-}
+use super::FileReport;
+pub use crate::diagnostics::{JsonDiagnostic, JsonLabel};
 
 /// A JSON array of every finding, in output order (DESIGN.md §1, docs/output.md).
 pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {

@@ -115,9 +115,4 @@ pub fn directory_uri(directory: &std::path::Path) -> String {
     format!("file://{}", sarif::percent_encode(&path))
 }
 
-/// Line and column (1-based, columns in characters, end exclusive) of a span.
-pub(crate) fn range(file: &SourceFile, span: crate::source::Span) -> (usize, usize, usize, usize) {
-    let start = file.line_col(span.start);
-    let end = file.line_col(span.end);
-    (start.line, start.column, end.line, end.column)
-}
+pub(crate) use crate::diagnostics::range;

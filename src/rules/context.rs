@@ -3,7 +3,7 @@
 
 use crate::diagnostics::Severity;
 use crate::fix::Fix;
-use crate::lifecycle::Lifecycle;
+use crate::lifecycle::{Bounds, Lifecycle, ProbeKind};
 use crate::model::PodSite;
 use crate::model::path::FieldPath;
 use crate::model::services::Service;
@@ -53,6 +53,49 @@ impl Target {
     }
 }
 
+/// A time or a grace period a finding states, by what it is. Rules take these from the
+/// lifecycle model and say them in their messages; the consistency tests hold every claim to
+/// the value `podcycle explain` shows for the same pod, and the claims of different rules to
+/// each other.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Claim {
+    /// The grace period the kubelet uses when the pod is deleted.
+    DeletionGrace(i64),
+    /// The pod's `terminationGracePeriodSeconds` as written (what validation compares with).
+    SpecGrace(i64),
+    /// The longest time between SIGTERM and SIGKILL for a container on deletion.
+    StopWindow { container: usize, seconds: f64 },
+    /// When a probe reports failure after the container stops answering.
+    ProbeFailure {
+        container: usize,
+        probe: ProbeKind,
+        bounds: Bounds,
+    },
+    /// The longest time between two tries of a probe.
+    ProbeInterval {
+        container: usize,
+        probe: ProbeKind,
+        seconds: f64,
+    },
+    /// When a probe kills a container that never answers, from its start.
+    UnansweredKill {
+        container: usize,
+        probe: ProbeKind,
+        bounds: Bounds,
+    },
+    /// The grace period of a probe's kill, and the longest time it leaves between SIGTERM and
+    /// SIGKILL.
+    ProbeKill {
+        container: usize,
+        probe: ProbeKind,
+        grace: i64,
+        window: f64,
+    },
+    /// The least time before the pod is started (for a Job, before its last container
+    /// starts).
+    CertainStartup(f64),
+}
+
 /// One problem a rule found.
 #[derive(Clone, Debug)]
 pub struct Finding {
@@ -67,6 +110,12 @@ pub struct Finding {
     pub severity: Option<Severity>,
     /// Changes that certainly resolve the finding, with paths from the object root.
     pub fixes: Vec<Fix>,
+    /// The times and grace periods the message states.
+    pub claims: Vec<Claim>,
+    /// `at` and the first label are two places that repeat one thing: the finding points at
+    /// whichever is written later in the file, as rustc does for a second definition, and the
+    /// label at the other.
+    pub at_the_later: bool,
 }
 
 impl Finding {
@@ -96,6 +145,18 @@ impl Finding {
         self
     }
 
+    /// Points at whichever of `at` and the first label is written later in the file.
+    pub fn at_the_later(&mut self) -> &mut Self {
+        self.at_the_later = true;
+        self
+    }
+
+    /// Records a time or grace period the message states.
+    pub fn claim(&mut self, claim: Claim) -> &mut Self {
+        self.claims.push(claim);
+        self
+    }
+
     pub fn container(&mut self, name: &str) -> &mut Self {
         self.container = Some(name.to_owned());
         self
@@ -119,6 +180,8 @@ impl Findings {
             container: None,
             severity: None,
             fixes: Vec::new(),
+            claims: Vec::new(),
+            at_the_later: false,
         });
         self.items.last_mut().expect("just pushed")
     }

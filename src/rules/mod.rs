@@ -14,9 +14,8 @@ mod suspicious;
 
 use std::fmt;
 
-pub use context::{Finding, Findings, Part, PodContext, Target};
+pub use context::{Claim, Finding, Findings, Part, PodContext, Target};
 pub use registry::{ALL_RULES, find_rule};
-pub(crate) use suspicious::poststart_blocks_sidecar::name_list;
 pub use suspicious::unused_suppression::RULE as UNUSED_SUPPRESSION;
 
 use crate::diagnostics::Severity;

@@ -5,6 +5,7 @@
 mod cli;
 mod cli_config;
 mod common;
+mod consistency;
 mod docs;
 mod explain;
 mod inputs;

@@ -99,14 +99,25 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             let name_path = path.key(list).index(index).key("name");
             match first_use.get(name) {
                 Some(first) => {
-                    findings
+                    // The API server names the entry it checks second (app containers, then
+                    // init containers, then ephemeral ones); the finding points at the one
+                    // written second in the file.
+                    let finding = findings
                         .report(
-                            Target::value(name_path),
+                            Target::value(name_path.clone()),
                             format!("container name `{name}` is used more than once"),
                         )
                         .label(Target::value(first.clone()), format!("`{name}` is first used here"))
+                        .at_the_later()
                         .help("give each container, init container and ephemeral container a unique name")
                         .container(name);
+                    if first.segments().len() == name_path.segments().len()
+                        && first.parent().parent() != name_path.parent().parent()
+                    {
+                        finding.note(format!(
+                            "the API server reports the duplicate at `{name_path}`"
+                        ));
+                    }
                 }
                 None => {
                     first_use.insert(name, name_path);

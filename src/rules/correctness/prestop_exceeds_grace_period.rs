@@ -1,9 +1,8 @@
 use crate::fix::{Fix, FixEdit};
-use crate::lifecycle::{
-    ContainerLife, HandlerKind, Hook, HookDuration, MINIMUM_STOP_WINDOW_SECONDS, Role, only_sleep,
-};
+use crate::lifecycle::{ContainerLife, HandlerKind, Hook, HookDuration, only_sleep, seconds};
 use crate::rules::fixes::grace_period_after;
-use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::rules::{Claim, Findings, PodContext, Target, declare_rule};
+use crate::text;
 use crate::versions::POD_LIFECYCLE_SLEEP_ACTION;
 
 declare_rule! {
@@ -88,29 +87,47 @@ declare_rule! {
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     let grace = ctx.life.grace_period;
-    for container in ctx.life.containers.iter().filter(|c| c.role != Role::Init) {
-        let Some(hook) = &container.pre_stop else {
+    let shutdown = ctx.life.shutdown();
+    let effective = shutdown.effective_grace_seconds;
+    for stop in &shutdown.containers {
+        let container = &ctx.life.containers[stop.index];
+        let (Some(hook), kill) = (&container.pre_stop, &stop.kill) else {
             continue;
         };
-        let Some(seconds) = hook.duration.known_seconds() else {
+        let Some(hook_seconds) = hook.duration.known_seconds() else {
             continue;
         };
-        #[allow(clippy::cast_precision_loss)]
-        let grace_seconds = grace.seconds as f64;
-        if seconds < grace_seconds {
+        // The hook certainly takes the whole grace period the kubelet uses.
+        if !kill.prestop_runs || kill.prestop.min < seconds(effective) {
             continue;
         }
         let finding = findings
-            .report(Target::key(hook.path.clone()), message(container, hook, seconds, grace.seconds))
+            .report(
+                Target::key(hook.path.clone()),
+                message(container, hook, hook_seconds, effective, kill.window.max),
+            )
             .help(format!(
                 "set `terminationGracePeriodSeconds` above the preStop time plus the time `{}` needs to shut down, or shorten the hook",
                 container.name
             ))
-            .container(container.name);
+            .container(container.name)
+            .claim(Claim::DeletionGrace(effective))
+            .claim(Claim::StopWindow {
+                container: stop.index,
+                seconds: kill.window.max,
+            });
         if grace.explicit {
+            let label = if effective == grace.seconds {
+                format!("grace period of {}s set here", grace.seconds)
+            } else {
+                format!(
+                    "grace period of {}s set here; the kubelet uses {effective}s",
+                    grace.seconds
+                )
+            };
             finding.label(
                 Target::value(ctx.site.spec_path.key("terminationGracePeriodSeconds")),
-                format!("grace period of {}s set here", grace.seconds),
+                label,
             );
         } else {
             finding.note(format!(
@@ -118,10 +135,10 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 grace.seconds
             ));
         }
-        if hook.handler == HandlerKind::Sleep && seconds > grace_seconds {
+        if hook.handler == HandlerKind::Sleep && hook_seconds > seconds(grace.seconds) {
             finding.note("the API server rejects a `sleep` action longer than `terminationGracePeriodSeconds`");
         }
-        for fix in fixes(ctx, container, hook, seconds) {
+        for fix in fixes(ctx, container, hook, hook_seconds) {
             finding.fix(fix);
         }
     }
@@ -176,10 +193,17 @@ fn fixes(
     fixes
 }
 
-fn message(container: &ContainerLife<'_>, hook: &Hook, seconds: f64, grace: i64) -> String {
+fn message(
+    container: &ContainerLife<'_>,
+    hook: &Hook,
+    hook_seconds: f64,
+    grace: i64,
+    window: f64,
+) -> String {
     let consequence = format!(
-        "`{}` gets only {MINIMUM_STOP_WINDOW_SECONDS}s between SIGTERM and SIGKILL",
-        container.name
+        "`{}` gets only {} between SIGTERM and SIGKILL",
+        container.name,
+        text::seconds(window)
     );
     let sleeps = match hook.duration {
         HookDuration::Forever => {
@@ -187,23 +211,16 @@ fn message(container: &ContainerLife<'_>, hook: &Hook, seconds: f64, grace: i64)
                 "preStop never returns: it is cut off when the {grace}s grace period ends, and {consequence}"
             );
         }
-        HookDuration::AtLeast(_) => format!("preStop sleeps at least {}", seconds_text(seconds)),
-        _ => format!("preStop sleeps {}", seconds_text(seconds)),
+        HookDuration::AtLeast(_) => {
+            format!("preStop sleeps at least {}", text::seconds(hook_seconds))
+        }
+        _ => format!("preStop sleeps {}", text::seconds(hook_seconds)),
     };
-    #[allow(clippy::cast_precision_loss)]
-    if seconds > grace as f64 {
+    if hook_seconds > seconds(grace) {
         format!(
             "{sleeps}, longer than the {grace}s grace period: the hook is cut off and {consequence}"
         )
     } else {
         format!("{sleeps}, the whole {grace}s grace period: {consequence}")
-    }
-}
-
-pub(crate) fn seconds_text(seconds: f64) -> String {
-    if seconds.fract() == 0.0 {
-        format!("{seconds:.0}s")
-    } else {
-        format!("{seconds}s")
     }
 }

@@ -1,7 +1,7 @@
-use crate::lifecycle::{ContainerLife, Role};
+use crate::lifecycle::{ProbeKind, Role};
 use crate::model::WorkloadKind;
-use crate::rules::suspicious::poststart_blocks_sidecar::name_list;
-use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::rules::{Claim, Findings, PodContext, Target, declare_rule};
+use crate::text::short_name_list;
 
 declare_rule! {
     /// ## What it does
@@ -97,16 +97,17 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     if !grace.explicit || grace.seconds > 0 {
         return;
     }
-    let hooked: Vec<&ContainerLife<'_>> = ctx
-        .life
-        .containers
-        .iter()
-        .filter(|c| c.role != Role::Init && c.pre_stop.is_some())
+    let hooked: Vec<usize> = (0..ctx.life.containers.len())
+        .filter(|&i| {
+            let c = &ctx.life.containers[i];
+            c.role != Role::Init && c.pre_stop.is_some()
+        })
         .collect();
     let stateful = ctx.site.kind == WorkloadKind::StatefulSet;
     if hooked.is_empty() && !stateful {
         return;
     }
+    let shutdown = ctx.life.shutdown();
     let value = if grace.seconds == 0 {
         "0".to_owned()
     } else {
@@ -122,21 +123,24 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         } else {
             ("the preStop hooks of", "get", "are")
         };
-        // A liveness or startup kill uses the pod's period unless the probe has its own.
-        let probe_kills = hooked.iter().any(|c| {
-            [c.probes.liveness, c.probes.startup]
-                .iter()
-                .flatten()
-                .any(|p| p.termination_grace_period_seconds.is_none())
+        // A liveness or startup kill uses the pod's period unless the probe has its own; with
+        // no time left the kubelet runs no preStop hook.
+        let skipped_by_probe_kills = hooked.iter().any(|&i| {
+            [ProbeKind::Liveness, ProbeKind::Startup]
+                .into_iter()
+                .filter_map(|kind| ctx.life.probe_kill(i, kind))
+                .any(|kill| !kill.prestop_runs)
         });
-        let skipped = if probe_kills {
+        let skipped = if skipped_by_probe_kills {
             format!(" and {are} skipped when a probe kills the container")
         } else {
             String::new()
         };
+        let names = hooked.iter().map(|&i| ctx.life.containers[i].name);
         format!(
-            "terminationGracePeriodSeconds is {value}: {hooks} {} {get} at most 1s on deletion{skipped}",
-            name_list(hooked.iter().map(|c| c.name))
+            "terminationGracePeriodSeconds is {value}: {hooks} {} {get} at most {}s on deletion{skipped}",
+            short_name_list(names, hooked.len()),
+            shutdown.effective_grace_seconds
         )
     };
     let finding = findings
@@ -149,7 +153,11 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         } else {
             "set it to the preStop time plus the seconds the application needs to shut down, or remove it for the default of 30"
         });
-    for container in hooked {
+    if !stateful {
+        finding.claim(Claim::DeletionGrace(shutdown.effective_grace_seconds));
+    }
+    for &index in &hooked {
+        let container = &ctx.life.containers[index];
         if let Some(hook) = &container.pre_stop {
             finding.label(
                 Target::key(hook.path.clone()),
