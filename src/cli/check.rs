@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use globset::GlobSet;
 use rayon::prelude::*;
 
-use super::configs::{Configs, print_config_error};
-use super::input::{lint_bytes_with, read_path, read_stdin};
+use super::configs::Configs;
+use super::input::{lint_bytes_with, read_path, read_stdin, walked_paths};
 use super::{CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, usage_error};
 use crate::config::{self, Config};
 use crate::diagnostics::Severity;
@@ -48,12 +48,13 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         ColorChoice::Auto => color_by_environment(),
     };
 
-    let mut configs = match Configs::new(args.config.as_deref(), args.no_config) {
-        Ok(configs) => configs,
-        Err(error) => {
-            print_config_error(&error, color_by_environment_stderr())?;
-            return Ok(EXIT_ERROR);
-        }
+    let Some(mut configs) = Configs::open(
+        args.config.as_deref(),
+        args.no_config,
+        color_by_environment_stderr(),
+    )?
+    else {
+        return Ok(EXIT_ERROR);
     };
     let mut failed = false;
 
@@ -74,15 +75,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             stdin_plan = Some(plan(args, &selection, config.as_deref(), shown, role));
         }
     }
-    let paths: Vec<PathBuf> = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.paths
-            .iter()
-            .filter(|p| p.as_os_str() != "-")
-            .cloned()
-            .collect()
-    };
+    let paths = walked_paths(&args.paths);
     let mut files: Vec<(PathBuf, Plan)> = Vec::new();
     let mut patches = PatchIndex::default();
     if !paths.is_empty() {
@@ -106,11 +99,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             }
         }
     }
-    if !configs.errors.is_empty() {
-        let color = color_by_environment_stderr();
-        for error in &configs.errors {
-            print_config_error(error, color)?;
-        }
+    if configs.print_errors(color_by_environment_stderr())? {
         return Ok(EXIT_ERROR);
     }
 

@@ -68,6 +68,32 @@ impl Configs {
     }
 }
 
+impl Configs {
+    /// [`Configs::new`], printing the error of a `--config` file that cannot be used (then
+    /// `None`: exit 2).
+    pub fn open(
+        config: Option<&Path>,
+        no_config: bool,
+        color: bool,
+    ) -> io::Result<Option<Configs>> {
+        match Configs::new(config, no_config) {
+            Ok(configs) => Ok(Some(configs)),
+            Err(error) => {
+                print_config_error(&error, color)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Prints the errors of every configuration read so far; whether there were any.
+    pub fn print_errors(&self, color: bool) -> io::Result<bool> {
+        for error in &self.errors {
+            print_config_error(error, color)?;
+        }
+        Ok(!self.errors.is_empty())
+    }
+}
+
 pub fn print_config_error(error: &ConfigError, color: bool) -> io::Result<()> {
     let mut err = io::stderr().lock();
     match error {

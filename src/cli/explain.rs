@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use globset::GlobSet;
 
 use super::check::color_by_environment_stderr;
-use super::configs::{Configs, print_config_error};
-use super::input::{lint_bytes_with, read_path, read_stdin};
+use super::configs::Configs;
+use super::input::{lint_bytes_with, read_path, read_stdin, walked_paths};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, usage_error};
 use crate::config::{self, Config};
 use crate::diagnostics::{Diagnostic, JsonDiagnostic};
@@ -45,12 +45,13 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     if stdin_count > 1 {
         return Ok(usage_error("`-` (standard input) may be given only once"));
     }
-    let mut configs = match Configs::new(args.config.as_deref(), args.no_config) {
-        Ok(configs) => configs,
-        Err(error) => {
-            print_config_error(&error, color_by_environment_stderr())?;
-            return Ok(EXIT_ERROR);
-        }
+    let Some(mut configs) = Configs::open(
+        args.config.as_deref(),
+        args.no_config,
+        color_by_environment_stderr(),
+    )?
+    else {
+        return Ok(EXIT_ERROR);
     };
 
     // Plan every input first, as `check` does, so that a broken configuration stops the
@@ -62,15 +63,7 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
         let settings = settings_for(config.as_deref(), args, None);
         inputs.push((Input::Stdin, settings, role_by_name(Path::new("-"))));
     }
-    let paths: Vec<PathBuf> = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.paths
-            .iter()
-            .filter(|p| p.as_os_str() != "-")
-            .cloned()
-            .collect()
-    };
+    let paths = walked_paths(&args.paths);
     if !paths.is_empty() {
         let discovered = discover(&paths, &GlobSet::empty());
         for error in &discovered.errors {
@@ -91,15 +84,13 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
             inputs.push((Input::File(path), settings, role));
         }
     }
-    if !configs.errors.is_empty() {
-        let color = color_by_environment_stderr();
-        for error in &configs.errors {
-            print_config_error(error, color)?;
-        }
+    if configs.print_errors(color_by_environment_stderr())? {
         return Ok(EXIT_ERROR);
     }
 
-    let writer = ExplainWriter::new(io::stdout().lock(), args.format.into());
+    // Buffered: a pod's output is many short lines, which a line-buffered stdout would write
+    // one system call at a time.
+    let writer = ExplainWriter::new(io::BufWriter::new(io::stdout().lock()), args.format.into());
     let mut run = Explaining::new(&selection, writer);
     for (input, settings, role) in inputs {
         let (name, bytes) = match input {

@@ -2,7 +2,7 @@
 //! input; bytes that are not UTF-8 are linted all the same.
 
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::escape::escape_controls;
 use crate::lint::{FileRole, Linted, Visit, invalid_utf8, lint_file_with};
@@ -10,6 +10,19 @@ use crate::report::FileReport;
 use crate::safe_fs::{self, FileKind};
 use crate::settings::{FailOn, Settings};
 use crate::source::SourceFile;
+
+/// The paths to walk: those given other than `-` (standard input), or the current directory
+/// when none is given at all.
+pub(super) fn walked_paths(paths: &[PathBuf]) -> Vec<PathBuf> {
+    if paths.is_empty() {
+        return vec![PathBuf::from(".")];
+    }
+    paths
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .cloned()
+        .collect()
+}
 
 /// Reads a file, named for reports the way the user wrote it (without a leading `./`). Errors
 /// name the file, escaped for the terminal.

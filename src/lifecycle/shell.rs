@@ -19,20 +19,20 @@ pub enum ExecSleep {
 
 /// The certain sleep time of an exec command (`command` of an `ExecAction`).
 pub fn exec_sleep<S: AsRef<str>>(command: &[S]) -> Option<ExecSleep> {
-    match resolve(command)? {
-        Run::Program {
-            name: "sleep",
-            args,
-            ..
-        } => sleep_arguments(args.iter().map(AsRef::as_ref)),
-        Run::Program { .. } => None,
-        Run::Script { script, .. } => script_sleep(script),
-    }
+    sleep_or_script(command, script_sleep)
 }
 
 /// The sleep of an exec command that does nothing but sleep (`["sleep", "5"]`,
 /// `sh -c "sleep 5"`): what the kubelet's `sleep` action does without a binary in the image.
 pub fn exec_only_sleeps<S: AsRef<str>>(command: &[S]) -> Option<ExecSleep> {
+    sleep_or_script(command, script_only_sleeps)
+}
+
+/// The `sleep` program's time, or what `read` finds in a shell script.
+fn sleep_or_script<S: AsRef<str>>(
+    command: &[S],
+    read: impl FnOnce(&str) -> Option<ExecSleep>,
+) -> Option<ExecSleep> {
     match resolve(command)? {
         Run::Program {
             name: "sleep",
@@ -40,22 +40,25 @@ pub fn exec_only_sleeps<S: AsRef<str>>(command: &[S]) -> Option<ExecSleep> {
             ..
         } => sleep_arguments(args.iter().map(AsRef::as_ref)),
         Run::Program { .. } => None,
-        Run::Script { script, .. } => {
-            let tokens = tokenize(script)?;
-            let commands = simple_commands(&tokens);
-            let mut total = 0.0;
-            for command in commands.iter().filter(|c| !c.words.is_empty()) {
-                if !command.certain || !matches!(command.op, ";" | "\n") {
-                    return None;
-                }
-                match command_sleep(&command.words)? {
-                    ExecSleep::AtLeast(seconds) => total += seconds,
-                    ExecSleep::Forever => return Some(ExecSleep::Forever),
-                }
-            }
-            (total > 0.0).then_some(ExecSleep::AtLeast(total))
+        Run::Script { script, .. } => read(script),
+    }
+}
+
+/// The sleeps of a script that does nothing but sleep.
+fn script_only_sleeps(script: &str) -> Option<ExecSleep> {
+    let tokens = tokenize(script)?;
+    let commands = simple_commands(&tokens);
+    let mut total = 0.0;
+    for command in commands.iter().filter(|c| !c.words.is_empty()) {
+        if !command.certain || !matches!(command.op, ";" | "\n") {
+            return None;
+        }
+        match command_sleep(&command.words)? {
+            ExecSleep::AtLeast(seconds) => total += seconds,
+            ExecSleep::Forever => return Some(ExecSleep::Forever),
         }
     }
+    (total > 0.0).then_some(ExecSleep::AtLeast(total))
 }
 
 /// The whole seconds of an exec command that does nothing but sleep, which the `sleep`

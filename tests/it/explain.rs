@@ -457,3 +457,90 @@ fn kube_version_judges_the_findings() {
     let bad = podcycle(&["explain", "--kube-version", "2.0", "-"], Some(pod));
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// A directory with a pod whose postStart holds back the next container
+/// (`poststart-delays-containers`), and a configuration that ignores that rule.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("pod.yaml"),
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: hooked}\nspec:\n  containers:\n  - name: a\n    image: x\n    lifecycle:\n      postStart: {sleep: {seconds: 5}}\n  - name: b\n    image: x\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join(".podcycle.yaml"),
+        "ignore: [poststart-delays-containers]\n",
+    )
+    .unwrap();
+    dir
+}
+
+fn explain_in(dir: &Path, args: &[&str]) -> Output {
+    common::podcycle()
+        .arg("explain")
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("podcycle runs")
+}
+
+#[test]
+fn explains_the_current_directory_by_default_with_its_configuration() {
+    let dir = project();
+    let output = explain_in(dir.path(), &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.starts_with("Pod/hooked  pod.yaml:4"), "{text}");
+    // The configuration ignores the rule, as `check` would.
+    assert!(!text.contains("poststart-delays-containers"), "{text}");
+}
+
+#[test]
+fn config_and_no_config_choose_the_configuration_as_for_check() {
+    let dir = project();
+    let output = explain_in(dir.path(), &["--no-config", "pod.yaml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("info[poststart-delays-containers]"));
+
+    fs::write(
+        dir.path().join("strict.yaml"),
+        "severity:\n  poststart-delays-containers: error\n",
+    )
+    .unwrap();
+    let output = explain_in(dir.path(), &["--config", "strict.yaml", "pod.yaml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("error[poststart-delays-containers]"),
+        "{}",
+        stdout(&output)
+    );
+
+    fs::write(dir.path().join("broken.yaml"), "ignor: [x]\n").unwrap();
+    let output = explain_in(dir.path(), &["--config", "broken.yaml", "pod.yaml"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stdout(&output).is_empty(), "{}", stdout(&output));
+    assert!(
+        stderr(&output).contains("broken.yaml"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn no_pod_gives_a_valid_empty_json_result() {
+    let service = "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n";
+    let output = podcycle(&["explain", "-", "--format", "json"], Some(service));
+    assert_eq!(output.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("valid JSON");
+    assert_eq!(json, serde_json::json!({"pods": []}));
+}
+
+#[test]
+fn every_container_is_killed_by_the_latest_sigkill() {
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: app, image: x}\n";
+    let output = podcycle(&["explain", "-"], Some(pod));
+    let text = stdout(&output);
+    assert!(text.contains("every container is killed by 30s"), "{text}");
+    assert!(text.contains("SIGKILL at 30s"), "{text}");
+}

@@ -14,3 +14,4 @@ mod lsp_client;
 mod neovim;
 mod report;
 mod robustness;
+mod scaling;
