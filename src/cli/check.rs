@@ -10,7 +10,9 @@ use globset::GlobSet;
 use rayon::prelude::*;
 
 use super::input::{lint_bytes_with, read_path, read_stdin};
-use super::{CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, usage_error};
+use super::{
+    CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, eprint_line, usage_error,
+};
 use crate::config::{self, Config, ConfigError};
 use crate::diagnostics::Severity;
 use crate::discovery::{describe_io_error, discover, exclude_set, excluded};
@@ -89,7 +91,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     if !paths.is_empty() {
         let discovered = discover(&paths, &exclude);
         for error in &discovered.errors {
-            writeln!(io::stderr(), "podcycle: error: {error}")?;
+            eprint_line(format_args!("podcycle: error: {error}"))?;
             failed = true;
         }
         for path in discovered.files {
@@ -122,13 +124,19 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     // Files are independent; lint them on every core and keep the order of discovery.
     let results: Vec<Result<FileReport, String>> = files
         .par_iter()
-        .map(|(path, plan)| read_path(path).map(|(name, bytes)| lint_with_plan(name, bytes, plan)))
+        .map(|(path, plan)| {
+            read_path(path).map(|(name, bytes)| {
+                let mut report = lint_with_plan(name, bytes, plan);
+                report.file.set_os_path(path);
+                report
+            })
+        })
         .collect();
     for result in results {
         match result {
             Ok(report) => reports.push(report),
             Err(message) => {
-                writeln!(io::stderr(), "podcycle: error: {message}")?;
+                eprint_line(format_args!("podcycle: error: {message}"))?;
                 failed = true;
             }
         }
@@ -137,10 +145,9 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     if reports.is_empty() && !failed && stdin_count == 0 {
         // Like ripgrep and ruff: say so, so that a mistyped path or an over-broad --exclude
         // does not pass for a clean result.
-        writeln!(
-            io::stderr(),
+        eprint_line(format_args!(
             "podcycle: warning: no YAML or JSON files found to check"
-        )?;
+        ))?;
     }
 
     let options = report::Options {

@@ -1,12 +1,13 @@
 //! Reading manifests for the commands: files as given or found by discovery, or standard
 //! input; bytes that are not UTF-8 are linted all the same.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use globset::GlobSet;
 use rayon::prelude::*;
 
+use super::eprint_line;
 use crate::discovery::discover;
 use crate::escape::escape_controls;
 use crate::kustomize::{PatchIndex, role_by_name};
@@ -58,7 +59,7 @@ pub fn read_inputs<T: Send>(
     }
     let discovered = discover(&files, exclude);
     for error in &discovered.errors {
-        writeln!(io::stderr(), "podcycle: error: {error}")?;
+        eprint_line(format_args!("podcycle: error: {error}"))?;
         inputs.failed = true;
     }
     let mut patches = PatchIndex::default();
@@ -76,7 +77,7 @@ pub fn read_inputs<T: Send>(
         match result {
             Ok(result) => inputs.results.push(result),
             Err(message) => {
-                writeln!(io::stderr(), "podcycle: error: {message}")?;
+                eprint_line(format_args!("podcycle: error: {message}"))?;
                 inputs.failed = true;
             }
         }
