@@ -2,8 +2,8 @@
 
 use std::ops::Range;
 
-/// A byte range in a source file. `u32` keeps the YAML tree small; files of 4 GiB or more are
-/// refused when read.
+/// A byte range in a source file. `u32` keeps the YAML tree small; files are read with a cap far
+/// below 4 GiB ([`crate::safe_fs::FileKind::max_bytes`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Span {
     pub start: u32,
@@ -42,9 +42,6 @@ impl Span {
 fn saturate(offset: usize) -> u32 {
     u32::try_from(offset).unwrap_or(u32::MAX)
 }
-
-/// The largest file podcycle reads; spans are 32-bit.
-pub const MAX_FILE_SIZE: u64 = u32::MAX as u64;
 
 /// A file's text with its line index.
 #[derive(Debug)]

@@ -14,9 +14,11 @@ use super::{CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, usage
 use crate::config::{self, Config, ConfigError};
 use crate::diagnostics::Severity;
 use crate::discovery::{describe_io_error, discover, exclude_set, excluded};
+use crate::escape::escape_controls;
 use crate::kustomize::{PatchIndex, role_by_name};
 use crate::lint::FileRole;
 use crate::report::{self, FileReport, Format, render_problem};
+use crate::safe_fs::{self, Existing};
 use crate::settings::{FailOn, Selection, Selector, Settings};
 
 /// What a file is linted with.
@@ -156,10 +158,13 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         }
         Some(path) => {
             if let Err(error) = write_report_file(path, args.format, &reports, &options) {
-                let reason = describe_io_error(&error);
+                let reason = match error {
+                    OutputError::Create(reason) => reason,
+                    OutputError::Write(error) => describe_io_error(&error),
+                };
                 return Ok(usage_error(&format!(
                     "cannot write {}: {reason}",
-                    path.display()
+                    escape_controls(&path.display().to_string())
                 )));
             }
         }
@@ -179,10 +184,18 @@ fn write_report_file(
     format: Format,
     reports: &[FileReport],
     options: &report::Options,
-) -> io::Result<()> {
-    let mut out = io::BufWriter::new(std::fs::File::create(path)?);
-    report::write(&mut out, format, reports, options)?;
-    out.flush()
+) -> Result<(), OutputError> {
+    let file = safe_fs::create_file(path, Existing::Replace)
+        .map_err(|error| OutputError::Create(error.to_string()))?;
+    let mut out = io::BufWriter::new(file);
+    report::write(&mut out, format, reports, options).map_err(OutputError::Write)?;
+    out.flush().map_err(OutputError::Write)
+}
+
+/// Why `--output` could not be written.
+enum OutputError {
+    Create(String),
+    Write(io::Error),
 }
 
 fn selection(args: &CheckArgs) -> Result<Selection, String> {
@@ -291,7 +304,7 @@ fn print_config_error(error: &ConfigError, color: bool) -> io::Result<()> {
         ConfigError::Unreadable { path, message } => writeln!(
             err,
             "podcycle: error: cannot read configuration {}: {message}",
-            path.display()
+            escape_controls(&path.display().to_string())
         ),
         ConfigError::Invalid { file, problems } => {
             for problem in problems {
@@ -307,7 +320,7 @@ fn print_config_error(error: &ConfigError, color: bool) -> io::Result<()> {
             writeln!(
                 err,
                 "podcycle: error: invalid configuration {}; docs/configuration.md describes the keys",
-                file.path
+                escape_controls(&file.path)
             )
         }
     }
