@@ -76,6 +76,8 @@ struct Configuration {
 #[derive(Serialize)]
 struct RuleProperties {
     category: &'static str,
+    /// Who acts on the rule's findings (a finding may say otherwise in its own properties).
+    enforcement: &'static str,
     tags: [&'static str; 1],
 }
 
@@ -101,6 +103,13 @@ struct SarifResult<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     related_locations: Vec<RelatedLocation<'a>>,
     partial_fingerprints: BTreeMap<&'static str, String>,
+    properties: ResultProperties,
+}
+
+#[derive(Serialize)]
+struct ResultProperties {
+    /// Who acts on this finding: `decoder`, `api-server`, `runtime` or `advice`.
+    enforcement: &'static str,
 }
 
 #[derive(Serialize)]
@@ -204,6 +213,9 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                     FINGERPRINT,
                     format!("{fingerprint}:{occurrence}"),
                 )]),
+                properties: ResultProperties {
+                    enforcement: diagnostic.enforcement.as_str(),
+                },
             });
         }
     }
@@ -259,6 +271,7 @@ fn descriptor(rule: &'static Rule) -> ReportingDescriptor {
         },
         properties: RuleProperties {
             category: rule.category.as_str(),
+            enforcement: rule.enforcement.as_str(),
             tags: [rule.category.as_str()],
         },
     }
