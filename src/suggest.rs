@@ -23,6 +23,11 @@ pub fn did_you_mean<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
         .map(|(_, candidate)| candidate)
 }
 
+/// "did you mean `x`?", the help for a misspelt name, when a candidate is close enough.
+pub fn did_you_mean_help(name: &str, candidates: &[&str]) -> Option<String> {
+    did_you_mean(name, candidates).map(|suggestion| format!("did you mean `{suggestion}`?"))
+}
+
 /// Edit distance over characters where swapping two neighbours counts as one edit
 /// (optimal string alignment), since transposed letters are the commonest typo.
 fn edit_distance(a: &str, b: &str) -> usize {
