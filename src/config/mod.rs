@@ -129,6 +129,41 @@ pub enum ConfigError {
     },
 }
 
+impl ConfigError {
+    /// The configuration file's path.
+    pub fn path(&self) -> &str {
+        match self {
+            ConfigError::Unreadable { path, .. } => path.to_str().unwrap_or("the configuration"),
+            ConfigError::Invalid { file, .. } => &file.path,
+        }
+    }
+
+    /// One line that says what is wrong, for a place with no room for snippets (an editor's
+    /// message): the first problem with its line, and how many more there are.
+    pub fn summary(&self) -> String {
+        match self {
+            ConfigError::Unreadable { path, message } => {
+                format!("cannot read configuration {}: {message}", path.display())
+            }
+            ConfigError::Invalid { file, problems } => {
+                let Some(first) = problems.first() else {
+                    return format!("invalid configuration {}", file.path);
+                };
+                let at = file.line_col(first.span.start);
+                let more = match problems.len() - 1 {
+                    0 => String::new(),
+                    1 => " (and 1 more problem)".to_owned(),
+                    n => format!(" (and {n} more problems)"),
+                };
+                format!(
+                    "invalid configuration {}:{}:{}: {}{more}",
+                    file.path, at.line, at.column, first.message
+                )
+            }
+        }
+    }
+}
+
 impl Config {
     /// Reads the configuration file at `path`; its globs are relative to its directory.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
@@ -225,19 +260,50 @@ fn path_matches(path: &Path, is_match: impl Fn(&Path) -> bool) -> bool {
 
 /// The settings for a file the way `podcycle check` would lint it without options: the
 /// nearest configuration above it, else the defaults. `None` when that configuration excludes
-/// the file. A configuration that cannot be read counts as none (`check` reports it).
+/// the file. A configuration that cannot be read counts as none (`check` reports it;
+/// [`resolve_for_path`] says why).
 pub fn settings_for_path(path: &Path, kube_version: Option<KubeVersion>) -> Option<Settings> {
+    resolve_for_path(path, kube_version).settings
+}
+
+/// What applies to a file without options, and why the configuration that should have applied
+/// could not.
+#[derive(Debug)]
+pub struct Resolved {
+    /// `None` when the configuration excludes the file.
+    pub settings: Option<Settings>,
+    /// The nearest configuration, when it cannot be used (the defaults apply instead).
+    pub error: Option<ConfigError>,
+}
+
+/// [`settings_for_path`], with the configuration's error when it cannot be used.
+pub fn resolve_for_path(path: &Path, kube_version: Option<KubeVersion>) -> Resolved {
     let directory = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let Some(config) = find(directory).and_then(|found| Config::load(&found).ok()) else {
-        return Some(settings_without_config(&Selection::default(), kube_version));
+    let defaults = || Some(settings_without_config(&Selection::default(), kube_version));
+    let config = match find(directory).map(|found| Config::load(&found)) {
+        None => {
+            return Resolved {
+                settings: defaults(),
+                error: None,
+            };
+        }
+        Some(Err(error)) => {
+            return Resolved {
+                settings: defaults(),
+                error: Some(error),
+            };
+        }
+        Some(Ok(config)) => config,
     };
-    if config.excludes(path) {
-        return None;
+    let settings = (!config.excludes(path))
+        .then(|| config.settings_for_file(&Selection::default(), kube_version, Some(path)));
+    Resolved {
+        settings,
+        error: None,
     }
-    Some(config.settings_for_file(&Selection::default(), kube_version, Some(path)))
 }
 
 /// The settings where no configuration file applies: the defaults with `cli` on top, judged for

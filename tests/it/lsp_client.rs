@@ -152,6 +152,28 @@ impl Client {
         }
     }
 
+    /// Waits for the next notification with `method`, skipping others.
+    pub fn notification(&mut self, method: &str) -> Notification {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            assert!(Instant::now() < deadline, "no `{method}` notification");
+            let notification = match self.notifications.pop_front() {
+                Some(notification) => notification,
+                None => match self.receive() {
+                    Message::Notification(notification) => notification,
+                    Message::Request(request) => {
+                        self.answer(request);
+                        continue;
+                    }
+                    Message::Response(response) => panic!("unexpected response {response:?}"),
+                },
+            };
+            if notification.method == method {
+                return notification;
+            }
+        }
+    }
+
     /// `shutdown`, then `exit`; returns how the server saw the session end.
     pub fn shutdown(mut self) -> Ending {
         self.request::<Shutdown>(());
