@@ -715,7 +715,12 @@ fn the_ignore_placeholder_is_reported_until_replaced() {
         ),
     );
     assert_ne!(ignored, WEB);
-    let found = analyse("web.yaml", &ignored, &Settings::default(), FileRole::Manifest);
+    let found = analyse(
+        "web.yaml",
+        &ignored,
+        &Settings::default(),
+        FileRole::Manifest,
+    );
     assert!(!found.iter().any(|d| d.rule == "init-container-probe"));
     let placeholder: Vec<_> = found
         .iter()
@@ -727,6 +732,14 @@ fn the_ignore_placeholder_is_reported_until_replaced() {
         podcycle::suppression::REASON_PLACEHOLDER,
         "the migration image has no probe endpoint",
     );
-    let found = analyse("web.yaml", &reasoned, &Settings::default(), FileRole::Manifest);
-    assert!(!found.iter().any(|d| d.rule == "unused-suppression"), "{found:?}");
+    let found = analyse(
+        "web.yaml",
+        &reasoned,
+        &Settings::default(),
+        FileRole::Manifest,
+    );
+    assert!(
+        !found.iter().any(|d| d.rule == "unused-suppression"),
+        "{found:?}"
+    );
 }
