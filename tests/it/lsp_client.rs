@@ -130,20 +130,7 @@ impl Client {
         let deadline = Instant::now() + TIMEOUT;
         loop {
             assert!(Instant::now() < deadline, "no diagnostics for {version:?}");
-            let notification = match self.notifications.pop_front() {
-                Some(notification) => notification,
-                None => match self.receive() {
-                    Message::Notification(notification) => notification,
-                    Message::Request(request) => {
-                        self.answer(request);
-                        continue;
-                    }
-                    Message::Response(response) => panic!("unexpected response {response:?}"),
-                },
-            };
-            if notification.method != PublishDiagnostics::METHOD {
-                continue;
-            }
+            let notification = self.notification(PublishDiagnostics::METHOD);
             let params: PublishDiagnosticsParams =
                 serde_json::from_value(notification.params).unwrap();
             if &params.uri == uri && params.version == version {
