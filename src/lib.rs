@@ -11,7 +11,6 @@ pub mod discovery;
 pub mod docs;
 pub mod explain;
 pub mod fix;
-pub mod kustomize;
 pub mod lifecycle;
 pub mod lint;
 pub mod lsp;

@@ -2,8 +2,8 @@
 //! diagnostics with spans. Free of I/O, so the command line, tests and benchmarks share it.
 
 use crate::diagnostics::{self, Diagnostic, Label};
-use crate::kustomize::{PATCH_DIRECTIVES, has_patch_directives};
 use crate::lifecycle::Lifecycle;
+use crate::model::patch::{PATCH_DIRECTIVES, has_patch_directives};
 use crate::model::path::FieldPath;
 use crate::model::services::{Service, pod_labels, services_in};
 use crate::model::{AnyObject, ObjectRef, ObjectSite, PodSite, objects, workloads_among};

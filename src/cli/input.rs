@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use globset::GlobSet;
 use rayon::prelude::*;
 
+use crate::discovery::roles::{PatchIndex, role_by_name};
 use crate::discovery::{describe_io_error, discover};
-use crate::kustomize::{PatchIndex, role_by_name};
 use crate::lint::{FileRole, Linted, ObjectVisit, invalid_utf8, lint_file_with};
 use crate::report::FileReport;
 use crate::settings::{FailOn, Settings};

@@ -1,6 +1,8 @@
 //! Finds the files to lint: explicit files always, directories walked recursively for
 //! `*.yaml`, `*.yml` and `*.json`, honouring `.gitignore`, `.ignore` and `--exclude`.
 
+pub mod roles;
+
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -27,11 +29,15 @@ pub fn exclude_set(globs: &[String]) -> Result<GlobSet, String> {
     builder.build().map_err(|e| e.to_string())
 }
 
-/// Whether `--exclude` matches a path: the whole path, or its last component (so `vendor`
-/// excludes every `vendor` directory, as in ruff and ripgrep).
+/// Whether `--exclude` matches a path or a directory it is in: the whole path or its last
+/// component (so `vendor` excludes every `vendor` directory, as in ruff and ripgrep, and
+/// `--exclude deploy` excludes `deploy/web.yaml` when it is named on the command line).
 pub fn excluded(exclude: &GlobSet, path: &Path) -> bool {
     let normalised = path.strip_prefix("./").unwrap_or(path);
-    exclude.is_match(normalised) || path.file_name().is_some_and(|name| exclude.is_match(name))
+    normalised
+        .ancestors()
+        .filter(|p| !p.as_os_str().is_empty() && *p != Path::new("."))
+        .any(|p| exclude.is_match(p) || p.file_name().is_some_and(|name| exclude.is_match(name)))
 }
 
 pub fn discover(paths: &[PathBuf], exclude: &GlobSet) -> Discovered {
@@ -99,5 +105,29 @@ pub fn describe_io_error(error: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "no such file or directory".to_owned(),
         std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
         _ => error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(globs: &[&str]) -> GlobSet {
+        exclude_set(&globs.iter().map(|g| (*g).to_owned()).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn an_excluded_directory_excludes_the_files_under_it() {
+        let exclude = set(&["deploy"]);
+        assert!(excluded(&exclude, Path::new("deploy/web.yaml")));
+        assert!(excluded(&exclude, Path::new("./deploy/web.yaml")));
+        assert!(excluded(&exclude, Path::new("apps/deploy/web.yaml")));
+        assert!(!excluded(&exclude, Path::new("deployment/web.yaml")));
+        let exclude = set(&["apps/legacy"]);
+        assert!(excluded(&exclude, Path::new("apps/legacy/a/web.yaml")));
+        assert!(!excluded(&exclude, Path::new("apps/web.yaml")));
+        let exclude = set(&["*.json"]);
+        assert!(excluded(&exclude, Path::new("a/b.json")));
+        assert!(!excluded(&exclude, Path::new("a/b.yaml")));
     }
 }
