@@ -195,10 +195,10 @@ fn lint_document(
                 format!("duplicate key `{}`", duplicate.key),
                 Some("write the key once; kubectl rejects the document and other tools keep only the last value".to_owned()),
             );
-            diagnostic.labels.push(Label {
-                span: duplicate.first,
-                message: format!("`{}` is first written here", duplicate.key),
-            });
+            diagnostic.labels.push(Label::new(
+                duplicate.first,
+                format!("`{}` is first written here", duplicate.key),
+            ));
             out.push(diagnostic);
         }
     }
@@ -411,10 +411,7 @@ fn finding_diagnostic(
         span: locate(&path, part),
         labels: labels
             .into_iter()
-            .map(|(target, message)| Label {
-                span: locate(&target.path, target.part),
-                message,
-            })
+            .map(|(target, message)| Label::new(locate(&target.path, target.part), message))
             .collect(),
         object: Some(object.object.clone()),
         container,
@@ -423,6 +420,7 @@ fn finding_diagnostic(
             .into_iter()
             .map(|fix| fix.within(&object.prefix, document.index))
             .collect(),
+        rendered: None,
     }
 }
 
@@ -461,6 +459,7 @@ fn document_diagnostic(
         container: None,
         field: None,
         fixes: Vec::new(),
+        rendered: None,
     }
 }
 

@@ -47,7 +47,7 @@ fn saturate(offset: usize) -> u32 {
 pub const MAX_FILE_SIZE: u64 = u32::MAX as u64;
 
 /// A file's text with its line index.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct SourceFile {
     /// The path as the user gave it (or `-` / `--stdin-filename` for standard input).
     pub path: String,
@@ -79,7 +79,7 @@ pub struct LineCol {
 }
 
 /// Byte offsets of line starts.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineIndex {
     starts: Vec<usize>,
 }

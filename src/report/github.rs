@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::{FileReport, range};
-use crate::diagnostics::Severity;
+use crate::diagnostics::{Placement, Severity};
 
 /// `::error file=…,line=…,endLine=…,col=…,endColumn=…,title=…::message`.
 ///
@@ -19,17 +19,27 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
                 Severity::Info => "notice",
             };
             let (line, column, end_line, end_column) = range(&report.file, diagnostic.span);
-            let mut properties = format!(
-                "file={},line={line},endLine={end_line}",
-                escape_property(&report.file.path)
-            );
-            if line == end_line {
+            let mut properties = format!("file={}", escape_property(&report.file.path));
+            let placement = diagnostic.rendered.as_ref().map(|r| r.placement);
+            // A finding placed only in its file is a file-level annotation.
+            if placement != Some(Placement::File) {
+                properties.push_str(&format!(",line={line},endLine={end_line}"));
+            }
+            if line == end_line && placement != Some(Placement::File) {
                 let last = end_column.saturating_sub(1).max(column);
                 properties.push_str(&format!(",col={column},endColumn={last}"));
             }
             let title = escape_property(&format!("podcycle({})", diagnostic.rule));
             let mut message = diagnostic.message.clone();
-            for note in &diagnostic.notes {
+            let placement_notes = diagnostic
+                .rendered
+                .as_ref()
+                .map(|rendered| super::full::placement_note(diagnostic, rendered));
+            for note in diagnostic
+                .notes
+                .iter()
+                .chain(placement_notes.iter().flatten())
+            {
                 message.push_str("\nnote: ");
                 message.push_str(note);
             }

@@ -90,8 +90,13 @@ fn listing(report: &FileReport, diagnostics: &[&Diagnostic]) -> String {
     let mut text = String::new();
     for diagnostic in diagnostics {
         let (line, column, _, _) = range(&report.file, diagnostic.span);
+        // A finding in rendered output placed only in its file has no line to name.
+        let position = match diagnostic.rendered.as_ref().map(|r| r.placement) {
+            Some(crate::diagnostics::Placement::File) => String::new(),
+            _ => format!(":{line}:{column}"),
+        };
         text.push_str(&format!(
-            "{}:{line}:{column}: {}[{}] {}\n",
+            "{}{position}: {}[{}] {}\n",
             report.file.path, diagnostic.severity, diagnostic.rule, diagnostic.message
         ));
         if let Some(help) = &diagnostic.help {

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{FileReport, Options, range};
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostics::{Diagnostic, Placement, Severity};
 use crate::docs::{rule_url, what_it_does};
 use crate::rules::{ALL_RULES, Rule};
 use crate::source::{SourceFile, Span};
@@ -128,7 +128,9 @@ struct MessageRef<'a> {
 #[serde(rename_all = "camelCase")]
 struct PhysicalLocation {
     artifact_location: ArtifactLocation,
-    region: Region,
+    /// `None` for a finding about a whole file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
 }
 
 #[derive(Serialize)]
@@ -181,7 +183,11 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                 locations: [Location {
                     physical_location: PhysicalLocation {
                         artifact_location: artifact(),
-                        region: region(&report.file, diagnostic.span),
+                        region: diagnostic
+                            .rendered
+                            .as_ref()
+                            .is_none_or(|r| r.placement != Placement::File)
+                            .then(|| region(&report.file, diagnostic.span)),
                     },
                     logical_locations: logical_location(diagnostic).into_iter().collect(),
                 }],
@@ -192,8 +198,11 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                     .map(|(id, label)| RelatedLocation {
                         id,
                         physical_location: PhysicalLocation {
-                            artifact_location: artifact(),
-                            region: region(&report.file, label.span),
+                            artifact_location: match &label.file {
+                                Some(other) => artifact_location(&other.path),
+                                None => artifact(),
+                            },
+                            region: Some(region(label.file_or(&report.file), label.span)),
                         },
                         message: MessageRef {
                             text: &label.message,
@@ -275,7 +284,15 @@ fn level(severity: Severity) -> &'static str {
 /// SARIF messages are sentences: the finding, then what to do about it.
 fn message_text(diagnostic: &Diagnostic) -> String {
     let mut text = sentence(&diagnostic.message);
-    for note in &diagnostic.notes {
+    let placement_notes = diagnostic
+        .rendered
+        .as_ref()
+        .map(|rendered| super::full::placement_note(diagnostic, rendered));
+    for note in diagnostic
+        .notes
+        .iter()
+        .chain(placement_notes.iter().flatten())
+    {
         text.push(' ');
         text.push_str(&sentence(note));
     }
@@ -365,7 +382,7 @@ fn artifact_location(path: &str) -> ArtifactLocation {
 }
 
 /// Encodes what may not appear in a URI path as is.
-pub(crate) fn percent_encode(path: &str) -> String {
+pub fn percent_encode(path: &str) -> String {
     let mut encoded = String::with_capacity(path.len());
     for byte in path.bytes() {
         match byte {
