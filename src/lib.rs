@@ -15,6 +15,7 @@ pub mod lifecycle;
 pub mod lint;
 pub mod lsp;
 pub mod model;
+pub mod render;
 pub mod report;
 pub mod rules;
 pub mod settings;

@@ -245,6 +245,7 @@ fn directories_are_walked_with_ignore_files_excludes_and_helm_charts() {
         "{{ .Values.broken }}: [\n",
     );
     write(root, ".hidden/app.yaml", &bad);
+    write(root, ".git/app.yaml", &bad);
 
     let output = podcycle()
         .current_dir(root)
@@ -259,7 +260,12 @@ fn directories_are_walked_with_ignore_files_excludes_and_helm_charts() {
         .collect();
     assert_eq!(
         files.into_iter().collect::<Vec<_>>(),
-        ["deploy/app.json", "deploy/app.yaml", "deploy/app.yml"]
+        [
+            ".hidden/app.yaml",
+            "deploy/app.json",
+            "deploy/app.yaml",
+            "deploy/app.yml"
+        ]
     );
     assert_eq!(code(&output), 1);
 
