@@ -47,7 +47,7 @@ fn saturate(offset: usize) -> u32 {
 pub const MAX_FILE_SIZE: u64 = u32::MAX as u64;
 
 /// A file's text with its line index.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceFile {
     /// The path as the user gave it (or `-` / `--stdin-filename` for standard input).
     pub path: String,

@@ -242,7 +242,10 @@ fn walk(root: &Path, exclude: &GlobSet, options: WalkOptions, discovered: &mut D
     }
     // What was left out, and why: the entries of each walked directory that the walk did not
     // reach. One more listing of the directories already walked, and none below them.
-    let mut directories: Vec<&PathBuf> = visited.iter().filter(|p| p.is_dir()).collect();
+    let mut directories: Vec<&PathBuf> = visited
+        .iter()
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+        .collect();
     directories.sort();
     for directory in directories {
         let Ok(entries) = std::fs::read_dir(directory) else {

@@ -10,7 +10,17 @@ use crate::diagnostics::{Placement, Severity};
 ///
 /// GitHub reads `col` and `endColumn` only when the annotation starts and ends on one line,
 /// and counts `endColumn` inclusively; podcycle's ends are exclusive, so one is taken off.
-pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
+pub fn write(out: &mut dyn Write, reports: &[FileReport], run: &super::RunNotes) -> io::Result<()> {
+    // What could not be rendered is a warning on the chart or kustomization file.
+    for unrendered in &run.unrendered {
+        writeln!(
+            out,
+            "::warning file={},title={}::{}",
+            escape_property(&unrendered.file),
+            escape_property("podcycle: not rendered"),
+            escape_data(&unrendered.sentence())
+        )?;
+    }
     for report in reports {
         for diagnostic in &report.diagnostics {
             let command = match diagnostic.severity {

@@ -12,8 +12,23 @@ use super::{FileReport, range};
 use crate::diagnostics::Diagnostic;
 use crate::model::ObjectRef;
 
-pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
+pub fn write(out: &mut dyn Write, reports: &[FileReport], run: &super::RunNotes) -> io::Result<()> {
     let mut junit = Report::new("podcycle");
+    // A chart or overlay that was not rendered: a skipped test, with the reason.
+    if !run.unrendered.is_empty() {
+        let mut suite = TestSuite::new("rendering");
+        for unrendered in &run.unrendered {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(unrendered.reason.clone());
+            let mut case = TestCase::new(
+                format!("{} {}", unrendered.noun(), unrendered.input),
+                status,
+            );
+            case.set_classname(unrendered.file.as_str());
+            suite.add_test_case(case);
+        }
+        junit.add_test_suite(suite);
+    }
     for report in reports {
         let path = report.file.path.as_str();
         let mut suite = TestSuite::new(path);

@@ -37,6 +37,25 @@ struct Run<'a> {
     original_uri_base_ids: Option<BTreeMap<&'static str, ArtifactLocation>>,
     results: Vec<SarifResult<'a>>,
     column_kind: &'static str,
+    /// Said when a chart or overlay could not be rendered, so a viewer does not take the run
+    /// for a clean one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    invocations: Vec<Invocation>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation {
+    execution_successful: bool,
+    tool_execution_notifications: Vec<Notification>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Notification {
+    level: &'static str,
+    message: Message,
+    locations: Vec<Location>,
 }
 
 #[derive(Serialize)]
@@ -240,10 +259,37 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
             }),
             results,
             column_kind: "unicodeCodePoints",
+            invocations: invocations(&options.run),
         }],
     };
     serde_json::to_writer_pretty(&mut *out, &log)?;
     writeln!(out)
+}
+
+fn invocations(run: &super::RunNotes) -> Vec<Invocation> {
+    if run.unrendered.is_empty() {
+        return Vec::new();
+    }
+    vec![Invocation {
+        execution_successful: true,
+        tool_execution_notifications: run
+            .unrendered
+            .iter()
+            .map(|unrendered| Notification {
+                level: "warning",
+                message: Message {
+                    text: sentence(&unrendered.sentence()),
+                },
+                locations: vec![Location {
+                    physical_location: PhysicalLocation {
+                        artifact_location: artifact_location(&unrendered.file),
+                        region: None,
+                    },
+                    logical_locations: Vec::new(),
+                }],
+            })
+            .collect(),
+    }]
 }
 
 fn descriptor(rule: &'static Rule) -> ReportingDescriptor {

@@ -195,7 +195,10 @@ impl KustomizeMap {
         let annotations = annotations(document, root);
         let kind = string_at(document, root, &["kind"])?;
         let name = string_at(document, root, &["metadata", "name"]).unwrap_or_default();
-        let origin_path = annotations.origin.as_deref().map(|p| self.wrapper.join(p));
+        let origin_path = annotations
+            .origin
+            .as_deref()
+            .map(|p| normalize(&self.wrapper.join(p)));
         let mut writers = Vec::new();
         let mut object_place = None;
         let origin = origin_path.and_then(|origin| self.text(&origin));
@@ -220,7 +223,7 @@ impl KustomizeMap {
         }
         // Patches, in the order the transformations were applied.
         for (configured_in, transformer) in annotations.transformations {
-            let file = self.wrapper.join(&configured_in);
+            let file = normalize(&self.wrapper.join(&configured_in));
             let Some(kustomization) = self.tree.by_file(&file).cloned() else {
                 continue;
             };
@@ -380,8 +383,12 @@ impl KustomizeMap {
             ) {
                 return None;
             }
-            // The content starts on the line after the `|` indicator, at the block's indentation.
-            let indicator_line = outer.file.lines.line_of(located.value.start as usize);
+            // The content starts on the line after the key and its `|` indicator, at the
+            // block's indentation.
+            let indicator_line = outer
+                .file
+                .lines
+                .line_of(located.key.unwrap_or(located.value).start as usize);
             let first_line = indicator_line + 1;
             let start = outer.file.lines.line_start(first_line);
             let line =
@@ -577,6 +584,22 @@ fn regex_lite_full_match(pattern: &str, name: &str) -> bool {
         // paths still decide.
         _ => true,
     }
+}
+
+/// Removes `.` and `..` without touching the file system: the temporary directory that
+/// Kustomize's paths are relative to is gone by the time they are read.
+fn normalize(path: &Path) -> PathBuf {
+    let mut normalized = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                normalized.pop();
+            }
+            other => normalized.push(other),
+        }
+    }
+    normalized
 }
 
 fn relative_to_cwd(path: &Path) -> PathBuf {

@@ -75,6 +75,7 @@ impl Kustomization {
 }
 
 pub fn read_kustomization(dir: &Path) -> Result<Kustomization, String> {
+    let dir = &normalize(dir);
     let file =
         kustomization_file(dir).ok_or_else(|| format!("{}: no kustomization", dir.display()))?;
     let text = read_text(&file).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -221,6 +222,23 @@ pub fn read_kustomization(dir: &Path) -> Result<Kustomization, String> {
     Ok(kustomization)
 }
 
+/// Removes `.` and `..` components without touching the file system.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut normalized = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if !normalized.pop() {
+                    normalized.push("..");
+                }
+            }
+            other => normalized.push(other),
+        }
+    }
+    normalized
+}
+
 /// Whether a resource entry names something on the network: a URL, or a repository in
 /// Kustomize's `github.com/org/repo//path?ref=v1` form.
 pub fn is_remote(entry: &str) -> bool {
@@ -271,15 +289,13 @@ impl Tree {
         Ok(tree)
     }
 
-    /// The kustomization whose file is at `path` (absolute).
+    /// The kustomization whose file is at `path` (absolute, normalized).
     pub fn by_file(&self, path: &Path) -> Option<&Kustomization> {
-        let wanted = path.canonicalize().unwrap_or_else(|_| path.to_owned());
-        self.kustomizations.iter().find(|k| {
-            std::path::absolute(&k.file)
-                .ok()
-                .and_then(|p| p.canonicalize().ok())
-                .is_some_and(|p| p == wanted)
-        })
+        let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_owned());
+        let wanted = canonical(path);
+        self.kustomizations
+            .iter()
+            .find(|k| k.file == path || canonical(&k.file) == wanted)
     }
 }
 
