@@ -10,16 +10,20 @@ use globset::GlobSet;
 use rayon::prelude::*;
 
 use super::input::{lint_bytes_with, read_path, read_stdin};
-use super::{CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, usage_error};
+use super::{
+    CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, eprint_line, usage_error,
+};
 use crate::config::{self, Config, ConfigError};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::discovery::roles::{PatchIndex, role_by_name};
 use crate::discovery::{
     Discovered, Skip, WalkOptions, describe_io_error, discover_with, exclude_set, excluded,
 };
+use crate::escape::escape_controls;
 use crate::lint::FileRole;
 use crate::render::{self, HelmOptions, Input, NotRendered, Output, Tools};
 use crate::report::{self, FileReport, Format, RunNotes, Unrendered, render_problem};
+use crate::safe_fs::{self, Existing};
 use crate::settings::{FailOn, Selection, Selector, Settings};
 use crate::source::SourceFile;
 
@@ -99,7 +103,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             },
         );
         for error in &discovered.errors {
-            writeln!(io::stderr(), "podcycle: error: {error}")?;
+            eprint_line(format_args!("podcycle: error: {error}"))?;
             failed = true;
         }
         for path in std::mem::take(&mut discovered.files) {
@@ -147,13 +151,19 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     // Files are independent; lint them on every core and keep the order of discovery.
     let results: Vec<Result<FileReport, String>> = files
         .par_iter()
-        .map(|(path, plan)| read_path(path).map(|(name, bytes)| lint_with_plan(name, bytes, plan)))
+        .map(|(path, plan)| {
+            read_path(path).map(|(name, bytes)| {
+                let mut report = lint_with_plan(name, bytes, plan);
+                report.file.set_os_path(path);
+                report
+            })
+        })
         .collect();
     for result in results {
         match result {
             Ok(report) => reports.push(report),
             Err(message) => {
-                writeln!(io::stderr(), "podcycle: error: {message}")?;
+                eprint_line(format_args!("podcycle: error: {message}"))?;
                 failed = true;
             }
         }
@@ -243,10 +253,9 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     if reports.is_empty() && renders.is_empty() && !failed && stdin_count == 0 {
         // Like ripgrep and ruff: say so, so that a mistyped path or an over-broad --exclude
         // does not pass for a clean result.
-        writeln!(
-            io::stderr(),
+        eprint_line(format_args!(
             "podcycle: warning: no YAML or JSON files found to check"
-        )?;
+        ))?;
     }
 
     let unrendered = !run.unrendered.is_empty();
@@ -266,10 +275,13 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         }
         Some(path) => {
             if let Err(error) = write_report_file(path, args.format, &reports, &options) {
-                let reason = describe_io_error(&error);
+                let reason = match error {
+                    OutputError::Create(reason) => reason,
+                    OutputError::Write(error) => describe_io_error(&error),
+                };
                 return Ok(usage_error(&format!(
                     "cannot write {}: {reason}",
-                    path.display()
+                    escape_controls(&path.display().to_string())
                 )));
             }
         }
@@ -535,10 +547,18 @@ fn write_report_file(
     format: Format,
     reports: &[FileReport],
     options: &report::Options,
-) -> io::Result<()> {
-    let mut out = io::BufWriter::new(std::fs::File::create(path)?);
-    report::write(&mut out, format, reports, options)?;
-    out.flush()
+) -> Result<(), OutputError> {
+    let file = safe_fs::create_file(path, Existing::Replace)
+        .map_err(|error| OutputError::Create(error.to_string()))?;
+    let mut out = io::BufWriter::new(file);
+    report::write(&mut out, format, reports, options).map_err(OutputError::Write)?;
+    out.flush().map_err(OutputError::Write)
+}
+
+/// Why `--output` could not be written.
+enum OutputError {
+    Create(String),
+    Write(io::Error),
 }
 
 fn selection(args: &CheckArgs) -> Result<Selection, String> {
@@ -647,7 +667,7 @@ fn print_config_error(error: &ConfigError, color: bool) -> io::Result<()> {
         ConfigError::Unreadable { path, message } => writeln!(
             err,
             "podcycle: error: cannot read configuration {}: {message}",
-            path.display()
+            escape_controls(&path.display().to_string())
         ),
         ConfigError::Invalid { file, problems } => {
             for problem in problems {
@@ -663,7 +683,7 @@ fn print_config_error(error: &ConfigError, color: bool) -> io::Result<()> {
             writeln!(
                 err,
                 "podcycle: error: invalid configuration {}; docs/configuration.md describes the keys",
-                file.path
+                escape_controls(&file.path)
             )
         }
     }

@@ -2,8 +2,10 @@ use std::io::{self, Write};
 
 use super::{FileReport, range};
 use crate::diagnostics::Placement;
+use crate::escape::escape_controls;
 
-/// `file:line:col: severity[rule] message`, the format editors' quickfix lists read.
+/// `file:line:col: severity[rule] message`, the format editors' quickfix lists read. One line
+/// per finding whatever the manifest holds: file names and messages are escaped.
 pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
     for report in reports {
         for diagnostic in &report.diagnostics {
@@ -16,11 +18,11 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
                 writeln!(
                     out,
                     "{}: {}[{}] {} (in `{}`; no exact line)",
-                    report.file.path,
+                    escape_controls(&report.file.path),
                     diagnostic.severity,
                     diagnostic.rule,
-                    diagnostic.message,
-                    diagnostic.field.as_deref().unwrap_or("the file")
+                    escape_controls(&diagnostic.message),
+                    escape_controls(diagnostic.field.as_deref().unwrap_or("the file"))
                 )?;
                 continue;
             }
@@ -28,7 +30,10 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
             writeln!(
                 out,
                 "{}:{line}:{column}: {}[{}] {}",
-                report.file.path, diagnostic.severity, diagnostic.rule, diagnostic.message
+                escape_controls(&report.file.path),
+                diagnostic.severity,
+                diagnostic.rule,
+                escape_controls(&diagnostic.message)
             )?;
         }
     }

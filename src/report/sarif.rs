@@ -95,6 +95,8 @@ struct Configuration {
 #[derive(Serialize)]
 struct RuleProperties {
     category: &'static str,
+    /// Who acts on the rule's findings (a finding may say otherwise in its own properties).
+    enforcement: &'static str,
     tags: [&'static str; 1],
 }
 
@@ -120,6 +122,13 @@ struct SarifResult<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     related_locations: Vec<RelatedLocation<'a>>,
     partial_fingerprints: BTreeMap<&'static str, String>,
+    properties: ResultProperties,
+}
+
+#[derive(Serialize)]
+struct ResultProperties {
+    /// Who acts on this finding: `decoder`, `api-server`, `runtime` or `advice`.
+    enforcement: &'static str,
 }
 
 #[derive(Serialize)]
@@ -186,7 +195,7 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
         .collect();
     let mut results = Vec::new();
     for report in reports {
-        let artifact = || artifact_location(&report.file.path);
+        let artifact = || artifact_location(&report.file.uri_path_bytes());
         let mut seen: HashMap<String, usize> = HashMap::new();
         for diagnostic in &report.diagnostics {
             let fingerprint = fingerprint(&report.file, diagnostic);
@@ -218,7 +227,7 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                         id,
                         physical_location: PhysicalLocation {
                             artifact_location: match &label.file {
-                                Some(other) => artifact_location(&other.path),
+                                Some(other) => artifact_location(&other.uri_path_bytes()),
                                 None => artifact(),
                             },
                             region: Some(region(label.file_or(&report.file), label.span)),
@@ -232,6 +241,9 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                     FINGERPRINT,
                     format!("{fingerprint}:{occurrence}"),
                 )]),
+                properties: ResultProperties {
+                    enforcement: diagnostic.enforcement.as_str(),
+                },
             });
         }
     }
@@ -282,7 +294,7 @@ fn invocations(run: &super::RunNotes) -> Vec<Invocation> {
                 },
                 locations: vec![Location {
                     physical_location: PhysicalLocation {
-                        artifact_location: artifact_location(&unrendered.file),
+                        artifact_location: artifact_location(unrendered.file.as_bytes()),
                         region: None,
                     },
                     logical_locations: Vec::new(),
@@ -314,6 +326,7 @@ fn descriptor(rule: &'static Rule) -> ReportingDescriptor {
         },
         properties: RuleProperties {
             category: rule.category.as_str(),
+            enforcement: rule.enforcement.as_str(),
             tags: [rule.category.as_str()],
         },
     }
@@ -411,17 +424,21 @@ fn logical_location(diagnostic: &Diagnostic) -> Option<LogicalLocation> {
 }
 
 /// A relative path stays relative to the directory podcycle ran in; an absolute one becomes a
-/// `file://` URI.
-fn artifact_location(path: &str) -> ArtifactLocation {
-    let path = path.replace('\\', "/");
-    if path.starts_with('/') {
+/// `file://` URI. The path is its bytes, so that a name that is not UTF-8 keeps them
+/// (percent-encoded) instead of U+FFFD.
+fn artifact_location(path: &[u8]) -> ArtifactLocation {
+    let path: Vec<u8> = path
+        .iter()
+        .map(|&b| if b == b'\\' { b'/' } else { b })
+        .collect();
+    if path.starts_with(b"/") {
         ArtifactLocation {
-            uri: format!("file://{}", percent_encode(&path)),
+            uri: format!("file://{}", percent_encode_bytes(&path)),
             uri_base_id: None,
         }
     } else {
         ArtifactLocation {
-            uri: percent_encode(&path),
+            uri: percent_encode_bytes(&path),
             uri_base_id: Some(SOURCE_ROOT),
         }
     }
@@ -429,8 +446,12 @@ fn artifact_location(path: &str) -> ArtifactLocation {
 
 /// Encodes what may not appear in a URI path as is.
 pub fn percent_encode(path: &str) -> String {
+    percent_encode_bytes(path.as_bytes())
+}
+
+fn percent_encode_bytes(path: &[u8]) -> String {
     let mut encoded = String::with_capacity(path.len());
-    for byte in path.bytes() {
+    for &byte in path {
         match byte {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
                 encoded.push(char::from(byte));
@@ -459,9 +480,7 @@ fn fingerprint(file: &SourceFile, diagnostic: &Diagnostic) -> String {
         None => {
             let line = file.lines.line_of(diagnostic.span.start as usize);
             let start = file.lines.line_start(line);
-            let end = file.text[start..]
-                .find('\n')
-                .map_or(file.text.len(), |i| start + i);
+            let end = file.lines.content_end(&file.text, line);
             hash.write(file.text[start..end].trim());
         }
     }
@@ -503,7 +522,7 @@ mod tests {
             "deploy/my%20app%231.yaml"
         );
         assert_eq!(percent_encode("a:b/é"), "a%3Ab/%C3%A9");
-        let absolute = artifact_location("/srv/x.yaml");
+        let absolute = artifact_location(b"/srv/x.yaml");
         assert_eq!(absolute.uri, "file:///srv/x.yaml");
         assert!(absolute.uri_base_id.is_none());
     }

@@ -1,5 +1,5 @@
 use crate::lifecycle::{HandlerUse, MINIMUM_STOP_WINDOW_SECONDS, handlers};
-use crate::rules::correctness::prestop_exceeds_grace_period::seconds_text;
+use crate::rules::correctness::prestop_exceeds_grace_period::duration_text;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 
 declare_rule! {
@@ -66,6 +66,7 @@ declare_rule! {
     pub static RULE = {
         name: "probe-grace-shorter-than-prestop",
         category: Advice,
+        enforcement: Advice,
         summary: "probe-level grace period that leaves no time after the preStop hook",
         check: crate::rules::Check::Pod(check),
     }
@@ -92,7 +93,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         let takes = if hook_seconds.is_infinite() {
             "never returns".to_owned()
         } else {
-            format!("takes {}", seconds_text(hook_seconds))
+            format!("takes {}", duration_text(&hook.duration, hook_seconds))
         };
         #[allow(clippy::cast_precision_loss)]
         let effect = if (grace as f64) < hook_seconds {
