@@ -32,7 +32,11 @@ mod tests {
     #[test]
     fn refuses_what_is_not_a_regular_file() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(read_text(dir.path()).unwrap_err().contains("not a regular file"));
+        assert!(
+            read_text(dir.path())
+                .unwrap_err()
+                .contains("not a regular file")
+        );
         let file = dir.path().join("a.yaml");
         std::fs::write(&file, "a: 1\n").unwrap();
         assert_eq!(read_text(&file).unwrap(), "a: 1\n");

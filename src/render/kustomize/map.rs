@@ -148,10 +148,14 @@ impl KustomizeMap {
             }
         };
         let mut labels = Vec::new();
+        let mut overrides: Vec<Writer> = overridden.into_iter().collect();
         for label in std::mem::take(&mut diagnostic.labels) {
             match self.writers(index, label.span.start) {
                 Some((mut writers, _)) if !writers.is_empty() => {
                     let last = writers.pop().expect("not empty");
+                    if last.patch {
+                        overrides.extend(writers.pop());
+                    }
                     labels.push(Label {
                         span: last.span,
                         file: (last.file.path != file.path).then(|| Arc::clone(&last.file)),
@@ -168,7 +172,8 @@ impl KustomizeMap {
                 )),
             }
         }
-        if let Some(earlier) = overridden {
+        // The other side of each conflict: the value a patch replaced.
+        for earlier in overrides {
             let value = earlier
                 .value
                 .as_deref()
@@ -177,7 +182,7 @@ impl KustomizeMap {
             labels.push(Label {
                 span: earlier.span,
                 file: (earlier.file.path != file.path).then(|| Arc::clone(&earlier.file)),
-                message: format!("the patch overrides the value{value} set here"),
+                message: format!("a patch overrides the value{value} set here"),
             });
         }
         diagnostic.span = span;
