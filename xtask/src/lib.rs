@@ -194,6 +194,16 @@ fn rule_source(name: &str, category: &str) -> String {
     RULE_TEMPLATE
         .replace("RULE_NAME", name)
         .replace("RULE_CATEGORY", &title_case(category))
+        .replace("RULE_ENFORCEMENT", default_enforcement(category))
+}
+
+/// The usual claim of a category's findings; the author changes it where the rule differs.
+fn default_enforcement(category: &str) -> &'static str {
+    match category {
+        "correctness" => "ApiServer",
+        "suspicious" => "Runtime",
+        _ => "Advice",
+    }
 }
 
 fn failing_fixture(name: &str, category: &str) -> String {
@@ -247,6 +257,8 @@ declare_rule! {
     pub static RULE = {
         name: "RULE_NAME",
         category: RULE_CATEGORY,
+        // Who acts on the findings: Decoder, ApiServer, Runtime or Advice.
+        enforcement: RULE_ENFORCEMENT,
         summary: "what the rule finds, lowercase and without a final period",
         check: crate::rules::Check::Pod(check),
     }
@@ -383,6 +395,7 @@ pub static ALL_RULES: &[&Rule] = &[
             fs::read_to_string(root.join("src/rules/suspicious/probe_on_wrong_port.rs")).unwrap();
         assert!(rule.contains("name: \"probe-on-wrong-port\""));
         assert!(rule.contains("category: Suspicious,"));
+        assert!(rule.contains("enforcement: Runtime,"));
         let modules = fs::read_to_string(root.join("src/rules/suspicious/mod.rs")).unwrap();
         assert!(modules.contains("pub mod probe_on_wrong_port;\n"));
         let registry = fs::read_to_string(root.join("src/rules/registry.rs")).unwrap();
