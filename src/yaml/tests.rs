@@ -72,8 +72,14 @@ fn block_scalars_end_with_their_last_line() {
     let spans: Vec<&str> = document
         .nodes
         .iter()
-        .filter(|n| matches!(n.kind, super::NodeKind::Scalar(_)))
+        .filter(|n| matches!(n.kind, super::node::NodeKind::Scalar(_)))
         .map(|n| &text[n.span.range()])
         .collect();
     assert_eq!(spans, ["a", "one\n  two", "b", "three"]);
+}
+
+#[test]
+fn nodes_stay_small() {
+    // Every scalar of a long flow sequence is a node: their size is most of a tree's memory.
+    assert!(std::mem::size_of::<super::node::Node>() <= 24);
 }
