@@ -13,3 +13,4 @@ mod lsp_client;
 mod neovim;
 mod report;
 mod robustness;
+mod security;
