@@ -157,6 +157,7 @@ mod tests {
         let diagnostic = Diagnostic {
             rule,
             severity: crate::diagnostics::Severity::Error,
+            enforcement: crate::diagnostics::Enforcement::ApiServer,
             message: String::new(),
             help: None,
             notes: Vec::new(),
@@ -166,6 +167,7 @@ mod tests {
             container: None,
             field: None,
             fixes: Vec::new(),
+            rendered: None,
         };
         ignore_comment(&text, &diagnostic).map(|edit| apply(source, &[edit]))
     }

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{FileReport, Options, range};
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostics::{Diagnostic, Placement, Severity};
 use crate::docs::{rule_url, what_it_does};
 use crate::rules::{ALL_RULES, Rule};
 use crate::source::{SourceFile, Span};
@@ -37,6 +37,25 @@ struct Run<'a> {
     original_uri_base_ids: Option<BTreeMap<&'static str, ArtifactLocation>>,
     results: Vec<SarifResult<'a>>,
     column_kind: &'static str,
+    /// Said when a chart or overlay could not be rendered, so a viewer does not take the run
+    /// for a clean one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    invocations: Vec<Invocation>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation {
+    execution_successful: bool,
+    tool_execution_notifications: Vec<Notification>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Notification {
+    level: &'static str,
+    message: Message,
+    locations: Vec<Location>,
 }
 
 #[derive(Serialize)]
@@ -76,6 +95,8 @@ struct Configuration {
 #[derive(Serialize)]
 struct RuleProperties {
     category: &'static str,
+    /// Who acts on the rule's findings (a finding may say otherwise in its own properties).
+    enforcement: &'static str,
     tags: [&'static str; 1],
 }
 
@@ -101,6 +122,13 @@ struct SarifResult<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     related_locations: Vec<RelatedLocation<'a>>,
     partial_fingerprints: BTreeMap<&'static str, String>,
+    properties: ResultProperties,
+}
+
+#[derive(Serialize)]
+struct ResultProperties {
+    /// Who acts on this finding: `decoder`, `api-server`, `runtime` or `advice`.
+    enforcement: &'static str,
 }
 
 #[derive(Serialize)]
@@ -128,7 +156,9 @@ struct MessageRef<'a> {
 #[serde(rename_all = "camelCase")]
 struct PhysicalLocation {
     artifact_location: ArtifactLocation,
-    region: Region,
+    /// `None` for a finding about a whole file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
 }
 
 #[derive(Serialize)]
@@ -181,7 +211,11 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                 locations: [Location {
                     physical_location: PhysicalLocation {
                         artifact_location: artifact(),
-                        region: region(&report.file, diagnostic.span),
+                        region: diagnostic
+                            .rendered
+                            .as_ref()
+                            .is_none_or(|r| r.placement != Placement::File)
+                            .then(|| region(&report.file, diagnostic.span)),
                     },
                     logical_locations: logical_location(diagnostic).into_iter().collect(),
                 }],
@@ -192,8 +226,11 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                     .map(|(id, label)| RelatedLocation {
                         id,
                         physical_location: PhysicalLocation {
-                            artifact_location: artifact(),
-                            region: region(&report.file, label.span),
+                            artifact_location: match &label.file {
+                                Some(other) => artifact_location(&other.uri_path_bytes()),
+                                None => artifact(),
+                            },
+                            region: Some(region(label.file_or(&report.file), label.span)),
                         },
                         message: MessageRef {
                             text: &label.message,
@@ -204,6 +241,9 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                     FINGERPRINT,
                     format!("{fingerprint}:{occurrence}"),
                 )]),
+                properties: ResultProperties {
+                    enforcement: diagnostic.enforcement.as_str(),
+                },
             });
         }
     }
@@ -231,10 +271,37 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
             }),
             results,
             column_kind: "unicodeCodePoints",
+            invocations: invocations(&options.run),
         }],
     };
     serde_json::to_writer_pretty(&mut *out, &log)?;
     writeln!(out)
+}
+
+fn invocations(run: &super::RunNotes) -> Vec<Invocation> {
+    if run.unrendered.is_empty() {
+        return Vec::new();
+    }
+    vec![Invocation {
+        execution_successful: true,
+        tool_execution_notifications: run
+            .unrendered
+            .iter()
+            .map(|unrendered| Notification {
+                level: "warning",
+                message: Message {
+                    text: sentence(&unrendered.sentence()),
+                },
+                locations: vec![Location {
+                    physical_location: PhysicalLocation {
+                        artifact_location: artifact_location(unrendered.file.as_bytes()),
+                        region: None,
+                    },
+                    logical_locations: Vec::new(),
+                }],
+            })
+            .collect(),
+    }]
 }
 
 fn descriptor(rule: &'static Rule) -> ReportingDescriptor {
@@ -259,6 +326,7 @@ fn descriptor(rule: &'static Rule) -> ReportingDescriptor {
         },
         properties: RuleProperties {
             category: rule.category.as_str(),
+            enforcement: rule.enforcement.as_str(),
             tags: [rule.category.as_str()],
         },
     }
@@ -275,7 +343,15 @@ fn level(severity: Severity) -> &'static str {
 /// SARIF messages are sentences: the finding, then what to do about it.
 fn message_text(diagnostic: &Diagnostic) -> String {
     let mut text = sentence(&diagnostic.message);
-    for note in &diagnostic.notes {
+    let placement_notes = diagnostic
+        .rendered
+        .as_ref()
+        .map(|rendered| super::full::placement_note(diagnostic, rendered));
+    for note in diagnostic
+        .notes
+        .iter()
+        .chain(placement_notes.iter().flatten())
+    {
         text.push(' ');
         text.push_str(&sentence(note));
     }
@@ -369,7 +445,7 @@ fn artifact_location(path: &[u8]) -> ArtifactLocation {
 }
 
 /// Encodes what may not appear in a URI path as is.
-pub(crate) fn percent_encode(path: &str) -> String {
+pub fn percent_encode(path: &str) -> String {
     percent_encode_bytes(path.as_bytes())
 }
 

@@ -11,6 +11,7 @@ mod inputs;
 mod lsp;
 mod lsp_client;
 mod neovim;
+mod render;
 mod report;
 mod robustness;
 mod security;
