@@ -15,3 +15,4 @@ mod neovim;
 mod render;
 mod report;
 mod robustness;
+mod security;
