@@ -3,17 +3,18 @@
 use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde::Serialize;
 
 mod json;
 
 pub(crate) use json::range;
-pub use json::{JsonDiagnostic, JsonLabel};
+pub use json::{JsonDiagnostic, JsonLabel, JsonRendered};
 
 use crate::fix::Fix;
 use crate::model::ObjectRef;
-use crate::source::Span;
+use crate::source::{SourceFile, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -54,11 +55,145 @@ impl FromStr for Severity {
     }
 }
 
+/// Who acts on a finding: what podcycle claims happens to the manifest. Every rule declares
+/// one, and a finding may state another for its case (an exec `sleep` in a preStop hook is a
+/// runtime problem, the `sleep` action of the same length an API rejection).
+///
+/// Claims of rejection (`decoder`, `api-server`) are checked against Kubernetes' own code by
+/// the differential test (docs/fidelity.md), and are errors; a runtime consequence is at most a
+/// warning unless the pod can never run or become Ready.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Enforcement {
+    /// kubectl's decoder refuses the document (`kubectl apply -f`, or `kustomize build` and
+    /// `kubectl apply -k` where the finding says so): nothing of it reaches the cluster.
+    Decoder,
+    /// The API server rejects the object.
+    ApiServer,
+    /// The API server accepts the object; the kubelet or a controller then behaves as the
+    /// message says.
+    Runtime,
+    /// A judgement: nothing rejects it and nothing fails, but it is likely not what was meant.
+    Advice,
+}
+
+impl Enforcement {
+    pub const ALL: [Enforcement; 4] = [
+        Enforcement::Decoder,
+        Enforcement::ApiServer,
+        Enforcement::Runtime,
+        Enforcement::Advice,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Enforcement::Decoder => "decoder",
+            Enforcement::ApiServer => "api-server",
+            Enforcement::Runtime => "runtime",
+            Enforcement::Advice => "advice",
+        }
+    }
+
+    /// Whether the finding claims the manifest is refused before it runs.
+    pub fn is_rejection(self) -> bool {
+        matches!(self, Enforcement::Decoder | Enforcement::ApiServer)
+    }
+
+    /// One sentence for documentation: what the claim means.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Enforcement::Decoder => "kubectl's decoder refuses the document",
+            Enforcement::ApiServer => "the API server rejects the object",
+            Enforcement::Runtime => {
+                "the API server accepts it; the kubelet or a controller then behaves as the message says"
+            }
+            Enforcement::Advice => "a judgement: nothing rejects it",
+        }
+    }
+}
+
+impl fmt::Display for Enforcement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A secondary place related to a diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Label {
     pub span: Span,
     pub message: String,
+    /// The file the label points into when it is not the diagnostic's own: the values file
+    /// that set a chart's value, the Kustomize base or patch on the other side of a conflict.
+    pub file: Option<Arc<SourceFile>>,
+}
+
+impl Label {
+    /// A label in the diagnostic's own file.
+    pub fn new(span: Span, message: impl Into<String>) -> Label {
+        Label {
+            span,
+            message: message.into(),
+            file: None,
+        }
+    }
+
+    /// The file the label points into, given the diagnostic's own.
+    pub fn file_or<'a>(&'a self, own: &'a SourceFile) -> &'a SourceFile {
+        self.file.as_deref().unwrap_or(own)
+    }
+}
+
+/// The tool that rendered the input a finding was found in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RenderTool {
+    Helm,
+    Kustomize,
+}
+
+impl RenderTool {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RenderTool::Helm => "helm",
+            RenderTool::Kustomize => "kustomize",
+        }
+    }
+}
+
+impl fmt::Display for RenderTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How exactly a finding in rendered output was placed in the file that wrote it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Placement {
+    /// At the line and column that wrote the field.
+    Exact,
+    /// The field's line is not known; the finding points at the object's declaration.
+    Object,
+    /// Neither the field's nor the object's line is known: the finding is about the file.
+    File,
+}
+
+impl Placement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Placement::Exact => "exact",
+            Placement::Object => "object",
+            Placement::File => "file",
+        }
+    }
+}
+
+/// Where a finding in rendered output comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rendered {
+    pub tool: RenderTool,
+    /// The chart or overlay directory, as shown to the user.
+    pub input: String,
+    pub placement: Placement,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +201,8 @@ pub struct Diagnostic {
     /// The rule's name, e.g. `init-container-probe`.
     pub rule: &'static str,
     pub severity: Severity,
+    /// Who acts on it: the claim the finding makes.
+    pub enforcement: Enforcement,
     /// What is wrong, lowercase, no trailing period.
     pub message: String,
     /// What to do about it.
@@ -80,6 +217,9 @@ pub struct Diagnostic {
     pub field: Option<String>,
     /// Changes that certainly resolve the finding (offered as quick fixes in editors).
     pub fixes: Vec<Fix>,
+    /// Set when the finding was found in the output of Helm or Kustomize and mapped back to
+    /// the file that wrote it.
+    pub rendered: Option<Rendered>,
 }
 
 impl Diagnostic {

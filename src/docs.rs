@@ -46,6 +46,12 @@ pub fn rule_page(rule: &Rule) -> String {
     let _ = writeln!(page, "| Default severity | {severity} |");
     let _ = writeln!(
         page,
+        "| Enforced by | `{}`: {} |",
+        rule.enforcement,
+        rule.enforcement.meaning()
+    );
+    let _ = writeln!(
+        page,
         "| Kubernetes versions | {} |",
         rule.kubernetes_versions()
     );
@@ -70,8 +76,23 @@ pub fn index_page() -> String {
          `suspicious` a warning, `advice` information; `pedantic` and `nursery` rules are off until\n\
          selected.\n"
     );
-    let _ = writeln!(page, "| Rule | Category | Default severity | Finds |");
-    let _ = writeln!(page, "|---|---|---|---|");
+    let _ = writeln!(
+        page,
+        "Each rule says who acts on its findings (`--format json` and SARIF carry it per finding):\n"
+    );
+    for enforcement in crate::diagnostics::Enforcement::ALL {
+        let _ = writeln!(page, "- `{enforcement}`: {}.", enforcement.meaning());
+    }
+    let _ = writeln!(
+        page,
+        "\nClaims of rejection (`decoder`, `api-server`) are checked against Kubernetes' own code\n\
+         ([fidelity](../fidelity.md)).\n"
+    );
+    let _ = writeln!(
+        page,
+        "| Rule | Category | Default severity | Enforced by | Finds |"
+    );
+    let _ = writeln!(page, "|---|---|---|---|---|");
     for rule in ALL_RULES {
         let severity = if rule.enabled_by_default() {
             rule.default_severity.to_string()
@@ -80,8 +101,8 @@ pub fn index_page() -> String {
         };
         let _ = writeln!(
             page,
-            "| [`{}`]({}.md) | {} | {} | {} |",
-            rule.name, rule.name, rule.category, severity, rule.summary
+            "| [`{}`]({}.md) | {} | {} | `{}` | {} |",
+            rule.name, rule.name, rule.category, severity, rule.enforcement, rule.summary
         );
     }
     page

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::diagnostics::Severity;
 use crate::lifecycle::Sidecars;
 use crate::rules::{ALL_RULES, Category, Rule};
-use crate::suggest::did_you_mean;
+use crate::suggest::did_you_mean_help;
 use crate::versions::{KubeVersion, NEWEST_MODELLED};
 
 /// The resolved settings for linting one file.
@@ -103,12 +103,9 @@ impl Selector {
             .map(|r| r.name)
             .chain(Category::ALL.iter().map(|c| c.as_str()))
             .collect();
-        Err(match did_you_mean(text, &names) {
-            Some(suggestion) => {
-                format!("unknown rule or category `{text}`; did you mean `{suggestion}`?")
-            }
-            None => format!("unknown rule or category `{text}`; `podcycle rules` lists them"),
-        })
+        let help = did_you_mean_help(text, &names)
+            .unwrap_or_else(|| "`podcycle rules` lists them".to_owned());
+        Err(format!("unknown rule or category `{text}`; {help}"))
     }
 
     pub fn matches(self, rule: &Rule) -> bool {
@@ -202,6 +199,12 @@ impl Settings {
     /// The rule, when it is enabled.
     pub fn enabled(&self, name: &str) -> Option<&'static Rule> {
         self.enabled.iter().copied().find(|r| r.name == name)
+    }
+
+    /// Whether `rule` runs. Rules are referred to by value, so a misspelt name cannot turn a
+    /// check off without a word.
+    pub fn runs(&self, rule: &'static Rule) -> bool {
+        self.enabled.iter().any(|r| std::ptr::eq(*r, rule))
     }
 
     pub fn rules(&self) -> impl Iterator<Item = &'static Rule> + '_ {

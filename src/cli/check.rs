@@ -1,24 +1,31 @@
 //! `podcycle check`: discover files, find each one's configuration, lint them in parallel,
 //! report, pick the exit code.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use globset::GlobSet;
 use rayon::prelude::*;
 
 use super::configs::Configs;
 use super::input::{lint_bytes_with, read_path, read_stdin, walked_paths};
-use super::{CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, usage_error};
+use super::{
+    CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, eprint_line, usage_error,
+};
 use crate::config::{self, Config};
-use crate::diagnostics::Severity;
-use crate::discovery::{describe_io_error, discover, exclude_set, excluded};
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::discovery::roles::{PatchIndex, role_by_name};
+use crate::discovery::{
+    Discovered, Skip, WalkOptions, describe_io_error, discover_with, exclude_set, excluded,
+};
 use crate::escape::escape_controls;
-use crate::kustomize::{PatchIndex, role_by_name};
 use crate::lint::FileRole;
-use crate::report::{self, FileReport, Format};
+use crate::render::{self, HelmOptions, Input, NotRendered, Output, Tools};
+use crate::report::{self, FileReport, Format, RunNotes, Unrendered};
 use crate::safe_fs::{self, Existing};
 use crate::settings::{FailOn, Selection, Selector, Settings};
+use crate::source::SourceFile;
 
 /// What a file is linted with.
 #[derive(Clone)]
@@ -37,21 +44,33 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         Ok(set) => set,
         Err(message) => return Ok(usage_error(&message)),
     };
-    let stdin_count = args.paths.iter().filter(|p| p.as_os_str() == "-").count();
+    // `--stdin-filename` alone reads standard input, as in ruff; beside paths, it needs `-`.
+    let given: Vec<PathBuf> = if args.paths.is_empty() && args.stdin_filename.is_some() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.paths.clone()
+    };
+    let stdin_count = given.iter().filter(|p| p.as_os_str() == "-").count();
     if stdin_count > 1 {
         return Ok(usage_error("`-` (standard input) may be given only once"));
+    }
+    if args.stdin_filename.is_some() && stdin_count == 0 {
+        return Ok(usage_error(
+            "--stdin-filename names standard input, and no `-` is among the paths; add `-` to read standard input too",
+        ));
     }
     let color = match args.color {
         _ if args.output.is_some() => false,
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => color_by_environment(),
+        ColorChoice::Auto => colors(&io::stdout()),
     };
 
+    // `--isolated` reads no configuration but the one named with `--config`.
     let Some(mut configs) = Configs::open(
         args.config.as_deref(),
-        args.no_config,
-        color_by_environment_stderr(),
+        args.no_config || (args.isolated && args.config.is_none()),
+        stderr_colors(args.color),
     )?
     else {
         return Ok(EXIT_ERROR);
@@ -75,16 +94,24 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             stdin_plan = Some(plan(args, &selection, config.as_deref(), shown, role));
         }
     }
-    let paths = walked_paths(&args.paths);
+    let paths = walked_paths(&given);
     let mut files: Vec<(PathBuf, Plan)> = Vec::new();
     let mut patches = PatchIndex::default();
+    let mut renders: Vec<RenderJob> = Vec::new();
+    let mut discovered = Discovered::default();
     if !paths.is_empty() {
-        let discovered = discover(&paths, &exclude);
+        discovered = discover_with(
+            &paths,
+            &exclude,
+            WalkOptions {
+                no_ignore_files: args.isolated,
+            },
+        );
         for error in &discovered.errors {
-            writeln!(io::stderr(), "podcycle: error: {error}")?;
+            eprint_line(format_args!("podcycle: error: {error}"))?;
             failed = true;
         }
-        for path in discovered.files {
+        for path in std::mem::take(&mut discovered.files) {
             let named = paths.contains(&path);
             let config = configs.for_file(&path);
             let excluded = if named {
@@ -92,15 +119,30 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             } else {
                 config.as_deref().is_some_and(|c| c.excludes(&path))
             };
-            if !excluded {
+            if excluded {
+                discovered.skipped.push((path, Skip::Excluded));
+            } else {
                 let role = patches.role(&path);
                 let plan = plan(args, &selection, config.as_deref(), Some(&path), role);
                 files.push((path, plan));
             }
         }
+        renders = render_jobs(args, &selection, &mut configs, &exclude, &mut discovered);
     }
-    if configs.print_errors(color_by_environment_stderr())? {
+    if configs.print_errors(stderr_colors(args.color))? {
         return Ok(EXIT_ERROR);
+    }
+
+    if args.show_files {
+        let mut out = io::stdout().lock();
+        show_files(
+            &mut out,
+            stdin_plan.is_some(),
+            &files,
+            &renders,
+            &discovered,
+        )?;
+        return Ok(if failed { EXIT_ERROR } else { EXIT_CLEAN });
     }
 
     let mut reports = Vec::new();
@@ -110,33 +152,127 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     // Files are independent; lint them on every core and keep the order of discovery.
     let results: Vec<Result<FileReport, String>> = files
         .par_iter()
-        .map(|(path, plan)| read_path(path).map(|(name, bytes)| lint_with_plan(name, bytes, plan)))
+        .map(|(path, plan)| {
+            read_path(path).map(|(name, bytes)| {
+                let mut report = lint_with_plan(name, bytes, plan);
+                report.file.set_os_path(path);
+                report
+            })
+        })
         .collect();
     for result in results {
         match result {
             Ok(report) => reports.push(report),
             Err(message) => {
-                writeln!(io::stderr(), "podcycle: error: {message}")?;
+                eprint_line(format_args!("podcycle: error: {message}"))?;
                 failed = true;
             }
         }
     }
 
-    if reports.is_empty() && !failed && stdin_count == 0 {
-        // Like ripgrep and ruff: say so, so that a mistyped path or an over-broad --exclude
-        // does not pass for a clean result.
-        writeln!(
-            io::stderr(),
-            "podcycle: warning: no YAML or JSON files found to check"
-        )?;
+    // Charts and overlays, rendered on every core; their findings go to the files that wrote
+    // them, merged with what those files gave as they are (a Kustomize base).
+    let tools = Tools::find(
+        args.helm.as_deref(),
+        args.kustomize.as_deref(),
+        std::time::Duration::from_secs(args.render_timeout.max(1)),
+    );
+    let mut run = RunNotes::default();
+    let outcomes: Vec<Result<Output, NotRendered>> = renders
+        .par_iter()
+        .map(|job| {
+            if args.no_render {
+                Err(NotRendered {
+                    tool: job.input.tool(),
+                    input: job.input.display(),
+                    reason: "--no-render".to_owned(),
+                })
+            } else {
+                render::render(&job.input, &tools)
+            }
+        })
+        .collect();
+    let mut fail_on_unrendered = args.fail_on_unrendered;
+    let mut counted: Vec<(crate::diagnostics::RenderTool, String)> = Vec::new();
+    for (job, outcome) in renders.iter().zip(outcomes) {
+        fail_on_unrendered |= job.fail_on_unrendered;
+        match outcome {
+            Ok(output) => {
+                let key = (output.tool, output.input.clone());
+                if !counted.contains(&key) {
+                    match output.tool {
+                        crate::diagnostics::RenderTool::Helm => run.rendered_charts += 1,
+                        crate::diagnostics::RenderTool::Kustomize => run.rendered_overlays += 1,
+                    }
+                    counted.push(key);
+                }
+                merge(&mut reports, lint_rendered(output, job));
+            }
+            Err(not_rendered) => {
+                let file = match not_rendered.tool {
+                    crate::diagnostics::RenderTool::Helm => job.input.dir().join("Chart.yaml"),
+                    crate::diagnostics::RenderTool::Kustomize => {
+                        render::kustomize::kustomization_file(job.input.dir())
+                            .unwrap_or_else(|| job.input.dir().join("kustomization.yaml"))
+                    }
+                };
+                let unrendered = Unrendered {
+                    tool: not_rendered.tool,
+                    input: not_rendered.input,
+                    reason: render::printable(&not_rendered.reason),
+                    file: render::display(&file),
+                };
+                if !run.unrendered.contains(&unrendered) {
+                    writeln!(io::stderr(), "podcycle: warning: {}", unrendered.sentence())?;
+                    if !job.named_templates.is_empty() {
+                        let named: Vec<String> = job
+                            .named_templates
+                            .iter()
+                            .map(|p| render::display(p))
+                            .collect();
+                        writeln!(
+                            io::stderr(),
+                            "podcycle: warning: not linted: {} (Helm templates are linted through their chart)",
+                            named.join(", ")
+                        )?;
+                    }
+                    run.unrendered.push(unrendered);
+                }
+            }
+        }
+    }
+    let (ignored_files, ignored_directories) = discovered.ignored();
+    run.ignored_files = ignored_files;
+    run.ignored_directories = ignored_directories;
+    // Standard input stays first; the files rendered findings landed in take their place.
+    let stdin_report = (stdin_count == 1 && !reports.is_empty()).then(|| reports.remove(0));
+    reports.sort_by(|a, b| a.file.path.cmp(&b.file.path));
+    if let Some(report) = stdin_report {
+        reports.insert(0, report);
     }
 
+    if reports.is_empty() && renders.is_empty() && !failed && stdin_count == 0 {
+        // Like ripgrep and ruff: say so, so that a mistyped path or an over-broad --exclude
+        // does not pass for a clean result.
+        eprint_line(format_args!(
+            "podcycle: warning: no YAML or JSON files found to check"
+        ))?;
+    }
+
+    // Only the errors when nothing could be read: "No problems found in 0 files" beside "no
+    // such file" reads like a pass.
+    if failed && reports.is_empty() && renders.is_empty() && args.format.is_human() {
+        return Ok(EXIT_ERROR);
+    }
+
+    let unrendered = !run.unrendered.is_empty();
     let options = report::Options {
         color,
         source_root: (args.format == Format::Sarif)
             .then(|| std::env::current_dir().ok())
             .flatten()
             .map(|dir| report::directory_uri(&dir)),
+        run,
     };
     match &args.output {
         None => {
@@ -164,7 +300,253 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     let fails = reports
         .iter()
         .any(|r| r.diagnostics.iter().any(|d| r.fails(d)));
+    let fails = fails || (unrendered && fail_on_unrendered);
     Ok(if fails { EXIT_FINDINGS } else { EXIT_CLEAN })
+}
+
+/// A chart or overlay to render, with what its findings are linted and reported with.
+struct RenderJob {
+    input: Input,
+    plan: Plan,
+    /// Template files named on the command line: only their findings are reported.
+    named_templates: Vec<PathBuf>,
+    fail_on_unrendered: bool,
+}
+
+/// The charts and overlays discovery found, each with its configuration's settings (a chart
+/// listed several times in `helm.charts` is rendered once per entry).
+fn render_jobs(
+    args: &CheckArgs,
+    selection: &Selection,
+    configs: &mut Configs,
+    exclude: &GlobSet,
+    discovered: &mut Discovered,
+) -> Vec<RenderJob> {
+    let mut jobs = Vec::new();
+    for chart in std::mem::take(&mut discovered.charts) {
+        let marker = chart.dir.join("Chart.yaml");
+        let config = configs.for_file(&marker);
+        let named = !chart.named_templates.is_empty();
+        let is_excluded = if named {
+            args.force_exclude
+                && chart
+                    .named_templates
+                    .iter()
+                    .all(|t| is_excluded(config.as_deref(), exclude, t))
+        } else {
+            config.as_deref().is_some_and(|c| c.excludes(&chart.dir))
+        };
+        if is_excluded {
+            discovered.skipped.push((chart.dir, Skip::Excluded));
+            continue;
+        }
+        let plan = plan(
+            args,
+            selection,
+            config.as_deref(),
+            Some(&marker),
+            FileRole::Manifest,
+        );
+        let mut entries = config
+            .as_deref()
+            .map(|c| c.charts_for(&chart.dir))
+            .unwrap_or_default();
+        if entries.is_empty() {
+            entries.push(crate::config::ChartSettings {
+                dir: chart.dir.clone(),
+                release: None,
+                namespace: None,
+                values: Vec::new(),
+            });
+        }
+        for entry in entries {
+            let mut values = entry.values;
+            values.extend(args.helm_values.iter().cloned());
+            jobs.push(RenderJob {
+                input: Input::Chart {
+                    dir: chart.dir.clone(),
+                    options: HelmOptions {
+                        release: args.helm_release.clone().or(entry.release),
+                        namespace: args.helm_namespace.clone().or(entry.namespace),
+                        values,
+                        kube_version: Some(plan.settings.kube_version),
+                    },
+                },
+                plan: plan.clone(),
+                named_templates: chart.named_templates.clone(),
+                fail_on_unrendered: config
+                    .as_deref()
+                    .and_then(|c| c.fail_on_unrendered)
+                    .unwrap_or(false),
+            });
+        }
+    }
+    for overlay in std::mem::take(&mut discovered.overlays) {
+        let marker = render::kustomize::kustomization_file(&overlay)
+            .unwrap_or_else(|| overlay.join("kustomization.yaml"));
+        let config = configs.for_file(&marker);
+        if config.as_deref().is_some_and(|c| c.excludes(&overlay)) {
+            discovered.skipped.push((overlay, Skip::Excluded));
+            continue;
+        }
+        let plan = plan(
+            args,
+            selection,
+            config.as_deref(),
+            Some(&marker),
+            FileRole::Manifest,
+        );
+        jobs.push(RenderJob {
+            input: Input::Overlay { dir: overlay },
+            plan,
+            named_templates: Vec::new(),
+            fail_on_unrendered: config
+                .as_deref()
+                .and_then(|c| c.fail_on_unrendered)
+                .unwrap_or(false),
+        });
+    }
+    jobs
+}
+
+/// Lints rendered output and moves each finding to the file that wrote it.
+fn lint_rendered(mut output: Output, job: &RenderJob) -> Vec<FileReport> {
+    let rendered = std::mem::replace(&mut output.file, SourceFile::new("", ""));
+    let path = rendered.path.clone();
+    let (rendered, linted) = lint_bytes_with(
+        path,
+        rendered.text.into_bytes(),
+        &job.plan.settings,
+        FileRole::Manifest,
+        &mut |_| {},
+    );
+    let named: Vec<String> = job
+        .named_templates
+        .iter()
+        .map(|p| render::display(p))
+        .collect();
+    let mut by_file: Vec<(Arc<SourceFile>, Vec<Diagnostic>)> = Vec::new();
+    for diagnostic in linted.diagnostics {
+        let (file, diagnostic) = output.map.place(&rendered, diagnostic);
+        if !named.is_empty() && !named.contains(&file.path) {
+            continue;
+        }
+        match by_file.iter_mut().find(|(f, _)| f.path == file.path) {
+            Some((_, diagnostics)) => diagnostics.push(diagnostic),
+            None => by_file.push((file, vec![diagnostic])),
+        }
+    }
+    by_file
+        .into_iter()
+        .map(|(file, diagnostics)| {
+            let mut objects: Vec<crate::model::ObjectRef> = Vec::new();
+            for object in diagnostics.iter().filter_map(|d| d.object.clone()) {
+                if !objects.contains(&object) {
+                    objects.push(object);
+                }
+            }
+            FileReport {
+                file: Arc::try_unwrap(file).unwrap_or_else(|shared| (*shared).clone()),
+                diagnostics,
+                objects,
+                fail_at: job.plan.fail_at,
+            }
+        })
+        .collect()
+}
+
+/// Adds findings to the report of their file, or a new one. A finding already there (a base
+/// linted as it is, an overlay built twice) is kept once: the copy with the most labels.
+fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>) {
+    for report in incoming {
+        match reports.iter_mut().find(|r| r.file.path == report.file.path) {
+            Some(existing) => {
+                for diagnostic in report.diagnostics {
+                    let same = existing.diagnostics.iter_mut().find(|d| {
+                        d.rule == diagnostic.rule
+                            && d.span == diagnostic.span
+                            && d.message == diagnostic.message
+                    });
+                    match same {
+                        Some(kept) if kept.labels.len() < diagnostic.labels.len() => {
+                            *kept = diagnostic;
+                        }
+                        Some(_) => {}
+                        None => existing.diagnostics.push(diagnostic),
+                    }
+                }
+                for object in report.objects {
+                    if !existing.objects.contains(&object) {
+                        existing.objects.push(object);
+                    }
+                }
+                crate::diagnostics::sort(&mut existing.diagnostics);
+            }
+            None => {
+                let mut report = report;
+                let mut unique: Vec<Diagnostic> = Vec::new();
+                for diagnostic in report.diagnostics {
+                    if !unique.iter().any(|d| {
+                        d.rule == diagnostic.rule
+                            && d.span == diagnostic.span
+                            && d.message == diagnostic.message
+                    }) {
+                        unique.push(diagnostic);
+                    }
+                }
+                crate::diagnostics::sort(&mut unique);
+                report.diagnostics = unique;
+                reports.push(report);
+            }
+        }
+    }
+}
+
+/// `--show-files`: what would be linted and rendered, and what is skipped and why.
+fn show_files(
+    out: &mut dyn Write,
+    stdin: bool,
+    files: &[(PathBuf, Plan)],
+    renders: &[RenderJob],
+    discovered: &Discovered,
+) -> io::Result<()> {
+    let mut lines: Vec<(String, String)> = Vec::new();
+    if stdin {
+        lines.push(("-".to_owned(), "lint (standard input)".to_owned()));
+    }
+    for (path, plan) in files {
+        let what = match plan.role {
+            FileRole::Manifest => "lint",
+            FileRole::Patch => "lint (patch or expected state: document checks only)",
+        };
+        lines.push((render::display(path), what.to_owned()));
+    }
+    for job in renders {
+        let what = match &job.input {
+            Input::Chart { .. } if job.named_templates.is_empty() => {
+                "render (Helm chart)".to_owned()
+            }
+            Input::Chart { .. } => {
+                let named: Vec<String> = job
+                    .named_templates
+                    .iter()
+                    .map(|p| render::display(p))
+                    .collect();
+                format!("render (Helm chart, for {})", named.join(", "))
+            }
+            Input::Overlay { .. } => "render (Kustomize overlay)".to_owned(),
+        };
+        lines.push((job.input.display(), what));
+    }
+    for (path, skip) in &discovered.skipped {
+        lines.push((render::display(path), format!("skip ({skip})")));
+    }
+    lines.sort();
+    lines.dedup();
+    for (path, what) in lines {
+        writeln!(out, "{path}: {what}")?;
+    }
+    Ok(())
 }
 
 fn write_report_file(
@@ -243,22 +625,17 @@ pub fn lint_text(path: &str, text: &str, settings: &Settings) -> FileReport {
     super::input::lint_bytes(path.to_owned(), text.as_bytes().to_vec(), settings)
 }
 
-/// Colour when stdout is a terminal, unless `NO_COLOR` is set; `CLICOLOR_FORCE` forces it.
-fn color_by_environment() -> bool {
-    color_for(io::stdout().is_terminal())
+/// Whether to colour what goes to `stream` when `--color auto`: the conventions anstream reads
+/// (`NO_COLOR`, `CLICOLOR_FORCE`, `CLICOLOR=0`, `TERM=dumb`, CI), and a terminal.
+fn colors(stream: &impl anstream::stream::RawStream) -> bool {
+    anstream::AutoStream::choice(stream) != anstream::ColorChoice::Never
 }
 
-pub(super) fn color_by_environment_stderr() -> bool {
-    color_for(io::stderr().is_terminal())
-}
-
-fn color_for(terminal: bool) -> bool {
-    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
-    if set("CLICOLOR_FORCE") {
-        return true;
+/// Colour for messages on stderr (configuration errors), by the same flag.
+pub(super) fn stderr_colors(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => colors(&io::stderr()),
     }
-    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
-        return false;
-    }
-    terminal
 }

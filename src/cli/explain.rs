@@ -8,23 +8,25 @@ use std::path::{Path, PathBuf};
 
 use globset::GlobSet;
 
-use super::check::color_by_environment_stderr;
+use super::check::stderr_colors;
 use super::configs::Configs;
 use super::input::{lint_bytes_with, read_path, read_stdin, walked_paths};
-use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, usage_error};
+use super::{
+    ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, eprint_line, usage_error,
+};
 use crate::config::{self, Config};
 use crate::diagnostics::{Diagnostic, JsonDiagnostic};
 use crate::discovery::discover;
+use crate::discovery::roles::{PatchIndex, role_by_name};
 use crate::explain::{
     ExplainFormat, ExplainWriter, ObjectSelector, PodExplanation, PodSource, Selection, explain_pod,
 };
-use crate::kustomize::{PatchIndex, role_by_name};
 use crate::lint::{FileRole, Visit, locate};
 use crate::model::ObjectRef;
 use crate::rules::Part;
 use crate::settings::{Selection as RuleSelection, Settings};
 use crate::source::Span;
-use crate::suggest::did_you_mean;
+use crate::suggest::did_you_mean_help;
 use crate::text::name_list;
 
 pub fn run(args: &ExplainArgs) -> io::Result<u8> {
@@ -48,7 +50,7 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     let Some(mut configs) = Configs::open(
         args.config.as_deref(),
         args.no_config,
-        color_by_environment_stderr(),
+        stderr_colors(ColorChoice::Auto),
     )?
     else {
         return Ok(EXIT_ERROR);
@@ -67,7 +69,7 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     if !paths.is_empty() {
         let discovered = discover(&paths, &GlobSet::empty());
         for error in &discovered.errors {
-            writeln!(io::stderr(), "podcycle: error: {error}")?;
+            eprint_line(format_args!("podcycle: error: {error}"))?;
             failed = true;
         }
         let mut patches = PatchIndex::default();
@@ -84,7 +86,7 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
             inputs.push((Input::File(path), settings, role));
         }
     }
-    if configs.print_errors(color_by_environment_stderr())? {
+    if configs.print_errors(stderr_colors(ColorChoice::Auto))? {
         return Ok(EXIT_ERROR);
     }
 
@@ -98,7 +100,7 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
             Input::File(path) => match read_path(&path) {
                 Ok(read) => read,
                 Err(message) => {
-                    writeln!(io::stderr(), "podcycle: error: {message}")?;
+                    eprint_line(format_args!("podcycle: error: {message}"))?;
                     failed = true;
                     continue;
                 }
@@ -272,11 +274,10 @@ impl<'s, W: Write> Explaining<'s, W> {
     fn finish(self, args: &ExplainArgs, failed: bool) -> io::Result<u8> {
         for (object, at) in &self.unreadable {
             let file = at.rsplit_once(':').map_or(at.as_str(), |(file, _)| file);
-            writeln!(
-                io::stderr(),
+            eprint_line(format_args!(
                 "podcycle: warning: {} ({at}) has a pod spec that cannot be read; `podcycle check {file}` says why",
                 object.display_name(),
-            )?;
+            ))?;
         }
         let written = self.writer.written();
         let selected_elsewhere = !self.unreadable.is_empty() || !self.without_pod_spec.is_empty();
@@ -289,11 +290,10 @@ impl<'s, W: Write> Explaining<'s, W> {
         self.writer.finish()?;
         if written == 0 {
             if !failed && !selected_elsewhere {
-                writeln!(
-                    io::stderr(),
+                eprint_line(format_args!(
                     "podcycle: no pod spec found in {} (explain reads Pods, PodTemplates and workload controllers)",
                     shown_paths(args)
-                )?;
+                ))?;
             }
             return Ok(if failed { EXIT_ERROR } else { EXIT_FINDINGS });
         }
@@ -311,18 +311,17 @@ impl<'s, W: Write> Explaining<'s, W> {
             && self.selected_pods == 0
         {
             if let Some((object, at)) = self.without_pod_spec.first() {
-                writeln!(
-                    io::stderr(),
+                eprint_line(format_args!(
                     "podcycle: {} ({at}) has no pod spec to explain",
                     object.display_name()
-                )?;
+                ))?;
                 return Ok(Some(EXIT_FINDINGS));
             }
             if !selected_elsewhere {
                 let wanted = selector.display();
                 let candidates: Vec<&str> = self.objects.iter().map(String::as_str).collect();
-                let hint = match did_you_mean(&wanted, &candidates) {
-                    Some(suggestion) => format!("; did you mean `{suggestion}`?"),
+                let hint = match did_you_mean_help(&wanted, &candidates) {
+                    Some(help) => format!("; {help}"),
                     None if candidates.is_empty() => "; it holds no workload objects".to_owned(),
                     None => format!("; it holds {}", list(&candidates)),
                 };
@@ -336,10 +335,8 @@ impl<'s, W: Write> Explaining<'s, W> {
             && self.selected_pods > 0
         {
             let names: Vec<&str> = self.containers.iter().map(String::as_str).collect();
-            let hint = match did_you_mean(name, &names) {
-                Some(suggestion) => format!("did you mean `{suggestion}`?"),
-                None => format!("the containers are {}", list(&names)),
-            };
+            let hint = did_you_mean_help(name, &names)
+                .unwrap_or_else(|| format!("the containers are {}", list(&names)));
             let place = self
                 .selection
                 .object

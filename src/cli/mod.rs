@@ -38,7 +38,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Lint files and directories (recursively); `-` reads standard input.
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Show the order in which the kubelet starts and stops each pod's containers, with the
     /// time budgets of probes, hooks and the grace period, and the findings of `check`.
     Explain(ExplainArgs),
@@ -88,6 +88,7 @@ pub struct CheckArgs {
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
     /// The file name to report for standard input; the configuration nearest to it applies.
+    /// Without paths, standard input is read; beside paths, give `-` too.
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
     /// Skip files and directories matching this glob while walking directories
@@ -114,9 +115,51 @@ pub struct CheckArgs {
     /// Ignore configuration files.
     #[arg(long)]
     pub no_config: bool,
-    /// When to use colours in the full format.
+    /// When to use colours in the full and concise formats [auto: on a terminal, unless
+    /// `NO_COLOR`, `CLICOLOR=0` or `TERM=dumb`; `CLICOLOR_FORCE` forces them].
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Read only the configuration named with `--config` (none without it), and honour no
+    /// ignore files (`.gitignore`, `.ignore`): for CI on pull requests, where those files are
+    /// part of the change under review.
+    #[arg(long)]
+    pub isolated: bool,
+    /// List the files that would be linted, the charts and overlays that would be rendered, and
+    /// what is skipped and why; lint nothing.
+    #[arg(long)]
+    pub show_files: bool,
+    /// Do not render Helm charts or build Kustomize overlays (each is reported as not rendered).
+    #[arg(long, help_heading = "Rendering")]
+    pub no_render: bool,
+    /// Exit with 1 when a chart or overlay could not be rendered [default: a warning that does
+    /// not change the exit code, or `fail-on-unrendered` from the configuration].
+    #[arg(long, help_heading = "Rendering")]
+    pub fail_on_unrendered: bool,
+    /// The `helm` executable [default: `helm` on PATH].
+    #[arg(long, value_name = "PATH", help_heading = "Rendering")]
+    pub helm: Option<PathBuf>,
+    /// The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH].
+    #[arg(long, value_name = "PATH", help_heading = "Rendering")]
+    pub kustomize: Option<PathBuf>,
+    /// Stop a renderer that runs longer than this.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 60,
+        help_heading = "Rendering"
+    )]
+    pub render_timeout: u64,
+    /// A values file for every chart rendered in this run, after the chart's own `values.yaml`
+    /// and those the configuration names (repeatable).
+    #[arg(long, value_name = "FILE", help_heading = "Rendering")]
+    pub helm_values: Vec<PathBuf>,
+    /// The release name charts are rendered with [default: from the configuration, else
+    /// Helm's `release-name`].
+    #[arg(long, value_name = "NAME", help_heading = "Rendering")]
+    pub helm_release: Option<String>,
+    /// The namespace charts are rendered for [default: from the configuration].
+    #[arg(long, value_name = "NAMESPACE", help_heading = "Rendering")]
+    pub helm_namespace: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -212,7 +255,7 @@ pub fn main() -> ExitCode {
         // A closed pipe (`podcycle check | head`) is not an error worth a message.
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_CLEAN),
         Err(error) => {
-            let _ = writeln!(io::stderr(), "podcycle: error: {error}");
+            let _ = eprint_line(format_args!("podcycle: error: {error}"));
             ExitCode::from(EXIT_ERROR)
         }
     }
@@ -224,8 +267,15 @@ fn parse_kube_version(text: &str) -> Result<crate::versions::KubeVersion, String
 
 /// Prints a usage-level error and returns the exit code for it.
 fn usage_error(message: &str) -> u8 {
-    let _ = writeln!(io::stderr(), "podcycle: error: {message}");
+    let _ = eprint_line(format_args!("podcycle: error: {message}"));
     EXIT_ERROR
+}
+
+/// Writes one line on standard error with control characters escaped: messages carry file
+/// names from the repository and names from manifests (see [`crate::escape`]).
+fn eprint_line(line: std::fmt::Arguments<'_>) -> io::Result<()> {
+    let line = line.to_string();
+    writeln!(io::stderr(), "{}", crate::escape::escape_controls(&line))
 }
 
 #[doc(hidden)]

@@ -6,13 +6,14 @@ use serde::Serialize;
 
 use super::{EXIT_CLEAN, RulesFormat, usage_error};
 use crate::rules::{ALL_RULES, find_rule};
-use crate::suggest::did_you_mean;
+use crate::suggest::did_you_mean_help;
 
 #[derive(Serialize)]
 struct RuleEntry {
     name: &'static str,
     category: &'static str,
     default_severity: &'static str,
+    enforcement: &'static str,
     enabled_by_default: bool,
     kubernetes_versions: String,
     summary: &'static str,
@@ -28,6 +29,7 @@ pub fn list(format: RulesFormat) -> io::Result<u8> {
                     name: rule.name,
                     category: rule.category.as_str(),
                     default_severity: rule.default_severity.as_str(),
+                    enforcement: rule.enforcement.as_str(),
                     enabled_by_default: rule.enabled_by_default(),
                     kubernetes_versions: rule.kubernetes_versions(),
                     summary: rule.summary,
@@ -46,10 +48,11 @@ pub fn list(format: RulesFormat) -> io::Result<u8> {
                 };
                 writeln!(
                     out,
-                    "{:width$}  {:11}  {:7}  {}",
+                    "{:width$}  {:11}  {:7}  {:10}  {}",
                     rule.name,
                     rule.category.as_str(),
                     severity,
+                    rule.enforcement.as_str(),
                     rule.summary
                 )?;
             }
@@ -61,10 +64,9 @@ pub fn list(format: RulesFormat) -> io::Result<u8> {
 pub fn show(name: &str) -> io::Result<u8> {
     let Some(rule) = find_rule(name) else {
         let names: Vec<&str> = ALL_RULES.iter().map(|r| r.name).collect();
-        let message = match did_you_mean(name, &names) {
-            Some(suggestion) => format!("unknown rule `{name}`; did you mean `{suggestion}`?"),
-            None => format!("unknown rule `{name}`; `podcycle rules` lists them"),
-        };
+        let help = did_you_mean_help(name, &names)
+            .unwrap_or_else(|| "`podcycle rules` lists them".to_owned());
+        let message = format!("unknown rule `{name}`; {help}");
         return Ok(usage_error(&message));
     };
     let mut out = io::stdout().lock();
@@ -72,7 +74,7 @@ pub fn show(name: &str) -> io::Result<u8> {
     writeln!(out)?;
     writeln!(
         out,
-        "Category: {}. Default severity: {}{}. Kubernetes versions: {}.",
+        "Category: {}. Default severity: {}{}. Enforced by: {} ({}). Kubernetes versions: {}.",
         rule.category,
         rule.default_severity,
         if rule.enabled_by_default() {
@@ -80,6 +82,8 @@ pub fn show(name: &str) -> io::Result<u8> {
         } else {
             " (off by default)"
         },
+        rule.enforcement,
+        rule.enforcement.meaning(),
         rule.kubernetes_versions()
     )?;
     writeln!(out)?;

@@ -190,6 +190,15 @@ pub struct Hook {
 }
 
 impl Hook {
+    /// The hook's length of `seconds` as written: a `sleep` action's integer exactly (an `f64`
+    /// rounds 9223372036854775807 up), else in seconds.
+    pub fn length_text(&self, seconds: f64) -> String {
+        match self.duration {
+            HookDuration::Exactly(whole) => format!("{whole}s"),
+            _ => crate::text::seconds(seconds),
+        }
+    }
+
     /// How the hook ends, as the kubelet runs it (`handlerRunner.Run`): a `sleep` waits its
     /// seconds (`runSleepHandler`); an exec command takes at least the sleeps it is sure to
     /// run, exactly those when it does nothing else; anything else takes an unknown time.

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{FileReport, Options, range};
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostics::{Diagnostic, Placement, Severity};
 use crate::docs::{rule_url, what_it_does};
 use crate::rules::{ALL_RULES, Rule};
 use crate::source::{SourceFile, Span};
@@ -37,6 +37,25 @@ struct Run<'a> {
     original_uri_base_ids: Option<BTreeMap<&'static str, ArtifactLocation>>,
     results: Vec<SarifResult<'a>>,
     column_kind: &'static str,
+    /// Said when a chart or overlay could not be rendered, so a viewer does not take the run
+    /// for a clean one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    invocations: Vec<Invocation>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation {
+    execution_successful: bool,
+    tool_execution_notifications: Vec<Notification>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Notification {
+    level: &'static str,
+    message: Message,
+    locations: Vec<Location>,
 }
 
 #[derive(Serialize)]
@@ -76,6 +95,8 @@ struct Configuration {
 #[derive(Serialize)]
 struct RuleProperties {
     category: &'static str,
+    /// Who acts on the rule's findings (a finding may say otherwise in its own properties).
+    enforcement: &'static str,
     tags: [&'static str; 1],
 }
 
@@ -101,6 +122,13 @@ struct SarifResult<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     related_locations: Vec<RelatedLocation<'a>>,
     partial_fingerprints: BTreeMap<&'static str, String>,
+    properties: ResultProperties,
+}
+
+#[derive(Serialize)]
+struct ResultProperties {
+    /// Who acts on this finding: `decoder`, `api-server`, `runtime` or `advice`.
+    enforcement: &'static str,
 }
 
 #[derive(Serialize)]
@@ -128,7 +156,9 @@ struct MessageRef<'a> {
 #[serde(rename_all = "camelCase")]
 struct PhysicalLocation {
     artifact_location: ArtifactLocation,
-    region: Region,
+    /// `None` for a finding about a whole file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
 }
 
 #[derive(Serialize)]
@@ -165,7 +195,7 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
         .collect();
     let mut results = Vec::new();
     for report in reports {
-        let artifact = || artifact_location(&report.file.path);
+        let artifact = || artifact_location(&report.file.uri_path_bytes());
         let mut seen: HashMap<String, usize> = HashMap::new();
         for diagnostic in &report.diagnostics {
             let fingerprint = fingerprint(&report.file, diagnostic);
@@ -181,7 +211,11 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                 locations: [Location {
                     physical_location: PhysicalLocation {
                         artifact_location: artifact(),
-                        region: region(&report.file, diagnostic.span),
+                        region: diagnostic
+                            .rendered
+                            .as_ref()
+                            .is_none_or(|r| r.placement != Placement::File)
+                            .then(|| region(&report.file, diagnostic.span)),
                     },
                     logical_locations: logical_location(diagnostic).into_iter().collect(),
                 }],
@@ -192,8 +226,11 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                     .map(|(id, label)| RelatedLocation {
                         id,
                         physical_location: PhysicalLocation {
-                            artifact_location: artifact(),
-                            region: region(&report.file, label.span),
+                            artifact_location: match &label.file {
+                                Some(other) => artifact_location(&other.uri_path_bytes()),
+                                None => artifact(),
+                            },
+                            region: Some(region(label.file_or(&report.file), label.span)),
                         },
                         message: MessageRef {
                             text: &label.message,
@@ -204,6 +241,9 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                     FINGERPRINT,
                     format!("{fingerprint}:{occurrence}"),
                 )]),
+                properties: ResultProperties {
+                    enforcement: diagnostic.enforcement.as_str(),
+                },
             });
         }
     }
@@ -231,10 +271,37 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
             }),
             results,
             column_kind: "unicodeCodePoints",
+            invocations: invocations(&options.run),
         }],
     };
     serde_json::to_writer_pretty(&mut *out, &log)?;
     writeln!(out)
+}
+
+fn invocations(run: &super::RunNotes) -> Vec<Invocation> {
+    if run.unrendered.is_empty() {
+        return Vec::new();
+    }
+    vec![Invocation {
+        execution_successful: true,
+        tool_execution_notifications: run
+            .unrendered
+            .iter()
+            .map(|unrendered| Notification {
+                level: "warning",
+                message: Message {
+                    text: sentence(&unrendered.sentence()),
+                },
+                locations: vec![Location {
+                    physical_location: PhysicalLocation {
+                        artifact_location: artifact_location(unrendered.file.as_bytes()),
+                        region: None,
+                    },
+                    logical_locations: Vec::new(),
+                }],
+            })
+            .collect(),
+    }]
 }
 
 fn descriptor(rule: &'static Rule) -> ReportingDescriptor {
@@ -259,6 +326,7 @@ fn descriptor(rule: &'static Rule) -> ReportingDescriptor {
         },
         properties: RuleProperties {
             category: rule.category.as_str(),
+            enforcement: rule.enforcement.as_str(),
             tags: [rule.category.as_str()],
         },
     }
@@ -275,7 +343,15 @@ fn level(severity: Severity) -> &'static str {
 /// SARIF messages are sentences: the finding, then what to do about it.
 fn message_text(diagnostic: &Diagnostic) -> String {
     let mut text = sentence(&diagnostic.message);
-    for note in &diagnostic.notes {
+    let placement_notes = diagnostic
+        .rendered
+        .as_ref()
+        .map(|rendered| super::full::placement_note(diagnostic, rendered));
+    for note in diagnostic
+        .notes
+        .iter()
+        .chain(placement_notes.iter().flatten())
+    {
         text.push(' ');
         text.push_str(&sentence(note));
     }
@@ -348,26 +424,34 @@ fn logical_location(diagnostic: &Diagnostic) -> Option<LogicalLocation> {
 }
 
 /// A relative path stays relative to the directory podcycle ran in; an absolute one becomes a
-/// `file://` URI.
-fn artifact_location(path: &str) -> ArtifactLocation {
-    let path = path.replace('\\', "/");
-    if path.starts_with('/') {
+/// `file://` URI. The path is its bytes, so that a name that is not UTF-8 keeps them
+/// (percent-encoded) instead of U+FFFD.
+fn artifact_location(path: &[u8]) -> ArtifactLocation {
+    let path: Vec<u8> = path
+        .iter()
+        .map(|&b| if b == b'\\' { b'/' } else { b })
+        .collect();
+    if path.starts_with(b"/") {
         ArtifactLocation {
-            uri: format!("file://{}", percent_encode(&path)),
+            uri: format!("file://{}", percent_encode_bytes(&path)),
             uri_base_id: None,
         }
     } else {
         ArtifactLocation {
-            uri: percent_encode(&path),
+            uri: percent_encode_bytes(&path),
             uri_base_id: Some(SOURCE_ROOT),
         }
     }
 }
 
 /// Encodes what may not appear in a URI path as is.
-pub(crate) fn percent_encode(path: &str) -> String {
+pub fn percent_encode(path: &str) -> String {
+    percent_encode_bytes(path.as_bytes())
+}
+
+fn percent_encode_bytes(path: &[u8]) -> String {
     let mut encoded = String::with_capacity(path.len());
-    for byte in path.bytes() {
+    for &byte in path {
         match byte {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
                 encoded.push(char::from(byte));
@@ -396,9 +480,7 @@ fn fingerprint(file: &SourceFile, diagnostic: &Diagnostic) -> String {
         None => {
             let line = file.lines.line_of(diagnostic.span.start as usize);
             let start = file.lines.line_start(line);
-            let end = file.text[start..]
-                .find('\n')
-                .map_or(file.text.len(), |i| start + i);
+            let end = file.lines.content_end(&file.text, line);
             hash.write(file.text[start..end].trim());
         }
     }
@@ -440,7 +522,7 @@ mod tests {
             "deploy/my%20app%231.yaml"
         );
         assert_eq!(percent_encode("a:b/é"), "a%3Ab/%C3%A9");
-        let absolute = artifact_location("/srv/x.yaml");
+        let absolute = artifact_location(b"/srv/x.yaml");
         assert_eq!(absolute.uri, "file:///srv/x.yaml");
         assert!(absolute.uri_base_id.is_none());
     }

@@ -14,10 +14,16 @@ mod suspicious;
 
 use std::fmt;
 
-pub use context::{Claim, Finding, Findings, Part, PodContext, Target};
-pub use registry::{ALL_RULES, find_rule};
+pub use context::{
+    Claim, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Target,
+};
+pub(crate) use correctness::invalid_type::friendly_type_error;
+pub(crate) use correctness::invalid_value::ordinal_container;
+pub use correctness::yaml_syntax::RULE as YAML_SYNTAX;
+pub use registry::{ALL_RULES, RUNTIME_ERRORS, find_rule};
 pub use suspicious::unused_suppression::RULE as UNUSED_SUPPRESSION;
 
+pub use crate::diagnostics::Enforcement;
 use crate::diagnostics::Severity;
 
 /// Rule categories; the category decides the default severity.
@@ -85,15 +91,24 @@ impl fmt::Display for Category {
 pub enum Check {
     /// Runs once per pod spec, on the spec and its derived lifecycle.
     Pod(fn(&PodContext<'_>, &mut Findings)),
-    /// Reported by the pipeline itself while reading a document (syntax, types, fields).
-    Document,
+    /// Runs once per YAML document, on the tree as read and the objects in it (syntax, keys,
+    /// apiVersion and kind).
+    Document(fn(&DocumentContext<'_>, &mut Findings)),
+    /// Runs once per workload object, on what decoding it into the Kubernetes type found
+    /// (fields, types).
+    Object(fn(&ObjectContext<'_>, &mut Findings)),
+    /// Judges the suppressions of a document once every other rule has run: reported by the
+    /// suppression pass (`suppression.rs`), which knows what each suppression silenced.
+    Suppressions,
 }
 
 impl fmt::Debug for Check {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Check::Pod(_) => "Check::Pod",
-            Check::Document => "Check::Document",
+            Check::Document(_) => "Check::Document",
+            Check::Object(_) => "Check::Object",
+            Check::Suppressions => "Check::Suppressions",
         })
     }
 }
@@ -105,6 +120,8 @@ pub struct Rule {
     pub name: &'static str,
     pub category: Category,
     pub default_severity: Severity,
+    /// Who acts on the rule's findings (a finding may state another for its case).
+    pub enforcement: Enforcement,
     /// One line: what the rule finds.
     pub summary: &'static str,
     /// The Markdown documentation (`## What it does`, `## Why is this bad?`, `## Example`,
@@ -173,6 +190,7 @@ macro_rules! declare_rule {
         pub static $ident:ident = {
             name: $name:literal,
             category: $category:ident,
+            enforcement: $enforcement:ident,
             $(severity: $severity:ident,)?
             $(feature: $feature:expr,)?
             $(services: $services:literal,)?
@@ -188,6 +206,7 @@ macro_rules! declare_rule {
                 $crate::rules::Category::$category,
                 declare_rule!(@severity $($severity)?),
             ),
+            enforcement: $crate::rules::Enforcement::$enforcement,
             summary: $summary,
             doc: concat!($($doc, "\n"),*),
             check: $check,

@@ -12,6 +12,8 @@ mod inputs;
 mod lsp;
 mod lsp_client;
 mod neovim;
+mod render;
 mod report;
 mod robustness;
 mod scaling;
+mod security;

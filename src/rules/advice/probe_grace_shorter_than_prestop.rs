@@ -66,6 +66,7 @@ declare_rule! {
     pub static RULE = {
         name: "probe-grace-shorter-than-prestop",
         category: Advice,
+        enforcement: Advice,
         summary: "probe-level grace period that leaves no time after the preStop hook",
         check: crate::rules::Check::Pod(check),
     }
@@ -97,7 +98,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         let takes = if hook_seconds.is_infinite() {
             "never returns".to_owned()
         } else {
-            format!("takes {}", text::seconds(hook_seconds))
+            format!("takes {}", hook.length_text(hook_seconds))
         };
         let effect = if kill.prestop_cut_off {
             "the hook is cut off"

@@ -80,6 +80,7 @@ declare_rule! {
     pub static RULE = {
         name: "container-restart-policy",
         category: Correctness,
+        enforcement: ApiServer,
         feature: CONTAINER_RESTART_RULES,
         summary: "container-level restart policy the target Kubernetes version rejects",
         check: crate::rules::Check::Pod(check),
@@ -102,7 +103,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             {
                 findings
                     .report(
-                        Target::key(container.path.key("restartPolicyRules")),
+                        // Where the API server reports it: the `restartPolicy` it requires.
+                        Target::key(container.path.key("restartPolicy")),
                         format!(
                             "restartPolicyRules of `{}` need an explicit container `restartPolicy`",
                             container.name
@@ -110,6 +112,10 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     )
                     .help(
                         "set `restartPolicy` on the container too, even when it matches the pod's",
+                    )
+                    .label(
+                        Target::key(container.path.key("restartPolicyRules")),
+                        "the rules are set here",
                     )
                     .container(container.name);
             }

@@ -1,7 +1,8 @@
+use crate::diagnostics::Severity;
 use crate::fix::{Fix, FixEdit};
 use crate::lifecycle::{ContainerLife, HandlerKind, Hook, HookDuration, only_sleep, seconds};
 use crate::rules::fixes::grace_period_after;
-use crate::rules::{Claim, Findings, PodContext, Target, declare_rule};
+use crate::rules::{Claim, Enforcement, Findings, PodContext, Target, declare_rule};
 use crate::text;
 use crate::versions::POD_LIFECYCLE_SLEEP_ACTION;
 
@@ -19,8 +20,11 @@ declare_rule! {
     /// always grants): the application gets 2 seconds to shut down instead of the time the
     /// manifest seems to give it. A longer exec hook is simply cut off.
     ///
-    /// A `sleep` action longer than the grace period is rejected by the API server
-    /// (`must be non-negative and less than terminationGracePeriodSeconds`).
+    /// The API server accepts an exec hook of any length: the problem shows only when the pod
+    /// stops, so the finding is a warning (`runtime`). A `sleep` action longer than the grace
+    /// period is rejected by the API server
+    /// (`must be non-negative and less than terminationGracePeriodSeconds`): that finding is an
+    /// error (`api-server`).
     ///
     /// ## Example
     /// ```yaml
@@ -80,6 +84,8 @@ declare_rule! {
     pub static RULE = {
         name: "prestop-exceeds-grace-period",
         category: Correctness,
+        enforcement: Runtime,
+        severity: Warning,
         summary: "preStop hook that takes the whole termination grace period or more",
         check: crate::rules::Check::Pod(check),
     }
@@ -97,27 +103,43 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         let Some(hook_seconds) = hook.duration.known_seconds() else {
             continue;
         };
-        // The hook certainly takes the whole grace period the kubelet uses.
-        if !kill.prestop_runs || kill.prestop.min < seconds(effective) {
+        // Validation compares a `sleep` action with the grace period as written.
+        let rejected = hook.handler == HandlerKind::Sleep && hook_seconds > seconds(grace.seconds);
+        // Otherwise: the hook certainly takes the whole grace period the kubelet uses.
+        if !rejected && (!kill.prestop_runs || kill.prestop.min < seconds(effective)) {
             continue;
         }
-        let finding = findings
-            .report(
-                Target::key(hook.path.clone()),
-                message(container, hook, hook_seconds, effective, kill.window.max),
+        let message = if rejected {
+            format!(
+                "the preStop `sleep` action of {} is longer than `terminationGracePeriodSeconds` ({}s), which the API server rejects",
+                hook.length_text(hook_seconds),
+                grace.seconds
             )
+        } else {
+            message(container, hook, hook_seconds, effective, kill.window.max)
+        };
+        let finding = findings
+            .report(Target::key(hook.path.clone()), message)
             .help(format!(
                 "set `terminationGracePeriodSeconds` above the preStop time plus the time `{}` needs to shut down, or shorten the hook",
                 container.name
             ))
-            .container(container.name)
-            .claim(Claim::DeletionGrace(effective))
-            .claim(Claim::StopWindow {
-                container: stop.index,
-                seconds: kill.window.max,
-            });
+            .container(container.name);
+        if rejected {
+            finding
+                .enforcement(Enforcement::ApiServer)
+                .severity(Severity::Error)
+                .claim(Claim::SpecGrace(grace.seconds));
+        } else {
+            finding
+                .claim(Claim::DeletionGrace(effective))
+                .claim(Claim::StopWindow {
+                    container: stop.index,
+                    seconds: kill.window.max,
+                });
+        }
         if grace.explicit {
-            let label = if effective == grace.seconds {
+            let label = if effective == grace.seconds || rejected {
                 format!("grace period of {}s set here", grace.seconds)
             } else {
                 format!(
@@ -134,9 +156,6 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 "`terminationGracePeriodSeconds` is not set, so the default of {}s applies",
                 grace.seconds
             ));
-        }
-        if hook.handler == HandlerKind::Sleep && hook_seconds > seconds(grace.seconds) {
-            finding.note("the API server rejects a `sleep` action longer than `terminationGracePeriodSeconds`");
         }
         for fix in fixes(ctx, container, hook, hook_seconds) {
             finding.fix(fix);
@@ -214,7 +233,7 @@ fn message(
         HookDuration::AtLeast(_) => {
             format!("preStop sleeps at least {}", text::seconds(hook_seconds))
         }
-        _ => format!("preStop sleeps {}", text::seconds(hook_seconds)),
+        _ => format!("preStop sleeps {}", hook.length_text(hook_seconds)),
     };
     if hook_seconds > seconds(grace) {
         format!(

@@ -1,5 +1,6 @@
+use crate::diagnostics::Severity;
 use crate::lifecycle::{ContainerLife, HandlerUse, handlers};
-use crate::rules::{Finding, Findings, PodContext, Target, declare_rule};
+use crate::rules::{Enforcement, Finding, Findings, PodContext, Target, declare_rule};
 use crate::versions::{
     CONTAINER_RESTART_RULES, CONTAINER_STOP_SIGNALS, Feature, GRPC_CONTAINER_PROBE, GateOff,
     POD_LIFECYCLE_SLEEP_ACTION, PROBE_TERMINATION_GRACE_PERIOD, SIDECAR_CONTAINERS, Stage,
@@ -24,6 +25,11 @@ declare_rule! {
     /// starts, or is rejected if the sidecar has probes), a `sleep` preStop gives no drain
     /// delay, a custom stop signal is replaced by the image's. On a version without the field,
     /// `kubectl` rejects it as unknown.
+    ///
+    /// A dropped field is a `runtime` finding: an error for a native sidecar (the pod never
+    /// starts), a warning otherwise. A field the version does not have, a value its gate
+    /// rejects, and a dropped `grpc` or `sleep` handler (which leaves its probe or hook without
+    /// one) are `api-server` errors.
     ///
     /// ## Example
     /// For a cluster on 1.28, where native sidecars are alpha and off:
@@ -69,6 +75,7 @@ declare_rule! {
     pub static RULE = {
         name: "unsupported-feature",
         category: Correctness,
+        enforcement: Runtime,
         summary: "field the target Kubernetes version does not have or silently drops",
         check: crate::rules::Check::Pod(check),
     }
@@ -161,7 +168,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     }
 }
 
-/// Reports a feature the target version lacks or leaves off; `None` when it has it on.
+/// Reports a feature the target version lacks or leaves off, with the claim and severity that
+/// follow; `None` when the version has it on.
 fn report<'f>(
     ctx: &PodContext<'_>,
     findings: &'f mut Findings,
@@ -170,11 +178,16 @@ fn report<'f>(
     what: String,
     container: &str,
 ) -> Option<&'f mut Finding> {
+    let stage = feature.stage(ctx.kube);
     if feature.enabled(ctx.kube) {
         return None;
     }
-    let state = match (feature.stage(ctx.kube), feature.when_off) {
+    let state = match (stage, feature.when_off) {
         (Stage::Absent, _) => format!("Kubernetes {} does not have it", ctx.kube),
+        (_, GateOff::Dropped) if is_handler(feature) => format!(
+            "in Kubernetes {} it is alpha and off by default, so the API server drops it and rejects what is left without a handler",
+            ctx.kube
+        ),
         (_, GateOff::Dropped) => format!(
             "in Kubernetes {} it is alpha and off by default, so the API server drops it",
             ctx.kube
@@ -194,14 +207,37 @@ fn report<'f>(
             feature.availability()
         ),
     };
-    Some(
-        findings
-            .report(target, format!("{what}: {state}"))
-            .help(format!(
-                "{needs}; set `--kube-version` to the cluster's version"
-            ))
-            .container(container),
-    )
+    let finding = findings
+        .report(target, format!("{what}: {state}"))
+        .help(format!(
+            "{needs}; set `--kube-version` to the cluster's version"
+        ))
+        .container(container);
+    // A field the version lacks fails strict field validation, and a gate that rejects
+    // fails validation; so does a dropped handler, which leaves its probe or hook without
+    // one. Another dropped field is accepted: what follows happens at run time, and only a
+    // dropped sidecar keeps the pod from ever starting.
+    match (stage, feature.when_off) {
+        (Stage::Absent, _) | (_, GateOff::Rejected) => {
+            finding.enforcement(Enforcement::ApiServer);
+        }
+        (_, GateOff::Dropped) if is_handler(feature) => {
+            finding.enforcement(Enforcement::ApiServer);
+        }
+        (_, GateOff::Dropped) if std::ptr::eq(feature, &SIDECAR_CONTAINERS) => {}
+        (_, GateOff::Dropped) => {
+            finding.severity(Severity::Warning);
+        }
+    }
+    Some(finding)
+}
+
+/// Features that are a handler of their own: dropping one leaves its probe or hook with none,
+/// which validation rejects (`must specify a handler type`, `validateHandler` in
+/// pkg/apis/core/validation/validation.go).
+fn is_handler(feature: &Feature) -> bool {
+    std::ptr::eq(feature, &GRPC_CONTAINER_PROBE)
+        || std::ptr::eq(feature, &POD_LIFECYCLE_SLEEP_ACTION)
 }
 
 /// What a `restartPolicy: Always` init container becomes where the field is dropped.
@@ -217,10 +253,7 @@ fn classic_init_consequence(container: &ContainerLife<'_>) -> String {
     .into_iter()
     .filter_map(|(what, set)| set.then_some(what))
     .collect();
-    let mut consequence = format!(
-        "without it `{}` is a classic init container",
-        container.name
-    );
+    let mut consequence = format!("without it `{}` is a classic init container", container.name);
     if !forbidden.is_empty() {
         consequence.push_str(&format!(
             ": the API server rejects its {}",

@@ -71,6 +71,7 @@ declare_rule! {
     pub static RULE = {
         name: "job-container-never-exits",
         category: Suspicious,
+        enforcement: Runtime,
         summary: "a Job container that never exits, so the Job never completes",
         check: crate::rules::Check::Pod(check),
     }

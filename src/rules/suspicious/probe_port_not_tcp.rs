@@ -65,6 +65,7 @@ declare_rule! {
     pub static RULE = {
         name: "probe-port-not-tcp",
         category: Suspicious,
+        enforcement: Runtime,
         summary: "probe or hook on a named port that its container declares as UDP or SCTP",
         check: crate::rules::Check::Pod(check),
     }

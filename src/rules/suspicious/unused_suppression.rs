@@ -68,7 +68,8 @@ declare_rule! {
     pub static RULE = {
         name: "unused-suppression",
         category: Suspicious,
+        enforcement: Advice,
         summary: "suppression that silences nothing, names an unknown rule or gives no reason",
-        check: crate::rules::Check::Document,
+        check: crate::rules::Check::Suppressions,
     }
 }
