@@ -4,15 +4,8 @@
 
 use std::fmt::Write as _;
 
+use crate::fix::FixAvailability;
 use crate::rules::{ALL_RULES, Rule};
-
-/// Where each rule's page is published; SARIF `helpUri`s and editors link here.
-pub const RULE_DOCS_URL: &str = "https://github.com/podcycle/podcycle/blob/main/docs/rules/";
-
-/// The published page of a rule.
-pub fn rule_url(rule: &Rule) -> String {
-    format!("{RULE_DOCS_URL}{}.md", rule.name)
-}
 
 /// The `## What it does` section of a rule's documentation, as one paragraph of Markdown.
 pub fn what_it_does(rule: &Rule) -> String {
@@ -49,6 +42,7 @@ pub fn rule_page(rule: &Rule) -> String {
         "| Kubernetes versions | {} |",
         rule.kubernetes_versions()
     );
+    let _ = writeln!(page, "| Fix | {} |", fix_availability(rule));
     let _ = writeln!(
         page,
         "| Source | [`{}`](../../{}) |\n",
@@ -56,6 +50,17 @@ pub fn rule_page(rule: &Rule) -> String {
     );
     let _ = writeln!(page, "{}", rule.documentation().trim_end());
     page
+}
+
+/// Whether and how `check --fix` fixes the rule's findings, in one phrase.
+pub fn fix_availability(rule: &Rule) -> &'static str {
+    match rule.fix {
+        FixAvailability::None => "none",
+        FixAvailability::Sometimes => {
+            "where the change is certain (`check --fix`, editor quick fixes)"
+        }
+        FixAvailability::Always => "always (`check --fix`, editor quick fixes)",
+    }
 }
 
 /// The index of all rules.
@@ -70,17 +75,22 @@ pub fn index_page() -> String {
          `suspicious` a warning, `advice` information; `pedantic` and `nursery` rules are off until\n\
          selected.\n"
     );
-    let _ = writeln!(page, "| Rule | Category | Default severity | Finds |");
-    let _ = writeln!(page, "|---|---|---|---|");
+    let _ = writeln!(page, "| Rule | Category | Default severity | Fix | Finds |");
+    let _ = writeln!(page, "|---|---|---|---|---|");
     for rule in ALL_RULES {
         let severity = if rule.enabled_by_default() {
             rule.default_severity.to_string()
         } else {
             format!("{} (off)", rule.default_severity)
         };
+        let fix = match rule.fix {
+            FixAvailability::None => "",
+            FixAvailability::Sometimes => "sometimes",
+            FixAvailability::Always => "always",
+        };
         let _ = writeln!(
             page,
-            "| [`{}`]({}.md) | {} | {} | {} |",
+            "| [`{}`]({}.md) | {} | {} | {fix} | {} |",
             rule.name, rule.name, rule.category, severity, rule.summary
         );
     }

@@ -10,11 +10,53 @@ use crate::model::path::{FieldPath, PathSegment};
 use crate::source::{LineIndex, Span};
 use crate::yaml::{Document, Located, NodeId, NodeKind, lookup};
 
+/// Whether a fix may be applied without review (`check --fix`) or only on request
+/// (`check --fix --unsafe-fixes`); editors offer both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Applicability {
+    /// Resolves the finding and changes nothing else about how the pod runs.
+    Safe,
+    /// Resolves the finding, and also changes behaviour beyond it (how a hook runs, how long
+    /// shutdown may take): worth a look before committing.
+    Unsafe,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
+/// Whether a rule offers fixes, for `podcycle rules` and the rule's documentation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FixAvailability {
+    /// The rule never offers a fix.
+    None,
+    /// Where the change is certain (a fix for some findings, not all).
+    Sometimes,
+    /// Every finding comes with a fix.
+    Always,
+}
+
+impl FixAvailability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FixAvailability::None => "none",
+            FixAvailability::Sometimes => "sometimes",
+            FixAvailability::Always => "always",
+        }
+    }
+}
+
 /// One fix for a finding.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fix {
     /// What the fix does, as an editor shows it: "Raise terminationGracePeriodSeconds to 90".
     pub title: String,
+    pub applicability: Applicability,
     /// The document of the stream the paths start in (set by the lint pipeline).
     pub document: usize,
     pub edits: Vec<FixEdit>,
@@ -42,12 +84,21 @@ pub struct TextEdit {
 }
 
 impl Fix {
-    /// A fix whose paths start at the object root, as rules write them.
+    /// A safe fix whose paths start at the object root, as rules write them.
     pub fn new(title: impl Into<String>, edits: Vec<FixEdit>) -> Fix {
         Fix {
             title: title.into(),
+            applicability: Applicability::Safe,
             document: 0,
             edits,
+        }
+    }
+
+    /// A fix that changes behaviour beyond the finding ([`Applicability::Unsafe`]).
+    pub fn new_unsafe(title: impl Into<String>, edits: Vec<FixEdit>) -> Fix {
+        Fix {
+            applicability: Applicability::Unsafe,
+            ..Fix::new(title, edits)
         }
     }
 
@@ -58,6 +109,7 @@ impl Fix {
         let rebase = |path: FieldPath| prefix.join(path.segments());
         Fix {
             title: self.title,
+            applicability: self.applicability,
             document,
             edits: self
                 .edits

@@ -4,12 +4,16 @@
 //! diagnostics. The command line (`cli`), the reporters (`report`) and the benchmarks build on
 //! it.
 
+pub mod add_ignore;
+pub mod apply_fixes;
+pub mod baseline;
 pub mod cli;
 pub mod config;
 pub mod diagnostics;
 pub mod discovery;
 pub mod docs;
 pub mod explain;
+pub mod fingerprint;
 pub mod fix;
 pub mod kustomize;
 pub mod lifecycle;

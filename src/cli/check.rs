@@ -9,11 +9,18 @@ use std::sync::Arc;
 use globset::GlobSet;
 use rayon::prelude::*;
 
+use super::files::replace_file;
+use super::fixing::{FixRun, fix_files};
 use super::input::{lint_bytes_with, read_path, read_stdin};
-use super::{CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, usage_error};
+use super::{
+    CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ignoring, statistics,
+    usage_error,
+};
+use crate::baseline::Baseline;
 use crate::config::{self, Config, ConfigError};
 use crate::diagnostics::Severity;
 use crate::discovery::{describe_io_error, discover, exclude_set, excluded};
+use crate::fix::Applicability;
 use crate::kustomize::{PatchIndex, role_by_name};
 use crate::lint::FileRole;
 use crate::report::{self, FileReport, Format, render_problem};
@@ -21,10 +28,34 @@ use crate::settings::{FailOn, Selection, Selector, Settings};
 
 /// What a file is linted with.
 #[derive(Clone)]
-struct Plan {
-    settings: Settings,
-    fail_at: Option<Severity>,
-    role: FileRole,
+pub(super) struct Plan {
+    pub settings: Settings,
+    pub fail_at: Option<Severity>,
+    pub role: FileRole,
+}
+
+/// A checked file: its report, what it was linted with, and where it is.
+pub(super) struct Checked {
+    pub report: FileReport,
+    pub plan: Plan,
+    /// The file on disk; `None` for standard input.
+    pub path: Option<PathBuf>,
+}
+
+impl Checked {
+    /// Lints `text` as this file, the way it was linted.
+    pub fn lint(&self, text: &str) -> FileReport {
+        lint_with_plan(
+            self.report.file.path.clone(),
+            text.as_bytes().to_vec(),
+            &self.plan,
+        )
+    }
+
+    /// Lints the file again after it changed to `text`.
+    pub fn relint(&mut self, text: String) {
+        self.report = lint_with_plan(self.report.file.path.clone(), text.into_bytes(), &self.plan);
+    }
 }
 
 pub fn run(args: &CheckArgs) -> io::Result<u8> {
@@ -40,6 +71,16 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     if stdin_count > 1 {
         return Ok(usage_error("`-` (standard input) may be given only once"));
     }
+    if let Some(message) = conflicts(args, stdin_count) {
+        return Ok(usage_error(&message));
+    }
+    let mut baseline = match &args.baseline {
+        None => None,
+        Some(path) => match read_baseline(path) {
+            Ok(baseline) => Some(baseline),
+            Err(message) => return Ok(usage_error(&message)),
+        },
+    };
     let color = match args.color {
         _ if args.output.is_some() => false,
         ColorChoice::Always => true,
@@ -113,18 +154,26 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         return Ok(EXIT_ERROR);
     }
 
-    let mut reports = Vec::new();
+    let mut checked = Vec::new();
     if let Some(plan) = stdin_plan {
-        reports.push(lint_with_plan(stdin_name, read_stdin()?, &plan));
+        checked.push(Checked {
+            report: lint_with_plan(stdin_name, read_stdin()?, &plan),
+            plan,
+            path: None,
+        });
     }
     // Files are independent; lint them on every core and keep the order of discovery.
     let results: Vec<Result<FileReport, String>> = files
         .par_iter()
         .map(|(path, plan)| read_path(path).map(|(name, bytes)| lint_with_plan(name, bytes, plan)))
         .collect();
-    for result in results {
+    for (result, (path, plan)) in results.into_iter().zip(files) {
         match result {
-            Ok(report) => reports.push(report),
+            Ok(report) => checked.push(Checked {
+                report,
+                plan,
+                path: Some(path),
+            }),
             Err(message) => {
                 writeln!(io::stderr(), "podcycle: error: {message}")?;
                 failed = true;
@@ -132,13 +181,45 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         }
     }
 
-    if reports.is_empty() && !failed && stdin_count == 0 {
+    if checked.is_empty() && !failed && stdin_count == 0 {
         // Like ripgrep and ruff: say so, so that a mistyped path or an over-broad --exclude
         // does not pass for a clean result.
         writeln!(
             io::stderr(),
             "podcycle: warning: no YAML or JSON files found to check"
         )?;
+    }
+
+    if let Some(path) = &args.write_baseline {
+        return write_baseline(path, &checked, failed);
+    }
+    let allowed = if args.unsafe_fixes {
+        Applicability::Unsafe
+    } else {
+        Applicability::Safe
+    };
+    let mut fix_run = None;
+    if args.fix || args.diff {
+        let mut out = io::stdout().lock();
+        let run = fix_files(&mut checked, allowed, args.diff, &mut out)?;
+        out.flush()?;
+        failed |= run.failed;
+        if args.diff {
+            return diff_summary(&run, failed);
+        }
+        fix_run = Some(run);
+    }
+    if let Some(baseline) = &mut baseline {
+        for entry in &mut checked {
+            baseline.filter(&entry.report.file, &mut entry.report.diagnostics);
+        }
+    }
+    if let Some(reason) = &args.add_ignore {
+        return add_ignores(&mut checked, reason, failed);
+    }
+    let reports: Vec<FileReport> = checked.into_iter().map(|entry| entry.report).collect();
+    if let Some(baseline) = &baseline {
+        baseline_summary(baseline)?;
     }
 
     let options = report::Options {
@@ -148,14 +229,25 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             .flatten()
             .map(|dir| report::directory_uri(&dir)),
     };
+    let write = |out: &mut dyn Write| -> io::Result<()> {
+        if args.statistics {
+            statistics::write(out, args.format, &reports, allowed)?;
+        } else {
+            report::write(out, args.format, &reports, &options)?;
+        }
+        if let Some(run) = &fix_run {
+            fixed_summary(out, args.format, run)?;
+        }
+        Ok(())
+    };
     match &args.output {
         None => {
             let mut out = io::stdout().lock();
-            report::write(&mut out, args.format, &reports, &options)?;
+            write(&mut out)?;
             out.flush()?;
         }
         Some(path) => {
-            if let Err(error) = write_report_file(path, args.format, &reports, &options) {
+            if let Err(error) = write_report_file(path, write) {
                 let reason = describe_io_error(&error);
                 return Ok(usage_error(&format!(
                     "cannot write {}: {reason}",
@@ -176,13 +268,154 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
 
 fn write_report_file(
     path: &Path,
-    format: Format,
-    reports: &[FileReport],
-    options: &report::Options,
+    write: impl Fn(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
     let mut out = io::BufWriter::new(std::fs::File::create(path)?);
-    report::write(&mut out, format, reports, options)?;
+    write(&mut out)?;
     out.flush()
+}
+
+/// Options that cannot go together, or not with standard input.
+fn conflicts(args: &CheckArgs, stdin_count: usize) -> Option<String> {
+    if stdin_count > 0 && args.fix && !args.diff {
+        return Some(
+            "`--fix` cannot write standard input back; use `--diff` to see the fixes".to_owned(),
+        );
+    }
+    if stdin_count > 0 && args.add_ignore.is_some() {
+        return Some("`--add-ignore` cannot write standard input back".to_owned());
+    }
+    if let Some(reason) = &args.add_ignore {
+        return crate::add_ignore::check_reason(reason).err();
+    }
+    None
+}
+
+fn read_baseline(path: &Path) -> Result<Baseline, String> {
+    let text = std::fs::read_to_string(path).map_err(|error| {
+        format!(
+            "cannot read baseline {}: {}",
+            path.display(),
+            describe_io_error(&error)
+        )
+    })?;
+    Baseline::parse(&parent_dir(path), &text)
+        .map_err(|message| format!("invalid baseline {}: {message}", path.display()))
+}
+
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// `--write-baseline FILE`: records every finding and reports nothing else.
+fn write_baseline(path: &Path, checked: &[Checked], failed: bool) -> io::Result<u8> {
+    let mut baseline = Baseline::new(&parent_dir(path));
+    for entry in checked {
+        baseline.record(&entry.report.file, &entry.report.diagnostics);
+    }
+    if let Err(error) = replace_file(path, &baseline.to_json()) {
+        return Ok(usage_error(&format!(
+            "cannot write baseline {}: {}",
+            path.display(),
+            describe_io_error(&error)
+        )));
+    }
+    writeln!(
+        io::stderr(),
+        "podcycle: recorded {} in {}; `--baseline {}` reports only new ones",
+        count(baseline.len(), "finding"),
+        path.display(),
+        path.display()
+    )?;
+    Ok(if failed { EXIT_ERROR } else { EXIT_CLEAN })
+}
+
+fn baseline_summary(baseline: &Baseline) -> io::Result<()> {
+    let stale = baseline.stale();
+    let mut line = format!(
+        "podcycle: {} in the baseline not shown",
+        count(baseline.matched, "finding")
+    );
+    if stale > 0 {
+        line.push_str(&format!(
+            "; {} no longer occur (`--write-baseline` records the findings anew)",
+            count(stale, "baseline entry")
+        ));
+    }
+    writeln!(io::stderr(), "{line}")
+}
+
+/// `--diff`: says how many fixes the diff holds; exits with 1 when there are some, so that a
+/// CI step can require that nothing is left to fix.
+fn diff_summary(run: &FixRun, failed: bool) -> io::Result<u8> {
+    let line = if run.files == 0 {
+        "podcycle: no fixes to apply".to_owned()
+    } else {
+        format!(
+            "podcycle: `--fix` would fix {} in {}",
+            count(run.findings(), "finding"),
+            count(run.files, "file")
+        )
+    };
+    writeln!(io::stderr(), "{line}")?;
+    Ok(if failed {
+        EXIT_ERROR
+    } else if run.files > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    })
+}
+
+/// The line after the report of `--fix`: in it for the human formats, on stderr otherwise.
+fn fixed_summary(out: &mut dyn Write, format: Format, run: &FixRun) -> io::Result<()> {
+    let line = format!(
+        "Fixed {} in {}.",
+        count(run.findings(), "finding"),
+        count(run.files, "file")
+    );
+    if format.is_human() {
+        writeln!(out, "{line}")
+    } else {
+        writeln!(io::stderr(), "podcycle: {line}")
+    }
+}
+
+/// `--add-ignore REASON`: a suppression comment for every finding left.
+fn add_ignores(checked: &mut [Checked], reason: &str, failed: bool) -> io::Result<u8> {
+    let outcome = ignoring::add_ignores(checked, reason)?;
+    let mut line = format!(
+        "podcycle: added {} in {}",
+        count(outcome.comments, "ignore comment"),
+        count(outcome.files, "file")
+    );
+    if outcome.left > 0 {
+        line.push_str(&format!(
+            "; {} could not be silenced with a comment",
+            count(outcome.left, "finding")
+        ));
+    }
+    writeln!(io::stderr(), "{line}")?;
+    Ok(if failed || outcome.failed {
+        EXIT_ERROR
+    } else if outcome.left > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    })
+}
+
+fn count(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else if let Some(stem) = word.strip_suffix('y') {
+        format!("{n} {stem}ies")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 fn selection(args: &CheckArgs) -> Result<Selection, String> {
@@ -346,4 +579,96 @@ fn color_for(terminal: bool) -> bool {
         return false;
     }
     terminal
+}
+
+/// `--show-settings FILE`: what `check` would lint the file with, and where that comes from.
+pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
+    let selection = match selection(args) {
+        Ok(selection) => selection,
+        Err(message) => return Ok(usage_error(&message)),
+    };
+    let exclude = match exclude_set(&args.exclude) {
+        Ok(set) => set,
+        Err(message) => return Ok(usage_error(&message)),
+    };
+    let mut configs = match Configs::new(args) {
+        Ok(configs) => configs,
+        Err(error) => {
+            print_config_error(&error, color_by_environment_stderr())?;
+            return Ok(EXIT_ERROR);
+        }
+    };
+    let config = configs.for_file(file);
+    if let Some(error) = configs.errors.first() {
+        print_config_error(error, color_by_environment_stderr())?;
+        return Ok(EXIT_ERROR);
+    }
+    let role = PatchIndex::default().role(file);
+    let plan = plan(args, &selection, config.as_deref(), Some(file), role);
+    let source = match (&config, args.no_config) {
+        (_, true) => "none (--no-config)".to_owned(),
+        (Some(config), false) => config.path.display().to_string(),
+        (None, false) => "none: no .podcycle.yaml in the file's directory or above".to_owned(),
+    };
+    let excluded = if is_excluded(config.as_deref(), &exclude, file) {
+        "yes: `exclude` matches it; it is linted only when named, without --force-exclude"
+    } else {
+        "no"
+    };
+    let fail_on = args
+        .fail_on
+        .or(config.as_ref().and_then(|c| c.fail_on))
+        .unwrap_or(FailOn::Warning);
+    let rules: Vec<_> = plan
+        .settings
+        .rules()
+        .map(|rule| (rule.name, plan.settings.severity(rule)))
+        .collect();
+    let off: Vec<&str> = crate::rules::ALL_RULES
+        .iter()
+        .filter(|rule| plan.settings.enabled(rule.name).is_none())
+        .map(|rule| rule.name)
+        .collect();
+    let role = match plan.role {
+        FileRole::Manifest => "manifest",
+        FileRole::Patch => "Kustomize patch (document checks only)",
+    };
+    let mut out = io::stdout().lock();
+    if args.format == Format::Json {
+        let value = serde_json::json!({
+            "file": file.display().to_string(),
+            "configuration": config.as_ref().map(|c| c.path.display().to_string()),
+            "excluded": excluded != "no",
+            "role": role,
+            "kube_version": plan.settings.kube_version.to_string(),
+            "fail_on": fail_on.name(),
+            "rules": rules.iter().map(|(name, severity)| serde_json::json!({"rule": name, "severity": severity})).collect::<Vec<_>>(),
+            "off": off,
+        });
+        serde_json::to_writer_pretty(&mut out, &value)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "file: {}", file.display())?;
+        writeln!(out, "configuration: {source}")?;
+        writeln!(out, "excluded: {excluded}")?;
+        writeln!(out, "role: {role}")?;
+        writeln!(out, "kube-version: {}", plan.settings.kube_version)?;
+        writeln!(out, "fail-on: {}", fail_on.name())?;
+        writeln!(out, "rules ({} enabled):", rules.len())?;
+        let width = rules.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+        for (name, severity) in &rules {
+            writeln!(out, "  {name:width$}  {severity}")?;
+        }
+        writeln!(
+            out,
+            "off: {}",
+            if off.is_empty() {
+                "none".to_owned()
+            } else {
+                off.join(", ")
+            }
+        )?;
+    }
+    out.flush()?;
+    Ok(EXIT_CLEAN)
 }

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{EXIT_CLEAN, RulesFormat, usage_error};
+use crate::fix::FixAvailability;
 use crate::rules::{ALL_RULES, find_rule};
 use crate::suggest::did_you_mean;
 
@@ -15,6 +16,7 @@ struct RuleEntry {
     default_severity: &'static str,
     enabled_by_default: bool,
     kubernetes_versions: String,
+    fix: &'static str,
     summary: &'static str,
 }
 
@@ -30,6 +32,7 @@ pub fn list(format: RulesFormat) -> io::Result<u8> {
                     default_severity: rule.default_severity.as_str(),
                     enabled_by_default: rule.enabled_by_default(),
                     kubernetes_versions: rule.kubernetes_versions(),
+                    fix: rule.fix.as_str(),
                     summary: rule.summary,
                 })
                 .collect();
@@ -44,12 +47,17 @@ pub fn list(format: RulesFormat) -> io::Result<u8> {
                 } else {
                     "off"
                 };
+                let fix = match rule.fix {
+                    FixAvailability::None => "",
+                    FixAvailability::Sometimes | FixAvailability::Always => "fix",
+                };
                 writeln!(
                     out,
-                    "{:width$}  {:11}  {:7}  {}",
+                    "{:width$}  {:11}  {:7}  {:3}  {}",
                     rule.name,
                     rule.category.as_str(),
                     severity,
+                    fix,
                     rule.summary
                 )?;
             }
@@ -72,7 +80,7 @@ pub fn show(name: &str) -> io::Result<u8> {
     writeln!(out)?;
     writeln!(
         out,
-        "Category: {}. Default severity: {}{}. Kubernetes versions: {}.",
+        "Category: {}. Default severity: {}{}. Kubernetes versions: {}. Fix: {}.",
         rule.category,
         rule.default_severity,
         if rule.enabled_by_default() {
@@ -80,7 +88,8 @@ pub fn show(name: &str) -> io::Result<u8> {
         } else {
             " (off by default)"
         },
-        rule.kubernetes_versions()
+        rule.kubernetes_versions(),
+        crate::docs::fix_availability(rule)
     )?;
     writeln!(out)?;
     writeln!(out, "{}", rule.documentation().trim_end())?;

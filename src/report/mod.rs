@@ -3,6 +3,7 @@
 mod concise;
 mod full;
 mod github;
+mod gitlab;
 mod json;
 mod junit;
 mod sarif;
@@ -36,7 +37,7 @@ impl FileReport {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// Source snippets with labels and help, like rustc (the default).
     Full,
@@ -50,6 +51,8 @@ pub enum Format {
     Github,
     /// JUnit XML: a test suite per file, a test case per object.
     Junit,
+    /// GitLab Code Quality JSON, for merge request widgets.
+    Gitlab,
 }
 
 /// What some formats need besides the findings.
@@ -63,14 +66,41 @@ pub struct Options {
 }
 
 impl Format {
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::Full,
         Format::Concise,
         Format::Json,
         Format::Sarif,
         Format::Github,
         Format::Junit,
+        Format::Gitlab,
     ];
+
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Full => "full",
+            Format::Concise => "concise",
+            Format::Json => "json",
+            Format::Sarif => "sarif",
+            Format::Github => "github",
+            Format::Junit => "junit",
+            Format::Gitlab => "gitlab",
+        }
+    }
+
+    /// One line on what it is, for `--help`.
+    pub fn description(self) -> &'static str {
+        match self {
+            Format::Full => "source snippets with labels and help, like rustc (the default)",
+            Format::Concise => "one line per finding: `file:line:col: severity[rule] message`",
+            Format::Json => "a JSON array of findings (see docs/output.md)",
+            Format::Sarif => "SARIF 2.1.0, for GitHub code scanning and other SARIF viewers",
+            Format::Github => "GitHub Actions workflow commands, shown as annotations",
+            Format::Junit => "JUnit XML: a test suite per file, a test case per object",
+            Format::Gitlab => "GitLab Code Quality JSON, for merge request widgets",
+        }
+    }
 
     /// Human formats end with a summary line; machine formats print nothing else.
     pub fn is_human(self) -> bool {
@@ -92,6 +122,7 @@ pub fn write(
         Format::Sarif => sarif::write(out, reports, options)?,
         Format::Github => github::write(out, reports)?,
         Format::Junit => junit::write(out, reports)?,
+        Format::Gitlab => gitlab::write(out, reports)?,
     }
     if format.is_human() {
         let summary = Summary::of(reports);
@@ -113,6 +144,37 @@ pub fn directory_uri(directory: &std::path::Path) -> String {
         path.push('/');
     }
     format!("file://{}", sarif::percent_encode(&path))
+}
+
+/// A fix of a finding with the text edits it makes in its file.
+pub(crate) struct RenderedFix<'a> {
+    pub fix: &'a crate::fix::Fix,
+    pub edits: Vec<crate::fix::TextEdit>,
+}
+
+/// Each diagnostic's fixes that render on the file's text (the order of `diagnostics`); the
+/// file is parsed again only when some diagnostic has a fix.
+pub(crate) fn rendered_fixes<'a>(
+    file: &SourceFile,
+    diagnostics: &'a [Diagnostic],
+) -> Vec<Vec<RenderedFix<'a>>> {
+    if diagnostics.iter().all(|d| d.fixes.is_empty()) {
+        return diagnostics.iter().map(|_| Vec::new()).collect();
+    }
+    let documents = crate::yaml::parse_stream(&file.text);
+    diagnostics
+        .iter()
+        .map(|diagnostic| {
+            diagnostic
+                .fixes
+                .iter()
+                .filter_map(|fix| {
+                    crate::fix::text_edits(&file.text, &documents, fix)
+                        .map(|edits| RenderedFix { fix, edits })
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Line and column (1-based, columns in characters, end exclusive) of a span.

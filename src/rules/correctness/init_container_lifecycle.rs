@@ -67,6 +67,7 @@ declare_rule! {
     pub static RULE = {
         name: "init-container-lifecycle",
         category: Correctness,
+        fix: Sometimes,
         summary: "lifecycle hooks on an init container that is not a sidecar",
         check: crate::rules::Check::Pod(check),
     }

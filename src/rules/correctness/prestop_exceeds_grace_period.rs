@@ -81,6 +81,7 @@ declare_rule! {
     pub static RULE = {
         name: "prestop-exceeds-grace-period",
         category: Correctness,
+        fix: Sometimes,
         summary: "preStop hook that takes the whole termination grace period or more",
         check: crate::rules::Check::Pod(check),
     }
@@ -129,7 +130,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
 
 /// Raise the grace period so the application keeps the default 30 s after the hook; and where
 /// the hook is an exec that only sleeps and the target version has the `sleep` action, the
-/// same with the action instead (it needs no `sleep` binary in the image).
+/// same with the action instead (it needs no `sleep` binary in the image). The second is
+/// unsafe: the hook then runs in the kubelet, not in the container, which is a change beyond
+/// the finding.
 fn fixes(
     ctx: &PodContext<'_>,
     container: &ContainerLife<'_>,
@@ -159,7 +162,7 @@ fn fixes(
         && hook.handler == HandlerKind::Exec
         && POD_LIFECYCLE_SLEEP_ACTION.enabled(ctx.kube)
     {
-        fixes.push(Fix::new(
+        fixes.push(Fix::new_unsafe(
             format!(
                 "Use the `sleep` action for the preStop delay and raise terminationGracePeriodSeconds to {grace}"
             ),

@@ -1,3 +1,4 @@
+use crate::fix::{Fix, FixEdit};
 use crate::lifecycle::{HandlerKind, HookDuration, Role};
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 use crate::versions::POD_LIFECYCLE_SLEEP_ACTION;
@@ -72,6 +73,7 @@ declare_rule! {
         name: "prestop-exec-sleep",
         category: Pedantic,
         feature: POD_LIFECYCLE_SLEEP_ACTION,
+        fix: Always,
         summary: "preStop exec hook that only sleeps, where the sleep action would do",
         check: crate::rules::Check::Pod(check),
     }
@@ -106,6 +108,14 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .help(format!(
                 "use the `sleep` action instead: `preStop: {{sleep: {{seconds: {seconds:.0}}}}}`"
             ))
-            .container(container.name);
+            .container(container.name)
+            .fix(Fix::new(
+                format!("Use the `sleep` action for the {seconds:.0}s preStop delay"),
+                vec![FixEdit::Replace {
+                    path: hook.path.key("exec"),
+                    key: "sleep".to_owned(),
+                    fields: vec![("seconds".to_owned(), format!("{seconds:.0}"))],
+                }],
+            ));
     }
 }

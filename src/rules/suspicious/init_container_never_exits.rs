@@ -82,6 +82,7 @@ declare_rule! {
     pub static RULE = {
         name: "init-container-never-exits",
         category: Suspicious,
+        fix: Sometimes,
         summary: "classic init container whose command never exits",
         check: crate::rules::Check::Pod(check),
     }

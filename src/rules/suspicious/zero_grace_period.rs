@@ -1,5 +1,7 @@
-use crate::lifecycle::{ContainerLife, Role};
+use crate::fix::{Fix, FixEdit};
+use crate::lifecycle::{ContainerLife, DEFAULT_GRACE_PERIOD_SECONDS, Role};
 use crate::model::WorkloadKind;
+use crate::rules::fixes::grace_period_after;
 use crate::rules::suspicious::poststart_blocks_sidecar::name_list;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 
@@ -87,6 +89,7 @@ declare_rule! {
     pub static RULE = {
         name: "zero-grace-period",
         category: Suspicious,
+        fix: Sometimes,
         summary: "zero or negative terminationGracePeriodSeconds with a preStop hook, or on a StatefulSet",
         check: crate::rules::Check::Pod(check),
     }
@@ -149,6 +152,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         } else {
             "set it to the preStop time plus the seconds the application needs to shut down, or remove it for the default of 30"
         });
+    if let Some(fix) = restore_grace_period(ctx, &hooked) {
+        finding.fix(fix);
+    }
     for container in hooked {
         if let Some(hook) = &container.pre_stop {
             finding.label(
@@ -157,4 +163,22 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             );
         }
     }
+}
+
+/// Sets the grace period to the default 30 seconds, or to the longest preStop hook plus 30.
+/// Unsafe: a zero grace period may be deliberate (fast failover), and every deletion of the
+/// pod may then take that long. `None` when a hook's time cannot be read.
+fn restore_grace_period(ctx: &PodContext<'_>, hooked: &[&ContainerLife<'_>]) -> Option<Fix> {
+    let mut seconds = DEFAULT_GRACE_PERIOD_SECONDS;
+    for container in hooked {
+        let hook = container.pre_stop.as_ref()?;
+        seconds = seconds.max(grace_period_after(hook.duration.known_seconds()?)?);
+    }
+    Some(Fix::new_unsafe(
+        format!("Set terminationGracePeriodSeconds to {seconds}"),
+        vec![FixEdit::Set {
+            path: ctx.site.spec_path.key("terminationGracePeriodSeconds"),
+            value: seconds.to_string(),
+        }],
+    ))
 }
