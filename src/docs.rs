@@ -1,5 +1,5 @@
 //! Generated documentation: `docs/rules/<rule>.md` and the index `docs/rules/README.md`, both
-//! rendered from the rule registry. `tests/docs.rs` fails when the files are stale and
+//! rendered from the rule registry. `tests/it/docs.rs` fails when the files are stale and
 //! rewrites them with `UPDATE_DOCS=1`.
 
 use std::fmt::Write as _;
@@ -18,7 +18,7 @@ pub fn what_it_does(rule: &Rule) -> String {
     section.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-const GENERATED: &str = "<!-- Generated from the rule's source by `UPDATE_DOCS=1 cargo test --test docs`; do not edit. -->";
+const GENERATED: &str = "<!-- Generated from the rule's source by `UPDATE_DOCS=1 cargo test --test it docs::`; do not edit. -->";
 
 /// The page of one rule.
 pub fn rule_page(rule: &Rule) -> String {

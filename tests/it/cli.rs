@@ -1,0 +1,351 @@
+//! The command line as users run it: exit codes, formats, standard input, discovery.
+
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+use std::process::Stdio;
+
+use crate::common::{code, output_with_stdin, podcycle, run, stderr, stdout};
+
+#[test]
+fn full_format() {
+    let output = run(&["check", "testdata/cli/bad.yaml"]);
+    assert_eq!(code(&output), 1);
+    insta::assert_snapshot!(stdout(&output));
+}
+
+#[test]
+fn concise_format() {
+    let output = run(&[
+        "check",
+        "--format",
+        "concise",
+        "testdata/cli/bad.yaml",
+        "testdata/cli/good.yaml",
+    ]);
+    assert_eq!(code(&output), 1);
+    insta::assert_snapshot!(stdout(&output), @r"
+    testdata/cli/bad.yaml:17:9: error[init-container-probe] readinessProbe is not allowed on init container `migrate`
+    testdata/cli/bad.yaml:24:11: warning[poststart-blocks-sidecar] postStart of `web` delays the start of sidecar `istio-proxy`
+    testdata/cli/bad.yaml:27:11: error[prestop-exceeds-grace-period] preStop sleeps 25s, longer than the 20s grace period: the hook is cut off and `web` gets only 2s between SIGTERM and SIGKILL
+    Found 2 errors, 1 warning in 1 of 2 files.
+    ");
+}
+
+#[test]
+fn json_format_follows_the_schema() {
+    let output = run(&["check", "--format", "json", "testdata/cli/bad.yaml"]);
+    assert_eq!(code(&output), 1);
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let items = value.as_array().unwrap();
+    assert_eq!(items.len(), 3);
+    let probe = &items[0];
+    assert_eq!(probe["rule"], "init-container-probe");
+    assert_eq!(probe["severity"], "error");
+    assert_eq!(probe["file"], "testdata/cli/bad.yaml");
+    assert_eq!(
+        (probe["line"].as_u64(), probe["column"].as_u64()),
+        (Some(17), Some(9))
+    );
+    assert_eq!(
+        (probe["end_line"].as_u64(), probe["end_column"].as_u64()),
+        (Some(17), Some(23))
+    );
+    assert_eq!(
+        probe["object"],
+        serde_json::json!({"api_version": "apps/v1", "kind": "Deployment", "name": "web", "namespace": "shop"})
+    );
+    assert_eq!(probe["container"], "migrate");
+    assert_eq!(
+        probe["field"],
+        "spec.template.spec.initContainers[0].readinessProbe"
+    );
+    let prestop = &items[2];
+    assert_eq!(
+        prestop["labels"][0]["message"],
+        "grace period of 20s set here"
+    );
+    assert_eq!(prestop["labels"][0]["line"], 13);
+    insta::assert_snapshot!(stdout(&output));
+}
+
+#[test]
+fn clean_input_exits_zero() {
+    let output = run(&["check", "testdata/cli/good.yaml"]);
+    assert_eq!(code(&output), 0);
+    assert_eq!(stdout(&output), "No problems found in 1 file.\n");
+}
+
+#[test]
+fn fail_on_sets_the_threshold() {
+    let info = [
+        "check",
+        "--format",
+        "concise",
+        "testdata/cli/info-only.yaml",
+    ];
+    assert_eq!(code(&run(&info)), 0, "info is below the default threshold");
+    let mut args = info.to_vec();
+    args.extend(["--fail-on", "info"]);
+    assert_eq!(code(&run(&args)), 1);
+    assert_eq!(
+        code(&run(&[
+            "check",
+            "--fail-on",
+            "never",
+            "testdata/cli/bad.yaml"
+        ])),
+        0
+    );
+    assert_eq!(
+        code(&run(&[
+            "check",
+            "--fail-on",
+            "error",
+            "--select",
+            "poststart-blocks-sidecar",
+            "testdata/cli/bad.yaml"
+        ])),
+        0
+    );
+}
+
+#[test]
+fn standard_input_with_a_file_name() {
+    let output = output_with_stdin(
+        podcycle().args([
+            "check",
+            "--format",
+            "concise",
+            "--stdin-filename",
+            "deploy/app.yaml",
+            "-",
+        ]),
+        &fs::read("testdata/cli/bad.yaml").unwrap(),
+    );
+    assert_eq!(code(&output), 1);
+    assert!(
+        stdout(&output).starts_with("deploy/app.yaml:17:9: error[init-container-probe]"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn usage_errors_exit_two_with_a_message() {
+    let missing = run(&["check", "no/such/file.yaml"]);
+    assert_eq!(code(&missing), 2);
+    assert_eq!(
+        stderr(&missing),
+        "podcycle: error: no/such/file.yaml: no such file or directory\n"
+    );
+
+    let unknown = run(&[
+        "check",
+        "--select",
+        "init-container-probes",
+        "testdata/cli/good.yaml",
+    ]);
+    assert_eq!(code(&unknown), 2);
+    assert!(
+        stderr(&unknown).contains("did you mean `init-container-probe`?"),
+        "{}",
+        stderr(&unknown)
+    );
+
+    let bad_flag = run(&["check", "--format", "xml"]);
+    assert_eq!(code(&bad_flag), 2);
+
+    let twice = run(&["check", "-", "-"]);
+    assert_eq!(code(&twice), 2);
+}
+
+#[test]
+fn select_ignore_and_extend_select() {
+    let concise = |extra: &[&str]| {
+        let mut args = vec!["check", "--format", "concise", "testdata/cli/bad.yaml"];
+        args.extend(extra);
+        stdout(&run(&args))
+            .lines()
+            .filter(|l| l.contains('['))
+            .count()
+    };
+    assert_eq!(concise(&[]), 3);
+    assert_eq!(concise(&["--select", "correctness"]), 2);
+    assert_eq!(concise(&["--ignore", "init-container-probe,suspicious"]), 1);
+    assert_eq!(
+        concise(&[
+            "--select",
+            "init-container-probe",
+            "--extend-select",
+            "suspicious"
+        ]),
+        2
+    );
+}
+
+fn write(root: &Path, path: &str, text: &str) {
+    let path = root.join(path);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+#[test]
+fn directories_are_walked_with_ignore_files_excludes_and_helm_charts() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let bad = fs::read_to_string("testdata/cli/bad.yaml").unwrap();
+    write(root, "deploy/app.yaml", &bad);
+    write(root, "deploy/app.yml", &bad);
+    write(
+        root,
+        "deploy/app.json",
+        "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"spec\": {\"restartPolicy\": 1}}",
+    );
+    write(root, "deploy/notes.txt", &bad);
+    write(root, "ignored/app.yaml", &bad);
+    write(root, ".ignore", "ignored/\n");
+    write(root, "vendor/app.yaml", &bad);
+    write(
+        root,
+        "chart/Chart.yaml",
+        "apiVersion: v2\nname: chart\nversion: 1.0.0\n",
+    );
+    write(
+        root,
+        "chart/templates/deployment.yaml",
+        "{{ .Values.broken }}: [\n",
+    );
+    write(root, ".hidden/app.yaml", &bad);
+
+    let output = podcycle()
+        .current_dir(root)
+        .args(["check", "--format", "concise", "--exclude", "vendor"])
+        .output()
+        .unwrap();
+    let files: std::collections::BTreeSet<&str> = std::str::from_utf8(&output.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split(':').next())
+        .filter(|f| !f.starts_with("Found"))
+        .collect();
+    assert_eq!(
+        files.into_iter().collect::<Vec<_>>(),
+        ["deploy/app.json", "deploy/app.yaml", "deploy/app.yml"]
+    );
+    assert_eq!(code(&output), 1);
+
+    // A file named on the command line is linted whatever its name.
+    let explicit = podcycle()
+        .current_dir(root)
+        .args(["check", "--format", "concise", "deploy/notes.txt"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&explicit), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_do_not_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "a/pod.yaml",
+        &fs::read_to_string("testdata/cli/good.yaml").unwrap(),
+    );
+    std::os::unix::fs::symlink("..", dir.path().join("a/loop")).unwrap();
+    let output = podcycle()
+        .current_dir(dir.path())
+        .args(["check"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), "No problems found in 1 file.\n");
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let document = fs::read_to_string("testdata/cli/bad.yaml").unwrap();
+    write(
+        dir.path(),
+        "many.yaml",
+        &vec![document.as_str(); 2000].join("---\n"),
+    );
+    let mut child = podcycle()
+        .current_dir(dir.path())
+        .args(["check", "many.yaml"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // Dropping the reader closes the pipe while podcycle is still writing.
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(code(&output), 0);
+    assert_eq!(stderr(&output), "");
+}
+
+#[test]
+fn colour_follows_the_flag_and_environment() {
+    let plain = run(&["check", "testdata/cli/bad.yaml"]);
+    assert!(!stdout(&plain).contains('\u{1b}'), "no colour when piped");
+    let forced = run(&["check", "--color", "always", "testdata/cli/bad.yaml"]);
+    assert!(stdout(&forced).contains('\u{1b}'));
+    let by_env = podcycle()
+        .env("CLICOLOR_FORCE", "1")
+        .args(["check", "testdata/cli/bad.yaml"])
+        .output()
+        .unwrap();
+    assert!(stdout(&by_env).contains('\u{1b}'));
+    let never = podcycle()
+        .env("CLICOLOR_FORCE", "1")
+        .args(["check", "--color", "never", "testdata/cli/bad.yaml"])
+        .output()
+        .unwrap();
+    assert!(!stdout(&never).contains('\u{1b}'));
+}
+
+#[test]
+fn rules_and_rule_commands() {
+    let list = run(&["rules"]);
+    assert_eq!(code(&list), 0);
+    assert!(
+        stdout(&list)
+            .lines()
+            .any(|l| l.starts_with("init-container-probe ") && l.contains("correctness"))
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&run(&["rules", "--format", "json"]).stdout).unwrap();
+    assert!(
+        json.as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == "poststart-blocks-sidecar" && r["default_severity"] == "warning")
+    );
+
+    let doc = run(&["rule", "prestop-exceeds-grace-period"]);
+    assert_eq!(code(&doc), 0);
+    assert!(stdout(&doc).starts_with("# prestop-exceeds-grace-period\n"));
+    assert!(stdout(&doc).contains("## Why is this bad?"));
+
+    let unknown = run(&["rule", "prestop-exceed-grace-period"]);
+    assert_eq!(code(&unknown), 2);
+    assert!(stderr(&unknown).contains("did you mean `prestop-exceeds-grace-period`?"));
+}
+
+#[test]
+fn an_empty_directory_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = podcycle()
+        .current_dir(dir.path())
+        .args(["check"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0);
+    assert_eq!(
+        stderr(&output),
+        "podcycle: warning: no YAML or JSON files found to check\n"
+    );
+}

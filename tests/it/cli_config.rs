@@ -1,0 +1,428 @@
+//! The command line with configuration files, outputs and suppressions.
+//! The `podcycle` binary end to end: configuration discovery and errors, command-line
+//! overrides, `--output`, `init`, suppressions from standard input, exit codes.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::common::{output_with_stdin, stderr, stdout};
+
+const BIN: &str = env!("CARGO_BIN_EXE_podcycle");
+
+/// A fresh directory for one test.
+fn workspace(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli")
+        .join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, path: &str, text: &str) {
+    let path = dir.join(path);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CLICOLOR_FORCE")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+/// `podcycle check --format json [--stdin-filename NAME] -` with `input` on standard input.
+fn check_stdin(dir: &Path, name: Option<&str>, input: &str) -> Output {
+    let mut args = vec!["check", "--format", "json"];
+    if let Some(name) = name {
+        args.extend(["--stdin-filename", name]);
+    }
+    args.push("-");
+    output_with_stdin(
+        Command::new(BIN)
+            .args(args)
+            .current_dir(dir)
+            .env_remove("CLICOLOR_FORCE")
+            .env("NO_COLOR", "1"),
+        input.as_bytes(),
+    )
+}
+
+/// (file, rule, severity) of each finding, from the JSON format.
+fn findings(output: &Output) -> Vec<(String, String, String)> {
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(output), stderr(output)));
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap().to_owned(),
+                d["rule"].as_str().unwrap().to_owned(),
+                d["severity"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn finding(file: &str, rule: &str, severity: &str) -> (String, String, String) {
+    (file.to_owned(), rule.to_owned(), severity.to_owned())
+}
+
+/// An advice finding (`poststart-delays-containers`, info) and a suspicious one
+/// (`poststart-blocks-sidecar`, warning, when `mesh` counts as a sidecar).
+const POD: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+  - name: web
+    image: example/web:1.0
+    lifecycle:
+      postStart:
+        exec:
+          command: [\"/bin/warm-cache\"]
+  - name: mesh
+    image: example/mesh:1.0
+";
+
+/// A correctness finding (`init-container-probe`, error).
+const PROBE: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: migrate
+spec:
+  initContainers:
+  - name: migrate
+    image: example/migrate:1.0
+    readinessProbe:
+      exec:
+        command: [\"true\"]
+  containers:
+  - name: app
+    image: example/app:1.0
+";
+
+#[test]
+fn the_nearest_configuration_applies_to_each_file() {
+    let dir = workspace("nearest");
+    write(
+        &dir,
+        ".podcycle.yaml",
+        "severity:\n  poststart-delays-containers: warning\n",
+    );
+    write(&dir, "a/pod.yaml", POD);
+    write(
+        &dir,
+        "b/.podcycle.yaml",
+        "ignore: [advice]\nsidecars:\n  - names: [mesh]\n",
+    );
+    write(&dir, "b/pod.yaml", POD);
+    let output = run(&dir, &["check", "--format", "json", "."]);
+    assert_eq!(
+        findings(&output),
+        [
+            finding("a/pod.yaml", "poststart-delays-containers", "warning"),
+            finding("b/pod.yaml", "poststart-blocks-sidecar", "warning"),
+        ]
+    );
+    assert_eq!(output.status.code(), Some(1));
+
+    // Linting from inside a directory still finds the configuration above it.
+    let output = run(&dir.join("a"), &["check", "--format", "json", "pod.yaml"]);
+    assert_eq!(
+        findings(&output),
+        [finding(
+            "pod.yaml",
+            "poststart-delays-containers",
+            "warning"
+        )]
+    );
+
+    let output = run(&dir, &["check", "--format", "json", "--no-config", "."]);
+    assert_eq!(
+        findings(&output),
+        [
+            finding("a/pod.yaml", "poststart-delays-containers", "info"),
+            finding("b/pod.yaml", "poststart-delays-containers", "info"),
+        ]
+    );
+    assert_eq!(output.status.code(), Some(0));
+
+    // `--config` applies one file to everything.
+    let output = run(
+        &dir,
+        &[
+            "check",
+            "--format",
+            "json",
+            "--config",
+            "b/.podcycle.yaml",
+            "a",
+        ],
+    );
+    assert_eq!(
+        findings(&output),
+        [finding("a/pod.yaml", "poststart-blocks-sidecar", "warning")]
+    );
+}
+
+#[test]
+fn the_command_line_overrides_the_configuration() {
+    let dir = workspace("override");
+    write(
+        &dir,
+        ".podcycle.yaml",
+        "ignore: [advice, correctness]\nfail-on: error\n",
+    );
+    write(&dir, "pod.yaml", POD);
+    write(&dir, "probe.yaml", PROBE);
+    let output = run(&dir, &["check", "--format", "json", "."]);
+    assert_eq!(findings(&output), []);
+    let output = run(
+        &dir,
+        &[
+            "check",
+            "--format",
+            "json",
+            "--extend-select",
+            "advice",
+            "--fail-on",
+            "info",
+            ".",
+        ],
+    );
+    assert_eq!(
+        findings(&output),
+        [finding("pod.yaml", "poststart-delays-containers", "info")]
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let output = run(
+        &dir,
+        &["check", "--format", "json", "--select", "correctness", "."],
+    );
+    assert_eq!(
+        findings(&output),
+        [finding("probe.yaml", "init-container-probe", "error")]
+    );
+    assert_eq!(output.status.code(), Some(1));
+}
+
+#[test]
+fn fail_on_from_the_configuration_sets_the_exit_code() {
+    let dir = workspace("fail-on");
+    write(&dir, "pod.yaml", POD);
+    write(&dir, ".podcycle.yaml", "fail-on: info\n");
+    assert_eq!(run(&dir, &["check", "pod.yaml"]).status.code(), Some(1));
+    write(
+        &dir,
+        ".podcycle.yaml",
+        "fail-on: never\nseverity: {poststart-delays-containers: error}\n",
+    );
+    assert_eq!(run(&dir, &["check", "pod.yaml"]).status.code(), Some(0));
+    assert_eq!(
+        run(&dir, &["check", "--fail-on", "error", "pod.yaml"])
+            .status
+            .code(),
+        Some(1)
+    );
+}
+
+#[test]
+fn exclude_and_per_path_ignores() {
+    let dir = workspace("exclude");
+    write(
+        &dir,
+        ".podcycle.yaml",
+        "exclude: [vendor]\nper-path-ignores:\n  \"legacy/**\": [init-container-probe]\n",
+    );
+    write(&dir, "vendor/probe.yaml", PROBE);
+    write(&dir, "legacy/probe.yaml", PROBE);
+    write(&dir, "probe.yaml", PROBE);
+    let output = run(&dir, &["check", "--format", "json", "."]);
+    assert_eq!(
+        findings(&output),
+        [finding("probe.yaml", "init-container-probe", "error")]
+    );
+    // A file named on the command line is linted, unless --force-exclude says otherwise.
+    let output = run(&dir, &["check", "--format", "json", "vendor/probe.yaml"]);
+    assert_eq!(findings(&output).len(), 1);
+    let output = run(
+        &dir,
+        &[
+            "check",
+            "--format",
+            "json",
+            "--force-exclude",
+            "vendor/probe.yaml",
+        ],
+    );
+    assert_eq!(findings(&output), []);
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn configuration_errors_are_located_and_exit_2() {
+    let dir = workspace("invalid");
+    write(&dir, "pod.yaml", POD);
+    write(
+        &dir,
+        ".podcycle.yaml",
+        "# settings\nselect: [advice]\nignroe: [correctness]\n",
+    );
+    let output = run(&dir, &["check", "pod.yaml"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(err.contains("error: unknown key `ignroe`"), "{err}");
+    assert!(err.contains(".podcycle.yaml:3:1"), "{err}");
+    assert!(err.contains("did you mean `ignore`?"), "{err}");
+    assert!(stdout(&output).is_empty());
+
+    write(
+        &dir,
+        ".podcycle.yaml",
+        "select: [advise]\nseverity: {duplicate-key: fatal}\n",
+    );
+    let err = stderr(&run(&dir, &["check", "pod.yaml"]));
+    assert!(err.contains(".podcycle.yaml:1:10"), "{err}");
+    assert!(err.contains("did you mean `advice`?"), "{err}");
+    assert!(err.contains("unknown severity `fatal`"), "{err}");
+
+    let output = run(&dir, &["check", "--config", "missing.yaml", "pod.yaml"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("cannot read configuration missing.yaml"));
+    // --no-config skips the broken file.
+    assert_eq!(
+        run(&dir, &["check", "--no-config", "pod.yaml"])
+            .status
+            .code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn output_goes_to_a_file() {
+    let dir = workspace("output");
+    write(&dir, "probe.yaml", PROBE);
+    let output = run(
+        &dir,
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "--output",
+            "out/report.sarif",
+            "probe.yaml",
+        ],
+    );
+    // The directory does not exist: a usage error, not a panic.
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("cannot write out/report.sarif"));
+    fs::create_dir(dir.join("out")).unwrap();
+    let output = run(
+        &dir,
+        &[
+            "check",
+            "--format",
+            "sarif",
+            "-o",
+            "out/report.sarif",
+            "probe.yaml",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).is_empty());
+    let sarif: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("out/report.sarif")).unwrap()).unwrap();
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "init-container-probe");
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["region"]["startLine"],
+        9
+    );
+    let base = sarif["runs"][0]["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+        .as_str()
+        .unwrap();
+    assert!(
+        base.starts_with("file:///") && base.ends_with('/'),
+        "{base}"
+    );
+}
+
+#[test]
+fn init_writes_a_starter_configuration_once() {
+    let dir = workspace("init");
+    let output = run(&dir, &["init"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let written = fs::read_to_string(dir.join(".podcycle.yaml")).unwrap();
+    assert!(written.starts_with("# yaml-language-server: $schema="));
+    let again = run(&dir, &["init"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(stderr(&again).contains("already exists"));
+    assert_eq!(run(&dir, &["init", "--force"]).status.code(), Some(0));
+    assert_eq!(stdout(&run(&dir, &["init", "-"])), written);
+    // The starter configuration is valid and changes nothing.
+    write(&dir, "pod.yaml", POD);
+    let output = run(&dir, &["check", "--format", "json", "pod.yaml"]);
+    assert_eq!(
+        findings(&output),
+        [finding("pod.yaml", "poststart-delays-containers", "info")]
+    );
+}
+
+#[test]
+fn annotations_suppress_in_rendered_manifests_on_stdin() {
+    let dir = workspace("stdin");
+    let rendered = PROBE.replace(
+        "  name: migrate\n",
+        "  name: migrate\n  annotations:\n    podcycle.io/ignore: init-container-probe\n    podcycle.io/ignore-reason: removed by our admission webhook\n",
+    );
+    let output = check_stdin(&dir, None, &rendered);
+    assert_eq!(findings(&output), []);
+    assert_eq!(output.status.code(), Some(0));
+    let output = check_stdin(&dir, Some("chart/rendered.yaml"), PROBE);
+    assert_eq!(
+        findings(&output),
+        [finding(
+            "chart/rendered.yaml",
+            "init-container-probe",
+            "error"
+        )]
+    );
+}
+
+#[test]
+fn the_stdin_filename_finds_its_configuration() {
+    let dir = workspace("stdin-config");
+    write(&dir, "chart/.podcycle.yaml", "ignore: [correctness]\n");
+    let output = check_stdin(&dir, Some("chart/rendered.yaml"), PROBE);
+    assert_eq!(findings(&output), []);
+}
+
+#[test]
+fn github_annotations_and_junit_from_the_command_line() {
+    let dir = workspace("formats");
+    write(&dir, "probe.yaml", PROBE);
+    let output = run(&dir, &["check", "--format", "github", "probe.yaml"]);
+    let out = stdout(&output);
+    assert!(
+        out.starts_with("::error file=probe.yaml,line=9,endLine=9,col=5,endColumn=18,title=podcycle(init-container-probe)::"),
+        "{out}"
+    );
+    let output = run(&dir, &["check", "--format", "junit", "probe.yaml"]);
+    let out = stdout(&output);
+    assert!(
+        out.contains("<testcase name=\"Pod/migrate\" classname=\"probe.yaml\">"),
+        "{out}"
+    );
+    assert!(out.contains("type=\"init-container-probe\""), "{out}");
+}

@@ -1,0 +1,114 @@
+//! Helpers shared by the test harnesses.
+
+use std::io::{ErrorKind, Write};
+use std::process::{Command, Output, Stdio};
+use std::thread;
+
+use podcycle::explain::mermaid::validate_gantt;
+use podcycle::settings::Settings;
+use podcycle::versions::KubeVersion;
+
+/// Applies a `--kube-version X.Y` written in the comments at the top of a fixture or doc
+/// example (`# podcycle check --kube-version 1.28`), so cases can target a cluster version.
+pub fn with_header_options(text: &str, settings: Settings) -> Settings {
+    let header = text
+        .lines()
+        .take_while(|line| line.trim_start().starts_with('#'));
+    for line in header {
+        let mut words = line.split_whitespace();
+        while let Some(word) = words.next() {
+            if word == "--kube-version" {
+                let version: KubeVersion = words
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or_else(|| panic!("bad --kube-version in `{line}`"));
+                return settings.with_kube_version(version);
+            }
+        }
+    }
+    settings
+}
+
+/// The `podcycle` binary, with the colour variables of the environment running the tests
+/// removed, so output does not depend on it.
+pub fn podcycle() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_podcycle"));
+    command
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR")
+        .env_remove("CLICOLOR_FORCE");
+    command
+}
+
+/// `podcycle ARGS` with nothing on standard input.
+pub fn run(args: &[&str]) -> Output {
+    podcycle()
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("podcycle runs")
+}
+
+/// Runs `command` with `input` on its standard input and collects its output.
+///
+/// The input is written from a thread while the output is read, so neither side can block
+/// the other, and a child that exits before reading all of it (a usage error, an unsupported
+/// version) is not a failure of the test: the broken pipe of that write is ignored, and the
+/// test asserts on the exit status and output instead.
+pub fn output_with_stdin(command: &mut Command, input: &[u8]) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("podcycle runs");
+    let mut stdin = child.stdin.take().expect("standard input is piped");
+    let input = input.to_vec();
+    let writer = thread::spawn(move || match stdin.write_all(&input) {
+        Err(error) if error.kind() != ErrorKind::BrokenPipe => Err(error),
+        _ => Ok(()),
+    });
+    let output = child.wait_with_output().expect("podcycle runs");
+    writer
+        .join()
+        .expect("the writer thread does not panic")
+        .expect("standard input is written");
+    output
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+pub fn code(output: &Output) -> i32 {
+    output
+        .status
+        .code()
+        .expect("podcycle exits with a status, not a signal")
+}
+
+/// The ```mermaid blocks of the Markdown output, each checked against the Gantt grammar.
+pub fn check_mermaid(name: &str, markdown: &str) {
+    let mut blocks = 0;
+    let mut rest = markdown;
+    while let Some(start) = rest.find("```mermaid\n") {
+        let body = &rest[start + "```mermaid\n".len()..];
+        let end = body.find("```").expect("a closed block");
+        if let Err(problem) = validate_gantt(&body[..end]) {
+            panic!(
+                "{name}: the Gantt chart is not valid Mermaid: {problem}\n{}",
+                &body[..end]
+            );
+        }
+        blocks += 1;
+        rest = &body[end + 3..];
+    }
+    assert!(
+        blocks > 0 || markdown.is_empty(),
+        "{name}: no Mermaid block"
+    );
+}

@@ -1,0 +1,223 @@
+//! The generated documentation is up to date, and the examples in it do what they say.
+
+use std::fs;
+use std::path::Path;
+
+use podcycle::cli::render_for_tests;
+use podcycle::docs;
+use podcycle::rules::ALL_RULES;
+use podcycle::settings::Settings;
+
+use crate::common;
+
+fn check_or_update(path: &Path, expected: &str, stale: &mut Vec<String>) {
+    let actual = fs::read_to_string(path).unwrap_or_default();
+    if actual == expected {
+        return;
+    }
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, expected).unwrap();
+    } else {
+        stale.push(path.display().to_string());
+    }
+}
+
+#[test]
+fn generated_rule_docs_are_up_to_date() {
+    let mut stale = Vec::new();
+    let dir = Path::new("docs/rules");
+    check_or_update(&dir.join("README.md"), &docs::index_page(), &mut stale);
+    for rule in ALL_RULES {
+        check_or_update(
+            &dir.join(format!("{}.md", rule.name)),
+            &docs::rule_page(rule),
+            &mut stale,
+        );
+    }
+    for entry in fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let known =
+            name == "README.md" || ALL_RULES.iter().any(|r| format!("{}.md", r.name) == name);
+        if !known {
+            stale.push(format!("docs/rules/{name} (no such rule)"));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale generated docs: {}\nrun `UPDATE_DOCS=1 cargo test --test it docs::` to regenerate them",
+        stale.join(", ")
+    );
+}
+
+/// The shell completions and man pages in `assets/` are generated from the command-line
+/// definition; a new option must show up in them.
+#[test]
+fn completions_and_man_pages_are_up_to_date() {
+    use clap::CommandFactory;
+    use clap_complete::Shell;
+
+    let mut stale = Vec::new();
+    let dir = Path::new("assets/completions");
+    for (shell, file) in [
+        (Shell::Bash, "podcycle.bash"),
+        (Shell::Zsh, "_podcycle"),
+        (Shell::Fish, "podcycle.fish"),
+        (Shell::PowerShell, "_podcycle.ps1"),
+        (Shell::Elvish, "podcycle.elv"),
+    ] {
+        let mut script = Vec::new();
+        podcycle::cli::write_completions(shell, &mut script).unwrap();
+        check_or_update(
+            &dir.join(file),
+            &String::from_utf8(script).unwrap(),
+            &mut stale,
+        );
+    }
+    let command = podcycle::cli::Cli::command();
+    let man = Path::new("assets/man");
+    let render = |command: clap::Command| {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(command).render(&mut page).unwrap();
+        String::from_utf8(page).unwrap()
+    };
+    check_or_update(
+        &man.join("podcycle.1"),
+        &render(command.clone()),
+        &mut stale,
+    );
+    let mut pages = vec!["podcycle.1".to_owned()];
+    for subcommand in command.get_subcommands() {
+        // clap names commands with `'static` strings; the test runs once.
+        let name: &'static str =
+            Box::leak(format!("podcycle-{}", subcommand.get_name()).into_boxed_str());
+        let page = subcommand.clone().name(name).display_name(name);
+        pages.push(format!("{name}.1"));
+        check_or_update(&man.join(format!("{name}.1")), &render(page), &mut stale);
+    }
+    for entry in fs::read_dir(man).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if !pages.contains(&name) {
+            stale.push(format!("assets/man/{name} (no such command)"));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale completions or man pages: {}\nrun `UPDATE_DOCS=1 cargo test --test docs` to regenerate them",
+        stale.join(", ")
+    );
+}
+
+#[test]
+fn the_committed_config_schema_is_up_to_date() {
+    let mut stale = Vec::new();
+    check_or_update(
+        Path::new("docs/schema/podcycle.schema.json"),
+        &podcycle::config::json_schema(),
+        &mut stale,
+    );
+    assert!(
+        stale.is_empty(),
+        "stale generated schema: {}\nrun `UPDATE_DOCS=1 cargo test --test it docs::` to regenerate it",
+        stale.join(", ")
+    );
+}
+
+#[test]
+fn every_rule_documents_what_why_example_and_references() {
+    for rule in ALL_RULES {
+        let doc = rule.documentation();
+        for section in [
+            "## What it does",
+            "## Why is this bad?",
+            "## Example",
+            "## References",
+        ] {
+            assert!(doc.contains(section), "{} lacks `{section}`", rule.name);
+        }
+        assert!(
+            !rule.summary.ends_with('.')
+                && rule.summary.chars().next().is_some_and(char::is_lowercase),
+            "{}: the summary starts lowercase and has no final period",
+            rule.name
+        );
+    }
+}
+
+#[test]
+fn doc_examples_trigger_the_rule_and_fixes_do_not() {
+    for rule in ALL_RULES {
+        let examples = docs::yaml_examples(rule);
+        assert!(
+            examples.len() >= 2,
+            "{}: needs a failing example and a fix",
+            rule.name
+        );
+        let settings = Settings::only(rule.name).unwrap();
+        for (index, example) in examples.iter().enumerate() {
+            let settings = common::with_header_options(example, settings.clone());
+            let (found, rendered) = render_for_tests("example.yaml", example, &settings);
+            if index == 0 {
+                assert!(
+                    !found.is_empty(),
+                    "{}: the first example does not trigger it",
+                    rule.name
+                );
+            } else {
+                assert!(
+                    found.is_empty(),
+                    "{}: fix #{index} still triggers it:\n{rendered}",
+                    rule.name
+                );
+            }
+        }
+    }
+}
+
+/// The ```yaml blocks of a Markdown page.
+fn yaml_blocks(page: &str) -> Vec<String> {
+    docs::yaml_blocks(&fs::read_to_string(page).unwrap())
+}
+
+#[test]
+fn suppression_examples_silence_what_they_say() {
+    let blocks = yaml_blocks("docs/suppressions.md");
+    assert!(blocks.len() >= 3);
+    let settings = Settings::default();
+    for block in blocks {
+        let (found, rendered) = render_for_tests("example.yaml", &block, &settings);
+        assert!(found.is_empty(), "{block}\n{rendered}");
+        let unsuppressed = block
+            .replace("podcycle:", "note:")
+            .replace("podcycle.io/ignore", "example.com/note");
+        let (found, _) = render_for_tests("example.yaml", &unsuppressed, &settings);
+        assert!(
+            !found.is_empty(),
+            "the example suppresses nothing:\n{block}"
+        );
+    }
+}
+
+#[test]
+fn configuration_examples_are_valid() {
+    let blocks = yaml_blocks("docs/configuration.md");
+    assert!(blocks.len() >= 3);
+    for block in blocks {
+        let file = podcycle::source::SourceFile::new(".podcycle.yaml", block.as_str());
+        if let Err(problems) = podcycle::config::parse(&file) {
+            panic!("{block}\n{problems:?}");
+        }
+    }
+}
+
+#[test]
+fn integration_examples_are_valid_yaml() {
+    let blocks = yaml_blocks("docs/integrations.md");
+    assert!(blocks.len() >= 3);
+    for block in blocks {
+        for document in podcycle::yaml::parse_stream(&block) {
+            assert!(document.errors.is_empty(), "{block}\n{:?}", document.errors);
+            assert!(document.duplicate_keys.is_empty(), "{block}");
+        }
+    }
+}

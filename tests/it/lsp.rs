@@ -1,0 +1,666 @@
+//! `podcycle lsp` over the protocol, in process: the handshake, diagnostics on open, change
+//! and close with UTF-16 ranges, code actions whose edits give the expected YAML, hover,
+//! shutdown and exit; and every prefix of a manifest through the lint path the server uses.
+
+use lsp_types::request::{CodeActionRequest, HoverRequest};
+use lsp_types::{
+    ClientCapabilities, CodeActionContext, CodeActionOrCommand, CodeActionParams,
+    DiagnosticSeverity, GeneralClientCapabilities, HoverContents, HoverParams, NumberOrString,
+    PartialResultParams, Position, PositionEncodingKind, PublishDiagnosticsClientCapabilities,
+    Range, TextDocumentClientCapabilities, TextDocumentIdentifier, TextDocumentPositionParams,
+    TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressParams,
+};
+use podcycle::lint::FileRole;
+use podcycle::lsp::convert::{self, ClientInfo, Encoding, Text};
+use podcycle::lsp::{Ending, actions, analyse, lsp_diagnostics};
+use podcycle::settings::Settings;
+use podcycle::source::{LineIndex, Span};
+
+use crate::lsp_client::{Client, apply, position, uri};
+
+const WEB: &str = include_str!("../../testdata/lsp/web.yaml");
+
+fn capabilities(related_information: bool) -> ClientCapabilities {
+    ClientCapabilities {
+        text_document: Some(TextDocumentClientCapabilities {
+            publish_diagnostics: Some(PublishDiagnosticsClientCapabilities {
+                related_information: Some(related_information),
+                ..PublishDiagnosticsClientCapabilities::default()
+            }),
+            ..TextDocumentClientCapabilities::default()
+        }),
+        ..ClientCapabilities::default()
+    }
+}
+
+/// The range of the first occurrence of `needle` after `after`, in UTF-16 positions.
+/// The published diagnostic of a rule.
+fn with_code<'d>(
+    diagnostics: &'d [lsp_types::Diagnostic],
+    rule: &str,
+) -> &'d lsp_types::Diagnostic {
+    diagnostics
+        .iter()
+        .find(|d| d.code == Some(NumberOrString::String(rule.to_owned())))
+        .unwrap_or_else(|| panic!("no `{rule}` diagnostic in {diagnostics:?}"))
+}
+
+fn range_of(text: &str, after: &str, needle: &str) -> Range {
+    let from = text.find(after).unwrap();
+    let start = from + text[from..].find(needle).unwrap();
+    Range::new(position(text, start), position(text, start + needle.len()))
+}
+
+/// The test manifest with the pod's grace period set.
+fn with_grace_period(seconds: u32) -> String {
+    WEB.replace(
+        "    spec:\n      initContainers:",
+        &format!(
+            "    spec:\n      terminationGracePeriodSeconds: {seconds}\n      initContainers:"
+        ),
+    )
+}
+
+/// A client that opened `text` as `web.yaml`, and the diagnostics it received for it.
+fn opened(
+    related_information: bool,
+    text: &str,
+) -> (Client, lsp_types::Uri, lsp_types::PublishDiagnosticsParams) {
+    let mut client = Client::start(capabilities(related_information));
+    let web = uri("/work/deploy/web.yaml");
+    client.open(&web, 1, text);
+    let published = client.diagnostics(&web, Some(1));
+    (client, web, published)
+}
+
+#[test]
+fn handshake_offers_full_sync_quick_fixes_hover_and_utf16() {
+    let client = Client::start(capabilities(false));
+    let capabilities = &client.initialized.capabilities;
+    assert_eq!(
+        capabilities.position_encoding,
+        Some(PositionEncodingKind::UTF16)
+    );
+    let Some(TextDocumentSyncCapability::Options(sync)) = &capabilities.text_document_sync else {
+        panic!("{:?}", capabilities.text_document_sync);
+    };
+    assert_eq!(sync.change, Some(TextDocumentSyncKind::FULL));
+    assert_eq!(sync.open_close, Some(true));
+    assert!(capabilities.code_action_provider.is_some());
+    assert!(capabilities.hover_provider.is_some());
+    assert_eq!(
+        client.initialized.server_info.as_ref().unwrap().name,
+        "podcycle"
+    );
+    assert_eq!(client.shutdown(), Ending::Clean);
+
+    // UTF-8 only when the client lists it.
+    let utf8 = ClientCapabilities {
+        general: Some(GeneralClientCapabilities {
+            position_encodings: Some(vec![
+                PositionEncodingKind::UTF8,
+                PositionEncodingKind::UTF16,
+            ]),
+            ..GeneralClientCapabilities::default()
+        }),
+        ..ClientCapabilities::default()
+    };
+    let client = Client::start(utf8);
+    assert_eq!(
+        client.initialized.capabilities.position_encoding,
+        Some(PositionEncodingKind::UTF8)
+    );
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+#[test]
+fn diagnostics_on_open_change_and_close() {
+    let (mut client, web, published) = opened(true, WEB);
+    let found: Vec<(String, Range)> = published
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let Some(NumberOrString::String(code)) = &d.code else {
+                panic!("{d:?}");
+            };
+            (code.clone(), d.range)
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "init-container-never-exits".to_owned(),
+                range_of(WEB, "name: envoy", "image")
+            ),
+            (
+                "init-container-probe".to_owned(),
+                range_of(WEB, "name: envoy", "startupProbe")
+            ),
+            (
+                "prestop-exceeds-grace-period".to_owned(),
+                range_of(WEB, "name: web", "preStop")
+            ),
+            (
+                "container-restart-policy".to_owned(),
+                range_of(WEB, "name: greeter", "always")
+            ),
+        ]
+    );
+    // Non-ASCII text before the finding on its line: 100 characters, 101 UTF-16 units (𝄞 is
+    // two), 105 bytes.
+    assert_eq!(found[3].1.start, Position::new(26, 101));
+
+    let first = with_code(&published.diagnostics, "init-container-probe");
+    assert_eq!(first.source.as_deref(), Some("podcycle"));
+    assert_eq!(first.severity, Some(DiagnosticSeverity::ERROR));
+    assert_eq!(
+        first.code_description.as_ref().unwrap().href.as_str(),
+        "https://github.com/podcycle/podcycle/blob/main/docs/rules/init-container-probe.md"
+    );
+    assert!(
+        first.message.starts_with(
+            "startupProbe is not allowed on init container `envoy`\nhelp: remove the probe"
+        ),
+        "{}",
+        first.message
+    );
+    assert!(first.message.contains("\nnote: the API server rejects"));
+
+    // A change that sets the grace period: the preStop finding goes, and the next one shows
+    // the grace period as related information.
+    let changed = with_grace_period(40);
+    client.change(&web, 2, &changed);
+    let published = client.diagnostics(&web, Some(2));
+    let prestop = published
+        .diagnostics
+        .iter()
+        .find(|d| {
+            d.code
+                == Some(NumberOrString::String(
+                    "prestop-exceeds-grace-period".into(),
+                ))
+        })
+        .unwrap();
+    let related = prestop.related_information.as_ref().unwrap();
+    assert_eq!(related[0].message, "grace period of 40s set here");
+    assert_eq!(
+        related[0].location.range,
+        range_of(&changed, "terminationGracePeriodSeconds", "40")
+    );
+    let fixed = changed.replace(
+        "value: \"Grüße 𝄞\"}], restartPolicy: always}",
+        "value: \"Grüße 𝄞\"}]}",
+    );
+    client.change(&web, 3, &fixed.replace("\"45\"", "\"10\""));
+    let published = client.diagnostics(&web, Some(3));
+    let codes: Vec<_> = published
+        .diagnostics
+        .iter()
+        .map(|d| d.code.clone())
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            Some(NumberOrString::String("init-container-never-exits".into())),
+            Some(NumberOrString::String("init-container-probe".into()))
+        ]
+    );
+
+    client.close(&web);
+    assert!(client.diagnostics(&web, None).diagnostics.is_empty());
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+#[test]
+fn labels_go_into_the_message_without_related_information() {
+    let (client, _, published) = opened(false, &with_grace_period(40));
+    let prestop = with_code(&published.diagnostics, "prestop-exceeds-grace-period");
+    assert!(prestop.related_information.is_none());
+    assert!(
+        prestop
+            .message
+            .ends_with("\nline 15: grace period of 40s set here"),
+        "{}",
+        prestop.message
+    );
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+#[test]
+fn yaml_that_is_not_kubernetes_gets_no_diagnostics() {
+    let mut client = Client::start(capabilities(false));
+    let workflow = uri("/work/.github/workflows/ci.yaml");
+    client.open(&workflow, 1, "on: [push\njobs:\n  build: {a: 1, a: 2}\n");
+    assert!(
+        client
+            .diagnostics(&workflow, Some(1))
+            .diagnostics
+            .is_empty()
+    );
+    let service = uri("/work/deploy/service.yaml");
+    client.open(
+        &service,
+        1,
+        "apiVersion: v1\nkind: Service\nmetadata: {name: a, name: b}\n",
+    );
+    assert!(client.diagnostics(&service, Some(1)).diagnostics.is_empty());
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+fn code_actions(
+    client: &mut Client,
+    uri: &lsp_types::Uri,
+    range: Range,
+) -> Vec<lsp_types::CodeAction> {
+    code_actions_with(client, uri, range, Vec::new())
+}
+
+fn code_actions_with(
+    client: &mut Client,
+    uri: &lsp_types::Uri,
+    range: Range,
+    listed: Vec<lsp_types::Diagnostic>,
+) -> Vec<lsp_types::CodeAction> {
+    let params = CodeActionParams {
+        text_document: TextDocumentIdentifier::new(uri.clone()),
+        range,
+        context: CodeActionContext {
+            diagnostics: listed,
+            ..CodeActionContext::default()
+        },
+        work_done_progress_params: WorkDoneProgressParams::default(),
+        partial_result_params: PartialResultParams::default(),
+    };
+    client
+        .request::<CodeActionRequest>(params)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|action| match action {
+            CodeActionOrCommand::CodeAction(action) => action,
+            CodeActionOrCommand::Command(command) => panic!("{command:?}"),
+        })
+        .collect()
+}
+
+/// Applies the action titled `title` to `before`, as an editor does, and checks that the
+/// result is `before` with each `from` replaced by its `to`. Returns the result.
+fn check_action(
+    actions: &[lsp_types::CodeAction],
+    title: &str,
+    uri: &lsp_types::Uri,
+    before: &str,
+    replacements: &[(&str, &str)],
+) -> String {
+    let action = actions
+        .iter()
+        .find(|a| a.title == title)
+        .unwrap_or_else(|| {
+            panic!(
+                "no `{title}` in {:?}",
+                actions.iter().map(|a| &a.title).collect::<Vec<_>>()
+            )
+        });
+    let edits = &action.edit.as_ref().unwrap().changes.as_ref().unwrap()[uri];
+    let after = apply(before, edits);
+    let mut expected = before.to_owned();
+    for (from, to) in replacements {
+        assert!(expected.contains(from), "{from:?}");
+        expected = expected.replacen(from, to, 1);
+    }
+    assert_eq!(after, expected, "{title}");
+    after
+}
+
+fn rules_left(text: &str) -> Vec<&'static str> {
+    analyse("web.yaml", text, &Settings::default(), FileRole::Manifest)
+        .iter()
+        .map(|d| d.rule)
+        .collect()
+}
+
+#[test]
+fn only_documents_with_kubernetes_workloads_get_diagnostics() {
+    // A syntax error in a file that is not a manifest is left to other tools.
+    assert!(rules_left("jobs:\n  build: [\n").is_empty());
+    assert!(rules_left("a: 1\na: 2\n").is_empty());
+    assert!(rules_left("apiVersion: v1\nkind: Service\nmetadata: {a: 1, a: 2}\n").is_empty());
+    // A manifest cut short by a syntax error still gets it.
+    assert_eq!(
+        rules_left("apiVersion: apps/v1\nkind: Deployment\nspec:\n  template: [\n"),
+        ["yaml-syntax"]
+    );
+    assert_eq!(
+        rules_left("{\"apiVersion\": \"v1\",\n \"kind\": \"Pod\",\n \"spec\": [\n"),
+        ["yaml-syntax"]
+    );
+    // Documents are judged one by one.
+    let stream = "a: [\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: a, name: b}\n";
+    assert_eq!(rules_left(stream), ["duplicate-key"]);
+}
+
+#[test]
+fn code_actions_give_the_expected_yaml() {
+    let (mut client, web, _) = opened(false, WEB);
+
+    // The init container with a probe is Envoy, which keeps running: make it a sidecar.
+    let cursor = range_of(WEB, "name: envoy", "startupProbe");
+    let actions = code_actions(&mut client, &web, Range::new(cursor.start, cursor.start));
+    let titles: Vec<&str> = actions.iter().map(|a| a.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "Make `envoy` a native sidecar (`restartPolicy: Always`)",
+            "Ignore `init-container-probe` here (`# podcycle: ignore`)"
+        ]
+    );
+    assert_eq!(actions[0].is_preferred, Some(true));
+    assert_eq!(
+        actions[0].diagnostics.as_ref().unwrap()[0].code,
+        Some(NumberOrString::String("init-container-probe".into()))
+    );
+    let envoy = "      - name: envoy\n";
+    let sidecar = envoy.to_owned() + "        restartPolicy: Always\n";
+    let fixed = check_action(&actions, titles[0], &web, WEB, &[(envoy, &sidecar)]);
+    assert!(!rules_left(&fixed).contains(&"init-container-probe"));
+    let probe = "        startupProbe:";
+    let comment =
+        "        # podcycle: ignore[init-container-probe] TODO: reason\n".to_owned() + probe;
+    check_action(&actions, titles[1], &web, WEB, &[(probe, &comment)]);
+
+    // The preStop sleep: raise the grace period, or also switch to the sleep action.
+    let cursor = range_of(WEB, "name: web", "preStop");
+    let actions = code_actions(&mut client, &web, cursor);
+    let titles: Vec<&str> = actions.iter().map(|a| a.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "Raise terminationGracePeriodSeconds to 75",
+            "Use the `sleep` action for the preStop delay and raise terminationGracePeriodSeconds to 75",
+            "Ignore `prestop-exceeds-grace-period` here (`# podcycle: ignore`)",
+        ]
+    );
+    let spec = "    spec:\n      initContainers:";
+    let raised = "    spec:\n      terminationGracePeriodSeconds: 75\n      initContainers:";
+    let fixed = check_action(&actions, titles[0], &web, WEB, &[(spec, raised)]);
+    assert!(!rules_left(&fixed).contains(&"prestop-exceeds-grace-period"));
+    let exec = "            exec:\n              command: [\"sleep\", \"45\"]";
+    let sleep = "            sleep:\n              seconds: 45";
+    let both = check_action(
+        &actions,
+        titles[1],
+        &web,
+        WEB,
+        &[(spec, raised), (exec, sleep)],
+    );
+    assert!(!rules_left(&both).contains(&"prestop-exceeds-grace-period"));
+
+    // No certain fix for a misspelt restart policy: only the comment, indented like the line.
+    let cursor = range_of(WEB, "name: greeter", "always");
+    let actions = code_actions(&mut client, &web, cursor);
+    assert_eq!(actions.len(), 1);
+    let greeter = "      - {name: greeter";
+    let comment =
+        "      # podcycle: ignore[container-restart-policy] TODO: reason\n".to_owned() + greeter;
+    check_action(
+        &actions,
+        &actions[0].title,
+        &web,
+        WEB,
+        &[(greeter, &comment)],
+    );
+
+    // Nowhere near a finding: nothing.
+    let top = Range::new(Position::new(1, 0), Position::new(1, 3));
+    assert!(code_actions(&mut client, &web, top).is_empty());
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+#[test]
+fn code_actions_cover_the_diagnostics_the_client_lists() {
+    // Neovim asks with the cursor's position and the diagnostics of its line.
+    let (mut client, web, published) = opened(false, WEB);
+    let probe = with_code(&published.diagnostics, "init-container-probe").clone();
+    let line_start = Position::new(probe.range.start.line, 0);
+    let cursor = Range::new(line_start, line_start);
+    assert!(code_actions(&mut client, &web, cursor).is_empty());
+    let actions = code_actions_with(&mut client, &web, cursor, vec![probe]);
+    assert_eq!(
+        actions[0].title,
+        "Make `envoy` a native sidecar (`restartPolicy: Always`)"
+    );
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+#[test]
+fn fixes_need_the_version_to_have_the_feature() {
+    // On 1.28 native sidecars are off and the sleep action does not exist: only the grace
+    // period fix is certain. Settings carry the version the code actions judge by.
+    let settings = Settings::default().with_kube_version("1.28".parse().unwrap());
+    let found = analyse("web.yaml", WEB, &settings, FileRole::Manifest);
+    let titles: Vec<&str> = found
+        .iter()
+        .flat_map(|d| d.fixes.iter().map(|f| f.title.as_str()))
+        .collect();
+    assert_eq!(titles, ["Raise terminationGracePeriodSeconds to 75"]);
+}
+
+#[test]
+fn hover_on_a_finding_shows_the_rule() {
+    let (mut client, web, _) = opened(false, WEB);
+    let hover_at = |client: &mut Client, position: Position| {
+        client.request::<HoverRequest>(HoverParams {
+            text_document_position_params: TextDocumentPositionParams::new(
+                TextDocumentIdentifier::new(web.clone()),
+                position,
+            ),
+            work_done_progress_params: WorkDoneProgressParams::default(),
+        })
+    };
+    let range = range_of(WEB, "name: web", "preStop");
+    let hover = hover_at(&mut client, range.start).unwrap();
+    assert_eq!(hover.range, Some(range));
+    let HoverContents::Markup(content) = hover.contents else {
+        panic!("{:?}", hover.contents);
+    };
+    assert!(
+        content
+            .value
+            .starts_with("**prestop-exceeds-grace-period** (correctness error)")
+    );
+    assert!(content.value.contains("## Why is this bad?"));
+    assert!(
+        content
+            .value
+            .contains("docs/rules/prestop-exceeds-grace-period.md")
+    );
+    assert!(hover_at(&mut client, Position::new(2, 0)).is_none());
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+#[test]
+fn exit_without_shutdown_is_an_abrupt_end() {
+    let client = Client::start(capabilities(false));
+    assert_eq!(client.exit(), Ending::Abrupt);
+}
+
+#[test]
+fn unknown_requests_get_an_error_and_the_server_goes_on() {
+    let mut client = Client::start(capabilities(false));
+    let response = client.request_raw("textDocument/completion", serde_json::json!({}));
+    assert_eq!(
+        response.response_result.unwrap_err().code,
+        lsp_server::ErrorCode::MethodNotFound as i32
+    );
+    let response = client.request_raw("textDocument/hover", serde_json::json!({"x": 1}));
+    assert_eq!(
+        response.response_result.unwrap_err().code,
+        lsp_server::ErrorCode::InvalidParams as i32
+    );
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+/// Typing a manifest passes through every prefix of it. Each one goes through the server's
+/// lint path — analysis, conversion in both encodings, and the code actions of every finding —
+/// and every range must lie inside the text.
+#[test]
+fn every_prefix_of_a_manifest_is_handled() {
+    let settings = Settings::default();
+    let web = uri("/work/deploy/web.yaml");
+    let fixtures = [
+        WEB,
+        include_str!("../../rules/prestop-exceeds-grace-period/invalid.yaml"),
+        include_str!("../../testdata/cli/bad.yaml"),
+    ];
+    let clients = [
+        ClientInfo {
+            encoding: Encoding::Utf16,
+            related_information: true,
+        },
+        ClientInfo {
+            encoding: Encoding::Utf8,
+            related_information: false,
+        },
+    ];
+    for fixture in fixtures {
+        let mut prefixes = 0;
+        for (end, _) in fixture.char_indices().chain([(fixture.len(), ' ')]) {
+            let prefix = &fixture[..end];
+            let found = analyse("web.yaml", prefix, &settings, FileRole::Manifest);
+            let index = LineIndex::new(prefix);
+            let lines = prefix.split('\n').count() as u32;
+            for client in clients {
+                let text = Text {
+                    text: prefix,
+                    lines: &index,
+                    encoding: client.encoding,
+                };
+                for diagnostic in &found {
+                    let published = convert::diagnostic(diagnostic, &web, &text, client);
+                    for position in [published.range.start, published.range.end] {
+                        assert!(position.line < lines, "{position:?} outside {prefix:?}");
+                    }
+                }
+            }
+            let text = Text {
+                text: prefix,
+                lines: &index,
+                encoding: Encoding::Utf16,
+            };
+            let all = actions::requested(&text, &found, Span::new(0, end), &[]);
+            assert_eq!(all.len(), found.len());
+            actions::code_actions(&web, &text, &all, clients[0]);
+            prefixes += 1;
+        }
+        assert_eq!(prefixes, fixture.chars().count() + 1);
+        // The server's own entry point, on the whole text.
+        let published = lsp_diagnostics(&web, fixture, &settings, FileRole::Manifest, clients[0]);
+        assert!(!published.is_empty());
+    }
+}
+
+/// A fix is offered only where it is certain: every fix offered on a rule fixture can be
+/// written as text edits, and once applied it removes the finding it was offered for and
+/// brings no new warning or error. (Advice may follow from the fix's purpose: a new native
+/// sidecar is told about startup probes.)
+#[test]
+fn fixes_resolve_their_findings_and_add_none() {
+    let settings = Settings::default();
+    let mut applied_fixes = 0;
+    let mut fixtures: Vec<std::path::PathBuf> = std::fs::read_dir("rules")
+        .unwrap()
+        .map(|dir| dir.unwrap().path())
+        .filter(|dir| dir.is_dir())
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    fixtures.push("testdata/lsp/web.yaml".into());
+    for path in fixtures {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let before = analyse("f.yaml", &text, &settings, FileRole::Manifest);
+        let documents = podcycle::yaml::parse_stream(&text);
+        for diagnostic in &before {
+            for fix in &diagnostic.fixes {
+                let edits =
+                    podcycle::fix::text_edits(&text, &documents, fix).unwrap_or_else(|| {
+                        panic!(
+                            "{}: the fix `{}` of {} cannot be rendered as text edits",
+                            path.display(),
+                            fix.title,
+                            diagnostic.rule
+                        )
+                    });
+                let fixed = podcycle::fix::apply(&text, &edits);
+                let after = analyse("f.yaml", &fixed, &settings, FileRole::Manifest);
+                let key = |d: &podcycle::diagnostics::Diagnostic| {
+                    (d.rule, d.field.clone(), d.object.clone())
+                };
+                assert!(
+                    !after.iter().any(|d| key(d) == key(diagnostic)),
+                    "{}: `{}` left {} in\n{fixed}",
+                    path.display(),
+                    fix.title,
+                    diagnostic.rule
+                );
+                let old: Vec<_> = before.iter().map(key).collect();
+                let new: Vec<_> = after
+                    .iter()
+                    .filter(|d| d.severity > podcycle::diagnostics::Severity::Info)
+                    .map(key)
+                    .filter(|k| !old.contains(k))
+                    .collect();
+                assert!(
+                    new.is_empty(),
+                    "{}: `{}` brought {new:?}",
+                    path.display(),
+                    fix.title
+                );
+                applied_fixes += 1;
+            }
+        }
+    }
+    // Guards the walk itself: the fixtures offer fixes, so none applied means none were seen.
+    assert!(applied_fixes > 0, "no fix was applied to any fixture");
+}
+
+/// The nearest `.podcycle.yaml` applies to a document, as it does for `check`: its `ignore`,
+/// `per-path-ignores` and `exclude`.
+#[test]
+fn the_nearest_configuration_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join(".podcycle.yaml"),
+        "ignore: [init-container-never-exits]\nper-path-ignores:\n  'legacy/**': [init-container-probe]\nexclude: ['vendor/**']\n",
+    )
+    .unwrap();
+    let codes = |relative: &str| {
+        let mut client = Client::start(capabilities(true));
+        let document = uri(&root.join(relative).display().to_string());
+        client.open(&document, 1, WEB);
+        let published = client.diagnostics(&document, Some(1));
+        assert_eq!(client.shutdown(), Ending::Clean);
+        published
+            .diagnostics
+            .iter()
+            .filter_map(|d| match &d.code {
+                Some(NumberOrString::String(code)) => Some(code.clone()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        codes("deploy/web.yaml"),
+        [
+            "init-container-probe",
+            "prestop-exceeds-grace-period",
+            "container-restart-policy"
+        ]
+    );
+    assert_eq!(
+        codes("legacy/web.yaml"),
+        ["prestop-exceeds-grace-period", "container-restart-policy"]
+    );
+    assert!(codes("vendor/web.yaml").is_empty());
+}
