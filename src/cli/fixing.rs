@@ -142,6 +142,7 @@ pub(super) fn text_on_disk(entry: &Checked) -> Result<String, String> {
 fn write_diff(out: &mut dyn Write, name: &str, old: &str, new: &str) -> io::Result<()> {
     let diff = similar::TextDiff::from_lines(old, new);
     let name = name.replace('\\', "/");
+    let name = name.trim_start_matches('/');
     write!(
         out,
         "{}",

@@ -60,13 +60,13 @@ pub fn write(
         } else {
             String::new()
         };
-        writeln!(
-            out,
+        let line = format!(
             "{:>count_width$}  {:rule_width$}  {:7}{fixable}",
             row.count,
             row.rule,
             row.severity.as_str()
-        )?;
+        );
+        writeln!(out, "{}", line.trim_end())?;
     }
     let total: usize = rows.iter().map(|r| r.count).sum();
     let fixable: usize = rows.iter().map(|r| r.fixable).sum();

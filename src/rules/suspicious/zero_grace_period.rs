@@ -1,5 +1,5 @@
 use crate::fix::{Fix, FixEdit};
-use crate::lifecycle::{ContainerLife, DEFAULT_GRACE_PERIOD_SECONDS, Role};
+use crate::lifecycle::{ContainerLife, DEFAULT_GRACE_PERIOD_SECONDS, HookDuration, Role};
 use crate::model::WorkloadKind;
 use crate::rules::fixes::grace_period_after;
 use crate::rules::suspicious::poststart_blocks_sidecar::name_list;
@@ -165,14 +165,22 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     }
 }
 
-/// Sets the grace period to the default 30 seconds, or to the longest preStop hook plus 30.
-/// Unsafe: a zero grace period may be deliberate (fast failover), and every deletion of the
-/// pod may then take that long. `None` when a hook's time cannot be read.
+/// Sets the grace period to the default 30 seconds (what removing the field gives), or to the
+/// longest preStop sleep plus 30. Unsafe: a zero grace period may be deliberate (fast
+/// failover), and every deletion of the pod may then take that long. `None` when a hook
+/// never returns: no grace period fits it.
 fn restore_grace_period(ctx: &PodContext<'_>, hooked: &[&ContainerLife<'_>]) -> Option<Fix> {
     let mut seconds = DEFAULT_GRACE_PERIOD_SECONDS;
     for container in hooked {
         let hook = container.pre_stop.as_ref()?;
-        seconds = seconds.max(grace_period_after(hook.duration.known_seconds()?)?);
+        match hook.duration {
+            HookDuration::Forever => return None,
+            HookDuration::Unknown => {}
+            known => {
+                let hook_seconds = known.known_seconds()?;
+                seconds = seconds.max(grace_period_after(hook_seconds)?);
+            }
+        }
     }
     Some(Fix::new_unsafe(
         format!("Set terminationGracePeriodSeconds to {seconds}"),
