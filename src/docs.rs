@@ -73,7 +73,8 @@ pub fn index_page() -> String {
         "Every rule podcycle has. `podcycle rules` prints the same list, and `podcycle rule NAME`\n\
          prints a rule's page. Categories decide the default severity: `correctness` is an error,\n\
          `suspicious` a warning, `advice` information; `pedantic` and `nursery` rules are off until\n\
-         selected.\n"
+         selected. Rules with a fix have it applied by `podcycle check --fix` and offered as a\n\
+         quick fix in editors; each page says whether the fix is safe.\n"
     );
     let _ = writeln!(page, "| Rule | Category | Default severity | Fix | Finds |");
     let _ = writeln!(page, "|---|---|---|---|---|");

@@ -68,6 +68,12 @@ declare_rule! {
     ///               seconds: 10
     /// ```
     ///
+    /// ## Fix
+    /// Safe: raise `terminationGracePeriodSeconds` to the hook's time plus the default 30
+    /// seconds (`check --fix`). Unsafe, with `--fix --unsafe-fixes` and in editors: where the
+    /// hook is an exec that only sleeps and the target version has the `sleep` action, use the
+    /// action as well; the wait then runs in the kubelet instead of the container.
+    ///
     /// ## References
     /// - kubernetes/kubernetes `pkg/kubelet/kuberuntime/kuberuntime_container.go`,
     ///   `killContainer`: the preStop hook runs within the grace period, its time is subtracted,

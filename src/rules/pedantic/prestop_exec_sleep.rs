@@ -61,6 +61,9 @@ declare_rule! {
     ///               seconds: 5
     /// ```
     ///
+    /// ## Fix
+    /// Safe: `check --fix` replaces the exec hook with the `sleep` action of the same seconds.
+    ///
     /// ## References
     /// - kubernetes/enhancements KEP-3960 (pod lifecycle sleep action): a sleep "without
     ///   needing a sleep binary in my image".

@@ -71,6 +71,11 @@ declare_rule! {
     ///               seconds: 10
     /// ```
     ///
+    /// ## Fix
+    /// Unsafe, applied only with `check --fix --unsafe-fixes` (and offered in editors): set
+    /// `terminationGracePeriodSeconds` to 30, or to the longest preStop sleep plus 30. A zero
+    /// grace period may be deliberate, and every deletion of the pod then waits that long.
+    ///
     /// ## References
     /// - kubernetes/kubernetes `pkg/registry/core/pod/strategy.go`, `CheckGracefulDelete`: the
     ///   pod's `terminationGracePeriodSeconds` becomes the deletion grace period; 0 deletes the
