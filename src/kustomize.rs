@@ -10,6 +10,7 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::Value;
 
 use crate::lint::FileRole;
+use crate::safe_fs::{self, FileKind};
 use crate::yaml;
 
 /// File names Kustomize reads as a kustomization.
@@ -95,9 +96,12 @@ fn is_kuttl_assertion(path: &Path) -> bool {
 fn listed_patches(directory: &Path) -> HashSet<PathBuf> {
     let mut found = HashSet::new();
     for name in KUSTOMIZATION_FILES {
-        let Ok(text) = std::fs::read_to_string(directory.join(name)) else {
+        // A kustomization that cannot be read (missing, or refused: see `safe_fs`) lists
+        // nothing; its patches are then linted as manifests, and say so by their findings.
+        let Ok(bytes) = safe_fs::read_file(&directory.join(name), FileKind::Kustomization) else {
             continue;
         };
+        let text = String::from_utf8_lossy(&bytes);
         for document in yaml::parse_stream(&text) {
             let Some(root) = document.root else { continue };
             let Ok(value) = yaml::to_json(&document, root) else {

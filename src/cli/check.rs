@@ -13,17 +13,19 @@ use super::files::replace_file;
 use super::fixing::{FixRun, fix_files};
 use super::input::{lint_bytes_with, read_path, read_stdin};
 use super::{
-    CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ignoring, statistics,
-    usage_error,
+    CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, eprint_line, ignoring,
+    statistics, usage_error,
 };
 use crate::baseline::Baseline;
 use crate::config::{self, Config, ConfigError};
 use crate::diagnostics::Severity;
 use crate::discovery::{describe_io_error, discover, exclude_set, excluded};
+use crate::escape::escape_controls;
 use crate::fix::Applicability;
 use crate::kustomize::{PatchIndex, role_by_name};
 use crate::lint::FileRole;
 use crate::report::{self, FileReport, Format, render_problem};
+use crate::safe_fs::{self, Existing};
 use crate::settings::{FailOn, Selection, Selector, Settings};
 
 /// What a file is linted with.
@@ -128,7 +130,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     if !paths.is_empty() {
         let discovered = discover(&paths, &exclude);
         for error in &discovered.errors {
-            writeln!(io::stderr(), "podcycle: error: {error}")?;
+            eprint_line(format_args!("podcycle: error: {error}"))?;
             failed = true;
         }
         for path in discovered.files {
@@ -165,7 +167,13 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     // Files are independent; lint them on every core and keep the order of discovery.
     let results: Vec<Result<FileReport, String>> = files
         .par_iter()
-        .map(|(path, plan)| read_path(path).map(|(name, bytes)| lint_with_plan(name, bytes, plan)))
+        .map(|(path, plan)| {
+            read_path(path).map(|(name, bytes)| {
+                let mut report = lint_with_plan(name, bytes, plan);
+                report.file.set_os_path(path);
+                report
+            })
+        })
         .collect();
     for (result, (path, plan)) in results.into_iter().zip(files) {
         match result {
@@ -175,7 +183,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
                 path: Some(path),
             }),
             Err(message) => {
-                writeln!(io::stderr(), "podcycle: error: {message}")?;
+                eprint_line(format_args!("podcycle: error: {message}"))?;
                 failed = true;
             }
         }
@@ -184,10 +192,9 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     if checked.is_empty() && !failed && stdin_count == 0 {
         // Like ripgrep and ruff: say so, so that a mistyped path or an over-broad --exclude
         // does not pass for a clean result.
-        writeln!(
-            io::stderr(),
+        eprint_line(format_args!(
             "podcycle: warning: no YAML or JSON files found to check"
-        )?;
+        ))?;
     }
 
     if let Some(path) = &args.write_baseline {
@@ -248,10 +255,13 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         }
         Some(path) => {
             if let Err(error) = write_report_file(path, write) {
-                let reason = describe_io_error(&error);
+                let reason = match error {
+                    OutputError::Create(reason) => reason,
+                    OutputError::Write(error) => describe_io_error(&error),
+                };
                 return Ok(usage_error(&format!(
                     "cannot write {}: {reason}",
-                    path.display()
+                    escape_controls(&path.display().to_string())
                 )));
             }
         }
@@ -269,10 +279,18 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
 fn write_report_file(
     path: &Path,
     write: impl Fn(&mut dyn Write) -> io::Result<()>,
-) -> io::Result<()> {
-    let mut out = io::BufWriter::new(std::fs::File::create(path)?);
-    write(&mut out)?;
-    out.flush()
+) -> Result<(), OutputError> {
+    let file = safe_fs::create_file(path, Existing::Replace)
+        .map_err(|error| OutputError::Create(error.to_string()))?;
+    let mut out = io::BufWriter::new(file);
+    write(&mut out).map_err(OutputError::Write)?;
+    out.flush().map_err(OutputError::Write)
+}
+
+/// Why `--output` could not be written.
+enum OutputError {
+    Create(String),
+    Write(io::Error),
 }
 
 /// Options that cannot go together, or not with standard input.
@@ -323,13 +341,12 @@ fn write_baseline(path: &Path, checked: &[Checked], failed: bool) -> io::Result<
             describe_io_error(&error)
         )));
     }
-    writeln!(
-        io::stderr(),
+    eprint_line(format_args!(
         "podcycle: recorded {} in {}; `--baseline {}` reports only new ones",
         count(baseline.len(), "finding"),
         path.display(),
         path.display()
-    )?;
+    ))?;
     Ok(if failed { EXIT_ERROR } else { EXIT_CLEAN })
 }
 
@@ -345,7 +362,7 @@ fn baseline_summary(baseline: &Baseline) -> io::Result<()> {
             count(stale, "baseline entry")
         ));
     }
-    writeln!(io::stderr(), "{line}")
+    eprint_line(format_args!("{line}"))
 }
 
 /// `--diff`: says how many fixes the diff holds; exits with 1 when there are some, so that a
@@ -360,7 +377,7 @@ fn diff_summary(run: &FixRun, failed: bool) -> io::Result<u8> {
             count(run.files, "file")
         )
     };
-    writeln!(io::stderr(), "{line}")?;
+    eprint_line(format_args!("{line}"))?;
     Ok(if failed {
         EXIT_ERROR
     } else if run.files > 0 {
@@ -380,7 +397,7 @@ fn fixed_summary(out: &mut dyn Write, format: Format, run: &FixRun) -> io::Resul
     if format.is_human() {
         writeln!(out, "{line}")
     } else {
-        writeln!(io::stderr(), "podcycle: {line}")
+        eprint_line(format_args!("podcycle: {line}"))
     }
 }
 
@@ -398,7 +415,7 @@ fn add_ignores(checked: &mut [Checked], reason: &str, failed: bool) -> io::Resul
             count(outcome.left, "finding")
         ));
     }
-    writeln!(io::stderr(), "{line}")?;
+    eprint_line(format_args!("{line}"))?;
     Ok(if failed || outcome.failed {
         EXIT_ERROR
     } else if outcome.left > 0 {
@@ -524,7 +541,7 @@ fn print_config_error(error: &ConfigError, color: bool) -> io::Result<()> {
         ConfigError::Unreadable { path, message } => writeln!(
             err,
             "podcycle: error: cannot read configuration {}: {message}",
-            path.display()
+            escape_controls(&path.display().to_string())
         ),
         ConfigError::Invalid { file, problems } => {
             for problem in problems {
@@ -540,7 +557,7 @@ fn print_config_error(error: &ConfigError, color: bool) -> io::Result<()> {
             writeln!(
                 err,
                 "podcycle: error: invalid configuration {}; docs/configuration.md describes the keys",
-                file.path
+                escape_controls(&file.path)
             )
         }
     }
@@ -648,8 +665,12 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
         serde_json::to_writer_pretty(&mut out, &value)?;
         writeln!(out)?;
     } else {
-        writeln!(out, "file: {}", file.display())?;
-        writeln!(out, "configuration: {source}")?;
+        writeln!(
+            out,
+            "file: {}",
+            escape_controls(&file.display().to_string())
+        )?;
+        writeln!(out, "configuration: {}", escape_controls(&source))?;
         writeln!(out, "excluded: {excluded}")?;
         writeln!(out, "role: {role}")?;
         writeln!(out, "kube-version: {}", plan.settings.kube_version)?;

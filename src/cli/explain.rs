@@ -7,7 +7,7 @@ use std::path::Path;
 use globset::GlobSet;
 
 use super::input::{lint_bytes_with, read_inputs};
-use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, usage_error};
+use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, eprint_line, usage_error};
 use crate::config;
 use crate::explain::{self, FileExplanation, ObjectSelector, PodExplanation, Selection};
 use crate::lint::FileRole;
@@ -44,11 +44,10 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
 
     for (object, at) in files.iter().flat_map(|f| &f.unreadable) {
         let file = at.rsplit_once(':').map_or(at.as_str(), |(file, _)| file);
-        writeln!(
-            io::stderr(),
+        eprint_line(format_args!(
             "podcycle: warning: {} ({at}) has a pod spec that cannot be read; `podcycle check {file}` says why",
-            object.display_name(),
-        )?;
+            object.display_name()
+        ))?;
     }
     let mut pods: Vec<PodExplanation> = files.iter_mut().flat_map(|f| f.pods.drain(..)).collect();
     let selected_elsewhere = files
@@ -59,11 +58,10 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
         && pods.is_empty()
     {
         if let Some((object, at)) = files.iter().flat_map(|f| &f.without_pod_spec).next() {
-            writeln!(
-                io::stderr(),
+            eprint_line(format_args!(
                 "podcycle: {} ({at}) has no pod spec to explain",
                 object.display_name()
-            )?;
+            ))?;
             return Ok(EXIT_FINDINGS);
         }
         if !selected_elsewhere {
@@ -115,11 +113,10 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
 
     if pods.is_empty() {
         if !failed && !selected_elsewhere {
-            writeln!(
-                io::stderr(),
+            eprint_line(format_args!(
                 "podcycle: no pod spec found in {} (explain reads Pods, PodTemplates and workload controllers)",
                 shown_paths(args)
-            )?;
+            ))?;
         }
         return Ok(if failed { EXIT_ERROR } else { EXIT_FINDINGS });
     }

@@ -8,9 +8,11 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::check::Checked;
+use super::eprint_line;
 use super::files::replace_file;
 use crate::apply_fixes::fix_text;
 use crate::discovery::describe_io_error;
+use crate::escape::escape_controls;
 use crate::fix::Applicability;
 
 /// What fixing did, over all files.
@@ -49,17 +51,16 @@ pub fn fix_files(
         let (original, fixed) = match result {
             Ok(done) => done,
             Err(message) => {
-                writeln!(io::stderr(), "podcycle: error: {message}")?;
+                eprint_line(format_args!("podcycle: error: {message}"))?;
                 run.failed = true;
                 continue;
             }
         };
         let name = entry.report.file.path.clone();
         if fixed.undone {
-            writeln!(
-                io::stderr(),
+            eprint_line(format_args!(
                 "podcycle: error: {name}: a fix made the file unreadable YAML, so it was not applied; please report this"
-            )?;
+            ))?;
             run.failed = true;
         }
         if fixed.text == original {
@@ -70,11 +71,10 @@ pub fn fix_files(
         } else {
             let path = entry.path.as_deref().unwrap_or(Path::new(&name));
             if let Err(error) = replace_file(path, &fixed.text) {
-                writeln!(
-                    io::stderr(),
+                eprint_line(format_args!(
                     "podcycle: error: cannot write {name}: {}",
                     describe_io_error(&error)
-                )?;
+                ))?;
                 run.failed = true;
                 continue;
             }
@@ -138,16 +138,21 @@ pub(super) fn text_on_disk(entry: &Checked) -> Result<String, String> {
     }
 }
 
-/// A unified diff of one file, with `a/` and `b/` prefixes as git writes them.
+/// A unified diff of one file, with `a/` and `b/` prefixes as git writes them. The lines come
+/// from the repository: control characters other than tabs are escaped, like in every human
+/// format (see [`crate::escape`]); a YAML file has none that need it.
 fn write_diff(out: &mut dyn Write, name: &str, old: &str, new: &str) -> io::Result<()> {
     let diff = similar::TextDiff::from_lines(old, new);
     let name = name.replace('\\', "/");
     let name = name.trim_start_matches('/');
-    write!(
-        out,
-        "{}",
-        diff.unified_diff()
-            .context_radius(3)
-            .header(&format!("a/{name}"), &format!("b/{name}"))
-    )
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string();
+    for line in text.lines() {
+        let escaped: Vec<_> = line.split('\t').map(escape_controls).collect();
+        writeln!(out, "{}", escaped.join("\t"))?;
+    }
+    Ok(())
 }

@@ -4,9 +4,10 @@
 //! does not (the line is inside a block scalar, where `#` is text) is left out.
 
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+use std::io;
 
 use super::check::Checked;
+use super::eprint_line;
 use super::files::replace_file;
 use super::fixing::text_on_disk;
 use crate::add_ignore::{NOT_SUPPRESSIBLE, ignore_line};
@@ -36,7 +37,7 @@ pub fn add_ignores(checked: &mut [Checked], reason: &str) -> io::Result<Outcome>
         let text = match text_on_disk(entry) {
             Ok(text) => text,
             Err(message) => {
-                writeln!(io::stderr(), "podcycle: error: {message}")?;
+                eprint_line(format_args!("podcycle: error: {message}"))?;
                 outcome.failed = true;
                 outcome.left += entry.report.diagnostics.len();
                 continue;
@@ -50,11 +51,10 @@ pub fn add_ignores(checked: &mut [Checked], reason: &str) -> io::Result<Outcome>
         if let Some(path) = &entry.path
             && let Err(error) = replace_file(path, &new_text)
         {
-            writeln!(
-                io::stderr(),
+            eprint_line(format_args!(
                 "podcycle: error: cannot write {name}: {}",
                 describe_io_error(&error)
-            )?;
+            ))?;
             outcome.failed = true;
             continue;
         }

@@ -4,31 +4,28 @@ use std::io::{self, Write};
 
 use super::{EXIT_CLEAN, InitArgs, usage_error};
 use crate::config::STARTER;
+use crate::escape::escape_controls;
+use crate::safe_fs::{self, Existing, WriteError};
 
 pub fn run(args: &InitArgs) -> io::Result<u8> {
     if args.path.as_os_str() == "-" {
         io::stdout().lock().write_all(STARTER.as_bytes())?;
         return Ok(EXIT_CLEAN);
     }
-    let shown = args.path.display();
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true);
-    if args.force {
-        options.create(true).truncate(true);
+    let shown = escape_controls(&args.path.display().to_string()).into_owned();
+    let existing = if args.force {
+        Existing::Replace
     } else {
-        options.create_new(true);
-    }
-    let mut file = match options.open(&args.path) {
+        Existing::Keep
+    };
+    let mut file = match safe_fs::create_file(&args.path, existing) {
         Ok(file) => file,
-        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+        Err(WriteError::AlreadyExists) => {
             return Ok(usage_error(&format!(
                 "{shown} already exists; pass --force to replace it"
             )));
         }
-        Err(error) => {
-            let reason = crate::discovery::describe_io_error(&error);
-            return Ok(usage_error(&format!("cannot write {shown}: {reason}")));
-        }
+        Err(error) => return Ok(usage_error(&format!("cannot write {shown}: {error}"))),
     };
     file.write_all(STARTER.as_bytes())?;
     writeln!(

@@ -1,18 +1,21 @@
 //! Reading manifests for the commands: files as given or found by discovery, or standard
 //! input; bytes that are not UTF-8 are linted all the same.
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use globset::GlobSet;
 use rayon::prelude::*;
 
-use crate::discovery::{describe_io_error, discover};
+use super::eprint_line;
+use crate::discovery::discover;
+use crate::escape::escape_controls;
 use crate::kustomize::{PatchIndex, role_by_name};
 use crate::lint::{FileRole, Linted, ObjectVisit, invalid_utf8, lint_file_with};
 use crate::report::FileReport;
+use crate::safe_fs::{self, FileKind};
 use crate::settings::{FailOn, Settings};
-use crate::source::{MAX_FILE_SIZE, SourceFile};
+use crate::source::SourceFile;
 
 /// What reading the inputs gave: one result per file, standard input first, then files in
 /// discovery order.
@@ -56,7 +59,7 @@ pub fn read_inputs<T: Send>(
     }
     let discovered = discover(&files, exclude);
     for error in &discovered.errors {
-        writeln!(io::stderr(), "podcycle: error: {error}")?;
+        eprint_line(format_args!("podcycle: error: {error}"))?;
         inputs.failed = true;
     }
     let mut patches = PatchIndex::default();
@@ -74,7 +77,7 @@ pub fn read_inputs<T: Send>(
         match result {
             Ok(result) => inputs.results.push(result),
             Err(message) => {
-                writeln!(io::stderr(), "podcycle: error: {message}")?;
+                eprint_line(format_args!("podcycle: error: {message}"))?;
                 inputs.failed = true;
             }
         }
@@ -82,26 +85,26 @@ pub fn read_inputs<T: Send>(
     Ok(Ok(inputs))
 }
 
-/// Reads a file, named for reports the way the user wrote it (without a leading `./`).
+/// Reads a file, named for reports the way the user wrote it (without a leading `./`). Errors
+/// name the file, escaped for the terminal.
 pub(super) fn read_path(path: &Path) -> Result<(String, Vec<u8>), String> {
     let display = path.display().to_string();
     let display = display
         .strip_prefix("./")
         .map(str::to_owned)
         .unwrap_or(display);
-    let metadata =
-        std::fs::metadata(path).map_err(|e| format!("{display}: {}", describe_io_error(&e)))?;
-    if metadata.len() >= MAX_FILE_SIZE {
-        return Err(format!("{display}: the file is larger than 4 GiB"));
+    match safe_fs::read_file(path, FileKind::Manifest) {
+        Ok(bytes) => Ok((display, bytes)),
+        Err(error) => Err(format!("{}: {error}", escape_controls(&display))),
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("{display}: {}", describe_io_error(&e)))?;
-    Ok((display, bytes))
 }
 
+/// Reads standard input, up to the size podcycle reads of a manifest.
 pub(super) fn read_stdin() -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    io::stdin().lock().read_to_end(&mut bytes)?;
-    Ok(bytes)
+    safe_fs::read_stdin(FileKind::Manifest).map_err(|error| match error {
+        safe_fs::ReadError::Other(error) => error,
+        error => io::Error::other(format!("standard input: {error}")),
+    })
 }
 
 /// Lints file contents as complete manifests, with the default fail level.

@@ -227,7 +227,7 @@ pub fn main() -> ExitCode {
         // A closed pipe (`podcycle check | head`) is not an error worth a message.
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_CLEAN),
         Err(error) => {
-            let _ = writeln!(io::stderr(), "podcycle: error: {error}");
+            let _ = eprint_line(format_args!("podcycle: error: {error}"));
             ExitCode::from(EXIT_ERROR)
         }
     }
@@ -255,8 +255,15 @@ fn parse_kube_version(text: &str) -> Result<crate::versions::KubeVersion, String
 
 /// Prints a usage-level error and returns the exit code for it.
 fn usage_error(message: &str) -> u8 {
-    let _ = writeln!(io::stderr(), "podcycle: error: {message}");
+    let _ = eprint_line(format_args!("podcycle: error: {message}"));
     EXIT_ERROR
+}
+
+/// Writes one line on standard error with control characters escaped: messages carry file
+/// names from the repository and names from manifests (see [`crate::escape`]).
+fn eprint_line(line: std::fmt::Arguments<'_>) -> io::Result<()> {
+    let line = line.to_string();
+    writeln!(io::stderr(), "{}", crate::escape::escape_controls(&line))
 }
 
 #[doc(hidden)]

@@ -20,6 +20,7 @@ use crate::diagnostics::Severity;
 use crate::lifecycle::{SidecarPattern, Sidecars};
 use crate::model::path::{FieldPath, PathSegment};
 use crate::rules::{Part, Rule, find_rule};
+use crate::safe_fs::{self, FileKind};
 use crate::settings::{FailOn, Selection, Selector, Settings};
 use crate::source::{SourceFile, Span};
 use crate::suggest::did_you_mean;
@@ -131,9 +132,17 @@ pub enum ConfigError {
 impl Config {
     /// Reads the configuration file at `path`; its globs are relative to its directory.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Unreadable {
+        let unreadable = |message: String| ConfigError::Unreadable {
             path: path.to_owned(),
-            message: crate::discovery::describe_io_error(&error),
+            message,
+        };
+        let bytes = safe_fs::read_file(path, FileKind::Config)
+            .map_err(|error| unreadable(error.to_string()))?;
+        let text = String::from_utf8(bytes).map_err(|error| {
+            unreadable(format!(
+                "not UTF-8 (byte {} is not valid UTF-8)",
+                error.utf8_error().valid_up_to() + 1
+            ))
         })?;
         let root = path
             .parent()
@@ -252,7 +261,9 @@ pub fn find(dir: &Path) -> Option<PathBuf> {
         FILE_NAMES
             .iter()
             .map(|name| dir.join(name))
-            .find(|path| path.is_file())
+            // Whatever the name is — a link, a FIFO — it is the configuration; reading it says
+            // what is wrong with it, rather than skipping it for the defaults.
+            .find(|path| path.symlink_metadata().is_ok())
     })?;
     let relative = std::env::current_dir()
         .ok()

@@ -105,7 +105,8 @@ fn holds_workloads(document: &Document, source: &str) -> bool {
 fn top_level_type(source: &str) -> (Option<&str>, Option<&str>) {
     let mut api_version = None;
     let mut kind = None;
-    for line in source.lines() {
+    // Lines end at `\n`, `\r\n` or a lone `\r`, as in the line index.
+    for line in source.split(['\n', '\r']) {
         let json = line.trim_start().trim_start_matches('{').trim_start();
         let value = |key: &str| {
             line.strip_prefix(key)

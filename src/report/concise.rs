@@ -1,8 +1,10 @@
 use std::io::{self, Write};
 
 use super::{FileReport, range};
+use crate::escape::escape_controls;
 
-/// `file:line:col: severity[rule] message`, the format editors' quickfix lists read.
+/// `file:line:col: severity[rule] message`, the format editors' quickfix lists read. One line
+/// per finding whatever the manifest holds: file names and messages are escaped.
 pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
     for report in reports {
         for diagnostic in &report.diagnostics {
@@ -10,7 +12,10 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
             writeln!(
                 out,
                 "{}:{line}:{column}: {}[{}] {}",
-                report.file.path, diagnostic.severity, diagnostic.rule, diagnostic.message
+                escape_controls(&report.file.path),
+                diagnostic.severity,
+                diagnostic.rule,
+                escape_controls(&diagnostic.message)
             )?;
         }
     }

@@ -1,10 +1,13 @@
 use std::io::{self, Write};
 
+use std::borrow::Cow;
+
 use annotate_snippets::renderer::DecorStyle;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer};
 
 use super::FileReport;
 use crate::diagnostics::{Diagnostic, Severity};
+use crate::escape::{Remap, escape_controls, escape_source};
 use crate::source::{SourceFile, Span, clamp_to_char_boundary};
 
 /// rustc-style diagnostics with source snippets.
@@ -88,57 +91,137 @@ struct Snippet<'a> {
     help: Option<&'a str>,
 }
 
+/// Places closer than this many lines share one excerpt (with `...` for the lines between);
+/// farther ones get an excerpt each (`::: file:line:col`). Each diagnostic is then rendered in
+/// time proportional to its own places, not to the lines between them: 20,000 duplicates of a
+/// key, each pointing back at the first, would otherwise render every line in between 20,000
+/// times.
+const MERGE_GAP: usize = 16;
+/// A span over more lines than this is drawn on its first line only (the machine formats keep
+/// its whole range), for the same reason.
+const MAX_SPAN_LINES: usize = 16;
+
+/// A span to draw, with its lines (0-based).
+struct Place<'a> {
+    span: Span,
+    first: usize,
+    last: usize,
+    label: Option<&'a str>,
+    primary: bool,
+}
+
 fn render_snippet(renderer: &Renderer, file: &SourceFile, shown: Snippet<'_>) -> String {
     let level = match shown.severity {
         Severity::Error => Level::ERROR,
         Severity::Warning => Level::WARNING,
         Severity::Info => Level::INFO,
     };
-    // Hand the renderer only the lines the message touches, not the whole file.
-    let spans: Vec<Span> = std::iter::once(shown.span)
-        .chain(shown.labels.iter().map(|l| l.0))
-        .map(|span| visible(file, span))
+    let message = escape_controls(shown.message);
+    let path = escape_controls(&file.path);
+    let labels: Vec<(Span, Cow<'_, str>)> = shown
+        .labels
+        .iter()
+        .map(|&(span, label)| (span, escape_controls(label)))
         .collect();
-    let first_line = spans
-        .iter()
-        .map(|s| file.lines.line_of(s.start as usize))
-        .min()
-        .unwrap_or(0);
-    let last_line = spans
-        .iter()
-        .map(|s| file.lines.line_of(s.end as usize))
-        .max()
-        .unwrap_or(0);
-    let start = file.lines.line_start(first_line);
-    let end = if last_line + 1 < file.lines.line_count() {
-        file.lines.line_start(last_line + 1)
-    } else {
-        file.text.len()
-    };
-    let excerpt = &file.text[start..end];
-    let local = |span: Span| (span.start as usize - start)..(span.end as usize - start);
+    let mut places: Vec<Place<'_>> = std::iter::once((shown.span, None))
+        .chain(
+            labels
+                .iter()
+                .map(|(span, label)| (*span, Some(label.as_ref()))),
+        )
+        .enumerate()
+        .map(|(index, (span, label))| place(file, span, label, index == 0))
+        .collect();
+    places.sort_by_key(|p| (p.first, !p.primary));
 
-    let mut snippet = annotate_snippets::Snippet::source(excerpt)
-        .path(file.path.as_str())
-        .line_start(first_line + 1)
-        .fold(true)
-        .annotation(AnnotationKind::Primary.span(local(spans[0])));
-    for ((_, message), &span) in shown.labels.iter().zip(&spans[1..]) {
-        snippet = snippet.annotation(AnnotationKind::Context.span(local(span)).label(*message));
+    // Places in line order, grouped into regions of nearby lines; the primary's region first.
+    let mut regions: Vec<Vec<Place<'_>>> = Vec::new();
+    for place in places {
+        match regions.last_mut() {
+            Some(region)
+                if place.first <= region.iter().map(|p| p.last).max().unwrap_or(0) + MERGE_GAP =>
+            {
+                region.push(place)
+            }
+            _ => regions.push(vec![place]),
+        }
     }
-    let title = level.primary_title(shown.message);
+    if let Some(primary) = regions.iter().position(|r| r.iter().any(|p| p.primary)) {
+        let region = regions.remove(primary);
+        regions.insert(0, region);
+    }
+
+    let excerpts: Vec<(usize, usize, Cow<'_, str>, Remap)> = regions
+        .iter()
+        .map(|region| {
+            let first = region.iter().map(|p| p.first).min().unwrap_or(0);
+            let last = region.iter().map(|p| p.last).max().unwrap_or(0);
+            let start = file.lines.line_start(first);
+            let end = if last + 1 < file.lines.line_count() {
+                file.lines.line_start(last + 1)
+            } else {
+                file.text.len()
+            };
+            let (excerpt, remap) = escape_source(&file.text[start..end]);
+            (first, start, excerpt, remap)
+        })
+        .collect();
+
+    let title = level.primary_title(message.as_ref());
     let title = match shown.rule {
         Some(rule) => title.id(rule),
         None => title,
     };
-    let mut group: Group<'_> = title.element(snippet);
-    for note in shown.notes {
-        group = group.element(Level::NOTE.message(note.as_str()));
+    let mut group = Group::with_title(title);
+    for (region, (first, start, excerpt, remap)) in regions.iter().zip(&excerpts) {
+        let local = |span: Span| {
+            remap.offset(span.start as usize - start)..remap.offset(span.end as usize - start)
+        };
+        let mut snippet = annotate_snippets::Snippet::source(excerpt.as_ref())
+            .path(path.as_ref())
+            .line_start(first + 1)
+            .fold(true);
+        for place in region {
+            snippet = snippet.annotation(match (place.primary, place.label) {
+                (true, _) => AnnotationKind::Primary.span(local(place.span)),
+                (false, Some(label)) => {
+                    AnnotationKind::Context.span(local(place.span)).label(label)
+                }
+                (false, None) => AnnotationKind::Context.span(local(place.span)),
+            });
+        }
+        group = group.element(snippet);
     }
-    if let Some(help) = shown.help {
-        group = group.element(Level::HELP.message(help));
+    let notes: Vec<Cow<'_, str>> = shown.notes.iter().map(|n| escape_controls(n)).collect();
+    for note in &notes {
+        group = group.element(Level::NOTE.message(note.as_ref()));
+    }
+    let help = shown.help.map(escape_controls);
+    if let Some(help) = &help {
+        group = group.element(Level::HELP.message(help.as_ref()));
     }
     renderer.render(&[group])
+}
+
+fn place<'a>(file: &SourceFile, span: Span, label: Option<&'a str>, primary: bool) -> Place<'a> {
+    let mut span = visible(file, span);
+    let first = file.lines.line_of(span.start as usize);
+    let mut last = file.lines.line_of(span.end as usize);
+    if last - first > MAX_SPAN_LINES {
+        let end = file
+            .lines
+            .content_end(&file.text, first)
+            .max(span.start as usize);
+        span = visible(file, Span::new(span.start as usize, end));
+        last = first;
+    }
+    Place {
+        span,
+        first,
+        last,
+        label,
+        primary,
+    }
 }
 
 /// A span the renderer can point at: at least one character wide where the text allows, and

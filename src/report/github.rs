@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use super::{FileReport, range};
 use crate::diagnostics::Severity;
+use crate::escape::escape_controls;
 
 /// `::error file=…,line=…,endLine=…,col=…,endColumn=…,title=…::message`.
 ///
@@ -28,14 +29,16 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
                 properties.push_str(&format!(",col={column},endColumn={last}"));
             }
             let title = escape_property(&format!("podcycle({})", diagnostic.rule));
-            let mut message = diagnostic.message.clone();
+            // Each piece on its own line: the text is escaped first, so that only these
+            // newlines remain (as `%0A`).
+            let mut message = escape_controls(&diagnostic.message).into_owned();
             for note in &diagnostic.notes {
                 message.push_str("\nnote: ");
-                message.push_str(note);
+                message.push_str(&escape_controls(note));
             }
             if let Some(help) = &diagnostic.help {
                 message.push_str("\nhelp: ");
-                message.push_str(help);
+                message.push_str(&escape_controls(help));
             }
             writeln!(
                 out,
@@ -54,9 +57,12 @@ fn escape_data(text: &str) -> String {
         .replace('\n', "%0A")
 }
 
-/// A property value: as the message, and `:` and `,` too, since they separate properties.
+/// A property value: control characters escaped for the log, then as the message, and `:` and
+/// `,` too, since they separate properties.
 fn escape_property(text: &str) -> String {
-    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+    escape_data(&escape_controls(text))
+        .replace(':', "%3A")
+        .replace(',', "%2C")
 }
 
 #[cfg(test)]
@@ -67,5 +73,6 @@ mod tests {
     fn escapes_as_github_requires() {
         assert_eq!(escape_data("100%\r\nnext: a,b"), "100%25%0D%0Anext: a,b");
         assert_eq!(escape_property("c:/a,b%.yaml"), "c%3A/a%2Cb%25.yaml");
+        assert_eq!(escape_property("a\n::x\u{1b}"), "a\\n%3A%3Ax\\u{1b}");
     }
 }

@@ -197,7 +197,7 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
         .collect();
     let mut results = Vec::new();
     for report in reports {
-        let artifact = || artifact_location(&report.file.path);
+        let artifact = || artifact_location(&report.file.uri_path_bytes());
         let mut seen: HashMap<String, usize> = HashMap::new();
         let fixes = rendered_fixes(&report.file, &report.diagnostics);
         for (diagnostic, fixes) in report.diagnostics.iter().zip(fixes) {
@@ -307,7 +307,7 @@ fn sarif_fix(file: &SourceFile, rendered: &RenderedFix<'_>) -> SarifFix {
             text: sentence(&rendered.fix.title),
         },
         artifact_changes: [ArtifactChange {
-            artifact_location: artifact_location(&file.path),
+            artifact_location: artifact_location(&file.uri_path_bytes()),
             replacements: rendered
                 .edits
                 .iter()
@@ -408,17 +408,21 @@ fn logical_location(diagnostic: &Diagnostic) -> Option<LogicalLocation> {
 }
 
 /// A relative path stays relative to the directory podcycle ran in; an absolute one becomes a
-/// `file://` URI.
-fn artifact_location(path: &str) -> ArtifactLocation {
-    let path = path.replace('\\', "/");
-    if path.starts_with('/') {
+/// `file://` URI. The path is its bytes, so that a name that is not UTF-8 keeps them
+/// (percent-encoded) instead of U+FFFD.
+fn artifact_location(path: &[u8]) -> ArtifactLocation {
+    let path: Vec<u8> = path
+        .iter()
+        .map(|&b| if b == b'\\' { b'/' } else { b })
+        .collect();
+    if path.starts_with(b"/") {
         ArtifactLocation {
-            uri: format!("file://{}", percent_encode(&path)),
+            uri: format!("file://{}", percent_encode_bytes(&path)),
             uri_base_id: None,
         }
     } else {
         ArtifactLocation {
-            uri: percent_encode(&path),
+            uri: percent_encode_bytes(&path),
             uri_base_id: Some(SOURCE_ROOT),
         }
     }
@@ -426,8 +430,12 @@ fn artifact_location(path: &str) -> ArtifactLocation {
 
 /// Encodes what may not appear in a URI path as is.
 pub(crate) fn percent_encode(path: &str) -> String {
+    percent_encode_bytes(path.as_bytes())
+}
+
+fn percent_encode_bytes(path: &[u8]) -> String {
     let mut encoded = String::with_capacity(path.len());
-    for byte in path.bytes() {
+    for &byte in path {
         match byte {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
                 encoded.push(char::from(byte));
@@ -456,9 +464,7 @@ fn fingerprint(file: &SourceFile, diagnostic: &Diagnostic) -> String {
         None => {
             let line = file.lines.line_of(diagnostic.span.start as usize);
             let start = file.lines.line_start(line);
-            let end = file.text[start..]
-                .find('\n')
-                .map_or(file.text.len(), |i| start + i);
+            let end = file.lines.content_end(&file.text, line);
             hash.write(file.text[start..end].trim());
         }
     }
@@ -484,7 +490,7 @@ mod tests {
             "deploy/my%20app%231.yaml"
         );
         assert_eq!(percent_encode("a:b/é"), "a%3Ab/%C3%A9");
-        let absolute = artifact_location("/srv/x.yaml");
+        let absolute = artifact_location(b"/srv/x.yaml");
         assert_eq!(absolute.uri, "file:///srv/x.yaml");
         assert!(absolute.uri_base_id.is_none());
     }

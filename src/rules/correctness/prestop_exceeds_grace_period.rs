@@ -197,7 +197,7 @@ fn message(container: &ContainerLife<'_>, hook: &Hook, seconds: f64, grace: i64)
             );
         }
         HookDuration::AtLeast(_) => format!("preStop sleeps at least {}", seconds_text(seconds)),
-        _ => format!("preStop sleeps {}", seconds_text(seconds)),
+        _ => format!("preStop sleeps {}", duration_text(&hook.duration, seconds)),
     };
     #[allow(clippy::cast_precision_loss)]
     if seconds > grace as f64 {
@@ -206,6 +206,15 @@ fn message(container: &ContainerLife<'_>, hook: &Hook, seconds: f64, grace: i64)
         )
     } else {
         format!("{sleeps}, the whole {grace}s grace period: {consequence}")
+    }
+}
+
+/// A hook's length as written: the `sleep` action's integer exactly (an `f64` rounds
+/// 9223372036854775807 up), else [`seconds_text`].
+pub(crate) fn duration_text(duration: &HookDuration, seconds: f64) -> String {
+    match duration {
+        HookDuration::Exactly(whole) => format!("{whole}s"),
+        _ => seconds_text(seconds),
     }
 }
 
