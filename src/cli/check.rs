@@ -310,13 +310,10 @@ fn conflicts(args: &CheckArgs, stdin_count: usize) -> Option<String> {
 }
 
 fn read_baseline(path: &Path) -> Result<Baseline, String> {
-    let text = std::fs::read_to_string(path).map_err(|error| {
-        format!(
-            "cannot read baseline {}: {}",
-            path.display(),
-            describe_io_error(&error)
-        )
-    })?;
+    let bytes = safe_fs::read_file(path, safe_fs::FileKind::Baseline)
+        .map_err(|error| format!("cannot read baseline {}: {error}", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("invalid baseline {}: not UTF-8", path.display()))?;
     Baseline::parse(&parent_dir(path), &text)
         .map_err(|message| format!("invalid baseline {}: {message}", path.display()))
 }

@@ -128,7 +128,8 @@ pub(super) fn text_on_disk(entry: &Checked) -> Result<String, String> {
     let Some(path) = &entry.path else {
         return Ok(report.file.text.clone());
     };
-    let bytes = std::fs::read(path).map_err(|e| format!("{name}: {}", describe_io_error(&e)))?;
+    let bytes = crate::safe_fs::read_file(path, crate::safe_fs::FileKind::Manifest)
+        .map_err(|error| format!("{name}: {error}"))?;
     match String::from_utf8(bytes) {
         Ok(text) if text == report.file.text => Ok(text),
         Ok(_) => Err(format!(
