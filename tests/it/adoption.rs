@@ -196,6 +196,29 @@ fn json_and_sarif_carry_the_fixes() {
         })
     );
     assert_eq!(result["fixes"][0]["properties"]["applicability"], "safe");
+    // Field names keep their case in messages and rule descriptions, and every rule links to
+    // the one documentation address editors use too.
+    let message = log["runs"][0]["results"][0]["message"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        message.starts_with("readinessProbe is not allowed"),
+        "{message}"
+    );
+    for descriptor in log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+    {
+        let rule = podcycle::rules::find_rule(descriptor["id"].as_str().unwrap()).unwrap();
+        assert_eq!(descriptor["helpUri"], rule.url());
+        assert!(rule.url().starts_with(podcycle::rules::RULE_DOCS_BASE_URL));
+        if rule.name == "prestop-exceeds-grace-period" {
+            assert_eq!(
+                descriptor["shortDescription"]["text"],
+                "preStop hook that takes the whole termination grace period or more."
+            );
+        }
+    }
 }
 
 #[test]
