@@ -131,6 +131,7 @@ mod tests {
         Diagnostic {
             rule,
             severity: crate::diagnostics::Severity::Error,
+            enforcement: crate::diagnostics::Enforcement::Runtime,
             message: String::new(),
             help: None,
             notes: Vec::new(),

@@ -49,6 +49,69 @@ impl FromStr for Severity {
     }
 }
 
+/// Who acts on a finding: what podcycle claims happens to the manifest. Every rule declares
+/// one, and a finding may state another for its case (an exec `sleep` in a preStop hook is a
+/// runtime problem, the `sleep` action of the same length an API rejection).
+///
+/// Claims of rejection (`decoder`, `api-server`) are checked against Kubernetes' own code by
+/// the differential test (docs/fidelity.md), and are errors; a runtime consequence is at most a
+/// warning unless the pod can never run or become Ready.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Enforcement {
+    /// kubectl's decoder refuses the document (`kubectl apply -f`, or `kustomize build` and
+    /// `kubectl apply -k` where the finding says so): nothing of it reaches the cluster.
+    Decoder,
+    /// The API server rejects the object.
+    ApiServer,
+    /// The API server accepts the object; the kubelet or a controller then behaves as the
+    /// message says.
+    Runtime,
+    /// A judgement: nothing rejects it and nothing fails, but it is likely not what was meant.
+    Advice,
+}
+
+impl Enforcement {
+    pub const ALL: [Enforcement; 4] = [
+        Enforcement::Decoder,
+        Enforcement::ApiServer,
+        Enforcement::Runtime,
+        Enforcement::Advice,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Enforcement::Decoder => "decoder",
+            Enforcement::ApiServer => "api-server",
+            Enforcement::Runtime => "runtime",
+            Enforcement::Advice => "advice",
+        }
+    }
+
+    /// Whether the finding claims the manifest is refused before it runs.
+    pub fn is_rejection(self) -> bool {
+        matches!(self, Enforcement::Decoder | Enforcement::ApiServer)
+    }
+
+    /// One sentence for documentation: what the claim means.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Enforcement::Decoder => "kubectl's decoder refuses the document",
+            Enforcement::ApiServer => "the API server rejects the object",
+            Enforcement::Runtime => {
+                "the API server accepts it; the kubelet or a controller then behaves as the message says"
+            }
+            Enforcement::Advice => "a judgement: nothing rejects it",
+        }
+    }
+}
+
+impl fmt::Display for Enforcement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A secondary place related to a diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Label {
@@ -61,6 +124,8 @@ pub struct Diagnostic {
     /// The rule's name, e.g. `init-container-probe`.
     pub rule: &'static str,
     pub severity: Severity,
+    /// Who acts on it: the claim the finding makes.
+    pub enforcement: Enforcement,
     /// What is wrong, lowercase, no trailing period.
     pub message: String,
     /// What to do about it.

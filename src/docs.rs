@@ -39,6 +39,12 @@ pub fn rule_page(rule: &Rule) -> String {
     let _ = writeln!(page, "| Default severity | {severity} |");
     let _ = writeln!(
         page,
+        "| Enforced by | `{}`: {} |",
+        rule.enforcement,
+        rule.enforcement.meaning()
+    );
+    let _ = writeln!(
+        page,
         "| Kubernetes versions | {} |",
         rule.kubernetes_versions()
     );
@@ -76,7 +82,22 @@ pub fn index_page() -> String {
          selected. Rules with a fix have it applied by `podcycle check --fix` and offered as a\n\
          quick fix in editors; each page says whether the fix is safe.\n"
     );
-    let _ = writeln!(page, "| Rule | Category | Default severity | Fix | Finds |");
+    let _ = writeln!(
+        page,
+        "Each rule says who acts on its findings (`--format json` and SARIF carry it per finding):\n"
+    );
+    for enforcement in crate::diagnostics::Enforcement::ALL {
+        let _ = writeln!(page, "- `{enforcement}`: {}.", enforcement.meaning());
+    }
+    let _ = writeln!(
+        page,
+        "\nClaims of rejection (`decoder`, `api-server`) are checked against Kubernetes' own code\n\
+         ([fidelity](../fidelity.md)).\n"
+    );
+    let _ = writeln!(
+        page,
+        "| Rule | Category | Default severity | Enforced by | Fix | Finds |"
+    );
     let _ = writeln!(page, "|---|---|---|---|---|");
     for rule in ALL_RULES {
         let severity = if rule.enabled_by_default() {
@@ -91,8 +112,8 @@ pub fn index_page() -> String {
         };
         let _ = writeln!(
             page,
-            "| [`{}`]({}.md) | {} | {} | {fix} | {} |",
-            rule.name, rule.name, rule.category, severity, rule.summary
+            "| [`{}`]({}.md) | {} | {} | `{}` | {fix} | {} |",
+            rule.name, rule.name, rule.category, severity, rule.enforcement, rule.summary
         );
     }
     page

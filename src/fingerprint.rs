@@ -122,6 +122,7 @@ mod tests {
         let diagnostic = |span_start: usize, message: &str| Diagnostic {
             rule: "x",
             severity: crate::diagnostics::Severity::Error,
+            enforcement: crate::diagnostics::Enforcement::Runtime,
             message: message.to_owned(),
             help: None,
             notes: Vec::new(),

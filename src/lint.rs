@@ -400,11 +400,13 @@ fn finding_diagnostic(
         notes,
         container,
         severity,
+        enforcement,
         fixes,
     } = finding;
     Diagnostic {
         rule: rule.name,
         severity: severity.unwrap_or_else(|| settings.severity(rule)),
+        enforcement: enforcement.unwrap_or(rule.enforcement),
         message,
         help,
         notes,
@@ -452,6 +454,7 @@ fn document_diagnostic(
     Diagnostic {
         rule: rule.name,
         severity: settings.severity(rule),
+        enforcement: rule.enforcement,
         message,
         help,
         notes: Vec::new(),

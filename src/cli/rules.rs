@@ -14,6 +14,7 @@ struct RuleEntry {
     name: &'static str,
     category: &'static str,
     default_severity: &'static str,
+    enforcement: &'static str,
     enabled_by_default: bool,
     kubernetes_versions: String,
     fix: &'static str,
@@ -30,6 +31,7 @@ pub fn list(format: RulesFormat) -> io::Result<u8> {
                     name: rule.name,
                     category: rule.category.as_str(),
                     default_severity: rule.default_severity.as_str(),
+                    enforcement: rule.enforcement.as_str(),
                     enabled_by_default: rule.enabled_by_default(),
                     kubernetes_versions: rule.kubernetes_versions(),
                     fix: rule.fix.as_str(),
@@ -53,10 +55,11 @@ pub fn list(format: RulesFormat) -> io::Result<u8> {
                 };
                 writeln!(
                     out,
-                    "{:width$}  {:11}  {:7}  {:3}  {}",
+                    "{:width$}  {:11}  {:7}  {:10}  {:3}  {}",
                     rule.name,
                     rule.category.as_str(),
                     severity,
+                    rule.enforcement.as_str(),
                     fix,
                     rule.summary
                 )?;
@@ -80,7 +83,7 @@ pub fn show(name: &str) -> io::Result<u8> {
     writeln!(out)?;
     writeln!(
         out,
-        "Category: {}. Default severity: {}{}. Kubernetes versions: {}. Fix: {}.",
+        "Category: {}. Default severity: {}{}. Enforced by: {} ({}). Kubernetes versions: {}. Fix: {}.",
         rule.category,
         rule.default_severity,
         if rule.enabled_by_default() {
@@ -88,6 +91,8 @@ pub fn show(name: &str) -> io::Result<u8> {
         } else {
             " (off by default)"
         },
+        rule.enforcement,
+        rule.enforcement.meaning(),
         rule.kubernetes_versions(),
         crate::docs::fix_availability(rule)
     )?;

@@ -25,17 +25,18 @@ pub fn write(
     reports: &[FileReport],
     allowed: Applicability,
 ) -> io::Result<()> {
-    let mut rows: BTreeMap<(&'static str, Severity), Row> = BTreeMap::new();
+    let mut rows: BTreeMap<&'static str, Row> = BTreeMap::new();
     for report in reports {
         for diagnostic in &report.diagnostics {
-            let row = rows
-                .entry((diagnostic.rule, diagnostic.severity))
-                .or_insert(Row {
-                    rule: diagnostic.rule,
-                    severity: diagnostic.severity,
-                    count: 0,
-                    fixable: 0,
-                });
+            let row = rows.entry(diagnostic.rule).or_insert(Row {
+                rule: diagnostic.rule,
+                severity: diagnostic.severity,
+                count: 0,
+                fixable: 0,
+            });
+            // A rule whose findings differ in severity (by what enforces them) shows the
+            // highest.
+            row.severity = row.severity.max(diagnostic.severity);
             row.count += 1;
             if diagnostic.fixes.iter().any(|f| f.applicability <= allowed) {
                 row.fixable += 1;

@@ -113,6 +113,7 @@ mod tests {
         let diagnostic = Diagnostic {
             rule,
             severity: crate::diagnostics::Severity::Error,
+            enforcement: crate::diagnostics::Enforcement::ApiServer,
             message: String::new(),
             help: None,
             notes: Vec::new(),

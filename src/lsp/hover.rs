@@ -24,10 +24,11 @@ pub fn hover(text: &Text<'_>, diagnostics: &[Diagnostic], offset: usize) -> Opti
         }
         shown.push(rule.name);
         sections.push(format!(
-            "**{}** ({} {}): {}\n\n{}\n\n[Rule documentation]({})",
+            "**{}** ({} {}, {}): {}\n\n{}\n\n[Rule documentation]({})",
             rule.name,
             rule.category,
             diagnostic.severity,
+            diagnostic.enforcement,
             rule.summary,
             rule.documentation().trim_end(),
             rule.url()

@@ -3,7 +3,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{FileReport, RenderedFix, range, rendered_fixes};
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostics::{Diagnostic, Enforcement, Severity};
 use crate::model::ObjectRef;
 use crate::source::SourceFile;
 
@@ -13,6 +13,7 @@ use crate::source::SourceFile;
 pub struct JsonDiagnostic {
     pub rule: &'static str,
     pub severity: Severity,
+    pub enforcement: Enforcement,
     pub message: String,
     pub help: Option<String>,
     pub notes: Vec<String>,
@@ -86,6 +87,7 @@ impl JsonDiagnostic {
         JsonDiagnostic {
             rule: diagnostic.rule,
             severity: diagnostic.severity,
+            enforcement: diagnostic.enforcement,
             message: diagnostic.message.clone(),
             help: diagnostic.help.clone(),
             notes: diagnostic.notes.clone(),

@@ -77,6 +77,8 @@ struct Configuration {
 #[derive(Serialize)]
 struct RuleProperties {
     category: &'static str,
+    /// Who acts on the rule's findings (a finding may say otherwise in its own properties).
+    enforcement: &'static str,
     tags: [&'static str; 1],
 }
 
@@ -104,6 +106,13 @@ struct SarifResult<'a> {
     partial_fingerprints: BTreeMap<&'static str, String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     fixes: Vec<SarifFix>,
+    properties: ResultProperties,
+}
+
+#[derive(Serialize)]
+struct ResultProperties {
+    /// Who acts on this finding: `decoder`, `api-server`, `runtime` or `advice`.
+    enforcement: &'static str,
 }
 
 /// A fix as SARIF describes one: replacements in the result's file.
@@ -241,6 +250,9 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                     .iter()
                     .map(|fix| sarif_fix(&report.file, fix))
                     .collect(),
+                properties: ResultProperties {
+                    enforcement: diagnostic.enforcement.as_str(),
+                },
             });
         }
     }
@@ -296,6 +308,7 @@ fn descriptor(rule: &'static Rule) -> ReportingDescriptor {
         },
         properties: RuleProperties {
             category: rule.category.as_str(),
+            enforcement: rule.enforcement.as_str(),
             tags: [rule.category.as_str()],
         },
     }

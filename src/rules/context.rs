@@ -1,7 +1,7 @@
 //! What a rule sees (a pod spec and its lifecycle) and how it reports (by field path; spans
 //! are looked up afterwards, so rules never touch the YAML tree).
 
-use crate::diagnostics::Severity;
+use crate::diagnostics::{Enforcement, Severity};
 use crate::fix::Fix;
 use crate::lifecycle::Lifecycle;
 use crate::model::PodSite;
@@ -65,6 +65,9 @@ pub struct Finding {
     /// A severity below the rule's default for this case (a liveness probe where a readiness
     /// probe would be an error); `None` uses the rule's.
     pub severity: Option<Severity>,
+    /// The claim of this case when it differs from the rule's (an exec sleep where the rule
+    /// is about the `sleep` action); `None` uses the rule's.
+    pub enforcement: Option<Enforcement>,
     /// Changes that certainly resolve the finding, with paths from the object root.
     pub fixes: Vec<Fix>,
 }
@@ -72,6 +75,12 @@ pub struct Finding {
 impl Finding {
     pub fn severity(&mut self, severity: Severity) -> &mut Self {
         self.severity = Some(severity);
+        self
+    }
+
+    /// States who acts on this finding, when it is not who acts on the rule's usual case.
+    pub fn enforcement(&mut self, enforcement: Enforcement) -> &mut Self {
+        self.enforcement = Some(enforcement);
         self
     }
 
@@ -118,6 +127,7 @@ impl Findings {
             notes: Vec::new(),
             container: None,
             severity: None,
+            enforcement: None,
             fixes: Vec::new(),
         });
         self.items.last_mut().expect("just pushed")

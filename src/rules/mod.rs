@@ -15,10 +15,11 @@ mod suspicious;
 use std::fmt;
 
 pub use context::{Finding, Findings, Part, PodContext, Target};
-pub use registry::{ALL_RULES, find_rule};
+pub use registry::{ALL_RULES, RUNTIME_ERRORS, find_rule};
 pub(crate) use suspicious::poststart_blocks_sidecar::name_list;
 pub use suspicious::unused_suppression::RULE as UNUSED_SUPPRESSION;
 
+pub use crate::diagnostics::Enforcement;
 use crate::diagnostics::Severity;
 
 /// Rule categories; the category decides the default severity.
@@ -106,6 +107,8 @@ pub struct Rule {
     pub name: &'static str,
     pub category: Category,
     pub default_severity: Severity,
+    /// Who acts on the rule's findings (a finding may state another for its case).
+    pub enforcement: Enforcement,
     /// One line: what the rule finds.
     pub summary: &'static str,
     /// The Markdown documentation (`## What it does`, `## Why is this bad?`, `## Example`,
@@ -176,6 +179,7 @@ macro_rules! declare_rule {
         pub static $ident:ident = {
             name: $name:literal,
             category: $category:ident,
+            enforcement: $enforcement:ident,
             $(severity: $severity:ident,)?
             $(feature: $feature:expr,)?
             $(services: $services:literal,)?
@@ -192,6 +196,7 @@ macro_rules! declare_rule {
                 $crate::rules::Category::$category,
                 declare_rule!(@severity $($severity)?),
             ),
+            enforcement: $crate::rules::Enforcement::$enforcement,
             summary: $summary,
             doc: concat!($($doc, "\n"),*),
             check: $check,

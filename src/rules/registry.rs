@@ -45,3 +45,53 @@ pub static ALL_RULES: &[&Rule] = &[
 pub fn find_rule(name: &str) -> Option<&'static Rule> {
     ALL_RULES.iter().copied().find(|rule| rule.name == name)
 }
+
+/// Rules whose `runtime` findings are errors: each means the pod can never run or become
+/// Ready, which is the only reason a finding the API server accepts may be an error.
+pub static RUNTIME_ERRORS: &[(&str, &str)] = &[
+    (
+        "poststart-deadlock",
+        "the hook waits for a container that starts only after it returns",
+    ),
+    (
+        "tcp-socket-hook",
+        "a tcpSocket postStart fails at every start and kills the container",
+    ),
+    (
+        "undeclared-port",
+        "a readiness or startup probe on an unknown port never succeeds",
+    ),
+    (
+        "unsupported-feature",
+        "a dropped native sidecar never exits, so nothing after it starts",
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::Severity;
+    use crate::rules::Enforcement;
+
+    #[test]
+    fn severity_follows_enforcement() {
+        for rule in ALL_RULES {
+            if rule.enforcement.is_rejection() {
+                assert_eq!(
+                    rule.default_severity,
+                    Severity::Error,
+                    "`{}` claims a rejection, so it is an error",
+                    rule.name
+                );
+            }
+            let runtime_error = rule.enforcement == Enforcement::Runtime
+                && rule.default_severity == Severity::Error;
+            assert_eq!(
+                runtime_error,
+                RUNTIME_ERRORS.iter().any(|(name, _)| *name == rule.name),
+                "`{}`: a runtime finding is at most a warning unless the pod can never run (RUNTIME_ERRORS)",
+                rule.name
+            );
+        }
+    }
+}

@@ -27,7 +27,7 @@ fn concise_format() {
     insta::assert_snapshot!(stdout(&output), @r"
     testdata/cli/bad.yaml:17:9: error[init-container-probe] readinessProbe is not allowed on init container `migrate`
     testdata/cli/bad.yaml:24:11: warning[poststart-blocks-sidecar] postStart of `web` delays the start of sidecar `istio-proxy`
-    testdata/cli/bad.yaml:27:11: error[prestop-exceeds-grace-period] preStop sleeps 25s, longer than the 20s grace period: the hook is cut off and `web` gets only 2s between SIGTERM and SIGKILL
+    testdata/cli/bad.yaml:27:11: error[prestop-exceeds-grace-period] the preStop `sleep` action of 25s is longer than the 20s grace period, which the API server rejects
     Found 2 errors, 1 warning in 1 of 2 files.
     ");
 }
@@ -42,6 +42,7 @@ fn json_format_follows_the_schema() {
     let probe = &items[0];
     assert_eq!(probe["rule"], "init-container-probe");
     assert_eq!(probe["severity"], "error");
+    assert_eq!(probe["enforcement"], "api-server");
     assert_eq!(probe["file"], "testdata/cli/bad.yaml");
     assert_eq!(
         (probe["line"].as_u64(), probe["column"].as_u64()),
@@ -61,6 +62,12 @@ fn json_format_follows_the_schema() {
         "spec.template.spec.initContainers[0].readinessProbe"
     );
     let prestop = &items[2];
+    // A `sleep` action longer than the grace period is rejected; an exec sleep would not be.
+    assert_eq!(
+        (&prestop["severity"], &prestop["enforcement"]),
+        (&"error".into(), &"api-server".into())
+    );
+    assert_eq!(items[1]["enforcement"], "runtime");
     assert_eq!(
         prestop["labels"][0]["message"],
         "grace period of 20s set here"

@@ -466,7 +466,7 @@ fn hover_on_a_finding_shows_the_rule() {
     assert!(
         content
             .value
-            .starts_with("**prestop-exceeds-grace-period** (correctness error)")
+            .starts_with("**prestop-exceeds-grace-period** (correctness warning, runtime)")
     );
     assert!(content.value.contains("## Why is this bad?"));
     assert!(

@@ -191,9 +191,16 @@ fn title_case(category: &str) -> String {
 }
 
 fn rule_source(name: &str, category: &str) -> String {
+    // The usual claim of each category; the author changes it where the rule's differs.
+    let enforcement = match category {
+        "correctness" => "ApiServer",
+        "suspicious" => "Runtime",
+        _ => "Advice",
+    };
     RULE_TEMPLATE
         .replace("RULE_NAME", name)
         .replace("RULE_CATEGORY", &title_case(category))
+        .replace("RULE_ENFORCEMENT", enforcement)
 }
 
 fn failing_fixture(name: &str, category: &str) -> String {
@@ -247,6 +254,9 @@ declare_rule! {
     pub static RULE = {
         name: "RULE_NAME",
         category: RULE_CATEGORY,
+        // Who acts on a finding: Decoder (kubectl cannot read it), ApiServer (rejected),
+        // Runtime (accepted; the kubelet then does what the message says) or Advice.
+        enforcement: RULE_ENFORCEMENT,
         summary: "what the rule finds, lowercase and without a final period",
         check: crate::rules::Check::Pod(check),
     }
@@ -356,6 +366,31 @@ pub static ALL_RULES: &[&Rule] = &[
         }
     }
 
+    /// The template names every field `declare_rule!` requires, so a new required field in
+    /// the macro is not forgotten here.
+    #[test]
+    fn the_template_has_every_required_field_of_declare_rule() {
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let rules = fs::read_to_string(workspace.join("src/rules/mod.rs")).unwrap();
+        let body = &rules[rules.find("macro_rules! declare_rule").unwrap()..];
+        let pattern = &body[..body.find("=>").unwrap()];
+        let required: Vec<&str> = pattern
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.starts_with("$(") && line.contains(": $"))
+            .filter_map(|line| line.split(':').next())
+            .filter(|key| !key.starts_with('$'))
+            .collect();
+        assert!(required.contains(&"name"), "{required:?}");
+        let source = rule_source("x", "advice");
+        for key in required {
+            assert!(
+                source.contains(&format!("        {key}: ")),
+                "the template lacks `{key}`"
+            );
+        }
+    }
+
     /// Every touch point, on a copy of the workspace's real files.
     #[test]
     fn creates_every_touch_point_in_a_copy_of_the_workspace() {
@@ -383,6 +418,7 @@ pub static ALL_RULES: &[&Rule] = &[
             fs::read_to_string(root.join("src/rules/suspicious/probe_on_wrong_port.rs")).unwrap();
         assert!(rule.contains("name: \"probe-on-wrong-port\""));
         assert!(rule.contains("category: Suspicious,"));
+        assert!(rule.contains("enforcement: Runtime,"));
         let modules = fs::read_to_string(root.join("src/rules/suspicious/mod.rs")).unwrap();
         assert!(modules.contains("pub mod probe_on_wrong_port;\n"));
         let registry = fs::read_to_string(root.join("src/rules/registry.rs")).unwrap();

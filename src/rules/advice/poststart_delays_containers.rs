@@ -59,6 +59,7 @@ declare_rule! {
     pub static RULE = {
         name: "poststart-delays-containers",
         category: Advice,
+        enforcement: Advice,
         summary: "postStart hook that holds back the containers declared after it",
         check: crate::rules::Check::Pod(check),
     }

@@ -66,6 +66,7 @@ declare_rule! {
     pub static RULE = {
         name: "probe-grace-shorter-than-prestop",
         category: Advice,
+        enforcement: Advice,
         summary: "probe-level grace period that leaves no time after the preStop hook",
         check: crate::rules::Check::Pod(check),
     }

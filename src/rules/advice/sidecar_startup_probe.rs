@@ -62,6 +62,7 @@ declare_rule! {
     pub static RULE = {
         name: "sidecar-startup-probe",
         category: Advice,
+        enforcement: Advice,
         summary: "native sidecar without a startup probe, followed by containers that may need it",
         check: crate::rules::Check::Pod(check),
     }

@@ -80,6 +80,7 @@ declare_rule! {
     pub static RULE = {
         name: "container-restart-policy",
         category: Correctness,
+        enforcement: ApiServer,
         feature: CONTAINER_RESTART_RULES,
         summary: "container-level restart policy the target Kubernetes version rejects",
         check: crate::rules::Check::Pod(check),

@@ -55,6 +55,7 @@ declare_rule! {
     pub static RULE = {
         name: "duplicate-container-name",
         category: Correctness,
+        enforcement: ApiServer,
         summary: "container name used more than once in a pod",
         check: crate::rules::Check::Pod(check),
     }

@@ -47,6 +47,7 @@ declare_rule! {
     pub static RULE = {
         name: "duplicate-key",
         category: Correctness,
+        enforcement: Decoder,
         summary: "key written twice in one mapping",
         check: crate::rules::Check::Document,
     }

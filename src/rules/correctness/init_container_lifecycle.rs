@@ -74,6 +74,7 @@ declare_rule! {
     pub static RULE = {
         name: "init-container-lifecycle",
         category: Correctness,
+        enforcement: ApiServer,
         fix: Sometimes,
         summary: "lifecycle hooks on an init container that is not a sidecar",
         check: crate::rules::Check::Pod(check),

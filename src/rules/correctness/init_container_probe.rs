@@ -62,6 +62,7 @@ declare_rule! {
     pub static RULE = {
         name: "init-container-probe",
         category: Correctness,
+        enforcement: ApiServer,
         fix: Sometimes,
         summary: "probe on an init container that is not a sidecar",
         check: crate::rules::Check::Pod(check),

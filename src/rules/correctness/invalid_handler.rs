@@ -63,6 +63,7 @@ declare_rule! {
     pub static RULE = {
         name: "invalid-handler",
         category: Correctness,
+        enforcement: ApiServer,
         summary: "probe or hook without exactly one handler, or with an empty command",
         check: crate::rules::Check::Pod(check),
     }

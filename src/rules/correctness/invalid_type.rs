@@ -51,6 +51,7 @@ declare_rule! {
     pub static RULE = {
         name: "invalid-type",
         category: Correctness,
+        enforcement: ApiServer,
         summary: "value of the wrong type for its field",
         check: crate::rules::Check::Document,
     }

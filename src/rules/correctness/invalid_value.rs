@@ -63,6 +63,7 @@ declare_rule! {
     pub static RULE = {
         name: "invalid-value",
         category: Correctness,
+        enforcement: ApiServer,
         summary: "lifecycle value the API server rejects",
         check: crate::rules::Check::Pod(check),
     }

@@ -78,6 +78,7 @@ declare_rule! {
     pub static RULE = {
         name: "poststart-deadlock",
         category: Correctness,
+        enforcement: Runtime,
         summary: "postStart hook that waits for a port only a later container serves",
         check: crate::rules::Check::Pod(check),
     }

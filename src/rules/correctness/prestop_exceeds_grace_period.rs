@@ -1,9 +1,10 @@
+use crate::diagnostics::Severity;
 use crate::fix::{Fix, FixEdit};
 use crate::lifecycle::{
     ContainerLife, HandlerKind, Hook, HookDuration, MINIMUM_STOP_WINDOW_SECONDS, Role, only_sleep,
 };
 use crate::rules::fixes::grace_period_after;
-use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::rules::{Enforcement, Findings, PodContext, Target, declare_rule};
 use crate::versions::POD_LIFECYCLE_SLEEP_ACTION;
 
 declare_rule! {
@@ -20,8 +21,11 @@ declare_rule! {
     /// always grants): the application gets 2 seconds to shut down instead of the time the
     /// manifest seems to give it. A longer exec hook is simply cut off.
     ///
-    /// A `sleep` action longer than the grace period is rejected by the API server
-    /// (`must be non-negative and less than terminationGracePeriodSeconds`).
+    /// The API server accepts an exec hook of any length: the problem shows only when the pod
+    /// stops, so the finding is a warning (`runtime`). A `sleep` action longer than the grace
+    /// period is rejected by the API server
+    /// (`must be non-negative and less than terminationGracePeriodSeconds`): that finding is an
+    /// error (`api-server`).
     ///
     /// ## Example
     /// ```yaml
@@ -87,6 +91,8 @@ declare_rule! {
     pub static RULE = {
         name: "prestop-exceeds-grace-period",
         category: Correctness,
+        enforcement: Runtime,
+        severity: Warning,
         fix: Sometimes,
         summary: "preStop hook that takes the whole termination grace period or more",
         check: crate::rules::Check::Pod(check),
@@ -126,7 +132,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             ));
         }
         if hook.handler == HandlerKind::Sleep && seconds > grace_seconds {
-            finding.note("the API server rejects a `sleep` action longer than `terminationGracePeriodSeconds`");
+            finding
+                .enforcement(Enforcement::ApiServer)
+                .severity(Severity::Error);
         }
         for fix in fixes(ctx, container, hook, seconds) {
             finding.fix(fix);
@@ -186,6 +194,13 @@ fn fixes(
 }
 
 fn message(container: &ContainerLife<'_>, hook: &Hook, seconds: f64, grace: i64) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    if hook.handler == HandlerKind::Sleep && seconds > grace as f64 {
+        return format!(
+            "the preStop `sleep` action of {} is longer than the {grace}s grace period, which the API server rejects",
+            seconds_text(seconds)
+        );
+    }
     let consequence = format!(
         "`{}` gets only {MINIMUM_STOP_WINDOW_SECONDS}s between SIGTERM and SIGKILL",
         container.name

@@ -52,6 +52,7 @@ declare_rule! {
     pub static RULE = {
         name: "probe-grace-period",
         category: Correctness,
+        enforcement: ApiServer,
         summary: "probe-level terminationGracePeriodSeconds the API server rejects",
         check: crate::rules::Check::Pod(check),
     }

@@ -50,6 +50,7 @@ declare_rule! {
     pub static RULE = {
         name: "probe-success-threshold",
         category: Correctness,
+        enforcement: ApiServer,
         summary: "liveness or startup probe with a successThreshold other than 1",
         check: crate::rules::Check::Pod(check),
     }

@@ -66,6 +66,7 @@ declare_rule! {
     pub static RULE = {
         name: "tcp-socket-hook",
         category: Correctness,
+        enforcement: Runtime,
         summary: "lifecycle hook with a tcpSocket handler, which always fails",
         check: crate::rules::Check::Pod(check),
     }

@@ -59,6 +59,7 @@ declare_rule! {
     pub static RULE = {
         name: "template-active-deadline",
         category: Correctness,
+        enforcement: ApiServer,
         summary: "activeDeadlineSeconds in a long-running controller's pod template",
         check: crate::rules::Check::Pod(check),
     }

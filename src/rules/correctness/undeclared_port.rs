@@ -78,6 +78,7 @@ declare_rule! {
     pub static RULE = {
         name: "undeclared-port",
         category: Correctness,
+        enforcement: Runtime,
         summary: "named port in a probe or hook that its container does not declare",
         check: crate::rules::Check::Pod(check),
     }

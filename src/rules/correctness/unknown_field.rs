@@ -55,6 +55,7 @@ declare_rule! {
     pub static RULE = {
         name: "unknown-field",
         category: Correctness,
+        enforcement: ApiServer,
         summary: "field that the Kubernetes type does not have",
         check: crate::rules::Check::Document,
     }

@@ -1,5 +1,6 @@
+use crate::diagnostics::Severity;
 use crate::lifecycle::{HandlerUse, Role, handlers};
-use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::rules::{Enforcement, Findings, PodContext, Target, declare_rule};
 use crate::versions::{
     CONTAINER_RESTART_RULES, CONTAINER_STOP_SIGNALS, Feature, GRPC_CONTAINER_PROBE, GateOff,
     POD_LIFECYCLE_SLEEP_ACTION, PROBE_TERMINATION_GRACE_PERIOD, SIDECAR_CONTAINERS, Stage,
@@ -24,6 +25,11 @@ declare_rule! {
     /// starts, or is rejected if the sidecar has probes), a `sleep` preStop gives no drain
     /// delay, a custom stop signal is replaced by the image's. On a version without the field,
     /// `kubectl` rejects it as unknown.
+    ///
+    /// A dropped field is a `runtime` finding: an error for a native sidecar (the pod never
+    /// starts), a warning otherwise. A field the version does not have, a value its gate
+    /// rejects, and a dropped `grpc` or `sleep` handler (which leaves its probe or hook without
+    /// one) are `api-server` errors.
     ///
     /// ## Example
     /// For a cluster on 1.28, where native sidecars are alpha and off:
@@ -69,6 +75,7 @@ declare_rule! {
     pub static RULE = {
         name: "unsupported-feature",
         category: Correctness,
+        enforcement: Runtime,
         summary: "field the target Kubernetes version does not have or silently drops",
         check: crate::rules::Check::Pod(check),
     }
@@ -82,6 +89,10 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         }
         let state = match (stage, feature.when_off) {
             (Stage::Absent, _) => format!("Kubernetes {} does not have it", ctx.kube),
+            (_, GateOff::Dropped) if is_handler(feature) => format!(
+                "in Kubernetes {} it is alpha and off by default, so the API server drops it and rejects what is left without a handler",
+                ctx.kube
+            ),
             (_, GateOff::Dropped) => format!(
                 "in Kubernetes {} it is alpha and off by default, so the API server drops it",
                 ctx.kube
@@ -101,12 +112,28 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 feature.availability()
             ),
         };
-        findings
+        let finding = findings
             .report(target, format!("{what}: {state}"))
             .help(format!(
                 "{needs}; set `--kube-version` to the cluster's version"
             ))
             .container(container);
+        // A field the version lacks fails strict field validation, and a gate that rejects
+        // fails validation; so does a dropped handler, which leaves its probe or hook without
+        // one. Another dropped field is accepted: what follows happens at run time, and only a
+        // dropped sidecar keeps the pod from ever starting.
+        match (stage, feature.when_off) {
+            (Stage::Absent, _) | (_, GateOff::Rejected) => {
+                finding.enforcement(Enforcement::ApiServer);
+            }
+            (_, GateOff::Dropped) if is_handler(feature) => {
+                finding.enforcement(Enforcement::ApiServer);
+            }
+            (_, GateOff::Dropped) if std::ptr::eq(feature, &SIDECAR_CONTAINERS) => {}
+            (_, GateOff::Dropped) => {
+                finding.severity(Severity::Warning);
+            }
+        }
     };
     for container in &ctx.life.containers {
         let c = container.container;
@@ -177,4 +204,12 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             );
         }
     }
+}
+
+/// Features that are a handler of their own: dropping one leaves its probe or hook with none,
+/// which validation rejects (`must specify a handler type`, `validateHandler` in
+/// pkg/apis/core/validation/validation.go).
+fn is_handler(feature: &Feature) -> bool {
+    std::ptr::eq(feature, &GRPC_CONTAINER_PROBE)
+        || std::ptr::eq(feature, &POD_LIFECYCLE_SLEEP_ACTION)
 }

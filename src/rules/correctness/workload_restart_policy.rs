@@ -62,6 +62,7 @@ declare_rule! {
     pub static RULE = {
         name: "workload-restart-policy",
         category: Correctness,
+        enforcement: ApiServer,
         summary: "pod restartPolicy that the workload kind does not allow",
         check: crate::rules::Check::Pod(check),
     }

@@ -46,6 +46,7 @@ declare_rule! {
     pub static RULE = {
         name: "yaml-syntax",
         category: Correctness,
+        enforcement: Decoder,
         summary: "document that is not valid YAML",
         check: crate::rules::Check::Document,
     }

@@ -70,6 +70,7 @@ declare_rule! {
     pub static RULE = {
         name: "liveness-without-startup-probe",
         category: Pedantic,
+        enforcement: Advice,
         summary: "liveness probe without a startup probe to protect a slow start",
         check: crate::rules::Check::Pod(check),
     }

@@ -63,6 +63,7 @@ declare_rule! {
     pub static RULE = {
         name: "missing-liveness-probe",
         category: Pedantic,
+        enforcement: Advice,
         summary: "container of a long-running workload without a liveness probe",
         check: crate::rules::Check::Pod(check),
     }

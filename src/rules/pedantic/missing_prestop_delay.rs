@@ -100,6 +100,7 @@ declare_rule! {
     pub static RULE = {
         name: "missing-prestop-delay",
         category: Pedantic,
+        enforcement: Advice,
         services: true,
         summary: "container behind a Service with no preStop delay before it stops",
         check: crate::rules::Check::Pod(check),

@@ -62,6 +62,7 @@ declare_rule! {
     pub static RULE = {
         name: "missing-readiness-probe",
         category: Pedantic,
+        enforcement: Advice,
         summary: "container of a long-running workload without a readiness probe",
         check: crate::rules::Check::Pod(check),
     }

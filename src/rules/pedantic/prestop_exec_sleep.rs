@@ -75,6 +75,7 @@ declare_rule! {
     pub static RULE = {
         name: "prestop-exec-sleep",
         category: Pedantic,
+        enforcement: Advice,
         feature: POD_LIFECYCLE_SLEEP_ACTION,
         fix: Always,
         summary: "preStop exec hook that only sleeps, where the sleep action would do",

@@ -85,6 +85,7 @@ declare_rule! {
     pub static RULE = {
         name: "active-deadline-too-short",
         category: Suspicious,
+        enforcement: Runtime,
         summary: "activeDeadlineSeconds shorter than the startup time the spec makes certain",
         check: crate::rules::Check::Pod(check),
     }

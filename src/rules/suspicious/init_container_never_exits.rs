@@ -89,6 +89,7 @@ declare_rule! {
     pub static RULE = {
         name: "init-container-never-exits",
         category: Suspicious,
+        enforcement: Runtime,
         fix: Sometimes,
         summary: "classic init container whose command never exits",
         check: crate::rules::Check::Pod(check),

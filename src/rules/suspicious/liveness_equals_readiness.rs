@@ -86,6 +86,7 @@ declare_rule! {
     pub static RULE = {
         name: "liveness-equals-readiness",
         category: Suspicious,
+        enforcement: Runtime,
         summary: "liveness probe identical to the readiness probe",
         check: crate::rules::Check::Pod(check),
     }

@@ -63,6 +63,7 @@ declare_rule! {
     pub static RULE = {
         name: "liveness-restart-never",
         category: Suspicious,
+        enforcement: Runtime,
         summary: "liveness probe on a container that is never restarted",
         check: crate::rules::Check::Pod(check),
     }

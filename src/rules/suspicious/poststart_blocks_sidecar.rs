@@ -82,6 +82,7 @@ declare_rule! {
     pub static RULE = {
         name: "poststart-blocks-sidecar",
         category: Suspicious,
+        enforcement: Runtime,
         summary: "postStart hook that delays the start of a later sidecar",
         check: crate::rules::Check::Pod(check),
     }

@@ -59,6 +59,7 @@ declare_rule! {
     pub static RULE = {
         name: "probe-timeout-exceeds-period",
         category: Suspicious,
+        enforcement: Runtime,
         summary: "probe timeoutSeconds greater than its periodSeconds",
         check: crate::rules::Check::Pod(check),
     }

@@ -79,6 +79,7 @@ declare_rule! {
     pub static RULE = {
         name: "sidecar-readiness-gating",
         category: Suspicious,
+        enforcement: Runtime,
         summary: "sidecar that relies on a readiness probe to hold back later containers",
         check: crate::rules::Check::Pod(check),
     }

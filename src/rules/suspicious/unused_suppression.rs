@@ -68,6 +68,7 @@ declare_rule! {
     pub static RULE = {
         name: "unused-suppression",
         category: Suspicious,
+        enforcement: Advice,
         summary: "suppression that silences nothing, names an unknown rule or gives no reason",
         check: crate::rules::Check::Document,
     }

@@ -94,6 +94,7 @@ declare_rule! {
     pub static RULE = {
         name: "zero-grace-period",
         category: Suspicious,
+        enforcement: Runtime,
         fix: Sometimes,
         summary: "zero or negative terminationGracePeriodSeconds with a preStop hook, or on a StatefulSet",
         check: crate::rules::Check::Pod(check),

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// kustomizeSeparator is kyaml's document separator (kio/byteio_reader.go splitDocuments).
+var kustomizeSeparator = regexp.MustCompile(`\n---.*\n`)
+
+// KustomizeProblems reads a file the way `kustomize build` (and `kubectl apply -k`) reads a
+// resource: kyaml's ByteReader splits it and decodes each document with go-yaml v3 into a node
+// tree (api/resource/factory.go RNodesFromBytes → kio.FromBytes), and the resource is turned
+// into JSON when it is written out (RNode.MarshalJSON, which decodes the tree into a map: this
+// is where a key written twice fails). Each document is read on its own, so one problem does
+// not hide the next; kustomize itself stops at the first.
+func KustomizeProblems(data []byte) []Problem {
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	var problems []Problem
+	for _, document := range kustomizeDocuments(text) {
+		problem := Problem{Document: document.index, Stage: StageKustomizeDecode}
+		if document.err != nil {
+			problem.Type, problem.Detail = "DocumentSeparator", document.err.Error()
+			problems = append(problems, problem)
+			continue
+		}
+		nodes, err := kio.FromBytes([]byte(document.text))
+		if err != nil {
+			problem.Type, problem.Detail = "YAMLSyntax", err.Error()
+			problems = append(problems, problem)
+			continue
+		}
+		for _, node := range nodes {
+			problem.Kind, problem.Name = node.GetKind(), node.GetName()
+			if _, err := node.MarshalJSON(); err != nil {
+				problem.Detail = err.Error()
+				problem.Type = "YAMLSyntax"
+				if path, ok := duplicateKeyPath(node.YNode(), ""); ok {
+					problem.Type, problem.Field = "DuplicateKey", path
+				}
+				problems = append(problems, problem)
+			}
+		}
+	}
+	return problems
+}
+
+type kustomizeDocument struct {
+	index int
+	text  string
+	err   error
+}
+
+// kustomizeDocuments is kyaml's splitDocuments, with each document's index in the YAML stream.
+func kustomizeDocuments(text string) []kustomizeDocument {
+	if text == "" {
+		return nil
+	}
+	var documents []kustomizeDocument
+	previous := 0
+	locations := kustomizeSeparator.FindAllStringIndex(text, -1)
+	for _, location := range locations {
+		separator := text[location[0]:location[1]]
+		after := strings.TrimSpace(separator[4:])
+		if after != "" && after[0] != '#' {
+			// kyaml refuses the whole file.
+			return []kustomizeDocument{{
+				index: DocumentIndex(text, location[1]),
+				err:   fmt.Errorf("invalid document separator: %s", strings.TrimSpace(separator)),
+			}}
+		}
+		// kyaml adds back the line end the split ate.
+		value := text[previous:location[0]] + "\n"
+		documents = append(documents, kustomizeDocument{index: DocumentIndex(text, previous), text: value})
+		previous = location[1]
+	}
+	return append(documents, kustomizeDocument{index: DocumentIndex(text, previous), text: text[previous:]})
+}
+
+// duplicateKeyPath finds the first key written twice in one mapping, as go-yaml v3's decoder
+// compares keys (same node kind, same text), and returns its field path.
+func duplicateKeyPath(node *yaml.Node, path string) (string, bool) {
+	switch node.Kind {
+	case yaml.DocumentNode:
+		for _, child := range node.Content {
+			if found, ok := duplicateKeyPath(child, path); ok {
+				return found, true
+			}
+		}
+	case yaml.SequenceNode:
+		for i, child := range node.Content {
+			if found, ok := duplicateKeyPath(child, fmt.Sprintf("%s[%d]", path, i)); ok {
+				return found, true
+			}
+		}
+	case yaml.MappingNode:
+		content := node.Content
+		for i := 0; i+1 < len(content); i += 2 {
+			for j := i + 2; j+1 < len(content); j += 2 {
+				if content[i].Kind == content[j].Kind && content[i].Value == content[j].Value {
+					return join(path, content[j].Value), true
+				}
+			}
+		}
+		for i := 0; i+1 < len(content); i += 2 {
+			if found, ok := duplicateKeyPath(content[i+1], join(path, content[i].Value)); ok {
+				return found, true
+			}
+		}
+	}
+	return "", false
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}

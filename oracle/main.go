@@ -1,0 +1,135 @@
+// Command oracle judges Kubernetes workload manifests with Kubernetes' own code: it decodes
+// them as `kubectl apply -f` and as `kustomize build` do, defaults and converts them as the API
+// server does, and runs the API server's create validation for the workload kinds.
+//
+// Usage:
+//
+//	oracle [--kube-version X.Y] FILE...
+//
+// It prints one JSON object per line for every problem found:
+//
+//	{"file","document","kind","name","stage","field","type","detail"}
+//
+// and exits 0 when nothing is rejected, 1 when something is, 2 on a usage error or an
+// unreadable file. See README.md for the meaning of each field.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Problem is one rejection, in the oracle's output contract.
+type Problem struct {
+	File     string `json:"file"`
+	Document int    `json:"document"`
+	Kind     string `json:"kind"`
+	Name     string `json:"name"`
+	Stage    string `json:"stage"`
+	Field    string `json:"field"`
+	Type     string `json:"type"`
+	Detail   string `json:"detail"`
+}
+
+// The stages a problem is found in.
+const (
+	// StageDecode is `kubectl apply -f`'s reading of the file and the API server's decoding of
+	// the object it sends: YAML, apiVersion/kind mapping, strict field validation, types.
+	StageDecode = "decode"
+	// StageKustomizeDecode is `kustomize build`'s (and `kubectl apply -k`'s) reading.
+	StageKustomizeDecode = "kustomize-decode"
+	// StageValidate is the API server's create validation, after defaulting.
+	StageValidate = "validate"
+)
+
+const (
+	exitClean    = 0
+	exitRejected = 1
+	exitUsage    = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	flags := flag.NewFlagSet("oracle", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	kubeVersion := flags.String("kube-version", DefaultVersion, "the Kubernetes version to judge for (1.MINOR)")
+	flags.Usage = func() {
+		fmt.Fprintf(stderr, "usage: oracle [--kube-version X.Y] FILE...\n")
+		flags.PrintDefaults()
+	}
+	if err := flags.Parse(args); err != nil {
+		return exitUsage
+	}
+	if flags.NArg() == 0 {
+		flags.Usage()
+		return exitUsage
+	}
+	target, err := ParseVersion(*kubeVersion)
+	if err != nil {
+		fmt.Fprintf(stderr, "oracle: %v\n", err)
+		return exitUsage
+	}
+	if err := SetFeatureGates(target); err != nil {
+		fmt.Fprintf(stderr, "oracle: %v\n", err)
+		return exitUsage
+	}
+	encoder := json.NewEncoder(stdout)
+	encoder.SetEscapeHTML(false)
+	rejected := false
+	for _, path := range flags.Args() {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "oracle: %v\n", err)
+			return exitUsage
+		}
+		for _, problem := range JudgeFile(path, data, target) {
+			rejected = true
+			if err := encoder.Encode(problem); err != nil {
+				fmt.Fprintf(stderr, "oracle: %v\n", err)
+				return exitUsage
+			}
+		}
+	}
+	if rejected {
+		return exitRejected
+	}
+	return exitClean
+}
+
+// JudgeFile returns every problem of one file: what kubectl's reading and the API server find,
+// then what kustomize's reading finds.
+func JudgeFile(path string, data []byte, target Version) []Problem {
+	var problems []Problem
+	for _, document := range KubectlDocuments(data) {
+		problems = append(problems, judgeDocument(path, document, target)...)
+	}
+	for _, problem := range KustomizeProblems(data) {
+		problem.File = path
+		problems = append(problems, problem)
+	}
+	return problems
+}
+
+func judgeDocument(path string, document Document, target Version) []Problem {
+	if document.Err != nil {
+		return []Problem{{
+			File:     path,
+			Document: document.Index,
+			Stage:    StageDecode,
+			Type:     "YAMLSyntax",
+			Detail:   document.Err.Error(),
+		}}
+	}
+	problems := Judge(document.JSON, target)
+	for i := range problems {
+		problems[i].File = path
+		problems[i].Document = document.Index
+	}
+	return problems
+}
