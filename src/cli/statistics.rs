@@ -43,6 +43,16 @@ pub fn write(
             }
         }
     }
+    // Findings that only an unsafe fix resolves, when those are not applied.
+    let hidden = reports
+        .iter()
+        .flat_map(|report| &report.diagnostics)
+        .filter(|d| {
+            allowed == Applicability::Safe
+                && !d.fixes.is_empty()
+                && d.fixes.iter().all(|f| f.applicability > allowed)
+        })
+        .count();
     let mut rows: Vec<Row> = rows.into_values().collect();
     rows.sort_by(|a, b| b.count.cmp(&a.count).then(a.rule.cmp(b.rule)));
     if format == Format::Json {
@@ -73,18 +83,26 @@ pub fn write(
     let fixable: usize = rows.iter().map(|r| r.fixable).sum();
     let findings = if total == 1 { "finding" } else { "findings" };
     if total == 0 {
-        writeln!(out, "No problems found.")
-    } else if fixable > 0 {
+        return writeln!(out, "No problems found.");
+    }
+    let mut line = format!("Found {total} {findings}");
+    if fixable > 0 {
         let option = if allowed == Applicability::Unsafe {
             "--fix --unsafe-fixes"
         } else {
             "--fix"
         };
-        writeln!(
-            out,
-            "Found {total} {findings}; {fixable} fixable with `{option}`."
-        )
-    } else {
-        writeln!(out, "Found {total} {findings}.")
+        line.push_str(&format!("; {fixable} fixable with `{option}`"));
     }
+    if hidden > 0 {
+        let (joint, more) = if fixable > 0 {
+            (", and", " more")
+        } else {
+            (";", " fixable")
+        };
+        line.push_str(&format!(
+            "{joint} {hidden}{more} with `--fix --unsafe-fixes`"
+        ));
+    }
+    writeln!(out, "{line}.")
 }

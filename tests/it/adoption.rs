@@ -111,7 +111,7 @@ fn unsafe_fixes_need_the_option() {
     let statistics = run_in(dir.path(), &["check", "--statistics", "web.yaml"]);
     assert_eq!(
         stdout(&statistics),
-        "1  zero-grace-period  warning\nFound 1 finding.\n"
+        "1  zero-grace-period  warning\nFound 1 finding; 1 fixable with `--fix --unsafe-fixes`.\n"
     );
     let fixed = run_in(
         dir.path(),
