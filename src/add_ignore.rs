@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use crate::diagnostics::Diagnostic;
 use crate::fix::TextEdit;
 use crate::source::{LineIndex, Span};
-use crate::suppression::COMMENT_PREFIX;
+use crate::suppression::{COMMENT_PREFIX, REASON_PLACEHOLDER};
 
 /// Rules that a comment cannot silence: a syntax error is fixed, not ignored.
 pub const NOT_SUPPRESSIBLE: &[&str] = &["yaml-syntax"];
@@ -22,6 +22,11 @@ pub fn check_reason(reason: &str) -> Result<(), String> {
     }
     if reason.chars().any(char::is_control) {
         return Err("the reason must be one line of text, without control characters".to_owned());
+    }
+    if reason.trim() == REASON_PLACEHOLDER {
+        return Err(format!(
+            "`{REASON_PLACEHOLDER}` is the placeholder that `unused-suppression` reports; give the reason itself"
+        ));
     }
     if reason.contains(" #") {
         return Err(
@@ -203,5 +208,6 @@ mod tests {
         assert!(check_reason("a\nb").is_err());
         assert!(check_reason("a \u{1b}[31m").is_err());
         assert!(check_reason("a # b").is_err());
+        assert!(check_reason("TODO: reason").is_err());
     }
 }

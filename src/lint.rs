@@ -10,7 +10,7 @@ use crate::model::{AnyObject, ObjectRef, ObjectSite, PodSite, objects, workloads
 use crate::rules::{Check, Finding, Findings, Part, PodContext, Rule, Target};
 use crate::settings::Settings;
 use crate::source::{SourceFile, Span};
-use crate::suggest::did_you_mean;
+use crate::suggest::did_you_mean_help;
 use crate::suppression::{
     COMMENT_PREFIX, IGNORE_ANNOTATION, KUBE_LINTER_ANNOTATION_PREFIX, Suppressions,
 };
@@ -278,13 +278,12 @@ fn lint_object(
             let Some(podcycle_k8s::PathSegment::Key(name)) = unknown.path.last() else {
                 continue;
             };
-            let help = match did_you_mean(name, unknown.known_fields) {
-                Some(suggestion) => format!("did you mean `{suggestion}`?"),
-                None => format!(
+            let help = did_you_mean_help(name, unknown.known_fields).unwrap_or_else(|| {
+                format!(
                     "remove it; `{}` has no field of that name",
                     unknown.type_name
-                ),
-            };
+                )
+            });
             out.push(object_diagnostic(
                 rule,
                 settings,

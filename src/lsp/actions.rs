@@ -9,11 +9,8 @@ use super::convert::{self, ClientInfo, Text};
 use crate::diagnostics::Diagnostic;
 use crate::fix::{TextEdit, text_edits};
 use crate::source::Span;
+use crate::suppression::REASON_PLACEHOLDER;
 use crate::yaml::parse_stream;
-
-/// The reason written into a new suppression comment. A suppression needs a reason, and an
-/// edit cannot ask for one, so the comment says what is left to do.
-pub const IGNORE_REASON_PLACEHOLDER: &str = "TODO: reason";
 
 /// The diagnostics a code action request is about: those that touch `range` (byte offsets),
 /// and those the client lists in its context (Neovim sends the cursor's position and the
@@ -92,7 +89,9 @@ fn workspace_edit(uri: &Uri, text: &Text<'_>, edits: &[TextEdit]) -> WorkspaceEd
 /// `# podcycle: ignore[rule] TODO: reason` alone on a new line above the line where the
 /// diagnostic starts, or the rule added to such a comment already there.
 pub fn ignore_comment(text: &Text<'_>, diagnostic: &Diagnostic) -> Option<TextEdit> {
-    crate::add_ignore::ignore_comment(text.text, text.lines, diagnostic, IGNORE_REASON_PLACEHOLDER)
+    // A suppression needs a reason, and an edit cannot ask for one: the placeholder says what
+    // is left to do, and `unused-suppression` reports it until it is replaced.
+    crate::add_ignore::ignore_comment(text.text, text.lines, diagnostic, REASON_PLACEHOLDER)
 }
 
 #[cfg(test)]
