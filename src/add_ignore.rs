@@ -146,6 +146,7 @@ mod tests {
             container: None,
             field: None,
             fixes: Vec::new(),
+            rendered: None,
         }
     }
 

@@ -140,6 +140,7 @@ mod tests {
             container: None,
             field: None,
             fixes,
+            rendered: None,
         }
     }
 

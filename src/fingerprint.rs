@@ -137,6 +137,7 @@ mod tests {
             container: None,
             field: Some("spec".to_owned()),
             fixes: Vec::new(),
+            rendered: None,
         };
         let a = Identity::of("a.yaml", &file, &diagnostic(0, "one"));
         let b = Identity::of("a.yaml", &shifted, &diagnostic(8, "two"));

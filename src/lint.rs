@@ -2,8 +2,8 @@
 //! diagnostics with spans. Free of I/O, so the command line, tests and benchmarks share it.
 
 use crate::diagnostics::{self, Diagnostic, Label};
-use crate::kustomize::{PATCH_DIRECTIVES, has_patch_directives};
 use crate::lifecycle::Lifecycle;
+use crate::model::patch::{PATCH_DIRECTIVES, has_patch_directives};
 use crate::model::path::FieldPath;
 use crate::model::services::{Service, pod_labels, services_in};
 use crate::model::{AnyObject, ObjectRef, ObjectSite, PodSite, objects, workloads_among};
@@ -195,10 +195,10 @@ fn lint_document(
                 format!("duplicate key `{}`", duplicate.key),
                 Some("write the key once; kubectl rejects the document and other tools keep only the last value".to_owned()),
             );
-            diagnostic.labels.push(Label {
-                span: duplicate.first,
-                message: format!("`{}` is first written here", duplicate.key),
-            });
+            diagnostic.labels.push(Label::new(
+                duplicate.first,
+                format!("`{}` is first written here", duplicate.key),
+            ));
             out.push(diagnostic);
         }
     }
@@ -412,10 +412,7 @@ fn finding_diagnostic(
         span: locate(&path, part),
         labels: labels
             .into_iter()
-            .map(|(target, message)| Label {
-                span: locate(&target.path, target.part),
-                message,
-            })
+            .map(|(target, message)| Label::new(locate(&target.path, target.part), message))
             .collect(),
         object: Some(object.object.clone()),
         container,
@@ -424,6 +421,7 @@ fn finding_diagnostic(
             .into_iter()
             .map(|fix| fix.within(&object.prefix, document.index))
             .collect(),
+        rendered: None,
     }
 }
 
@@ -463,6 +461,7 @@ fn document_diagnostic(
         container: None,
         field: None,
         fixes: Vec::new(),
+        rendered: None,
     }
 }
 

@@ -44,7 +44,7 @@ fn saturate(offset: usize) -> u32 {
 }
 
 /// A file's text with its line index.
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceFile {
     /// The path as the user gave it (or `-` / `--stdin-filename` for standard input).
     pub path: String,
@@ -101,7 +101,7 @@ pub struct LineCol {
 /// line breaks (YAML 1.2 §5.4) and as the Language Server Protocol counts lines: with a lone
 /// `\r` counted otherwise, every finding of a file saved with old Mac line ends would land on
 /// line 1.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineIndex {
     starts: Vec<usize>,
 }

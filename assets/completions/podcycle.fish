@@ -56,12 +56,22 @@ complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l config -d 'U
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l color -d 'When to use colours in the full and concise formats [auto: on a terminal, unless `NO_COLOR`, `CLICOLOR=0` or `TERM=dumb`; `CLICOLOR_FORCE` forces them]' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm -d 'The `helm` executable [default: `helm` on PATH]' -r -F
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l kustomize -d 'The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH]' -r -F
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l render-timeout -d 'Stop a renderer that runs longer than this' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm-values -d 'A values file for every chart rendered in this run, after the chart\'s own `values.yaml` and those the configuration names (repeatable)' -r -F
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm-release -d 'The release name charts are rendered with [default: from the configuration, else Helm\'s `release-name`]' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm-namespace -d 'The namespace charts are rendered for [default: from the configuration]' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l baseline -d 'Report only the findings not recorded in this baseline (written by `--write-baseline`)' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l write-baseline -d 'Record the current findings in FILE, for `--baseline`, instead of reporting them' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l add-ignore -d 'Silence every current finding with a `# podcycle: ignore[rule] REASON` comment above its line (the reason is required: `--add-ignore "known before rollout"`)' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l show-settings -d 'Print the settings that apply to FILE — the configuration file they come from, the rules and their severities, the Kubernetes version — and exit' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l force-exclude -d 'Apply `--exclude` and the configuration\'s `exclude` to files named on the command line too (for pre-commit, which names every changed file)'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l no-config -d 'Ignore configuration files'
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l isolated -d 'Read only the configuration named with `--config` (none without it), and honour no ignore files (`.gitignore`, `.ignore`): for CI on pull requests, where those files are part of the change under review'
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l show-files -d 'List the files that would be linted, the charts and overlays that would be rendered, and what is skipped and why; lint nothing'
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l no-render -d 'Do not render Helm charts or build Kustomize overlays (each is reported as not rendered)'
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l fail-on-unrendered -d 'Exit with 1 when a chart or overlay could not be rendered [default: a warning that does not change the exit code, or `fail-on-unrendered` from the configuration]'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l fix -d 'Apply the fixes of the findings that have one, then report what is left. Only safe fixes, unless `--unsafe-fixes` is given; JSON files and standard input are not edited'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l diff -d 'Print the changes `--fix` would make as a unified diff, and change nothing; exits with 1 when there are some'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l unsafe-fixes -d 'With `--fix` or `--diff`, also apply fixes that change behaviour beyond the finding (`podcycle rule NAME` says which)'

@@ -18,15 +18,19 @@ use super::{
 };
 use crate::baseline::Baseline;
 use crate::config::{self, Config, ConfigError};
-use crate::diagnostics::Severity;
-use crate::discovery::{describe_io_error, discover, exclude_set, excluded};
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::discovery::roles::{PatchIndex, role_by_name};
+use crate::discovery::{
+    Discovered, Skip, WalkOptions, describe_io_error, discover_with, exclude_set, excluded,
+};
 use crate::escape::escape_controls;
 use crate::fix::Applicability;
-use crate::kustomize::{PatchIndex, role_by_name};
 use crate::lint::FileRole;
-use crate::report::{self, FileReport, Format, render_problem};
+use crate::render::{self, HelmOptions, Input, NotRendered, Output, Tools};
+use crate::report::{self, FileReport, Format, RunNotes, Unrendered, render_problem};
 use crate::safe_fs::{self, Existing};
 use crate::settings::{FailOn, Selection, Selector, Settings};
+use crate::source::SourceFile;
 
 /// What a file is linted with.
 #[derive(Clone)]
@@ -39,24 +43,48 @@ pub(super) struct Plan {
 /// A checked file: its report, what it was linted with, and where it is.
 pub(super) struct Checked {
     pub report: FileReport,
-    pub plan: Plan,
+    /// `None` for a file only rendered output reports findings in (a Helm template): it was
+    /// not linted as it is, and is not edited.
+    pub plan: Option<Plan>,
     /// The file on disk; `None` for standard input.
     pub path: Option<PathBuf>,
 }
 
 impl Checked {
-    /// Lints `text` as this file, the way it was linted.
+    /// Lints `text` as this file, the way it was linted as it is (not what rendering found
+    /// in it): the findings `--fix` and `--add-ignore` work on.
     pub fn lint(&self, text: &str) -> FileReport {
-        lint_with_plan(
-            self.report.file.path.clone(),
-            text.as_bytes().to_vec(),
-            &self.plan,
-        )
+        match &self.plan {
+            Some(plan) => lint_with_plan(
+                self.report.file.path.clone(),
+                text.as_bytes().to_vec(),
+                plan,
+            ),
+            None => FileReport {
+                file: SourceFile::new(self.report.file.path.clone(), text),
+                diagnostics: Vec::new(),
+                objects: Vec::new(),
+                fail_at: self.report.fail_at,
+            },
+        }
     }
 
-    /// Lints the file again after it changed to `text`.
+    /// Lints the file again after it changed to `text`. Findings rendering placed in it are
+    /// kept as they were: the chart or overlay is not rendered again.
     pub fn relint(&mut self, text: String) {
-        self.report = lint_with_plan(self.report.file.path.clone(), text.into_bytes(), &self.plan);
+        let rendered: Vec<Diagnostic> = self
+            .report
+            .diagnostics
+            .drain(..)
+            .filter(|d| d.rendered.is_some())
+            .collect();
+        let mut report = self.lint(&text);
+        if let Some(path) = &self.path {
+            report.file.set_os_path(path);
+        }
+        report.diagnostics.extend(rendered);
+        crate::diagnostics::sort(&mut report.diagnostics);
+        self.report = report;
     }
 }
 
@@ -138,13 +166,21 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     };
     let mut files: Vec<(PathBuf, Plan)> = Vec::new();
     let mut patches = PatchIndex::default();
+    let mut renders: Vec<RenderJob> = Vec::new();
+    let mut discovered = Discovered::default();
     if !paths.is_empty() {
-        let discovered = discover(&paths, &exclude);
+        discovered = discover_with(
+            &paths,
+            &exclude,
+            WalkOptions {
+                no_ignore_files: args.isolated,
+            },
+        );
         for error in &discovered.errors {
             eprint_line(format_args!("podcycle: error: {error}"))?;
             failed = true;
         }
-        for path in discovered.files {
+        for path in std::mem::take(&mut discovered.files) {
             let named = paths.contains(&path);
             let config = configs.for_file(&path);
             let excluded = if named {
@@ -152,12 +188,15 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             } else {
                 config.as_deref().is_some_and(|c| c.excludes(&path))
             };
-            if !excluded {
+            if excluded {
+                discovered.skipped.push((path, Skip::Excluded));
+            } else {
                 let role = patches.role(&path);
                 let plan = plan(args, &selection, config.as_deref(), Some(&path), role);
                 files.push((path, plan));
             }
         }
+        renders = render_jobs(args, &selection, &mut configs, &exclude, &mut discovered);
     }
     if !configs.errors.is_empty() {
         let color = stderr_colors(args.color);
@@ -167,13 +206,25 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         return Ok(EXIT_ERROR);
     }
 
-    let mut checked = Vec::new();
+    if args.show_files {
+        let mut out = io::stdout().lock();
+        show_files(
+            &mut out,
+            stdin_plan.is_some(),
+            &files,
+            &renders,
+            &discovered,
+        )?;
+        return Ok(if failed { EXIT_ERROR } else { EXIT_CLEAN });
+    }
+
+    let mut reports = Vec::new();
+    // Where each file linted as it is came from, for --fix and --add-ignore.
+    let mut plans: HashMap<String, (Option<PathBuf>, Plan)> = HashMap::new();
     if let Some(plan) = stdin_plan {
-        checked.push(Checked {
-            report: lint_with_plan(stdin_name, read_stdin()?, &plan),
-            plan,
-            path: None,
-        });
+        let report = lint_with_plan(stdin_name, read_stdin()?, &plan);
+        plans.insert(report.file.path.clone(), (None, plan));
+        reports.push(report);
     }
     // Files are independent; lint them on every core and keep the order of discovery.
     let results: Vec<Result<FileReport, String>> = files
@@ -188,11 +239,10 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         .collect();
     for (result, (path, plan)) in results.into_iter().zip(files) {
         match result {
-            Ok(report) => checked.push(Checked {
-                report,
-                plan,
-                path: Some(path),
-            }),
+            Ok(report) => {
+                plans.insert(report.file.path.clone(), (Some(path), plan));
+                reports.push(report);
+            }
             Err(message) => {
                 eprint_line(format_args!("podcycle: error: {message}"))?;
                 failed = true;
@@ -200,7 +250,88 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         }
     }
 
-    if checked.is_empty() && !failed && stdin_count == 0 {
+    // Charts and overlays, rendered on every core; their findings go to the files that wrote
+    // them, merged with what those files gave as they are (a Kustomize base).
+    let tools = Tools::find(
+        args.helm.as_deref(),
+        args.kustomize.as_deref(),
+        std::time::Duration::from_secs(args.render_timeout.max(1)),
+    );
+    let mut run = RunNotes::default();
+    let outcomes: Vec<Result<Output, NotRendered>> = renders
+        .par_iter()
+        .map(|job| {
+            if args.no_render {
+                Err(NotRendered {
+                    tool: job.input.tool(),
+                    input: job.input.display(),
+                    reason: "--no-render".to_owned(),
+                })
+            } else {
+                render::render(&job.input, &tools)
+            }
+        })
+        .collect();
+    let mut fail_on_unrendered = args.fail_on_unrendered;
+    let mut counted: Vec<(crate::diagnostics::RenderTool, String)> = Vec::new();
+    for (job, outcome) in renders.iter().zip(outcomes) {
+        fail_on_unrendered |= job.fail_on_unrendered;
+        match outcome {
+            Ok(output) => {
+                let key = (output.tool, output.input.clone());
+                if !counted.contains(&key) {
+                    match output.tool {
+                        crate::diagnostics::RenderTool::Helm => run.rendered_charts += 1,
+                        crate::diagnostics::RenderTool::Kustomize => run.rendered_overlays += 1,
+                    }
+                    counted.push(key);
+                }
+                merge(&mut reports, lint_rendered(output, job));
+            }
+            Err(not_rendered) => {
+                let file = match not_rendered.tool {
+                    crate::diagnostics::RenderTool::Helm => job.input.dir().join("Chart.yaml"),
+                    crate::diagnostics::RenderTool::Kustomize => {
+                        render::kustomize::kustomization_file(job.input.dir())
+                            .unwrap_or_else(|| job.input.dir().join("kustomization.yaml"))
+                    }
+                };
+                let unrendered = Unrendered {
+                    tool: not_rendered.tool,
+                    input: not_rendered.input,
+                    reason: render::printable(&not_rendered.reason),
+                    file: render::display(&file),
+                };
+                if !run.unrendered.contains(&unrendered) {
+                    writeln!(io::stderr(), "podcycle: warning: {}", unrendered.sentence())?;
+                    if !job.named_templates.is_empty() {
+                        let named: Vec<String> = job
+                            .named_templates
+                            .iter()
+                            .map(|p| render::display(p))
+                            .collect();
+                        writeln!(
+                            io::stderr(),
+                            "podcycle: warning: not linted: {} (Helm templates are linted through their chart)",
+                            named.join(", ")
+                        )?;
+                    }
+                    run.unrendered.push(unrendered);
+                }
+            }
+        }
+    }
+    let (ignored_files, ignored_directories) = discovered.ignored();
+    run.ignored_files = ignored_files;
+    run.ignored_directories = ignored_directories;
+    // Standard input stays first; the files rendered findings landed in take their place.
+    let stdin_report = (stdin_count == 1 && !reports.is_empty()).then(|| reports.remove(0));
+    reports.sort_by(|a, b| a.file.path.cmp(&b.file.path));
+    if let Some(report) = stdin_report {
+        reports.insert(0, report);
+    }
+
+    if reports.is_empty() && renders.is_empty() && !failed && stdin_count == 0 {
         // Like ripgrep and ruff: say so, so that a mistyped path or an over-broad --exclude
         // does not pass for a clean result.
         eprint_line(format_args!(
@@ -208,6 +339,22 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         ))?;
     }
 
+    // Only the errors when nothing could be read: "No problems found in 0 files" beside "no
+    // such file" reads like a pass.
+    if failed && reports.is_empty() && renders.is_empty() && args.format.is_human() {
+        return Ok(EXIT_ERROR);
+    }
+
+    let mut checked: Vec<Checked> = reports
+        .into_iter()
+        .map(|report| {
+            let (path, plan) = match plans.remove(&report.file.path) {
+                Some((path, plan)) => (path, Some(plan)),
+                None => (None, None),
+            };
+            Checked { report, plan, path }
+        })
+        .collect();
     if let Some(path) = &args.write_baseline {
         return write_baseline(path, &checked, failed);
     }
@@ -239,18 +386,15 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     if let Some(baseline) = &baseline {
         baseline_summary(baseline)?;
     }
-    // Only the errors when nothing could be read: "No problems found in 0 files" beside "no
-    // such file" reads like a pass.
-    if failed && reports.is_empty() && args.format.is_human() {
-        return Ok(EXIT_ERROR);
-    }
 
+    let unrendered = !run.unrendered.is_empty();
     let options = report::Options {
         color,
         source_root: (args.format == Format::Sarif)
             .then(|| std::env::current_dir().ok())
             .flatten()
             .map(|dir| report::directory_uri(&dir)),
+        run,
     };
     let write = |out: &mut dyn Write| -> io::Result<()> {
         if args.statistics {
@@ -289,7 +433,256 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     let fails = reports
         .iter()
         .any(|r| r.diagnostics.iter().any(|d| r.fails(d)));
+    let fails = fails || (unrendered && fail_on_unrendered);
     Ok(if fails { EXIT_FINDINGS } else { EXIT_CLEAN })
+}
+
+/// A chart or overlay to render, with what its findings are linted and reported with.
+struct RenderJob {
+    input: Input,
+    plan: Plan,
+    /// Template files named on the command line: only their findings are reported.
+    named_templates: Vec<PathBuf>,
+    fail_on_unrendered: bool,
+}
+
+/// The charts and overlays discovery found, each with its configuration's settings (a chart
+/// listed several times in `helm.charts` is rendered once per entry).
+fn render_jobs(
+    args: &CheckArgs,
+    selection: &Selection,
+    configs: &mut Configs,
+    exclude: &GlobSet,
+    discovered: &mut Discovered,
+) -> Vec<RenderJob> {
+    let mut jobs = Vec::new();
+    for chart in std::mem::take(&mut discovered.charts) {
+        let marker = chart.dir.join("Chart.yaml");
+        let config = configs.for_file(&marker);
+        let named = !chart.named_templates.is_empty();
+        let is_excluded = if named {
+            args.force_exclude
+                && chart
+                    .named_templates
+                    .iter()
+                    .all(|t| is_excluded(config.as_deref(), exclude, t))
+        } else {
+            config.as_deref().is_some_and(|c| c.excludes(&chart.dir))
+        };
+        if is_excluded {
+            discovered.skipped.push((chart.dir, Skip::Excluded));
+            continue;
+        }
+        let plan = plan(
+            args,
+            selection,
+            config.as_deref(),
+            Some(&marker),
+            FileRole::Manifest,
+        );
+        let mut entries = config
+            .as_deref()
+            .map(|c| c.charts_for(&chart.dir))
+            .unwrap_or_default();
+        if entries.is_empty() {
+            entries.push(crate::config::ChartSettings {
+                dir: chart.dir.clone(),
+                release: None,
+                namespace: None,
+                values: Vec::new(),
+            });
+        }
+        for entry in entries {
+            let mut values = entry.values;
+            values.extend(args.helm_values.iter().cloned());
+            jobs.push(RenderJob {
+                input: Input::Chart {
+                    dir: chart.dir.clone(),
+                    options: HelmOptions {
+                        release: args.helm_release.clone().or(entry.release),
+                        namespace: args.helm_namespace.clone().or(entry.namespace),
+                        values,
+                        kube_version: Some(plan.settings.kube_version),
+                    },
+                },
+                plan: plan.clone(),
+                named_templates: chart.named_templates.clone(),
+                fail_on_unrendered: config
+                    .as_deref()
+                    .and_then(|c| c.fail_on_unrendered)
+                    .unwrap_or(false),
+            });
+        }
+    }
+    for overlay in std::mem::take(&mut discovered.overlays) {
+        let marker = render::kustomize::kustomization_file(&overlay)
+            .unwrap_or_else(|| overlay.join("kustomization.yaml"));
+        let config = configs.for_file(&marker);
+        if config.as_deref().is_some_and(|c| c.excludes(&overlay)) {
+            discovered.skipped.push((overlay, Skip::Excluded));
+            continue;
+        }
+        let plan = plan(
+            args,
+            selection,
+            config.as_deref(),
+            Some(&marker),
+            FileRole::Manifest,
+        );
+        jobs.push(RenderJob {
+            input: Input::Overlay { dir: overlay },
+            plan,
+            named_templates: Vec::new(),
+            fail_on_unrendered: config
+                .as_deref()
+                .and_then(|c| c.fail_on_unrendered)
+                .unwrap_or(false),
+        });
+    }
+    jobs
+}
+
+/// Lints rendered output and moves each finding to the file that wrote it.
+fn lint_rendered(mut output: Output, job: &RenderJob) -> Vec<FileReport> {
+    let rendered = std::mem::replace(&mut output.file, SourceFile::new("", ""));
+    let path = rendered.path.clone();
+    let (rendered, linted) = lint_bytes_with(
+        path,
+        rendered.text.into_bytes(),
+        &job.plan.settings,
+        FileRole::Manifest,
+        &mut |_| {},
+    );
+    let named: Vec<String> = job
+        .named_templates
+        .iter()
+        .map(|p| render::display(p))
+        .collect();
+    let mut by_file: Vec<(Arc<SourceFile>, Vec<Diagnostic>)> = Vec::new();
+    for mut diagnostic in linted.diagnostics {
+        // A fix names places in the rendered output, not in the template, base or patch the
+        // finding is reported in: --fix edits only files linted as they are.
+        diagnostic.fixes.clear();
+        let (file, diagnostic) = output.map.place(&rendered, diagnostic);
+        if !named.is_empty() && !named.contains(&file.path) {
+            continue;
+        }
+        match by_file.iter_mut().find(|(f, _)| f.path == file.path) {
+            Some((_, diagnostics)) => diagnostics.push(diagnostic),
+            None => by_file.push((file, vec![diagnostic])),
+        }
+    }
+    by_file
+        .into_iter()
+        .map(|(file, diagnostics)| {
+            let mut objects: Vec<crate::model::ObjectRef> = Vec::new();
+            for object in diagnostics.iter().filter_map(|d| d.object.clone()) {
+                if !objects.contains(&object) {
+                    objects.push(object);
+                }
+            }
+            FileReport {
+                file: Arc::try_unwrap(file).unwrap_or_else(|shared| (*shared).clone()),
+                diagnostics,
+                objects,
+                fail_at: job.plan.fail_at,
+            }
+        })
+        .collect()
+}
+
+/// Adds findings to the report of their file, or a new one. A finding already there (a base
+/// linted as it is, an overlay built twice) is kept once: the copy with the most labels.
+fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>) {
+    for report in incoming {
+        match reports.iter_mut().find(|r| r.file.path == report.file.path) {
+            Some(existing) => {
+                for diagnostic in report.diagnostics {
+                    let same = existing.diagnostics.iter_mut().find(|d| {
+                        d.rule == diagnostic.rule
+                            && d.span == diagnostic.span
+                            && d.message == diagnostic.message
+                    });
+                    match same {
+                        Some(kept) if kept.labels.len() < diagnostic.labels.len() => {
+                            *kept = diagnostic;
+                        }
+                        Some(_) => {}
+                        None => existing.diagnostics.push(diagnostic),
+                    }
+                }
+                for object in report.objects {
+                    if !existing.objects.contains(&object) {
+                        existing.objects.push(object);
+                    }
+                }
+                crate::diagnostics::sort(&mut existing.diagnostics);
+            }
+            None => {
+                let mut report = report;
+                let mut unique: Vec<Diagnostic> = Vec::new();
+                for diagnostic in report.diagnostics {
+                    if !unique.iter().any(|d| {
+                        d.rule == diagnostic.rule
+                            && d.span == diagnostic.span
+                            && d.message == diagnostic.message
+                    }) {
+                        unique.push(diagnostic);
+                    }
+                }
+                crate::diagnostics::sort(&mut unique);
+                report.diagnostics = unique;
+                reports.push(report);
+            }
+        }
+    }
+}
+
+/// `--show-files`: what would be linted and rendered, and what is skipped and why.
+fn show_files(
+    out: &mut dyn Write,
+    stdin: bool,
+    files: &[(PathBuf, Plan)],
+    renders: &[RenderJob],
+    discovered: &Discovered,
+) -> io::Result<()> {
+    let mut lines: Vec<(String, String)> = Vec::new();
+    if stdin {
+        lines.push(("-".to_owned(), "lint (standard input)".to_owned()));
+    }
+    for (path, plan) in files {
+        let what = match plan.role {
+            FileRole::Manifest => "lint",
+            FileRole::Patch => "lint (patch or expected state: document checks only)",
+        };
+        lines.push((render::display(path), what.to_owned()));
+    }
+    for job in renders {
+        let what = match &job.input {
+            Input::Chart { .. } if job.named_templates.is_empty() => {
+                "render (Helm chart)".to_owned()
+            }
+            Input::Chart { .. } => {
+                let named: Vec<String> = job
+                    .named_templates
+                    .iter()
+                    .map(|p| render::display(p))
+                    .collect();
+                format!("render (Helm chart, for {})", named.join(", "))
+            }
+            Input::Overlay { .. } => "render (Kustomize overlay)".to_owned(),
+        };
+        lines.push((job.input.display(), what));
+    }
+    for (path, skip) in &discovered.skipped {
+        lines.push((render::display(path), format!("skip ({skip})")));
+    }
+    lines.sort();
+    lines.dedup();
+    for (path, what) in lines {
+        writeln!(out, "{path}: {what}")?;
+    }
+    Ok(())
 }
 
 fn write_report_file(
@@ -503,7 +896,7 @@ struct Configs {
 
 impl Configs {
     fn new(args: &CheckArgs) -> Result<Configs, ConfigError> {
-        let fixed = if args.no_config {
+        let fixed = if args.no_config || (args.isolated && args.config.is_none()) {
             Some(None)
         } else if let Some(path) = &args.config {
             Some(Some(Arc::new(Config::load(path)?)))

@@ -9,8 +9,8 @@ use rayon::prelude::*;
 
 use super::eprint_line;
 use crate::discovery::discover;
+use crate::discovery::roles::{PatchIndex, role_by_name};
 use crate::escape::escape_controls;
-use crate::kustomize::{PatchIndex, role_by_name};
 use crate::lint::{FileRole, Linted, ObjectVisit, invalid_utf8, lint_file_with};
 use crate::report::FileReport;
 use crate::safe_fs::{self, FileKind};

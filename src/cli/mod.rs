@@ -128,6 +128,47 @@ pub struct CheckArgs {
     /// `NO_COLOR`, `CLICOLOR=0` or `TERM=dumb`; `CLICOLOR_FORCE` forces them].
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Read only the configuration named with `--config` (none without it), and honour no
+    /// ignore files (`.gitignore`, `.ignore`): for CI on pull requests, where those files are
+    /// part of the change under review.
+    #[arg(long)]
+    pub isolated: bool,
+    /// List the files that would be linted, the charts and overlays that would be rendered, and
+    /// what is skipped and why; lint nothing.
+    #[arg(long)]
+    pub show_files: bool,
+    /// Do not render Helm charts or build Kustomize overlays (each is reported as not rendered).
+    #[arg(long, help_heading = "Rendering")]
+    pub no_render: bool,
+    /// Exit with 1 when a chart or overlay could not be rendered [default: a warning that does
+    /// not change the exit code, or `fail-on-unrendered` from the configuration].
+    #[arg(long, help_heading = "Rendering")]
+    pub fail_on_unrendered: bool,
+    /// The `helm` executable [default: `helm` on PATH].
+    #[arg(long, value_name = "PATH", help_heading = "Rendering")]
+    pub helm: Option<PathBuf>,
+    /// The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH].
+    #[arg(long, value_name = "PATH", help_heading = "Rendering")]
+    pub kustomize: Option<PathBuf>,
+    /// Stop a renderer that runs longer than this.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 60,
+        help_heading = "Rendering"
+    )]
+    pub render_timeout: u64,
+    /// A values file for every chart rendered in this run, after the chart's own `values.yaml`
+    /// and those the configuration names (repeatable).
+    #[arg(long, value_name = "FILE", help_heading = "Rendering")]
+    pub helm_values: Vec<PathBuf>,
+    /// The release name charts are rendered with [default: from the configuration, else
+    /// Helm's `release-name`].
+    #[arg(long, value_name = "NAME", help_heading = "Rendering")]
+    pub helm_release: Option<String>,
+    /// The namespace charts are rendered for [default: from the configuration].
+    #[arg(long, value_name = "NAMESPACE", help_heading = "Rendering")]
+    pub helm_namespace: Option<String>,
     /// Apply the fixes of the findings that have one, then report what is left. Only safe
     /// fixes, unless `--unsafe-fixes` is given; JSON files and standard input are not edited.
     #[arg(long, help_heading = "Fixing")]

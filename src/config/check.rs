@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
 
-use super::{Config, ConfigFile, ConfigProblem, SidecarEntry};
+use super::{ChartSettings, Config, ConfigFile, ConfigProblem, HelmSection, SidecarEntry};
 use crate::diagnostics::Severity;
 use crate::lifecycle::{SidecarPattern, Sidecars};
 use crate::model::path::FieldPath;
@@ -53,6 +53,8 @@ impl<'d> Checker<'d> {
             exclude: self.exclude(raw.exclude.as_deref()),
             per_path_ignores: self.per_path_ignores(raw.per_path_ignores.as_ref()),
             sidecars: Arc::new(Sidecars::new(self.sidecars(raw.sidecars.as_deref()))),
+            charts: self.charts(raw.helm.as_ref()),
+            fail_on_unrendered: raw.fail_on_unrendered,
         }
     }
 
@@ -216,6 +218,29 @@ impl<'d> Checker<'d> {
             }
         }
         patterns
+    }
+
+    fn charts(&mut self, helm: Option<&HelmSection>) -> Vec<ChartSettings> {
+        let mut charts = Vec::new();
+        let entries = helm.iter().flat_map(|h| h.charts.iter().flatten());
+        for (index, entry) in entries.enumerate() {
+            if entry.path.trim().is_empty() {
+                self.problem(
+                    &key("helm").key("charts").index(index),
+                    Part::Value,
+                    "a chart entry needs `path`, the chart's directory".to_owned(),
+                    Some("e.g. `- path: charts/web`".to_owned()),
+                );
+                continue;
+            }
+            charts.push(ChartSettings {
+                dir: PathBuf::from(&entry.path),
+                release: entry.release.clone(),
+                namespace: entry.namespace.clone(),
+                values: entry.values.iter().flatten().map(PathBuf::from).collect(),
+            });
+        }
+        charts
     }
 
     /// A glob, or a problem at the key or value that holds it.

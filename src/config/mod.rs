@@ -78,6 +78,45 @@ pub struct ConfigFile {
     /// built-in list (service-mesh proxies, the Cloud SQL Auth Proxy, Vault Agent, log
     /// shippers).
     pub sidecars: Option<Vec<SidecarEntry>>,
+    /// How the Helm charts under this file are rendered: release, namespace and values files
+    /// per chart. Charts not listed are rendered with their own `values.yaml` only.
+    pub helm: Option<HelmSection>,
+    /// Exit with status 1 when a chart or overlay cannot be rendered (Helm or Kustomize
+    /// missing, a render error, a dependency not vendored). Default `false`: a warning.
+    pub fail_on_unrendered: Option<bool>,
+}
+
+/// Helm settings.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct HelmSection {
+    /// Charts and how to render each; a chart may be listed more than once (one rendering
+    /// per entry, e.g. for two environments).
+    pub charts: Option<Vec<ChartEntry>>,
+}
+
+/// One way to render one chart.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ChartEntry {
+    /// The chart's directory, relative to this file's directory.
+    pub path: String,
+    /// The release name (`helm template RELEASE`); default `release-name`, as Helm's.
+    pub release: Option<String>,
+    /// The namespace to render for (`--namespace`).
+    pub namespace: Option<String>,
+    /// Values files after the chart's own `values.yaml`, relative to this file's directory,
+    /// in order (`--values`).
+    pub values: Option<Vec<String>>,
+}
+
+/// How one chart is rendered, with paths resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChartSettings {
+    pub dir: PathBuf,
+    pub release: Option<String>,
+    pub namespace: Option<String>,
+    pub values: Vec<PathBuf>,
 }
 
 /// Patterns that identify a sidecar container. Give `names`, `images` or both.
@@ -108,6 +147,9 @@ pub struct Config {
     exclude: GlobSet,
     per_path_ignores: Vec<(GlobMatcher, Vec<Selector>)>,
     pub sidecars: Arc<Sidecars>,
+    /// Helm charts and how to render them (paths relative to `root`).
+    charts: Vec<ChartSettings>,
+    pub fail_on_unrendered: Option<bool>,
 }
 
 /// A problem in a configuration file, at a place in it.
@@ -223,6 +265,22 @@ impl Config {
             None => settings,
         };
         judged_for(settings, kube_version.or(self.kube_version))
+    }
+
+    /// The ways to render the chart in `dir` (none listed: one, with the chart's defaults).
+    pub fn charts_for(&self, dir: &Path) -> Vec<ChartSettings> {
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        let wanted = absolute(dir);
+        self.charts
+            .iter()
+            .filter(|chart| absolute(&self.root.join(&chart.dir)) == wanted)
+            .map(|chart| ChartSettings {
+                dir: dir.to_owned(),
+                release: chart.release.clone(),
+                namespace: chart.namespace.clone(),
+                values: chart.values.iter().map(|v| self.root.join(v)).collect(),
+            })
+            .collect()
     }
 
     /// Whether `exclude` matches the file (or a directory it is in).

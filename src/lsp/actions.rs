@@ -122,6 +122,7 @@ mod tests {
             container: None,
             field: None,
             fixes: Vec::new(),
+            rendered: None,
         };
         ignore_comment(&text, &diagnostic).map(|edit| apply(source, &[edit]))
     }

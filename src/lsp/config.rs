@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use lsp_types::{FileEvent, Uri};
 
 use crate::config::{self as podcycle_config};
-use crate::kustomize::PatchIndex;
+use crate::discovery::roles::PatchIndex;
 use crate::lint::FileRole;
 use crate::settings::Settings;
 

@@ -1,5 +1,6 @@
 //! Kubernetes objects found in YAML documents, and the pod specs inside them.
 
+pub mod patch;
 pub mod path;
 pub mod services;
 mod workloads;

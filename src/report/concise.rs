@@ -4,7 +4,7 @@ use annotate_snippets::renderer::{DEFAULT_ERROR_STYLE, DEFAULT_INFO_STYLE, DEFAU
 use anstyle::{Effects, Style};
 
 use super::{FileReport, range};
-use crate::diagnostics::Severity;
+use crate::diagnostics::{Placement, Severity};
 use crate::escape::escape_controls;
 
 /// `file:line:col: severity[rule] message`, the format editors' quickfix lists read. One line
@@ -16,6 +16,22 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], color: bool) -> io::Re
     for report in reports {
         let path = escape_controls(&report.file.path);
         for diagnostic in &report.diagnostics {
+            if diagnostic
+                .rendered
+                .as_ref()
+                .is_some_and(|r| r.placement == Placement::File)
+            {
+                // No line is known: say so rather than point at line 1.
+                writeln!(
+                    out,
+                    "{place}{path}:{place:#} {}[{}] {} (in `{}`; no exact line)",
+                    diagnostic.severity,
+                    diagnostic.rule,
+                    escape_controls(&diagnostic.message),
+                    escape_controls(diagnostic.field.as_deref().unwrap_or("the file"))
+                )?;
+                continue;
+            }
             let (line, column, _, _) = range(&report.file, diagnostic.span);
             let level = paint(match diagnostic.severity {
                 Severity::Error => DEFAULT_ERROR_STYLE,

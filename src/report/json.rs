@@ -26,6 +26,8 @@ pub struct JsonDiagnostic {
     pub container: Option<String>,
     pub field: Option<String>,
     pub labels: Vec<JsonLabel>,
+    /// Set for a finding in the output of Helm or Kustomize, mapped back to `file`.
+    pub rendered: Option<JsonRendered>,
     /// The fixes that resolve it, as text edits (`check --format json` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fixes: Option<Vec<JsonFix>>,
@@ -75,10 +77,24 @@ impl JsonFix {
 #[derive(Clone, Debug, Serialize)]
 pub struct JsonLabel {
     pub message: String,
+    /// The file the label points into: the finding's own, a values file, a base or a patch.
+    pub file: String,
     pub line: usize,
     pub column: usize,
     pub end_line: usize,
     pub end_column: usize,
+}
+
+/// Where a finding in rendered output comes from.
+#[derive(Clone, Debug, Serialize)]
+pub struct JsonRendered {
+    /// `helm` or `kustomize`.
+    pub tool: &'static str,
+    /// The chart or overlay directory.
+    pub input: String,
+    /// `exact` (the line that wrote the field), `object` (the object's declaration: the field's
+    /// line is not known) or `file` (only the file is known; the position is its start).
+    pub placement: &'static str,
 }
 
 impl JsonDiagnostic {
@@ -103,9 +119,11 @@ impl JsonDiagnostic {
                 .labels
                 .iter()
                 .map(|label| {
-                    let (line, column, end_line, end_column) = range(file, label.span);
+                    let labelled = label.file_or(file);
+                    let (line, column, end_line, end_column) = range(labelled, label.span);
                     JsonLabel {
                         message: label.message.clone(),
+                        file: labelled.path.clone(),
                         line,
                         column,
                         end_line,
@@ -114,6 +132,11 @@ impl JsonDiagnostic {
                 })
                 .collect(),
             fixes: None,
+            rendered: diagnostic.rendered.as_ref().map(|rendered| JsonRendered {
+                tool: rendered.tool.as_str(),
+                input: rendered.input.clone(),
+                placement: rendered.placement.as_str(),
+            }),
         }
     }
 }

@@ -14,8 +14,23 @@ use crate::diagnostics::Diagnostic;
 use crate::escape::escape_controls;
 use crate::model::ObjectRef;
 
-pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
+pub fn write(out: &mut dyn Write, reports: &[FileReport], run: &super::RunNotes) -> io::Result<()> {
     let mut junit = Report::new("podcycle");
+    // A chart or overlay that was not rendered: a skipped test, with the reason.
+    if !run.unrendered.is_empty() {
+        let mut suite = TestSuite::new("rendering");
+        for unrendered in &run.unrendered {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(escape_controls(&unrendered.reason).as_ref());
+            let mut case = TestCase::new(
+                format!("{} {}", unrendered.noun(), unrendered.input),
+                status,
+            );
+            case.set_classname(escape_controls(&unrendered.file).as_ref());
+            suite.add_test_case(case);
+        }
+        junit.add_test_suite(suite);
+    }
     for report in reports {
         let path = escape_controls(&report.file.path);
         let mut suite = TestSuite::new(path.as_ref());
@@ -106,8 +121,13 @@ fn listing(report: &FileReport, diagnostics: &[&Diagnostic]) -> String {
     let mut text = String::new();
     for diagnostic in diagnostics {
         let (line, column, _, _) = range(&report.file, diagnostic.span);
+        // A finding in rendered output placed only in its file has no line to name.
+        let position = match diagnostic.rendered.as_ref().map(|r| r.placement) {
+            Some(crate::diagnostics::Placement::File) => String::new(),
+            _ => format!(":{line}:{column}"),
+        };
         text.push_str(&format!(
-            "{}:{line}:{column}: {}[{}] {}\n",
+            "{}{position}: {}[{}] {}\n",
             escape_controls(&report.file.path),
             diagnostic.severity,
             diagnostic.rule,

@@ -15,8 +15,9 @@ use crate::diagnostics::{Diagnostic, Severity};
 use crate::model::ObjectRef;
 use crate::source::SourceFile;
 
-pub use full::render_problem;
+pub use full::{placement_note, render_problem};
 pub use json::{JsonDiagnostic, JsonLabel};
+pub use sarif::percent_encode;
 pub use summary::Summary;
 
 /// A linted file and its findings.
@@ -63,6 +64,90 @@ pub struct Options {
     /// The directory relative paths are relative to, as a `file://` URI ending with `/`;
     /// SARIF names it as the base of its artifact URIs.
     pub source_root: Option<String>,
+    /// What the run rendered, could not render, and left out.
+    pub run: RunNotes,
+}
+
+/// What a run did besides linting files, so that no format passes it off as a clean result.
+#[derive(Clone, Debug, Default)]
+pub struct RunNotes {
+    /// Helm charts and Kustomize overlays rendered.
+    pub rendered_charts: usize,
+    pub rendered_overlays: usize,
+    /// Inputs that could not be rendered.
+    pub unrendered: Vec<Unrendered>,
+    /// Files and directories that ignore files (`.gitignore`, `.ignore`) kept out.
+    pub ignored_files: usize,
+    pub ignored_directories: usize,
+}
+
+/// A chart or overlay that was not rendered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unrendered {
+    pub tool: crate::diagnostics::RenderTool,
+    /// The chart or overlay directory.
+    pub input: String,
+    pub reason: String,
+    /// The file that stands for it in annotations: `Chart.yaml`, `kustomization.yaml`.
+    pub file: String,
+}
+
+impl Unrendered {
+    /// `Helm chart charts/web not rendered: helm not found — …`.
+    pub fn sentence(&self) -> String {
+        format!(
+            "{} {} not rendered: {}",
+            self.noun(),
+            self.input,
+            self.reason
+        )
+    }
+
+    pub fn noun(&self) -> &'static str {
+        match self.tool {
+            crate::diagnostics::RenderTool::Helm => "Helm chart",
+            crate::diagnostics::RenderTool::Kustomize => "Kustomize overlay",
+        }
+    }
+}
+
+impl RunNotes {
+    /// The lines the human formats print under the summary: inputs not rendered, grouped by
+    /// reason, and what ignore files left out.
+    pub fn summary_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let mut groups: Vec<(&'static str, &str, usize)> = Vec::new();
+        for unrendered in &self.unrendered {
+            match groups.iter_mut().find(|(noun, reason, _)| {
+                *noun == unrendered.noun() && *reason == unrendered.reason
+            }) {
+                Some(group) => group.2 += 1,
+                None => groups.push((unrendered.noun(), &unrendered.reason, 1)),
+            }
+        }
+        for (noun, reason, count) in groups {
+            let noun = if count == 1 {
+                noun.to_owned()
+            } else {
+                format!("{noun}s")
+            };
+            lines.push(format!("{count} {noun} not rendered: {reason}"));
+        }
+        if self.ignored_files + self.ignored_directories > 0 {
+            let mut parts = Vec::new();
+            if self.ignored_files > 0 {
+                parts.push(summary::plural(self.ignored_files, "file"));
+            }
+            if self.ignored_directories > 0 {
+                parts.push(summary::plural(self.ignored_directories, "directory"));
+            }
+            lines.push(format!(
+                "{} skipped by ignore files (.gitignore, .ignore; --isolated lints them)",
+                parts.join(" and ")
+            ));
+        }
+        lines
+    }
 }
 
 impl Format {
@@ -120,16 +205,21 @@ pub fn write(
         Format::Concise => concise::write(out, reports, options.color)?,
         Format::Json => json::write(out, reports)?,
         Format::Sarif => sarif::write(out, reports, options)?,
-        Format::Github => github::write(out, reports)?,
-        Format::Junit => junit::write(out, reports)?,
+        Format::Github => github::write(out, reports, &options.run)?,
+        Format::Junit => junit::write(out, reports, &options.run)?,
         Format::Gitlab => gitlab::write(out, reports)?,
     }
     if format.is_human() {
-        let summary = Summary::of(reports);
+        let mut summary = Summary::of(reports);
+        summary.charts = options.run.rendered_charts;
+        summary.overlays = options.run.rendered_overlays;
         if format == Format::Full && summary.total() > 0 {
             writeln!(out)?;
         }
         writeln!(out, "{summary}")?;
+        for line in options.run.summary_lines() {
+            writeln!(out, "{line}")?;
+        }
     }
     Ok(())
 }

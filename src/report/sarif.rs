@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{FileReport, Options, RenderedFix, range, rendered_fixes};
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostics::{Diagnostic, Placement, Severity};
 use crate::docs::what_it_does;
 use crate::fingerprint::Fnv;
 use crate::rules::{ALL_RULES, Rule};
@@ -38,6 +38,25 @@ struct Run<'a> {
     original_uri_base_ids: Option<BTreeMap<&'static str, ArtifactLocation>>,
     results: Vec<SarifResult<'a>>,
     column_kind: &'static str,
+    /// Said when a chart or overlay could not be rendered, so a viewer does not take the run
+    /// for a clean one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    invocations: Vec<Invocation>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Invocation {
+    execution_successful: bool,
+    tool_execution_notifications: Vec<Notification>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Notification {
+    level: &'static str,
+    message: Message,
+    locations: Vec<Location>,
 }
 
 #[derive(Serialize)]
@@ -169,7 +188,9 @@ struct MessageRef<'a> {
 #[serde(rename_all = "camelCase")]
 struct PhysicalLocation {
     artifact_location: ArtifactLocation,
-    region: Region,
+    /// `None` for a finding about a whole file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
 }
 
 #[derive(Serialize)]
@@ -223,7 +244,11 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                 locations: [Location {
                     physical_location: PhysicalLocation {
                         artifact_location: artifact(),
-                        region: region(&report.file, diagnostic.span),
+                        region: diagnostic
+                            .rendered
+                            .as_ref()
+                            .is_none_or(|r| r.placement != Placement::File)
+                            .then(|| region(&report.file, diagnostic.span)),
                     },
                     logical_locations: logical_location(diagnostic).into_iter().collect(),
                 }],
@@ -234,8 +259,11 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                     .map(|(id, label)| RelatedLocation {
                         id,
                         physical_location: PhysicalLocation {
-                            artifact_location: artifact(),
-                            region: region(&report.file, label.span),
+                            artifact_location: match &label.file {
+                                Some(other) => artifact_location(&other.uri_path_bytes()),
+                                None => artifact(),
+                            },
+                            region: Some(region(label.file_or(&report.file), label.span)),
                         },
                         message: MessageRef {
                             text: &label.message,
@@ -280,10 +308,37 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
             }),
             results,
             column_kind: "unicodeCodePoints",
+            invocations: invocations(&options.run),
         }],
     };
     serde_json::to_writer_pretty(&mut *out, &log)?;
     writeln!(out)
+}
+
+fn invocations(run: &super::RunNotes) -> Vec<Invocation> {
+    if run.unrendered.is_empty() {
+        return Vec::new();
+    }
+    vec![Invocation {
+        execution_successful: true,
+        tool_execution_notifications: run
+            .unrendered
+            .iter()
+            .map(|unrendered| Notification {
+                level: "warning",
+                message: Message {
+                    text: sentence(&unrendered.sentence()),
+                },
+                locations: vec![Location {
+                    physical_location: PhysicalLocation {
+                        artifact_location: artifact_location(unrendered.file.as_bytes()),
+                        region: None,
+                    },
+                    logical_locations: Vec::new(),
+                }],
+            })
+            .collect(),
+    }]
 }
 
 fn descriptor(rule: &'static Rule) -> ReportingDescriptor {
@@ -350,7 +405,15 @@ fn level(severity: Severity) -> &'static str {
 /// after a label, so that none needs a capital letter (field names keep their case).
 fn message_text(diagnostic: &Diagnostic) -> String {
     let mut text = sentence(&diagnostic.message);
-    for note in &diagnostic.notes {
+    let placement_notes = diagnostic
+        .rendered
+        .as_ref()
+        .map(|rendered| super::full::placement_note(diagnostic, rendered));
+    for note in diagnostic
+        .notes
+        .iter()
+        .chain(placement_notes.iter().flatten())
+    {
         text.push_str(" Note: ");
         text.push_str(&sentence(note));
     }
@@ -442,7 +505,7 @@ fn artifact_location(path: &[u8]) -> ArtifactLocation {
 }
 
 /// Encodes what may not appear in a URI path as is.
-pub(crate) fn percent_encode(path: &str) -> String {
+pub fn percent_encode(path: &str) -> String {
     percent_encode_bytes(path.as_bytes())
 }
 

@@ -224,6 +224,7 @@ fn directories_are_walked_with_ignore_files_excludes_and_helm_charts() {
         "{{ .Values.broken }}: [\n",
     );
     write(root, ".hidden/app.yaml", &bad);
+    write(root, ".git/app.yaml", &bad);
 
     let output = podcycle()
         .current_dir(root)
@@ -233,12 +234,22 @@ fn directories_are_walked_with_ignore_files_excludes_and_helm_charts() {
     let files: std::collections::BTreeSet<&str> = std::str::from_utf8(&output.stdout)
         .unwrap()
         .lines()
+        // `file:line:col: …` lines only, not the summary.
+        .filter(|l| {
+            l.split(':')
+                .nth(1)
+                .is_some_and(|n| n.parse::<usize>().is_ok())
+        })
         .filter_map(|l| l.split(':').next())
-        .filter(|f| !f.starts_with("Found"))
         .collect();
     assert_eq!(
         files.into_iter().collect::<Vec<_>>(),
-        ["deploy/app.json", "deploy/app.yaml", "deploy/app.yml"]
+        [
+            ".hidden/app.yaml",
+            "deploy/app.json",
+            "deploy/app.yaml",
+            "deploy/app.yml"
+        ]
     );
     assert_eq!(code(&output), 1);
 

@@ -12,5 +12,6 @@ mod inputs;
 mod lsp;
 mod lsp_client;
 mod neovim;
+mod render;
 mod report;
 mod robustness;

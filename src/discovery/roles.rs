@@ -1,8 +1,9 @@
-//! Recognises partial objects: Kustomize patches, and kuttl's expected-state files. A patch is a partial object that Kustomize merges into a
-//! full one, so object rules would report fields it leaves out on purpose (a Job patch
-//! without `restartPolicy`) and its merge directives (`$patch: delete`). Patches get the
-//! document checks (syntax, duplicate keys) only; lint the built output for the rest:
-//! `kustomize build overlay/ | podcycle check -`.
+//! The role of each file found: complete manifests, or partial objects — Kustomize patches,
+//! and the expected-state files of test frameworks (kuttl). A patch is a partial object that
+//! Kustomize merges into a full one, so object rules would report fields it leaves out on
+//! purpose (a Job patch without `restartPolicy`) and its merge directives (`$patch: delete`).
+//! Partial objects get the document checks (syntax, duplicate keys) only; the overlay that
+//! uses a patch is built and linted whole.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
@@ -160,26 +161,6 @@ fn normalize(path: &Path) -> PathBuf {
     normalized
 }
 
-/// The keys of strategic-merge-patch directives; a file without any of them has no patch.
-pub const PATCH_DIRECTIVES: [&str; 4] = [
-    "$patch",
-    "$retainKeys",
-    "$setElementOrder",
-    "$deleteFromPrimitiveList",
-];
-
-/// Whether an object carries strategic-merge-patch directives (`$patch`, `$retainKeys`,
-/// `$setElementOrder/...`, `$deleteFromPrimitiveList/...`), which only patches have.
-pub fn has_patch_directives(value: &Value) -> bool {
-    match value {
-        Value::Object(map) => map
-            .iter()
-            .any(|(key, value)| key.starts_with('$') || has_patch_directives(value)),
-        Value::Array(items) => items.iter().any(has_patch_directives),
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,15 +210,5 @@ mod tests {
             normalize(Path::new("a/b/../c/./d.yaml")),
             PathBuf::from("a/c/d.yaml")
         );
-    }
-
-    #[test]
-    fn directives_anywhere_mark_a_patch() {
-        assert!(has_patch_directives(
-            &json!({"spec": {"containers": [{"$patch": "delete"}]}})
-        ));
-        assert!(!has_patch_directives(
-            &json!({"spec": {"containers": [{"name": "a"}]}})
-        ));
     }
 }
