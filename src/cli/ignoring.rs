@@ -77,7 +77,9 @@ fn comment_file(entry: &Checked, text: &str, reason: &str) -> (String, usize, us
     let mut by_line: BTreeMap<usize, Vec<&Diagnostic>> = BTreeMap::new();
     let mut left = 0;
     for diagnostic in targets {
-        if NOT_SUPPRESSIBLE.contains(&diagnostic.rule) {
+        // A finding that rendering placed here is silenced by an annotation on the object,
+        // not by a comment: Helm and Kustomize drop comments.
+        if NOT_SUPPRESSIBLE.contains(&diagnostic.rule) || diagnostic.rendered.is_some() {
             left += 1;
         } else {
             by_line
