@@ -8,6 +8,7 @@ mod cli_config;
 mod common;
 mod docs;
 mod explain;
+
 mod inputs;
 mod lsp;
 mod lsp_client;
