@@ -220,8 +220,45 @@ pub fn write(
         for line in options.run.summary_lines() {
             writeln!(out, "{line}")?;
         }
+        if let Some(line) = fixable_line(reports) {
+            writeln!(out, "{line}")?;
+        }
     }
     Ok(())
+}
+
+/// How many findings `check --fix` would fix, for the human formats (as ruff says it), and how
+/// many more `--unsafe-fixes` would; `None` when there are none.
+fn fixable_line(reports: &[FileReport]) -> Option<String> {
+    use crate::fix::Applicability;
+    let (mut safe, mut unsafe_only) = (0, 0);
+    for diagnostic in reports.iter().flat_map(|r| &r.diagnostics) {
+        if diagnostic
+            .fixes
+            .iter()
+            .any(|f| f.applicability == Applicability::Safe)
+        {
+            safe += 1;
+        } else if !diagnostic.fixes.is_empty() {
+            unsafe_only += 1;
+        }
+    }
+    let findings = |n: usize| if n == 1 { "finding" } else { "findings" };
+    match (safe, unsafe_only) {
+        (0, 0) => None,
+        (0, n) => Some(format!(
+            "{n} {} fixable with `podcycle check --fix --unsafe-fixes`.",
+            findings(n)
+        )),
+        (n, 0) => Some(format!(
+            "{n} {} fixable with `podcycle check --fix`.",
+            findings(n)
+        )),
+        (n, m) => Some(format!(
+            "{n} {} fixable with `podcycle check --fix` ({m} more with `--unsafe-fixes`).",
+            findings(n)
+        )),
+    }
 }
 
 /// The `file://` URI of a directory, ending with `/`, for [`Options::source_root`].
