@@ -8,7 +8,7 @@
 
 use crate::model::path::{FieldPath, PathSegment};
 use crate::source::{LineIndex, Span};
-use crate::yaml::{Comment, Document, Located, NodeId, NodeKind, lookup};
+use crate::yaml::{Comment, Document, Kind, Located, NodeId, lookup};
 
 /// Whether a fix may be applied without review (`check --fix`) or only on request
 /// (`check --fix --unsafe-fixes`); editors offer both.
@@ -206,7 +206,7 @@ impl Tree<'_> {
                 }
                 PathSegment::Index(index) => *self.document.sequence(node)?.get(*index)?,
             };
-            if matches!(self.document.node(written).kind, NodeKind::Alias(_)) {
+            if matches!(self.document.kind(written), Kind::Alias(_)) {
                 return None;
             }
             node = step.node;

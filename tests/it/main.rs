@@ -16,3 +16,4 @@ mod neovim;
 mod render;
 mod report;
 mod robustness;
+mod security;
