@@ -7,11 +7,6 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-mod json;
-
-pub(crate) use json::range;
-pub use json::{JsonDiagnostic, JsonLabel, JsonRendered};
-
 use crate::fix::Fix;
 use crate::model::ObjectRef;
 use crate::source::{SourceFile, Span};

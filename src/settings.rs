@@ -36,7 +36,7 @@ impl Default for Settings {
 }
 
 /// The least severity that makes `podcycle check` exit with 1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailOn {
     Error,
     Warning,
@@ -46,6 +46,16 @@ pub enum FailOn {
 
 impl FailOn {
     pub const NAMES: [&'static str; 4] = ["error", "warning", "info", "never"];
+    pub const ALL: [FailOn; 4] = [FailOn::Error, FailOn::Warning, FailOn::Info, FailOn::Never];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FailOn::Error => "error",
+            FailOn::Warning => "warning",
+            FailOn::Info => "info",
+            FailOn::Never => "never",
+        }
+    }
 
     pub fn threshold(self) -> Option<Severity> {
         match self {

@@ -15,7 +15,7 @@ use super::{
     ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, eprint_line, usage_error,
 };
 use crate::config::{self, Config};
-use crate::diagnostics::{Diagnostic, JsonDiagnostic};
+use crate::diagnostics::Diagnostic;
 use crate::discovery::discover;
 use crate::discovery::roles::{PatchIndex, role_by_name};
 use crate::explain::{
@@ -23,6 +23,7 @@ use crate::explain::{
 };
 use crate::lint::{FileRole, Visit, locate};
 use crate::model::ObjectRef;
+use crate::report::JsonDiagnostic;
 use crate::rules::Part;
 use crate::settings::{Selection as RuleSelection, Settings};
 use crate::source::Span;
@@ -92,7 +93,7 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
 
     // Buffered: a pod's output is many short lines, which a line-buffered stdout would write
     // one system call at a time.
-    let writer = ExplainWriter::new(io::BufWriter::new(io::stdout().lock()), args.format.into());
+    let writer = ExplainWriter::new(io::BufWriter::new(io::stdout().lock()), args.format);
     let mut run = Explaining::new(&selection, writer);
     for (input, settings, role) in inputs {
         let (name, bytes) = match input {
@@ -148,7 +149,7 @@ struct Explaining<'s, W: Write> {
 /// A pod explained, and the spans of its findings, to keep those its document keeps.
 struct Pending {
     pod: PodExplanation,
-    spans: Vec<(Span, &'static str)>,
+    spans: Vec<(Span, &'static str, String)>,
 }
 
 impl<'s, W: Write> Explaining<'s, W> {
@@ -227,7 +228,10 @@ impl<'s, W: Write> Explaining<'s, W> {
         let span = locate(visit.document, visit.object, &site.spec_path, Part::Key);
         let mut sorted = visit.diagnostics.to_vec();
         crate::diagnostics::sort(&mut sorted);
-        let spans = sorted.iter().map(|d| (d.span, d.rule)).collect();
+        let spans = sorted
+            .iter()
+            .map(|d| (d.span, d.rule, d.message.clone()))
+            .collect();
         let pod = explain_pod(PodSource {
             file: &visit.file.path,
             line: visit.file.line_col(span.start).line,
@@ -242,7 +246,10 @@ impl<'s, W: Write> Explaining<'s, W> {
             active_deadline_seconds: site.spec.active_deadline_seconds,
             findings: sorted
                 .iter()
-                .map(|d| JsonDiagnostic::new(visit.file, d))
+                .map(|d| {
+                    serde_json::to_value(JsonDiagnostic::new(visit.file, d))
+                        .expect("a finding serializes")
+                })
                 .collect(),
         });
         self.pending.push(Pending { pod, spans });
@@ -252,15 +259,12 @@ impl<'s, W: Write> Explaining<'s, W> {
     /// applied) and are written.
     fn document_end(&mut self, kept: &[Diagnostic]) -> io::Result<()> {
         for Pending { mut pod, spans } in std::mem::take(&mut self.pending) {
-            let reported = |&(span, rule): &(Span, &str), finding: &JsonDiagnostic| {
-                kept.iter()
-                    .any(|d| d.span == span && d.rule == rule && d.message == finding.message)
-            };
-            let mut index = 0;
-            pod.findings.retain(|finding| {
-                let keep = reported(&spans[index], finding);
-                index += 1;
-                keep
+            let mut found = spans.iter();
+            pod.findings.retain(|_| {
+                found.next().is_some_and(|(span, rule, message)| {
+                    kept.iter()
+                        .any(|d| d.span == *span && d.rule == *rule && d.message == *message)
+                })
             });
             if let Some(name) = &self.selection.container {
                 pod.retain_container(name);

@@ -8,7 +8,6 @@ use super::model::{
     Shutdown, StartupStep, StopStep, StopWaitsInfo, WaitsFor,
 };
 use super::units::{Range, Secs};
-use crate::diagnostics::JsonDiagnostic;
 use crate::lifecycle::{
     ContainerTimes, Delay, Hook, HookDuration, HookEnd, HookFailure, KillPlan, Lifecycle,
     ProbeKind, ProbeTiming, Role, Schedule, ShutdownPlan,
@@ -29,7 +28,8 @@ pub struct PodSource<'a, 'l> {
     /// The pod spec lists `readinessGates`.
     pub readiness_gates: bool,
     pub active_deadline_seconds: Option<i64>,
-    pub findings: Vec<JsonDiagnostic>,
+    /// The findings, as `check --format json` writes them.
+    pub findings: Vec<serde_json::Value>,
 }
 
 /// Explains one pod spec.

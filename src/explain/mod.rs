@@ -2,9 +2,10 @@
 //! (`text`), tools can use (`json`) and GitHub can draw (`mermaid`), with the findings of
 //! `check` for the same pod. docs/explain.md describes the output.
 //!
-//! This module depends on the lifecycle model and on diagnostics, nothing above them: the
-//! command (`cli/explain.rs`) runs the pipeline and hands each pod over as it is linted, and
-//! [`ExplainWriter`] writes it at once, so that memory does not grow with the input.
+//! This module depends on the lifecycle model, nothing above it: the command
+//! (`cli/explain.rs`) runs the pipeline and hands each pod over as it is linted, with its
+//! findings already in the JSON shape of `check`, and [`ExplainWriter`] writes it at once, so
+//! that memory does not grow with the input.
 
 mod build;
 mod json;
@@ -29,6 +30,26 @@ pub enum ExplainFormat {
     Json,
     /// Markdown with Mermaid Gantt charts, for GitHub issues and pull requests.
     Mermaid,
+}
+
+impl ExplainFormat {
+    pub const ALL: [ExplainFormat; 3] = [
+        ExplainFormat::Text,
+        ExplainFormat::Json,
+        ExplainFormat::Mermaid,
+    ];
+
+    /// The name `--format` takes, and one line on what it is.
+    pub fn name_and_description(self) -> (&'static str, &'static str) {
+        match self {
+            ExplainFormat::Text => ("text", "a timeline for the terminal"),
+            ExplainFormat::Json => ("json", "the JSON schema of docs/explain.md"),
+            ExplainFormat::Mermaid => (
+                "mermaid",
+                "Markdown with Mermaid Gantt charts, for GitHub issues and pull requests",
+            ),
+        }
+    }
 }
 
 /// Writes explanations one at a time, as they are produced.
@@ -103,9 +124,16 @@ fn write_notes_and_findings(
         .findings
         .iter()
         .map(|f| {
+            let text = |key: &str| f[key].as_str().unwrap_or_default();
+            let number = |key: &str| f[key].as_u64().unwrap_or_default();
             format!(
                 "{}[{code}{}{code}] {code}{}:{}:{}{code}: {}",
-                f.severity, f.rule, f.file, f.line, f.column, f.message
+                text("severity"),
+                text("rule"),
+                text("file"),
+                number("line"),
+                number("column"),
+                text("message")
             )
         })
         .collect();

@@ -6,7 +6,6 @@
 use serde::{Serialize, Serializer};
 
 use super::units::{Range, Secs};
-use crate::diagnostics::JsonDiagnostic;
 use crate::model::ObjectRef;
 
 /// One pod spec explained, with its findings.
@@ -33,8 +32,9 @@ pub struct PodExplanation {
     pub active_deadline_seconds: Option<i64>,
     pub shutdown: Shutdown,
     pub notes: Vec<Note>,
-    /// Findings of `check` in this object, in output order.
-    pub findings: Vec<JsonDiagnostic>,
+    /// Findings of `check` in this object, in output order, each in the shape of
+    /// `check --format json` (the command renders them; this layer only passes them on).
+    pub findings: Vec<serde_json::Value>,
     /// What a chart draws: times with waits of unknown length made visible.
     #[serde(skip)]
     pub drawn: Drawn,
@@ -238,9 +238,9 @@ impl PodExplanation {
         self.notes
             .retain(|n| n.containers.iter().any(|c| c == name));
         self.findings.retain(|d| {
-            d.container.as_deref() == Some(name)
+            d["container"].as_str() == Some(name)
                 || path.as_ref().is_some_and(|path| {
-                    d.field.as_ref().is_some_and(|field| {
+                    d["field"].as_str().is_some_and(|field| {
                         field == path
                             || field.starts_with(&format!("{path}."))
                             || field.starts_with(&format!("{path}["))

@@ -2,6 +2,7 @@
 //! instead of one per file. Per-fixture tests (rule fixtures, explain fixtures) are in
 //! `tests/fixtures.rs`, where every fixture is a test of its own.
 
+mod adoption;
 mod cli;
 mod cli_config;
 mod common;

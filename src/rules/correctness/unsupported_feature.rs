@@ -253,7 +253,10 @@ fn classic_init_consequence(container: &ContainerLife<'_>) -> String {
     .into_iter()
     .filter_map(|(what, set)| set.then_some(what))
     .collect();
-    let mut consequence = format!("without it `{}` is a classic init container", container.name);
+    let mut consequence = format!(
+        "without it `{}` is a classic init container",
+        container.name
+    );
     if !forbidden.is_empty() {
         consequence.push_str(&format!(
             ": the API server rejects its {}",
