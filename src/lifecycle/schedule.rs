@@ -104,6 +104,11 @@ impl Lifecycle<'_> {
         self.walk(unknown)
     }
 
+    /// The walk: init containers one at a time, each released by the previous one's exit 0 or
+    /// a sidecar's start (`kuberuntime_container.go`, `computeInitContainerActions`); app
+    /// containers one after another in one sync (`kuberuntime_manager.go`, `SyncPod`), each
+    /// start returning only after its postStart hook (`startContainer`); statuses seen at the
+    /// next sync, so app containers only once the whole loop is over.
     fn walk(&self, unknown: f64) -> Schedule {
         let count = self.containers.len();
         let mut times: Vec<ContainerTimes> = Vec::with_capacity(count);
@@ -230,7 +235,8 @@ impl Lifecycle<'_> {
     }
 
     /// How long a classic init container runs: at least the sleeps its command is sure to run,
-    /// exactly them when it does nothing else; never ending when its command never exits.
+    /// exactly them when it does nothing else; never ending when its command never exits. The
+    /// next init container starts only once it has exited 0 (`computeInitContainerActions`).
     fn init_run(&self, index: usize) -> Step {
         let container = &self.containers[index];
         let step = |length, path| Step {
@@ -298,7 +304,12 @@ impl Lifecycle<'_> {
     }
 
     /// Started, Ready, the first try of each probe and the unanswered-probe kill of a running
-    /// container, from its start and running times.
+    /// container, from its start and running times: `prober/worker.go`, `doProbe` (no try
+    /// before the container runs and `initialDelaySeconds` have passed since its start;
+    /// liveness and readiness wait until it is started; a result after `failureThreshold`
+    /// failures); `prober/prober_manager.go`, `isContainerStarted` and `UpdatePodStatus`
+    /// (started without a startup probe; Ready without a readiness probe; a readiness try
+    /// triggered at once).
     fn finish(&self, index: usize, entry: &mut ContainerTimes, unknown: f64) {
         let container = &self.containers[index];
         let probes = container.probes;
