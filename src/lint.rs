@@ -3,10 +3,14 @@
 
 use crate::diagnostics::{self, Diagnostic, Label};
 use crate::lifecycle::Lifecycle;
+use crate::model::custom::{self, FoundTemplate, PodTemplateKind};
 use crate::model::patch::{PATCH_DIRECTIVES, has_patch_directives};
 use crate::model::path::FieldPath;
 use crate::model::services::{Service, pod_labels, services_in};
-use crate::model::{AnyObject, ObjectRef, ObjectSite, PodSite, objects, workloads_among};
+use crate::model::{
+    AnyObject, ObjectRef, ObjectSite, PodSite, WorkloadKind, custom_workloads_among, objects,
+    workloads_among,
+};
 use crate::rules::{Check, Finding, Findings, Part, PodContext, Rule, Target};
 use crate::settings::Settings;
 use crate::source::{SourceFile, Span};
@@ -229,6 +233,28 @@ fn lint_document(
         );
         checked.push(object.object);
     }
+    for (object, kind) in custom_workloads_among(document, objects, settings.pod_templates()) {
+        let mut visit_object = |pod: Option<(&PodSite<'_>, &Lifecycle<'_>)>,
+                                found: &[Diagnostic]| {
+            visit(&ObjectVisit {
+                file,
+                document,
+                object: &object,
+                pod,
+                diagnostics: found,
+            });
+        };
+        complete &= lint_custom_object(
+            document,
+            &object,
+            &kind,
+            settings,
+            services,
+            out,
+            &mut visit_object,
+        );
+        checked.push(object.object);
+    }
     complete
 }
 
@@ -263,11 +289,94 @@ fn lint_object(
     if may_patch && has_patch_directives(&value) {
         return false;
     }
-    let decoded = podcycle_k8s::decode(object.kind, &value);
-    let locate = |path: &FieldPath, part: Part| locate(document, object, path, part);
+    lint_decoded(
+        document,
+        object,
+        &Decoding {
+            value: &value,
+            kind: object.kind,
+            remap: None,
+        },
+        settings,
+        services,
+        out,
+        visit,
+    )
+}
+
+/// What to decode for a pod spec: the object itself, or the `PodTemplate` built from a custom
+/// kind's template, whose paths `remap` takes back to the object.
+struct Decoding<'a> {
+    value: &'a serde_json::Value,
+    kind: WorkloadKind,
+    remap: Option<&'a FoundTemplate>,
+}
+
+impl Decoding<'_> {
+    fn path(&self, path: &FieldPath) -> FieldPath {
+        match self.remap {
+            Some(template) => template.remap(path),
+            None => path.clone(),
+        }
+    }
+}
+
+/// Lints the pod templates of an object of a custom kind (`model::custom`), each as a pod of
+/// the built-in kind whose rules it follows.
+#[allow(clippy::too_many_arguments)]
+fn lint_custom_object(
+    document: &Document,
+    object: &ObjectSite,
+    kind: &PodTemplateKind,
+    settings: &Settings,
+    services: &[Service],
+    out: &mut Vec<Diagnostic>,
+    visit: &mut dyn FnMut(Option<PodParts<'_>>, &[Diagnostic]),
+) -> bool {
+    let value = match yaml::to_json(document, object.root) {
+        Ok(value) => value,
+        // The object's syntax is reported with the document's.
+        Err(_) => return false,
+    };
+    let mut complete = true;
+    for template in custom::templates(kind, &value) {
+        complete &= lint_decoded(
+            document,
+            object,
+            &Decoding {
+                value: &template.object,
+                kind: WorkloadKind::PodTemplate,
+                remap: Some(&template),
+            },
+            settings,
+            services,
+            out,
+            visit,
+        );
+    }
+    complete
+}
+
+/// The typed checks and the pod rules for one decoded pod spec.
+#[allow(clippy::too_many_arguments)]
+fn lint_decoded(
+    document: &Document,
+    object: &ObjectSite,
+    decoding: &Decoding<'_>,
+    settings: &Settings,
+    services: &[Service],
+    out: &mut Vec<Diagnostic>,
+    visit: &mut dyn FnMut(Option<PodParts<'_>>, &[Diagnostic]),
+) -> bool {
+    let first = out.len();
+    let value = decoding.value;
+    let decoded = podcycle_k8s::decode(decoding.kind, value);
+    let locate =
+        |path: &FieldPath, part: Part| locate(document, object, &decoding.path(path), part);
 
     if let Some(rule) = settings.enabled("unknown-field") {
-        let legacy = object.object.api_version != object.kind.current_api_version();
+        let legacy = decoding.remap.is_none()
+            && object.object.api_version != object.kind.current_api_version();
         let pod_spec_path = FieldPath::from_keys(object.kind.pod_spec_path());
         for unknown in &decoded.unknown_fields {
             let path = FieldPath::new(unknown.path.clone());
@@ -292,7 +401,7 @@ fn lint_object(
                 locate(&path, Part::Key),
                 format!("unknown field `{name}` in {}", unknown.type_name),
                 Some(help),
-                Some(path.to_string()),
+                Some(decoding.path(&path).to_string()),
             ));
         }
     }
@@ -300,7 +409,7 @@ fn lint_object(
         let path = FieldPath::new(error.path.clone());
         // A wrong scalar is underlined; a wrong mapping or list is pointed at by its key, so
         // the finding does not cover the whole block.
-        let part = if value_is_collection(document, object, &path) {
+        let part = if value_is_collection(document, object, &decoding.path(&path)) {
             Part::Key
         } else {
             Part::Value
@@ -314,7 +423,7 @@ fn lint_object(
             span,
             friendly_type_error(&error.message),
             help,
-            Some(path.to_string()),
+            Some(decoding.path(&path).to_string()),
         ));
     }
 
@@ -327,14 +436,16 @@ fn lint_object(
         visit(None, &out[first..]);
         return true;
     };
-    let site = PodSite::new(
+    let mut site = PodSite::new(
         &object.object,
         object.kind,
         spec,
         workload.has_pod_failure_policy,
     );
+    // A custom kind's pods follow its kind's rules; their spec is where the decoding put it.
+    site.spec_path = FieldPath::from_keys(decoding.kind.pod_spec_path());
     let life = Lifecycle::derive(&site, settings.sidecars());
-    let selecting: Vec<&Service> = match pod_labels(object.kind, &value) {
+    let selecting: Vec<&Service> = match pod_labels(decoding.kind, value) {
         Some(labels) => services
             .iter()
             .filter(|s| s.selects(object.object.namespace.as_deref(), labels))
@@ -351,9 +462,25 @@ fn lint_object(
     for rule in settings.rules() {
         if let Check::Pod(check) = rule.check {
             check(&context, &mut findings);
-            for finding in findings.take() {
+            for mut finding in findings.take() {
+                if decoding.remap.is_some() {
+                    // Paths in the built template: the field stays the object's, and fixes,
+                    // written for a plain pod spec, are not offered.
+                    finding.at.path = decoding.path(&finding.at.path);
+                    for (target, _) in &mut finding.labels {
+                        target.path = decoding.path(&target.path);
+                    }
+                    finding.fixes.clear();
+                }
+                let locate_real =
+                    |path: &FieldPath, part: Part| self::locate(document, object, path, part);
                 out.push(finding_diagnostic(
-                    rule, settings, document, object, finding, &locate,
+                    rule,
+                    settings,
+                    document,
+                    object,
+                    finding,
+                    &locate_real,
                 ));
             }
         }

@@ -18,7 +18,20 @@ pub use starter::STARTER;
 
 use crate::diagnostics::Severity;
 use crate::lifecycle::{SidecarPattern, Sidecars};
+use crate::model::WorkloadKind;
+use crate::model::custom::{PodTemplateKind, PodTemplateKinds, Shape};
 use crate::model::path::{FieldPath, PathSegment};
+
+/// The kinds a custom kind's pods can be linted like.
+const LIKE_KINDS: [WorkloadKind; 7] = [
+    WorkloadKind::Deployment,
+    WorkloadKind::StatefulSet,
+    WorkloadKind::DaemonSet,
+    WorkloadKind::ReplicaSet,
+    WorkloadKind::ReplicationController,
+    WorkloadKind::Job,
+    WorkloadKind::Pod,
+];
 use crate::rules::{Part, Rule, find_rule};
 use crate::safe_fs::{self, FileKind};
 use crate::settings::{FailOn, Selection, Selector, Settings};
@@ -83,6 +96,27 @@ pub struct ConfigFile {
     /// Exit with status 1 when a chart or overlay cannot be rendered (Helm or Kustomize
     /// missing, a render error, a dependency not vendored). Default `false`: a warning.
     pub fail_on_unrendered: Option<bool>,
+    /// Custom workload kinds whose pod templates are linted, besides the built-in ones (Argo
+    /// Rollouts and Workflows, OpenKruise, Knative, KEDA, Kubeflow, Ray).
+    pub pod_templates: Option<Vec<PodTemplateEntry>>,
+}
+
+/// A custom kind and where its pod templates are.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct PodTemplateEntry {
+    /// The kind's `apiVersion` (`example.com/v1`); any version of its group matches.
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    /// The path to each pod template (a mapping with `metadata` and `spec`, like a
+    /// Deployment's `spec.template`); `[*]` stands for every list item and `*` for every value
+    /// of a mapping: `spec.workers[*].template`.
+    pub path: String,
+    /// The built-in kind whose rules the pods follow — their allowed restart policy and whether
+    /// they run forever or to completion: `Deployment`, `StatefulSet`, `DaemonSet`, `Job` or
+    /// `Pod` (the default: no constraint from a controller).
+    pub like: Option<String>,
 }
 
 /// Helm settings.
@@ -148,6 +182,7 @@ pub struct Config {
     pub sidecars: Arc<Sidecars>,
     /// Helm charts and how to render them (paths relative to `root`).
     charts: Vec<ChartSettings>,
+    pub pod_templates: Arc<PodTemplateKinds>,
     pub fail_on_unrendered: Option<bool>,
 }
 
@@ -207,7 +242,8 @@ impl Config {
         let mut settings = Settings::default()
             .with_selection(&self.selection)
             .with_selection(cli)
-            .with_sidecars(Arc::clone(&self.sidecars));
+            .with_sidecars(Arc::clone(&self.sidecars))
+            .with_pod_templates(Arc::clone(&self.pod_templates));
         for &(rule, severity) in &self.severities {
             settings = settings.with_severity(rule, severity);
         }
@@ -687,6 +723,70 @@ impl Checker {
             });
         }
 
+        let mut pod_templates = Vec::new();
+        for (index, entry) in raw.pod_templates.iter().flatten().enumerate() {
+            let at = root.key("pod-templates").index(index);
+            let mut fine = true;
+            for (key, value) in [
+                ("apiVersion", &entry.api_version),
+                ("kind", &entry.kind),
+                ("path", &entry.path),
+            ] {
+                if value.trim().is_empty() {
+                    problem(
+                        at.clone(),
+                        Part::Value,
+                        format!("a pod-templates entry needs `{key}`"),
+                        Some("e.g. `- {apiVersion: example.com/v1, kind: Widget, path: spec.template, like: Deployment}`".to_owned()),
+                    );
+                    fine = false;
+                }
+            }
+            if !entry.path.trim().is_empty()
+                && let Err(message) = crate::model::custom::parse_path(&entry.path)
+            {
+                problem(at.key("path"), Part::Value, message, None);
+                fine = false;
+            }
+            let like = match entry.like.as_deref() {
+                None => Some(WorkloadKind::Pod),
+                Some(name) => {
+                    let found = LIKE_KINDS.iter().find(|k| k.name() == name).copied();
+                    if found.is_none() {
+                        let names: Vec<&str> = LIKE_KINDS.iter().map(|k| k.name()).collect();
+                        problem(
+                            at.key("like"),
+                            Part::Value,
+                            format!("unknown kind `{name}`"),
+                            Some(suggestion(
+                                name,
+                                &names,
+                                "use Deployment, StatefulSet, DaemonSet, Job or Pod",
+                            )),
+                        );
+                    }
+                    found
+                }
+            };
+            if let (true, Some(like)) = (fine, like) {
+                let group = entry
+                    .api_version
+                    .rsplit_once('/')
+                    .map_or("", |(group, _)| group)
+                    .to_owned();
+                pod_templates.push(PodTemplateKind {
+                    group,
+                    kind: entry.kind.clone(),
+                    paths: vec![entry.path.clone()],
+                    like,
+                    shape: Shape::PodTemplate,
+                    restart_policy: None,
+                    restart_policy_key: None,
+                    extra_spec_fields: Vec::new(),
+                });
+            }
+        }
+
         Config {
             path: PathBuf::new(),
             root: PathBuf::from("."),
@@ -699,6 +799,7 @@ impl Checker {
             sidecars: Arc::new(Sidecars::new(sidecars)),
             charts,
             fail_on_unrendered: raw.fail_on_unrendered,
+            pod_templates: Arc::new(PodTemplateKinds::new(pod_templates)),
         }
     }
 }

@@ -5,6 +5,7 @@
 mod cli;
 mod cli_config;
 mod common;
+mod custom_kinds;
 mod docs;
 mod explain;
 mod inputs;
