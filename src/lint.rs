@@ -4,7 +4,7 @@
 use crate::diagnostics::{self, Diagnostic, Label};
 use crate::lifecycle::Lifecycle;
 use crate::model::custom::{self, FoundTemplate, PodTemplateKind};
-use crate::model::patch::{PATCH_DIRECTIVES, has_patch_directives};
+use crate::model::patch::{PATCH_DIRECTIVES, has_assertion_expressions, has_patch_directives};
 use crate::model::path::FieldPath;
 use crate::model::services::{Service, pod_labels, services_in};
 use crate::model::{
@@ -27,6 +27,16 @@ pub enum FileRole {
     Manifest,
     /// Kustomize patches (partial objects): only the document checks apply.
     Patch,
+}
+
+/// What a file's text says it may hold besides complete objects, so that objects are searched
+/// for the marks of partial ones only where they can be.
+#[derive(Clone, Copy, Debug)]
+struct Partial {
+    /// Strategic-merge-patch directives (`$patch`).
+    directives: bool,
+    /// Test assertions' JMESPath keys and bindings (`(length(x)):`, `($ns)`).
+    expressions: bool,
 }
 
 /// A pod spec and the lifecycle derived from it.
@@ -84,7 +94,10 @@ pub fn lint_file_with(
     let may_suppress = comments == Comments::Keep
         || file.text.contains(IGNORE_ANNOTATION)
         || file.text.contains(KUBE_LINTER_ANNOTATION_PREFIX);
-    let may_patch = PATCH_DIRECTIVES.iter().any(|d| file.text.contains(d));
+    let may_patch = Partial {
+        directives: PATCH_DIRECTIVES.iter().any(|d| file.text.contains(d)),
+        expressions: file.text.contains("):") || file.text.contains("($"),
+    };
     yaml::for_each_document_with(&file.text, comments, |document| {
         let objects = objects(&document);
         let mut found = Vec::new();
@@ -173,7 +186,7 @@ fn lint_document(
     objects: &[AnyObject],
     settings: &Settings,
     role: FileRole,
-    may_patch: bool,
+    may_patch: Partial,
     services: &[Service],
     out: &mut Vec<Diagnostic>,
     checked: &mut Vec<ObjectRef>,
@@ -264,7 +277,7 @@ fn lint_object(
     document: &Document,
     object: &ObjectSite,
     settings: &Settings,
-    may_patch: bool,
+    may_patch: Partial,
     services: &[Service],
     out: &mut Vec<Diagnostic>,
     visit: &mut dyn FnMut(Option<PodParts<'_>>, &[Diagnostic]),
@@ -286,7 +299,11 @@ fn lint_object(
             return false;
         }
     };
-    if may_patch && has_patch_directives(&value) {
+    if may_patch.directives && has_patch_directives(&value) {
+        return false;
+    }
+    // A test framework's expected state (Chainsaw's JMESPath keys) is not an object to apply.
+    if may_patch.expressions && has_assertion_expressions(&value) {
         return false;
     }
     lint_decoded(

@@ -67,3 +67,21 @@ fn users_add_their_own_kinds() {
         .unwrap();
     assert_eq!(code(&output), 0, "{}", stdout(&output));
 }
+
+#[test]
+fn chainsaw_assertions_get_document_checks_only() {
+    // The test's assert files (listed in chainsaw-test.yaml, or holding JMESPath keys) are
+    // expected state; the file it applies is a manifest.
+    let output = run(&["check", "--format", "concise", "testdata/chainsaw"]);
+    assert_eq!(
+        stdout(&output),
+        "testdata/chainsaw/scaling/deployment.yaml:17:13: error[prestop-exceeds-grace-period] the preStop `sleep` action of 20s is longer than the 5s grace period, which the API server rejects\nFound 1 error in 1 of 4 files.\n"
+    );
+    // Without its folder (standard input), the JMESPath keys alone tell.
+    let ready = std::fs::read("testdata/chainsaw/scaling/ready.yaml").unwrap();
+    let output = crate::common::output_with_stdin(
+        podcycle().args(["check", "--format", "concise", "-"]),
+        &ready,
+    );
+    assert_eq!(stdout(&output), "No problems found in 1 file.\n");
+}
