@@ -14,7 +14,7 @@ use crate::model::{
 use crate::rules::{Check, Finding, Findings, Part, PodContext, Rule, Target};
 use crate::settings::Settings;
 use crate::source::{SourceFile, Span};
-use crate::suggest::did_you_mean;
+use crate::suggest::did_you_mean_help;
 use crate::suppression::{
     COMMENT_PREFIX, IGNORE_ANNOTATION, KUBE_LINTER_ANNOTATION_PREFIX, Suppressions,
 };
@@ -404,13 +404,12 @@ fn lint_decoded(
             let Some(podcycle_k8s::PathSegment::Key(name)) = unknown.path.last() else {
                 continue;
             };
-            let help = match did_you_mean(name, unknown.known_fields) {
-                Some(suggestion) => format!("did you mean `{suggestion}`?"),
-                None => format!(
+            let help = did_you_mean_help(name, unknown.known_fields).unwrap_or_else(|| {
+                format!(
                     "remove it; `{}` has no field of that name",
                     unknown.type_name
-                ),
-            };
+                )
+            });
             out.push(object_diagnostic(
                 rule,
                 settings,

@@ -7,7 +7,7 @@ use crate::diagnostics::Severity;
 use crate::lifecycle::Sidecars;
 use crate::model::custom::PodTemplateKinds;
 use crate::rules::{ALL_RULES, Category, Rule};
-use crate::suggest::did_you_mean;
+use crate::suggest::did_you_mean_help;
 use crate::versions::{KubeVersion, NEWEST_MODELLED};
 
 /// The resolved settings for linting one file.
@@ -107,12 +107,9 @@ impl Selector {
             .map(|r| r.name)
             .chain(Category::ALL.iter().map(|c| c.as_str()))
             .collect();
-        Err(match did_you_mean(text, &names) {
-            Some(suggestion) => {
-                format!("unknown rule or category `{text}`; did you mean `{suggestion}`?")
-            }
-            None => format!("unknown rule or category `{text}`; `podcycle rules` lists them"),
-        })
+        let help = did_you_mean_help(text, &names)
+            .unwrap_or_else(|| "`podcycle rules` lists them".to_owned());
+        Err(format!("unknown rule or category `{text}`; {help}"))
     }
 
     pub fn matches(self, rule: &Rule) -> bool {

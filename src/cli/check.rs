@@ -2,7 +2,7 @@
 //! report, pick the exit code.
 
 use std::collections::HashMap;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -44,21 +44,32 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         Ok(set) => set,
         Err(message) => return Ok(usage_error(&message)),
     };
-    let stdin_count = args.paths.iter().filter(|p| p.as_os_str() == "-").count();
+    // `--stdin-filename` alone reads standard input, as in ruff; beside paths, it needs `-`.
+    let given: Vec<PathBuf> = if args.paths.is_empty() && args.stdin_filename.is_some() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.paths.clone()
+    };
+    let stdin_count = given.iter().filter(|p| p.as_os_str() == "-").count();
     if stdin_count > 1 {
         return Ok(usage_error("`-` (standard input) may be given only once"));
+    }
+    if args.stdin_filename.is_some() && stdin_count == 0 {
+        return Ok(usage_error(
+            "--stdin-filename names standard input, and no `-` is among the paths; add `-` to read standard input too",
+        ));
     }
     let color = match args.color {
         _ if args.output.is_some() => false,
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => color_by_environment(),
+        ColorChoice::Auto => colors(&io::stdout()),
     };
 
     let mut configs = match Configs::new(args) {
         Ok(configs) => configs,
         Err(error) => {
-            print_config_error(&error, color_by_environment_stderr())?;
+            print_config_error(&error, stderr_colors(args.color))?;
             return Ok(EXIT_ERROR);
         }
     };
@@ -81,10 +92,10 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             stdin_plan = Some(plan(args, &selection, config.as_deref(), shown, role));
         }
     }
-    let paths: Vec<PathBuf> = if args.paths.is_empty() {
+    let paths: Vec<PathBuf> = if given.is_empty() {
         vec![PathBuf::from(".")]
     } else {
-        args.paths
+        given
             .iter()
             .filter(|p| p.as_os_str() != "-")
             .cloned()
@@ -125,7 +136,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         renders = render_jobs(args, &selection, &mut configs, &exclude, &mut discovered);
     }
     if !configs.errors.is_empty() {
-        let color = color_by_environment_stderr();
+        let color = stderr_colors(args.color);
         for error in &configs.errors {
             print_config_error(error, color)?;
         }
@@ -256,6 +267,12 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         eprint_line(format_args!(
             "podcycle: warning: no YAML or JSON files found to check"
         ))?;
+    }
+
+    // Only the errors when nothing could be read: "No problems found in 0 files" beside "no
+    // such file" reads like a pass.
+    if failed && reports.is_empty() && renders.is_empty() && args.format.is_human() {
+        return Ok(EXIT_ERROR);
     }
 
     let unrendered = !run.unrendered.is_empty();
@@ -704,22 +721,17 @@ pub fn lint_text(path: &str, text: &str, settings: &Settings) -> FileReport {
     super::input::lint_bytes(path.to_owned(), text.as_bytes().to_vec(), settings)
 }
 
-/// Colour when stdout is a terminal, unless `NO_COLOR` is set; `CLICOLOR_FORCE` forces it.
-fn color_by_environment() -> bool {
-    color_for(io::stdout().is_terminal())
+/// Whether to colour what goes to `stream` when `--color auto`: the conventions anstream reads
+/// (`NO_COLOR`, `CLICOLOR_FORCE`, `CLICOLOR=0`, `TERM=dumb`, CI), and a terminal.
+fn colors(stream: &impl anstream::stream::RawStream) -> bool {
+    anstream::AutoStream::choice(stream) != anstream::ColorChoice::Never
 }
 
-fn color_by_environment_stderr() -> bool {
-    color_for(io::stderr().is_terminal())
-}
-
-fn color_for(terminal: bool) -> bool {
-    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
-    if set("CLICOLOR_FORCE") {
-        return true;
+/// Colour for messages on stderr (configuration errors), by the same flag.
+fn stderr_colors(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => colors(&io::stderr()),
     }
-    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
-        return false;
-    }
-    terminal
 }

@@ -12,7 +12,7 @@ use crate::config;
 use crate::explain::{self, FileExplanation, ObjectSelector, PodExplanation, Selection};
 use crate::lint::FileRole;
 use crate::settings::Settings;
-use crate::suggest::did_you_mean;
+use crate::suggest::did_you_mean_help;
 
 pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     let object = match args
@@ -72,8 +72,8 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
                 .collect();
             let wanted = selector.display();
             let candidates: Vec<&str> = objects.iter().map(String::as_str).collect();
-            let hint = match did_you_mean(&wanted, &candidates) {
-                Some(suggestion) => format!("; did you mean `{suggestion}`?"),
+            let hint = match did_you_mean_help(&wanted, &candidates) {
+                Some(help) => format!("; {help}"),
                 None if candidates.is_empty() => "; it holds no workload objects".to_owned(),
                 None => format!("; it holds {}", list(&candidates)),
             };
@@ -93,10 +93,8 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
             let mut unique = names.clone();
             unique.sort_unstable();
             unique.dedup();
-            let hint = match did_you_mean(name, &unique) {
-                Some(suggestion) => format!("did you mean `{suggestion}`?"),
-                None => format!("the containers are {}", list(&unique)),
-            };
+            let hint = did_you_mean_help(name, &unique)
+                .unwrap_or_else(|| format!("the containers are {}", list(&unique)));
             let place = selection
                 .object
                 .as_ref()

@@ -87,6 +87,7 @@ pub struct CheckArgs {
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
     /// The file name to report for standard input; the configuration nearest to it applies.
+    /// Without paths, standard input is read; beside paths, give `-` too.
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
     /// Skip files and directories matching this glob while walking directories
@@ -113,7 +114,8 @@ pub struct CheckArgs {
     /// Ignore configuration files.
     #[arg(long)]
     pub no_config: bool,
-    /// When to use colours in the full format.
+    /// When to use colours in the full and concise formats [auto: on a terminal, unless
+    /// `NO_COLOR`, `CLICOLOR=0` or `TERM=dumb`; `CLICOLOR_FORCE` forces them].
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
     /// Read only the configuration named with `--config` (none without it), and honour no

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{EXIT_CLEAN, RulesFormat, usage_error};
 use crate::rules::{ALL_RULES, find_rule};
-use crate::suggest::did_you_mean;
+use crate::suggest::did_you_mean_help;
 
 #[derive(Serialize)]
 struct RuleEntry {
@@ -64,10 +64,9 @@ pub fn list(format: RulesFormat) -> io::Result<u8> {
 pub fn show(name: &str) -> io::Result<u8> {
     let Some(rule) = find_rule(name) else {
         let names: Vec<&str> = ALL_RULES.iter().map(|r| r.name).collect();
-        let message = match did_you_mean(name, &names) {
-            Some(suggestion) => format!("unknown rule `{name}`; did you mean `{suggestion}`?"),
-            None => format!("unknown rule `{name}`; `podcycle rules` lists them"),
-        };
+        let help = did_you_mean_help(name, &names)
+            .unwrap_or_else(|| "`podcycle rules` lists them".to_owned());
+        let message = format!("unknown rule `{name}`; {help}");
         return Ok(usage_error(&message));
     };
     let mut out = io::stdout().lock();

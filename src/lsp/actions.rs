@@ -9,11 +9,8 @@ use super::convert::{self, ClientInfo, Text};
 use crate::diagnostics::Diagnostic;
 use crate::fix::{TextEdit, text_edits};
 use crate::source::Span;
+use crate::suppression::REASON_PLACEHOLDER;
 use crate::yaml::parse_stream;
-
-/// The reason written into a new suppression comment. A suppression needs a reason, and an
-/// edit cannot ask for one, so the comment says what is left to do.
-pub const IGNORE_REASON_PLACEHOLDER: &str = "TODO: reason";
 
 /// Rules that a comment cannot silence: a syntax error is fixed, not ignored.
 const NOT_SUPPRESSIBLE: &[&str] = &["yaml-syntax"];
@@ -127,7 +124,7 @@ pub fn ignore_comment(text: &Text<'_>, diagnostic: &Diagnostic) -> Option<TextEd
     };
     Some(TextEdit {
         span: Span::empty(start),
-        text: format!("{indent}# podcycle: ignore[{rule}] {IGNORE_REASON_PLACEHOLDER}{newline}"),
+        text: format!("{indent}# podcycle: ignore[{rule}] {REASON_PLACEHOLDER}{newline}"),
     })
 }
 

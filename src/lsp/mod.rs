@@ -6,6 +6,7 @@
 //! suppression comment as code actions, and shows a rule's documentation on hover. It is
 //! meant to run next to a general YAML server, so it does nothing else.
 //!
+//! - [`transport`]: the framing on standard input and output, with bounds;
 //! - [`server`]: the message loop (synchronous, `lsp-server`), full document sync;
 //! - [`worker`]: debounced linting on its own thread;
 //! - [`analysis`]: which diagnostics a document gets;
@@ -19,11 +20,10 @@ pub mod config;
 pub mod convert;
 pub mod hover;
 pub mod server;
+pub mod transport;
 pub mod worker;
 
 use std::io;
-
-use lsp_server::Connection;
 
 pub use analysis::{analyse, lsp_diagnostics};
 pub use server::{Ending, serve};
@@ -32,7 +32,7 @@ pub use server::{Ending, serve};
 /// code: 0 after `shutdown` and `exit`, 1 when the client exits or goes away without
 /// `shutdown`.
 pub fn run_stdio() -> io::Result<u8> {
-    let (connection, io_threads) = Connection::stdio();
+    let (connection, io_threads) = transport::stdio();
     let ending = serve(&connection);
     // The writer thread ends when the last sender is gone, so the connection goes first.
     drop(connection);

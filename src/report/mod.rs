@@ -56,7 +56,7 @@ pub enum Format {
 /// What some formats need besides the findings.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// ANSI colours in the full format.
+    /// ANSI colours in the human formats.
     pub color: bool,
     /// The directory relative paths are relative to, as a `file://` URI ending with `/`;
     /// SARIF names it as the base of its artifact URIs.
@@ -172,7 +172,7 @@ pub fn write(
 ) -> io::Result<()> {
     match format {
         Format::Full => full::write(out, reports, options.color)?,
-        Format::Concise => concise::write(out, reports)?,
+        Format::Concise => concise::write(out, reports, options.color)?,
         Format::Json => json::write(out, reports)?,
         Format::Sarif => sarif::write(out, reports, options)?,
         Format::Github => github::write(out, reports, &options.run)?,
