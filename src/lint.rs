@@ -39,6 +39,10 @@ struct Partial {
     expressions: bool,
 }
 
+/// What lint shows the caller for each object: its pod spec and lifecycle (if it has them), its
+/// findings so far, and where the pod spec is when the site does not say (custom kinds).
+type VisitPod<'v> = dyn FnMut(Option<PodParts<'_>>, &[Diagnostic], Option<&FieldPath>) + 'v;
+
 /// A pod spec and the lifecycle derived from it.
 pub type PodParts<'a> = (&'a PodSite<'a>, &'a Lifecycle<'a>);
 
@@ -52,6 +56,9 @@ pub struct ObjectVisit<'a> {
     pub pod: Option<PodParts<'a>>,
     /// The diagnostics found in this object, unsorted.
     pub diagnostics: &'a [Diagnostic],
+    /// Where the pod spec is in the object, when it is not where `pod`'s site says (the pod
+    /// templates of custom kinds are decoded from a `PodTemplate` built from them).
+    pub spec_path: Option<&'a FieldPath>,
 }
 
 /// What linting a file found.
@@ -226,13 +233,15 @@ fn lint_document(
     let mut complete = document.errors.is_empty();
     for object in workloads_among(document, objects) {
         let mut visit_object = |pod: Option<(&PodSite<'_>, &Lifecycle<'_>)>,
-                                found: &[Diagnostic]| {
+                                found: &[Diagnostic],
+                                spec_path: Option<&FieldPath>| {
             visit(&ObjectVisit {
                 file,
                 document,
                 object: &object,
                 pod,
                 diagnostics: found,
+                spec_path,
             });
         };
         complete &= lint_object(
@@ -248,13 +257,15 @@ fn lint_document(
     }
     for (object, kind) in custom_workloads_among(document, objects, settings.pod_templates()) {
         let mut visit_object = |pod: Option<(&PodSite<'_>, &Lifecycle<'_>)>,
-                                found: &[Diagnostic]| {
+                                found: &[Diagnostic],
+                                spec_path: Option<&FieldPath>| {
             visit(&ObjectVisit {
                 file,
                 document,
                 object: &object,
                 pod,
                 diagnostics: found,
+                spec_path,
             });
         };
         complete &= lint_custom_object(
@@ -280,7 +291,7 @@ fn lint_object(
     may_patch: Partial,
     services: &[Service],
     out: &mut Vec<Diagnostic>,
-    visit: &mut dyn FnMut(Option<PodParts<'_>>, &[Diagnostic]),
+    visit: &mut VisitPod<'_>,
 ) -> bool {
     let first = out.len();
     let value = match yaml::to_json(document, object.root) {
@@ -295,7 +306,7 @@ fn lint_object(
                     None,
                 ));
             }
-            visit(None, &out[first..]);
+            visit(None, &out[first..], None);
             return false;
         }
     };
@@ -348,7 +359,7 @@ fn lint_custom_object(
     settings: &Settings,
     services: &[Service],
     out: &mut Vec<Diagnostic>,
-    visit: &mut dyn FnMut(Option<PodParts<'_>>, &[Diagnostic]),
+    visit: &mut VisitPod<'_>,
 ) -> bool {
     let value = match yaml::to_json(document, object.root) {
         Ok(value) => value,
@@ -383,7 +394,7 @@ fn lint_decoded(
     settings: &Settings,
     services: &[Service],
     out: &mut Vec<Diagnostic>,
-    visit: &mut dyn FnMut(Option<PodParts<'_>>, &[Diagnostic]),
+    visit: &mut VisitPod<'_>,
 ) -> bool {
     let first = out.len();
     let value = decoding.value;
@@ -445,11 +456,11 @@ fn lint_decoded(
 
     // A value of the wrong type stops decoding, and with it the pod rules.
     let Some(workload) = decoded.workload.as_ref() else {
-        visit(None, &out[first..]);
+        visit(None, &out[first..], None);
         return false;
     };
     let Some(spec) = workload.pod_spec.as_ref() else {
-        visit(None, &out[first..]);
+        visit(None, &out[first..], None);
         return true;
     };
     let mut site = PodSite::new(
@@ -501,7 +512,12 @@ fn lint_decoded(
             }
         }
     }
-    visit(Some((&site, &life)), &out[first..]);
+    let real_spec_path = decoding.path(&site.spec_path);
+    visit(
+        Some((&site, &life)),
+        &out[first..],
+        decoding.remap.map(|_| &real_spec_path),
+    );
     true
 }
 
