@@ -528,3 +528,42 @@ fn the_language_server_publishes_a_templates_findings_through_its_chart() {
         Rendered::NotRendered
     ));
 }
+
+#[test]
+fn what_cannot_be_placed_exactly_says_so() {
+    if !renderers() {
+        return;
+    }
+    // Two `tpl` actions could each have written the grace period: no guess.
+    let output = check(&["--format", "json", "testdata/render/generated"]);
+    let items = json(&output);
+    let grace = finding(
+        &items,
+        "zero-grace-period",
+        "generated/templates/deployment.yaml",
+    );
+    assert_eq!(grace["rendered"]["placement"], "object");
+    assert_eq!(grace["line"].as_u64(), Some(2), "the object's `kind:` line");
+    assert_eq!(
+        grace["field"],
+        "spec.template.spec.terminationGracePeriodSeconds"
+    );
+    let prestop = finding(
+        &items,
+        "prestop-exceeds-grace-period",
+        "generated/templates/deployment.yaml",
+    );
+    assert_eq!(prestop["rendered"]["placement"], "exact");
+    assert!(
+        prestop["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("podcycle cannot place it in the chart")),
+        "{prestop:#}"
+    );
+    let full = stdout(&check(&["testdata/render/generated"]));
+    assert!(
+        full.contains("podcycle cannot place `spec.template.spec.terminationGracePeriodSeconds` exactly in this file; it points at the declaration of Deployment/generated"),
+        "{full}"
+    );
+}
