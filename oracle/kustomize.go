@@ -28,6 +28,12 @@ func KustomizeProblems(data []byte) []Problem {
 			problems = append(problems, problem)
 			continue
 		}
+		if size := expandedSize(document.text); size > aliasExpansionLimit {
+			problem.Type = "ExcessiveAliasing"
+			problem.Detail = fmt.Sprintf("aliases expand to %d nodes: kyaml copies every alias (yaml.CopyYNode) and runs out of memory", size)
+			problems = append(problems, problem)
+			continue
+		}
 		nodes, err := kio.FromBytes([]byte(document.text))
 		if err != nil {
 			problem.Type, problem.Detail = "YAMLSyntax", err.Error()
@@ -120,4 +126,41 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// aliasExpansionLimit is the size past which kyaml's copies of aliased nodes exhaust memory
+// (a "billion laughs" document); go-yaml's own guard only applies when it decodes, after kyaml
+// has copied the tree.
+const aliasExpansionLimit = 1_000_000
+
+// expandedSize counts the nodes of a document with every alias expanded, without expanding
+// them: each anchored node's size is computed once.
+func expandedSize(text string) int {
+	var node yaml.Node
+	if yaml.Unmarshal([]byte(text), &node) != nil {
+		return 0
+	}
+	sizes := map[*yaml.Node]int{}
+	var size func(n *yaml.Node, depth int) int
+	size = func(n *yaml.Node, depth int) int {
+		if n == nil || depth > 10_000 {
+			return 0
+		}
+		if known, ok := sizes[n]; ok {
+			return known
+		}
+		total := 1
+		if n.Kind == yaml.AliasNode {
+			total += size(n.Alias, depth+1)
+		}
+		for _, child := range n.Content {
+			total += size(child, depth+1)
+			if total > aliasExpansionLimit {
+				break
+			}
+		}
+		sizes[n] = total
+		return total
+	}
+	return size(&node, 0)
 }

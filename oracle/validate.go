@@ -98,11 +98,15 @@ func Judge(data []byte, target Version) []Problem {
 		return []Problem{problem}
 	}
 	gvk := gv.WithKind(header.Kind)
-	if !builtinGroups[gvk.Group] || gvk.Kind == "List" {
+	if strings.HasSuffix(gvk.Kind, "List") {
+		return judgeList(data, target)
+	}
+	if !builtinGroups[gvk.Group] {
 		return nil
 	}
 	if !Served(gvk, target) {
-		problem.Field, problem.Type = "kind", "NoKindMatch"
+		// The pair is wrong; the apiVersion is what is usually fixed.
+		problem.Field, problem.Type = "apiVersion", "NoKindMatch"
 		problem.Detail = fmt.Sprintf("resource mapping not found for name: %q: no matches for kind %q in version %q\nensure CRDs are installed first",
 			header.Metadata.Name, gvk.Kind, gv.String())
 		return []Problem{problem}
@@ -133,6 +137,22 @@ func Judge(data []byte, target Version) []Problem {
 			Type:   string(cause.Type),
 			Detail: cause.Message,
 		})
+	}
+	return problems
+}
+
+// judgeList judges the items of a list (`kind: List`) one by one, as kubectl flattens a list
+// into its objects (k8s.io/cli-runtime FlattenListVisitor). Fields are paths in the item.
+func judgeList(data []byte, target Version) []Problem {
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if json.Unmarshal(data, &list) != nil {
+		return nil
+	}
+	var problems []Problem
+	for _, item := range list.Items {
+		problems = append(problems, Judge(item, target)...)
 	}
 	return problems
 }

@@ -8,7 +8,7 @@
 
 use crate::model::path::{FieldPath, PathSegment};
 use crate::source::{LineIndex, Span};
-use crate::yaml::{Document, Located, NodeId, NodeKind, lookup};
+use crate::yaml::{Document, Kind, Located, NodeId, lookup};
 
 /// One fix for a finding.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -154,7 +154,7 @@ impl Tree<'_> {
                 }
                 PathSegment::Index(index) => *self.document.sequence(node)?.get(*index)?,
             };
-            if matches!(self.document.node(written).kind, NodeKind::Alias(_)) {
+            if matches!(self.document.kind(written), Kind::Alias(_)) {
                 return None;
             }
             node = step.node;

@@ -216,6 +216,12 @@ impl Settings {
         self.enabled.iter().copied().find(|r| r.name == name)
     }
 
+    /// Whether `rule` runs. Rules are referred to by value, so a misspelt name cannot turn a
+    /// check off without a word.
+    pub fn runs(&self, rule: &'static Rule) -> bool {
+        self.enabled.iter().any(|r| std::ptr::eq(*r, rule))
+    }
+
     pub fn rules(&self) -> impl Iterator<Item = &'static Rule> + '_ {
         self.enabled.iter().copied()
     }

@@ -68,6 +68,10 @@ impl FromStr for KubeVersion {
     }
 }
 
+/// The first version that no longer serves `batch/v1beta1` CronJobs (kubernetes/website
+/// deprecation-guide.md, "v1.25").
+pub const BATCH_V1BETA1_CRONJOB_REMOVED: KubeVersion = KubeVersion::new(25);
+
 /// A feature gate's stage in one version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {

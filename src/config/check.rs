@@ -322,6 +322,7 @@ impl<'d> Checker<'d> {
                     restart_policy: None,
                     restart_policy_key: None,
                     extra_spec_fields: Vec::new(),
+                    names_containers: false,
                 });
             }
         }

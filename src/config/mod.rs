@@ -550,12 +550,30 @@ fn serde_problem(document: &yaml::Document, path: &[PathSegment], message: &str)
         located.key.unwrap_or(located.value)
     };
     let field = FieldPath::new(path.to_vec());
+    // Name what was written: `1.29` or `y`, not an example.
+    let written = located
+        .complete
+        .then(|| document.scalar(located.node))
+        .flatten()
+        .map(|scalar| scalar.value.to_string());
     let help = message.contains("expected a string").then(|| {
-        "quote the value: YAML reads `1.30` as the number 1.3 and `yes` as true".to_owned()
+        let what = if message.starts_with("invalid type: boolean") {
+            "a boolean"
+        } else {
+            "a number"
+        };
+        match written {
+            Some(written) => {
+                format!(
+                    "quote the value: `\"{written}\"`; unquoted, YAML reads `{written}` as {what}"
+                )
+            }
+            None => format!("quote the value: unquoted, YAML reads it as {what}"),
+        }
     });
     ConfigProblem {
         span,
-        message: format!("`{field}`: {}", crate::lint::friendly_type_error(message)),
+        message: format!("`{field}`: {}", crate::rules::friendly_type_error(message)),
         help,
     }
 }

@@ -44,6 +44,8 @@ pub struct PodTemplateKind {
     /// Fields of the kind's pod spec that a `PodSpec` does not have (Knative's
     /// `containerConcurrency`): not reported as unknown.
     pub extra_spec_fields: Vec<String>,
+    /// The controller names the containers left unnamed (Knative: `user-container`).
+    pub names_containers: bool,
 }
 
 /// One row of the built-in table: group, kind, paths, like, shape, restart policy, restart
@@ -89,7 +91,8 @@ const RAY_SERVICE: &[&str] = &[
 /// - OpenKruise `apis/apps/v1alpha1/cloneset_types.go`, `apis/apps/v1beta1/statefulset_types.go`,
 ///   `apis/apps/v1alpha1/daemonset_types.go` (`Template`).
 /// - Knative Serving `pkg/apis/serving/v1/revision_types.go` (`RevisionSpec` embeds a `PodSpec`
-///   beside `containerConcurrency`, `timeoutSeconds`, …); revisions run as Deployments.
+///   beside `containerConcurrency`, `timeoutSeconds`, …); revisions run as Deployments;
+///   `revision_defaults.go` names unnamed containers.
 /// - KEDA `apis/keda/v1alpha1/scaledjob_types.go` (`JobTargetRef *batchv1.JobSpec`): Jobs.
 /// - Argo Workflows `workflow/controller/workflowpod.go`: every pod gets `RestartPolicy:
 ///   RestartPolicyNever`; the template's main container and `sidecars` are app containers, its
@@ -365,6 +368,7 @@ fn built_in() -> &'static [PodTemplateKind] {
                         restart_policy: restart_policy.map(str::to_owned),
                         restart_policy_key: restart_policy_key.map(str::to_owned),
                         extra_spec_fields: extra.iter().map(|f| (*f).to_owned()).collect(),
+                        names_containers: group == "serving.knative.dev",
                     }
                 },
             )
@@ -554,6 +558,9 @@ fn build(
                 for field in &kind.extra_spec_fields {
                     spec.remove(field);
                 }
+                if kind.names_containers {
+                    name_containers(spec);
+                }
             }
             (template, "")
         }
@@ -581,6 +588,33 @@ fn build(
     object.insert("kind".to_owned(), "PodTemplate".into());
     object.insert("template".to_owned(), Value::Object(pod_template));
     Some((Value::Object(object), main_key))
+}
+
+/// Knative's defaulting (`revision_defaults.go`, `applyDefaultContainerNames`): a container
+/// without a name is named `user-container` (`user-container-N` among several), an init
+/// container `init-container` likewise.
+fn name_containers(spec: &mut Map<String, Value>) {
+    for (list, base) in [
+        ("containers", "user-container"),
+        ("initContainers", "init-container"),
+    ] {
+        let Some(Value::Array(containers)) = spec.get_mut(list) else {
+            continue;
+        };
+        let single = containers.len() == 1;
+        for (index, container) in containers.iter_mut().enumerate() {
+            if let Value::Object(container) = container
+                && !container.contains_key("name")
+            {
+                let name = if single {
+                    base.to_owned()
+                } else {
+                    format!("{base}-{index}")
+                };
+                container.insert("name".to_owned(), name.into());
+            }
+        }
+    }
 }
 
 /// The pod Argo Workflows runs for a template: its main container (`container`, or `script`
@@ -743,6 +777,7 @@ mod tests {
             restart_policy: None,
             restart_policy_key: None,
             extra_spec_fields: Vec::new(),
+            names_containers: false,
         }]);
         assert_eq!(
             kinds.find("example.com/v2", "Widget").unwrap().like,

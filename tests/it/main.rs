@@ -8,6 +8,7 @@ mod common;
 mod custom_kinds;
 mod docs;
 mod explain;
+
 mod inputs;
 mod lsp;
 mod lsp_client;
@@ -15,3 +16,4 @@ mod neovim;
 mod render;
 mod report;
 mod robustness;
+mod security;

@@ -103,7 +103,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             {
                 findings
                     .report(
-                        Target::key(container.path.key("restartPolicyRules")),
+                        // Where the API server reports it: the `restartPolicy` it requires.
+                        Target::key(container.path.key("restartPolicy")),
                         format!(
                             "restartPolicyRules of `{}` need an explicit container `restartPolicy`",
                             container.name
@@ -111,6 +112,10 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     )
                     .help(
                         "set `restartPolicy` on the container too, even when it matches the pod's",
+                    )
+                    .label(
+                        Target::key(container.path.key("restartPolicyRules")),
+                        "the rules are set here",
                     )
                     .container(container.name);
             }
