@@ -6,6 +6,7 @@ mod adoption;
 mod cli;
 mod cli_config;
 mod common;
+mod custom_kinds;
 mod docs;
 mod explain;
 
