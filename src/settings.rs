@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::diagnostics::Severity;
 use crate::lifecycle::Sidecars;
+use crate::model::custom::PodTemplateKinds;
 use crate::rules::{ALL_RULES, Category, Rule};
 use crate::suggest::did_you_mean_help;
 use crate::versions::{KubeVersion, NEWEST_MODELLED};
@@ -18,6 +19,8 @@ pub struct Settings {
     /// Per-rule severities that replace the defaults.
     severities: Vec<(&'static str, Severity)>,
     sidecars: Arc<Sidecars>,
+    /// The custom kinds whose pod templates are linted, besides the built-in table.
+    pod_templates: Arc<PodTemplateKinds>,
 }
 
 impl Default for Settings {
@@ -31,6 +34,7 @@ impl Default for Settings {
             kube_version: NEWEST_MODELLED,
             severities: Vec::new(),
             sidecars: Arc::default(),
+            pod_templates: Arc::default(),
         }
     }
 }
@@ -189,6 +193,17 @@ impl Settings {
         self.severities.retain(|(name, _)| *name != rule.name);
         self.severities.push((rule.name, severity));
         self
+    }
+
+    #[must_use]
+    pub fn with_pod_templates(mut self, kinds: Arc<PodTemplateKinds>) -> Settings {
+        self.pod_templates = kinds;
+        self
+    }
+
+    /// The kinds with pod templates: the built-in table and the configuration's.
+    pub fn pod_templates(&self) -> &PodTemplateKinds {
+        &self.pod_templates
     }
 
     #[must_use]

@@ -18,6 +18,7 @@ use crate::config::{self, Config};
 use crate::diagnostics::Diagnostic;
 use crate::discovery::discover;
 use crate::discovery::roles::{PatchIndex, role_by_name};
+use crate::escape::escape_controls;
 use crate::explain::{
     ExplainFormat, ExplainWriter, ObjectSelector, PodExplanation, PodSource, Selection, explain_pod,
 };
@@ -72,6 +73,21 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
         for error in &discovered.errors {
             eprint_line(format_args!("podcycle: error: {error}"))?;
             failed = true;
+        }
+        // `explain` reads files as they are: say what it leaves to the renderers.
+        for chart in &discovered.charts {
+            let dir = crate::render::display(&chart.dir);
+            let dir = escape_controls(&dir);
+            eprint_line(format_args!(
+                "podcycle: warning: {dir}: a Helm chart is not explained as files; run `helm template {dir} | podcycle explain -`",
+            ))?;
+        }
+        for overlay in &discovered.overlays {
+            let dir = crate::render::display(overlay);
+            let dir = escape_controls(&dir);
+            eprint_line(format_args!(
+                "podcycle: warning: {dir}: a Kustomize overlay is not explained as built; run `kustomize build {dir} | podcycle explain -`",
+            ))?;
         }
         let mut patches = PatchIndex::default();
         for path in discovered.files {
@@ -225,7 +241,9 @@ impl<'s, W: Write> Explaining<'s, W> {
         {
             return;
         }
-        let span = locate(visit.document, visit.object, &site.spec_path, Part::Key);
+        // A custom kind's pod spec is where its kind puts it, not where the decoded site says.
+        let spec_path = visit.spec_path.unwrap_or(&site.spec_path);
+        let span = locate(visit.document, visit.object, spec_path, Part::Key);
         let mut sorted = visit.diagnostics.to_vec();
         crate::diagnostics::sort(&mut sorted);
         let spans = sorted
@@ -236,7 +254,7 @@ impl<'s, W: Write> Explaining<'s, W> {
             file: &visit.file.path,
             line: visit.file.line_col(span.start).line,
             object,
-            spec_path: site.spec_path.to_string(),
+            spec_path: spec_path.to_string(),
             life,
             readiness_gates: site
                 .spec

@@ -19,6 +19,7 @@ pub use starter::STARTER;
 
 use crate::diagnostics::Severity;
 use crate::lifecycle::Sidecars;
+use crate::model::custom::PodTemplateKinds;
 use crate::model::path::{FieldPath, PathSegment};
 use crate::rules::Rule;
 use crate::safe_fs::{self, FileKind};
@@ -83,6 +84,27 @@ pub struct ConfigFile {
     /// Exit with status 1 when a chart or overlay cannot be rendered (Helm or Kustomize
     /// missing, a render error, a dependency not vendored). Default `false`: a warning.
     pub fail_on_unrendered: Option<bool>,
+    /// Custom workload kinds whose pod templates are linted, besides the built-in ones (Argo
+    /// Rollouts and Workflows, OpenKruise, Knative, KEDA, Kubeflow, Ray).
+    pub pod_templates: Option<Vec<PodTemplateEntry>>,
+}
+
+/// A custom kind and where its pod templates are.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct PodTemplateEntry {
+    /// The kind's `apiVersion` (`example.com/v1`); any version of its group matches.
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    /// The path to each pod template (a mapping with `metadata` and `spec`, like a
+    /// Deployment's `spec.template`); `[*]` stands for every list item and `*` for every value
+    /// of a mapping: `spec.workers[*].template`.
+    pub path: String,
+    /// The built-in kind whose rules the pods follow — their allowed restart policy and whether
+    /// they run forever or to completion: `Deployment`, `StatefulSet`, `DaemonSet`, `Job` or
+    /// `Pod` (the default: no constraint from a controller).
+    pub like: Option<String>,
 }
 
 /// Helm settings.
@@ -148,6 +170,7 @@ pub struct Config {
     pub sidecars: Arc<Sidecars>,
     /// Helm charts and how to render them (paths relative to `root`).
     charts: Vec<ChartSettings>,
+    pub pod_templates: Arc<PodTemplateKinds>,
     pub fail_on_unrendered: Option<bool>,
 }
 
@@ -242,7 +265,8 @@ impl Config {
         let mut settings = Settings::default()
             .with_selection(&self.selection)
             .with_selection(cli)
-            .with_sidecars(Arc::clone(&self.sidecars));
+            .with_sidecars(Arc::clone(&self.sidecars))
+            .with_pod_templates(Arc::clone(&self.pod_templates));
         for &(rule, severity) in &self.severities {
             settings = settings.with_severity(rule, severity);
         }

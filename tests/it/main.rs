@@ -7,6 +7,7 @@ mod cli;
 mod cli_config;
 mod common;
 mod consistency;
+mod custom_kinds;
 mod docs;
 mod explain;
 mod inputs;
