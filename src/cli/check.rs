@@ -130,13 +130,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         ColorChoice::Auto => colors(&io::stdout()),
     };
 
-    // `--isolated` reads no configuration but the one named with `--config`.
-    let Some(mut configs) = Configs::open(
-        args.config.as_deref(),
-        args.no_config || (args.isolated && args.config.is_none()),
-        stderr_colors(args.color),
-    )?
-    else {
+    let Some(mut configs) = open_configs(args)? else {
         return Ok(EXIT_ERROR);
     };
     let mut failed = false;
@@ -904,6 +898,16 @@ pub(super) fn stderr_colors(choice: ColorChoice) -> bool {
     }
 }
 
+/// The configurations `check` reads; `None` when the one named with `--config` is unusable
+/// (already said). `--isolated` reads no configuration but the one named with `--config`.
+fn open_configs(args: &CheckArgs) -> io::Result<Option<Configs>> {
+    Configs::open(
+        args.config.as_deref(),
+        args.no_config || (args.isolated && args.config.is_none()),
+        stderr_colors(args.color),
+    )
+}
+
 /// `--show-settings FILE`: what `check` would lint the file with, and where that comes from.
 pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
     let selection = match selection(args) {
@@ -914,12 +918,7 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
         Ok(set) => set,
         Err(message) => return Ok(usage_error(&message)),
     };
-    let Some(mut configs) = Configs::open(
-        args.config.as_deref(),
-        args.no_config || (args.isolated && args.config.is_none()),
-        stderr_colors(args.color),
-    )?
-    else {
+    let Some(mut configs) = open_configs(args)? else {
         return Ok(EXIT_ERROR);
     };
     let config = configs.for_file(file);
