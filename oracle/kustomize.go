@@ -66,6 +66,7 @@ func kustomizeDocuments(text string) []kustomizeDocument {
 	if text == "" {
 		return nil
 	}
+	indexer := NewDocumentIndexer(text)
 	var documents []kustomizeDocument
 	previous := 0
 	locations := kustomizeSeparator.FindAllStringIndex(text, -1)
@@ -75,16 +76,16 @@ func kustomizeDocuments(text string) []kustomizeDocument {
 		if after != "" && after[0] != '#' {
 			// kyaml refuses the whole file.
 			return []kustomizeDocument{{
-				index: DocumentIndex(text, location[1]),
+				index: indexer.At(location[1]),
 				err:   fmt.Errorf("invalid document separator: %s", strings.TrimSpace(separator)),
 			}}
 		}
 		// kyaml adds back the line end the split ate.
 		value := text[previous:location[0]] + "\n"
-		documents = append(documents, kustomizeDocument{index: DocumentIndex(text, previous), text: value})
+		documents = append(documents, kustomizeDocument{index: indexer.At(previous), text: value})
 		previous = location[1]
 	}
-	return append(documents, kustomizeDocument{index: DocumentIndex(text, previous), text: text[previous:]})
+	return append(documents, kustomizeDocument{index: indexer.At(previous), text: text[previous:]})
 }
 
 // duplicateKeyPath finds the first key written twice in one mapping, as go-yaml v3's decoder
