@@ -7,7 +7,7 @@ mod cli_config;
 mod common;
 mod docs;
 mod explain;
-
+mod fidelity;
 mod inputs;
 mod lsp;
 mod lsp_client;
