@@ -3,12 +3,13 @@
 use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::fix::Fix;
 use crate::model::ObjectRef;
-use crate::source::Span;
+use crate::source::{SourceFile, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -117,6 +118,77 @@ impl fmt::Display for Enforcement {
 pub struct Label {
     pub span: Span,
     pub message: String,
+    /// The file the label points into when it is not the diagnostic's own: the values file
+    /// that set a chart's value, the Kustomize base or patch on the other side of a conflict.
+    pub file: Option<Arc<SourceFile>>,
+}
+
+impl Label {
+    /// A label in the diagnostic's own file.
+    pub fn new(span: Span, message: impl Into<String>) -> Label {
+        Label {
+            span,
+            message: message.into(),
+            file: None,
+        }
+    }
+
+    /// The file the label points into, given the diagnostic's own.
+    pub fn file_or<'a>(&'a self, own: &'a SourceFile) -> &'a SourceFile {
+        self.file.as_deref().unwrap_or(own)
+    }
+}
+
+/// The tool that rendered the input a finding was found in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RenderTool {
+    Helm,
+    Kustomize,
+}
+
+impl RenderTool {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RenderTool::Helm => "helm",
+            RenderTool::Kustomize => "kustomize",
+        }
+    }
+}
+
+impl fmt::Display for RenderTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How exactly a finding in rendered output was placed in the file that wrote it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Placement {
+    /// At the line and column that wrote the field.
+    Exact,
+    /// The field's line is not known; the finding points at the object's declaration.
+    Object,
+    /// Neither the field's nor the object's line is known: the finding is about the file.
+    File,
+}
+
+impl Placement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Placement::Exact => "exact",
+            Placement::Object => "object",
+            Placement::File => "file",
+        }
+    }
+}
+
+/// Where a finding in rendered output comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rendered {
+    pub tool: RenderTool,
+    /// The chart or overlay directory, as shown to the user.
+    pub input: String,
+    pub placement: Placement,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -140,6 +212,9 @@ pub struct Diagnostic {
     pub field: Option<String>,
     /// Changes that certainly resolve the finding (offered as quick fixes in editors).
     pub fixes: Vec<Fix>,
+    /// Set when the finding was found in the output of Helm or Kustomize and mapped back to
+    /// the file that wrote it.
+    pub rendered: Option<Rendered>,
 }
 
 impl Diagnostic {

@@ -2,12 +2,16 @@
 //! diagnostics with spans. Free of I/O, so the command line, tests and benchmarks share it.
 
 use crate::diagnostics::{self, Diagnostic, Label};
-use crate::kustomize::{PATCH_DIRECTIVES, has_patch_directives};
 use crate::lifecycle::Lifecycle;
+use crate::model::custom::{self, FoundTemplate, PodTemplateKind};
+use crate::model::patch::{PATCH_DIRECTIVES, has_assertion_expressions, has_patch_directives};
 use crate::model::path::FieldPath;
 use crate::model::path::PathSegment;
 use crate::model::services::{Service, pod_labels, services_in};
-use crate::model::{AnyObject, ObjectRef, ObjectSite, PodSite, objects, workloads_among};
+use crate::model::{
+    AnyObject, ObjectRef, ObjectSite, PodSite, WorkloadKind, custom_workloads_among, objects,
+    workloads_among,
+};
 use crate::rules::{
     Check, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Rule, Target,
 };
@@ -27,6 +31,20 @@ pub enum FileRole {
     Patch,
 }
 
+/// What a file's text says it may hold besides complete objects, so that objects are searched
+/// for the marks of partial ones only where they can be.
+#[derive(Clone, Copy, Debug)]
+struct Partial {
+    /// Strategic-merge-patch directives (`$patch`).
+    directives: bool,
+    /// Test assertions' JMESPath keys and bindings (`(length(x)):`, `($ns)`).
+    expressions: bool,
+}
+
+/// What lint shows the caller for each object: its pod spec and lifecycle (if it has them), its
+/// findings so far, and where the pod spec is when the site does not say (custom kinds).
+type VisitPod<'v> = dyn FnMut(Option<PodParts<'_>>, &[Diagnostic], Option<&FieldPath>) + 'v;
+
 /// A pod spec and the lifecycle derived from it.
 pub type PodParts<'a> = (&'a PodSite<'a>, &'a Lifecycle<'a>);
 
@@ -40,6 +58,9 @@ pub struct ObjectVisit<'a> {
     pub pod: Option<PodParts<'a>>,
     /// The diagnostics found in this object, unsorted.
     pub diagnostics: &'a [Diagnostic],
+    /// Where the pod spec is in the object, when it is not where `pod`'s site says (the pod
+    /// templates of custom kinds are decoded from a `PodTemplate` built from them).
+    pub spec_path: Option<&'a FieldPath>,
 }
 
 /// What linting a file found.
@@ -82,7 +103,10 @@ pub fn lint_file_with(
     let may_suppress = comments == Comments::Keep
         || file.text.contains(IGNORE_ANNOTATION)
         || file.text.contains(KUBE_LINTER_ANNOTATION_PREFIX);
-    let may_patch = PATCH_DIRECTIVES.iter().any(|d| file.text.contains(d));
+    let may_patch = Partial {
+        directives: PATCH_DIRECTIVES.iter().any(|d| file.text.contains(d)),
+        expressions: file.text.contains("):") || file.text.contains("($"),
+    };
     yaml::for_each_document_with(&file.text, comments, |document| {
         let objects = objects(&document);
         let mut found = Vec::new();
@@ -175,27 +199,36 @@ fn lint_document(
     objects: &[AnyObject],
     settings: &Settings,
     role: FileRole,
-    may_patch: bool,
+    may_patch: Partial,
     services: &[Service],
     out: &mut Vec<Diagnostic>,
     checked: &mut Vec<ObjectRef>,
     visit: &mut dyn FnMut(&ObjectVisit<'_>),
 ) -> bool {
     let partial = role == FileRole::Patch;
-    let workloads = if partial {
+    // Built-in workloads, then objects of custom kinds with their kind.
+    let workloads: Vec<(ObjectSite, Option<PodTemplateKind>)> = if partial {
         Vec::new()
     } else {
         workloads_among(document, objects)
+            .into_iter()
+            .map(|site| (site, None))
+            .chain(
+                custom_workloads_among(document, objects, settings.pod_templates())
+                    .into_iter()
+                    .map(|(site, kind)| (site, Some(kind))),
+            )
+            .collect()
     };
     // Objects become JSON once; the document rules see those that cannot.
     let converted: Vec<Result<serde_json::Value, yaml::ConversionError>> = workloads
         .iter()
-        .map(|object| yaml::to_json(document, object.root))
+        .map(|(object, _)| yaml::to_json(document, object.root))
         .collect();
     let unconvertible: Vec<(&ObjectSite, yaml::ConversionError)> = workloads
         .iter()
         .zip(&converted)
-        .filter_map(|(object, json)| json.as_ref().err().map(|e| (object, e.clone())))
+        .filter_map(|((object, _), json)| json.as_ref().err().map(|e| (object, e.clone())))
         .collect();
     let context = DocumentContext {
         document,
@@ -218,27 +251,41 @@ fn lint_document(
         return false;
     }
     let mut complete = document.errors.is_empty();
-    for (object, json) in workloads.into_iter().zip(converted) {
+    for ((object, custom_kind), json) in workloads.into_iter().zip(converted) {
         let mut visit_object = |pod: Option<(&PodSite<'_>, &Lifecycle<'_>)>,
-                                found: &[Diagnostic]| {
+                                found: &[Diagnostic],
+                                spec_path: Option<&FieldPath>| {
             visit(&ObjectVisit {
                 file,
                 document,
                 object: &object,
                 pod,
                 diagnostics: found,
+                spec_path,
             });
         };
-        complete &= lint_object(
-            document,
-            &object,
-            json,
-            settings,
-            may_patch,
-            services,
-            out,
-            &mut visit_object,
-        );
+        complete &= match &custom_kind {
+            None => lint_object(
+                document,
+                &object,
+                json,
+                settings,
+                may_patch,
+                services,
+                out,
+                &mut visit_object,
+            ),
+            Some(kind) => lint_custom_object(
+                document,
+                &object,
+                kind,
+                json,
+                settings,
+                services,
+                out,
+                &mut visit_object,
+            ),
+        };
         checked.push(object.object);
     }
     complete
@@ -252,25 +299,139 @@ fn lint_object(
     object: &ObjectSite,
     json: Result<serde_json::Value, yaml::ConversionError>,
     settings: &Settings,
-    may_patch: bool,
+    may_patch: Partial,
     services: &[Service],
     out: &mut Vec<Diagnostic>,
-    visit: &mut dyn FnMut(Option<PodParts<'_>>, &[Diagnostic]),
+    visit: &mut VisitPod<'_>,
 ) -> bool {
     let first = out.len();
     // A document rule (yaml-syntax) reported why it could not be converted.
     let Ok(value) = json else {
-        visit(None, &out[first..]);
+        visit(None, &out[first..], None);
         return false;
     };
-    if may_patch && has_patch_directives(&value) {
+    if may_patch.directives && has_patch_directives(&value) {
         return false;
     }
-    let decoded = podcycle_k8s::decode(object.kind, &value);
-    let locate = |path: &FieldPath, part: Part| locate(document, object, path, part);
-    let context = ObjectContext {
+    // A test framework's expected state (Chainsaw's JMESPath keys) is not an object to apply.
+    if may_patch.expressions && has_assertion_expressions(&value) {
+        return false;
+    }
+    lint_decoded(
         document,
         object,
+        &Decoding {
+            value: &value,
+            kind: object.kind,
+            remap: None,
+        },
+        settings,
+        services,
+        out,
+        visit,
+    )
+}
+
+/// What to decode for a pod spec: the object itself, or the `PodTemplate` built from a custom
+/// kind's template, whose paths `remap` takes back to the object.
+struct Decoding<'a> {
+    value: &'a serde_json::Value,
+    kind: WorkloadKind,
+    remap: Option<&'a FoundTemplate>,
+}
+
+impl Decoding<'_> {
+    fn path(&self, path: &FieldPath) -> FieldPath {
+        match self.remap {
+            Some(template) => template.remap(path),
+            None => path.clone(),
+        }
+    }
+
+    fn segments(&self, path: &[PathSegment]) -> Vec<PathSegment> {
+        match self.remap {
+            Some(template) => template
+                .remap(&FieldPath::new(path.to_vec()))
+                .segments()
+                .to_vec(),
+            None => path.to_vec(),
+        }
+    }
+}
+
+/// Lints the pod templates of an object of a custom kind (`model::custom`), each as a pod of
+/// the built-in kind whose rules it follows.
+#[allow(clippy::too_many_arguments)]
+fn lint_custom_object(
+    document: &Document,
+    object: &ObjectSite,
+    kind: &PodTemplateKind,
+    json: Result<serde_json::Value, yaml::ConversionError>,
+    settings: &Settings,
+    services: &[Service],
+    out: &mut Vec<Diagnostic>,
+    visit: &mut VisitPod<'_>,
+) -> bool {
+    // A document rule (yaml-syntax) reported why it could not be converted.
+    let Ok(value) = json else {
+        let first = out.len();
+        visit(None, &out[first..], None);
+        return false;
+    };
+    let mut complete = true;
+    for template in custom::templates(kind, &value) {
+        complete &= lint_decoded(
+            document,
+            object,
+            &Decoding {
+                value: &template.object,
+                kind: WorkloadKind::PodTemplate,
+                remap: Some(&template),
+            },
+            settings,
+            services,
+            out,
+            visit,
+        );
+    }
+    complete
+}
+
+/// The object rules and the pod rules for one decoded pod spec.
+#[allow(clippy::too_many_arguments)]
+fn lint_decoded(
+    document: &Document,
+    object: &ObjectSite,
+    decoding: &Decoding<'_>,
+    settings: &Settings,
+    services: &[Service],
+    out: &mut Vec<Diagnostic>,
+    visit: &mut VisitPod<'_>,
+) -> bool {
+    let first = out.len();
+    let value = decoding.value;
+    let mut decoded = podcycle_k8s::decode(decoding.kind, value);
+    let locate = |path: &FieldPath, part: Part| locate(document, object, path, part);
+    // The object rules read paths in the object: a built template's are taken back to it, and
+    // its fields are judged as the current types they are decoded as (no legacy exemption).
+    let as_current;
+    let judged = if decoding.remap.is_some() {
+        for unknown in &mut decoded.unknown_fields {
+            unknown.path = decoding.segments(&unknown.path);
+        }
+        if let Some(error) = &mut decoded.error {
+            error.path = decoding.segments(&error.path);
+        }
+        let mut current = object.clone();
+        current.object.api_version = current.kind.current_api_version().to_owned();
+        as_current = current;
+        &as_current
+    } else {
+        object
+    };
+    let context = ObjectContext {
+        document,
+        object: judged,
         decoded: &decoded,
         kube: settings.kube_version,
     };
@@ -288,21 +449,23 @@ fn lint_object(
 
     // A value of the wrong type stops decoding, and with it the pod rules.
     let Some(workload) = decoded.workload.as_ref() else {
-        visit(None, &out[first..]);
+        visit(None, &out[first..], None);
         return false;
     };
     let Some(spec) = workload.pod_spec.as_ref() else {
-        visit(None, &out[first..]);
+        visit(None, &out[first..], None);
         return true;
     };
-    let site = PodSite::new(
+    let mut site = PodSite::new(
         &object.object,
         object.kind,
         spec,
         workload.has_pod_failure_policy,
     );
+    // A custom kind's pods follow its kind's rules; their spec is where the decoding put it.
+    site.spec_path = FieldPath::from_keys(decoding.kind.pod_spec_path());
     let life = Lifecycle::derive(&site, settings.sidecars());
-    let selecting: Vec<&Service> = match pod_labels(object.kind, &value) {
+    let selecting: Vec<&Service> = match pod_labels(decoding.kind, value) {
         Some(labels) => services
             .iter()
             .filter(|s| s.selects(object.object.namespace.as_deref(), labels))
@@ -319,14 +482,28 @@ fn lint_object(
     for rule in settings.rules() {
         if let Check::Pod(check) = rule.check {
             check(&context, &mut findings);
-            for finding in findings.take() {
+            for mut finding in findings.take() {
+                if decoding.remap.is_some() {
+                    // Paths in the built template: the field stays the object's, and fixes,
+                    // written for a plain pod spec, are not offered.
+                    finding.at.path = decoding.path(&finding.at.path);
+                    for (target, _) in &mut finding.labels {
+                        target.path = decoding.path(&target.path);
+                    }
+                    finding.fixes.clear();
+                }
                 out.push(finding_diagnostic(
                     rule, settings, document, object, finding, &locate,
                 ));
             }
         }
     }
-    visit(Some((&site, &life)), &out[first..]);
+    let real_spec_path = decoding.path(&site.spec_path);
+    visit(
+        Some((&site, &life)),
+        &out[first..],
+        decoding.remap.map(|_| &real_spec_path),
+    );
     true
 }
 
@@ -505,20 +682,18 @@ fn diagnostic_of(
         span: span.unwrap_or_else(|| locate(&path, part)),
         labels: labels
             .into_iter()
-            .map(|(target, message)| Label {
-                span: locate(&target.path, target.part),
-                message,
-            })
+            .map(|(target, message)| Label::new(locate(&target.path, target.part), message))
             .chain(
                 span_labels
                     .into_iter()
-                    .map(|(span, message)| Label { span, message }),
+                    .map(|(span, message)| Label::new(span, message)),
             )
             .collect(),
         object: None,
         container,
         field: (!no_field).then(|| path.to_string()),
         fixes: Vec::new(),
+        rendered: None,
     }
 }
 
@@ -542,5 +717,6 @@ fn document_diagnostic(
         container: None,
         field: None,
         fixes: Vec::new(),
+        rendered: None,
     }
 }

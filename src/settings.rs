@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use crate::diagnostics::Severity;
 use crate::lifecycle::Sidecars;
+use crate::model::custom::PodTemplateKinds;
 use crate::rules::{ALL_RULES, Category, Rule};
-use crate::suggest::did_you_mean;
+use crate::suggest::did_you_mean_help;
 use crate::versions::{KubeVersion, NEWEST_MODELLED};
 
 /// The resolved settings for linting one file.
@@ -18,6 +19,8 @@ pub struct Settings {
     /// Per-rule severities that replace the defaults.
     severities: Vec<(&'static str, Severity)>,
     sidecars: Arc<Sidecars>,
+    /// The custom kinds whose pod templates are linted, besides the built-in table.
+    pod_templates: Arc<PodTemplateKinds>,
 }
 
 impl Default for Settings {
@@ -31,12 +34,13 @@ impl Default for Settings {
             kube_version: NEWEST_MODELLED,
             severities: Vec::new(),
             sidecars: Arc::default(),
+            pod_templates: Arc::default(),
         }
     }
 }
 
 /// The least severity that makes `podcycle check` exit with 1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailOn {
     Error,
     Warning,
@@ -46,6 +50,16 @@ pub enum FailOn {
 
 impl FailOn {
     pub const NAMES: [&'static str; 4] = ["error", "warning", "info", "never"];
+    pub const ALL: [FailOn; 4] = [FailOn::Error, FailOn::Warning, FailOn::Info, FailOn::Never];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FailOn::Error => "error",
+            FailOn::Warning => "warning",
+            FailOn::Info => "info",
+            FailOn::Never => "never",
+        }
+    }
 
     pub fn threshold(self) -> Option<Severity> {
         match self {
@@ -103,12 +117,9 @@ impl Selector {
             .map(|r| r.name)
             .chain(Category::ALL.iter().map(|c| c.as_str()))
             .collect();
-        Err(match did_you_mean(text, &names) {
-            Some(suggestion) => {
-                format!("unknown rule or category `{text}`; did you mean `{suggestion}`?")
-            }
-            None => format!("unknown rule or category `{text}`; `podcycle rules` lists them"),
-        })
+        let help = did_you_mean_help(text, &names)
+            .unwrap_or_else(|| "`podcycle rules` lists them".to_owned());
+        Err(format!("unknown rule or category `{text}`; {help}"))
     }
 
     pub fn matches(self, rule: &Rule) -> bool {
@@ -182,6 +193,17 @@ impl Settings {
         self.severities.retain(|(name, _)| *name != rule.name);
         self.severities.push((rule.name, severity));
         self
+    }
+
+    #[must_use]
+    pub fn with_pod_templates(mut self, kinds: Arc<PodTemplateKinds>) -> Settings {
+        self.pod_templates = kinds;
+        self
+    }
+
+    /// The kinds with pod templates: the built-in table and the configuration's.
+    pub fn pod_templates(&self) -> &PodTemplateKinds {
+        &self.pod_templates
     }
 
     #[must_use]

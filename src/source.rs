@@ -44,10 +44,13 @@ fn saturate(offset: usize) -> u32 {
 }
 
 /// A file's text with its line index.
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceFile {
     /// The path as the user gave it (or `-` / `--stdin-filename` for standard input).
     pub path: String,
+    /// The path's bytes when they are not UTF-8, so that `path` is only an approximation
+    /// (with U+FFFD): URIs are made from these instead.
+    pub os_path: Option<std::path::PathBuf>,
     pub text: String,
     pub lines: LineIndex,
 }
@@ -58,8 +61,27 @@ impl SourceFile {
         let lines = LineIndex::new(&text);
         SourceFile {
             path: path.into(),
+            os_path: None,
             text,
             lines,
+        }
+    }
+
+    /// Remembers the path as the operating system gave it, when it is not UTF-8.
+    pub fn set_os_path(&mut self, path: &std::path::Path) {
+        self.os_path = path.to_str().is_none().then(|| path.to_owned());
+    }
+
+    /// The bytes of the path for a URI: the operating system's when they are not UTF-8.
+    pub fn uri_path_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        match &self.os_path {
+            #[cfg(unix)]
+            Some(path) => {
+                use std::os::unix::ffi::OsStrExt;
+                let path = path.as_os_str().as_bytes();
+                std::borrow::Cow::Owned(path.strip_prefix(b"./").unwrap_or(path).to_vec())
+            }
+            _ => std::borrow::Cow::Borrowed(self.path.as_bytes()),
         }
     }
 
@@ -75,8 +97,11 @@ pub struct LineCol {
     pub column: usize,
 }
 
-/// Byte offsets of line starts.
-#[derive(Debug, Clone)]
+/// Byte offsets of line starts. A line ends at `\n`, `\r\n` or a lone `\r`, as YAML reads
+/// line breaks (YAML 1.2 §5.4) and as the Language Server Protocol counts lines: with a lone
+/// `\r` counted otherwise, every finding of a file saved with old Mac line ends would land on
+/// line 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineIndex {
     starts: Vec<usize>,
 }
@@ -84,7 +109,7 @@ pub struct LineIndex {
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
         let mut starts = vec![0];
-        starts.extend(memchr_newlines(text));
+        starts.extend(line_starts(text));
         LineIndex { starts }
     }
 
@@ -140,14 +165,16 @@ impl LineIndex {
         self.content_end(text, line)
     }
 
-    /// Where a line's text ends: before its `\n` (or `\r\n`), or at the end of the text.
+    /// Where a line's text ends: before its `\n`, `\r\n` or `\r`, or at the end of the text.
     pub fn content_end(&self, text: &str, line: usize) -> usize {
-        let end = self
-            .starts
-            .get(line + 1)
-            .map_or(text.len(), |&next| next - 1);
+        let Some(&next) = self.starts.get(line + 1) else {
+            return text.len();
+        };
+        let bytes = text.as_bytes();
+        // `next - 1` is the `\n` or the lone `\r` that ends the line.
+        let end = next - 1;
         let start = self.line_start(line);
-        if end > start && text.as_bytes()[end - 1] == b'\r' {
+        if bytes[end] == b'\n' && end > start && bytes[end - 1] == b'\r' {
             end - 1
         } else {
             end
@@ -155,10 +182,13 @@ impl LineIndex {
     }
 }
 
-fn memchr_newlines(text: &str) -> impl Iterator<Item = usize> + '_ {
-    text.bytes()
+/// The offsets just after each line break: `\n`, and `\r` unless a `\n` follows it.
+fn line_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let bytes = text.as_bytes();
+    bytes
+        .iter()
         .enumerate()
-        .filter(|&(_, b)| b == b'\n')
+        .filter(move |&(i, &b)| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')))
         .map(|(i, _)| i + 1)
 }
 
@@ -201,6 +231,21 @@ mod tests {
         assert_eq!(lines.offset_utf16(text, 0, 99), text.find('\r').unwrap());
         assert_eq!(lines.offset_utf16(text, 9, 0), text.len());
         assert_eq!(lines.offset_utf16(text, 2, 0), text.len());
+    }
+
+    #[test]
+    fn lone_carriage_returns_end_lines_as_in_yaml() {
+        let text = "a: 1\rb: 2\r\nc: 3\nd: 4\r\re";
+        let file = SourceFile::new("t.yaml", text);
+        let at = |needle: &str| file.line_col(text.find(needle).unwrap() as u32);
+        assert_eq!(at("b"), LineCol { line: 2, column: 1 });
+        assert_eq!(at("c"), LineCol { line: 3, column: 1 });
+        assert_eq!(at("d"), LineCol { line: 4, column: 1 });
+        assert_eq!(at("e"), LineCol { line: 6, column: 1 });
+        let lines = &file.lines;
+        let content = |line: usize| &text[lines.line_start(line)..lines.content_end(text, line)];
+        let all: Vec<&str> = (0..lines.line_count()).map(content).collect();
+        assert_eq!(all, ["a: 1", "b: 2", "c: 3", "d: 4", "", "e"]);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! "Did you mean ...?" for misspelt names.
 
 /// The candidate closest to `name`, if it is close enough to be a likely typo.
-pub fn did_you_mean<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
+fn did_you_mean<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
     let lowered = name.to_ascii_lowercase();
     if let Some(exact) = candidates
         .iter()
@@ -21,6 +21,11 @@ pub fn did_you_mean<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
         .filter(|&(distance, _)| distance <= threshold)
         .min_by_key(|&(distance, candidate)| (distance, candidate))
         .map(|(_, candidate)| candidate)
+}
+
+/// "did you mean `x`?", the help for a misspelt name, when a candidate is close enough.
+pub fn did_you_mean_help(name: &str, candidates: &[&str]) -> Option<String> {
+    did_you_mean(name, candidates).map(|suggestion| format!("did you mean `{suggestion}`?"))
 }
 
 /// Edit distance over characters where swapping two neighbours counts as one edit
@@ -80,6 +85,15 @@ mod tests {
         assert_eq!(did_you_mean("nmae", &fields), Some("name"));
         assert_eq!(did_you_mean("replicas", &fields), None);
         assert_eq!(did_you_mean("x", &fields), None);
+    }
+
+    #[test]
+    fn the_help_says_did_you_mean() {
+        assert_eq!(
+            did_you_mean_help("nmae", &["name", "image"]).as_deref(),
+            Some("did you mean `name`?")
+        );
+        assert_eq!(did_you_mean_help("replicas", &["name"]), None);
     }
 
     #[test]

@@ -7,12 +7,12 @@ use std::path::Path;
 use globset::GlobSet;
 
 use super::input::{lint_bytes_with, read_inputs};
-use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, usage_error};
+use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, eprint_line, usage_error};
 use crate::config;
 use crate::explain::{self, FileExplanation, ObjectSelector, PodExplanation, Selection};
 use crate::lint::FileRole;
 use crate::settings::Settings;
-use crate::suggest::did_you_mean;
+use crate::suggest::did_you_mean_help;
 
 pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     let object = match args
@@ -44,11 +44,10 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
 
     for (object, at) in files.iter().flat_map(|f| &f.unreadable) {
         let file = at.rsplit_once(':').map_or(at.as_str(), |(file, _)| file);
-        writeln!(
-            io::stderr(),
+        eprint_line(format_args!(
             "podcycle: warning: {} ({at}) has a pod spec that cannot be read; `podcycle check {file}` says why",
-            object.display_name(),
-        )?;
+            object.display_name()
+        ))?;
     }
     let mut pods: Vec<PodExplanation> = files.iter_mut().flat_map(|f| f.pods.drain(..)).collect();
     let selected_elsewhere = files
@@ -59,11 +58,10 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
         && pods.is_empty()
     {
         if let Some((object, at)) = files.iter().flat_map(|f| &f.without_pod_spec).next() {
-            writeln!(
-                io::stderr(),
+            eprint_line(format_args!(
                 "podcycle: {} ({at}) has no pod spec to explain",
                 object.display_name()
-            )?;
+            ))?;
             return Ok(EXIT_FINDINGS);
         }
         if !selected_elsewhere {
@@ -74,8 +72,8 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
                 .collect();
             let wanted = selector.display();
             let candidates: Vec<&str> = objects.iter().map(String::as_str).collect();
-            let hint = match did_you_mean(&wanted, &candidates) {
-                Some(suggestion) => format!("; did you mean `{suggestion}`?"),
+            let hint = match did_you_mean_help(&wanted, &candidates) {
+                Some(help) => format!("; {help}"),
                 None if candidates.is_empty() => "; it holds no workload objects".to_owned(),
                 None => format!("; it holds {}", list(&candidates)),
             };
@@ -95,10 +93,8 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
             let mut unique = names.clone();
             unique.sort_unstable();
             unique.dedup();
-            let hint = match did_you_mean(name, &unique) {
-                Some(suggestion) => format!("did you mean `{suggestion}`?"),
-                None => format!("the containers are {}", list(&unique)),
-            };
+            let hint = did_you_mean_help(name, &unique)
+                .unwrap_or_else(|| format!("the containers are {}", list(&unique)));
             let place = selection
                 .object
                 .as_ref()
@@ -115,11 +111,10 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
 
     if pods.is_empty() {
         if !failed && !selected_elsewhere {
-            writeln!(
-                io::stderr(),
+            eprint_line(format_args!(
                 "podcycle: no pod spec found in {} (explain reads Pods, PodTemplates and workload controllers)",
                 shown_paths(args)
-            )?;
+            ))?;
         }
         return Ok(if failed { EXIT_ERROR } else { EXIT_FINDINGS });
     }

@@ -1,15 +1,16 @@
 //! Reading manifests for the commands: files as given or found by discovery, or standard
 //! input; bytes that are not UTF-8 are linted all the same.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use globset::GlobSet;
 use rayon::prelude::*;
 
+use super::eprint_line;
 use crate::discovery::discover;
+use crate::discovery::roles::{PatchIndex, role_by_name};
 use crate::escape::escape_controls;
-use crate::kustomize::{PatchIndex, role_by_name};
 use crate::lint::{FileRole, Linted, ObjectVisit, invalid_utf8, lint_file_with};
 use crate::report::FileReport;
 use crate::safe_fs::{self, FileKind};
@@ -58,8 +59,23 @@ pub fn read_inputs<T: Send>(
     }
     let discovered = discover(&files, exclude);
     for error in &discovered.errors {
-        writeln!(io::stderr(), "podcycle: error: {error}")?;
+        eprint_line(format_args!("podcycle: error: {error}"))?;
         inputs.failed = true;
+    }
+    // `explain` reads files as they are: say what it leaves to the renderers.
+    for chart in &discovered.charts {
+        eprint_line(format_args!(
+            "podcycle: warning: {}: a Helm chart is not explained as files; run `helm template {} | podcycle explain -`",
+            escape_controls(&crate::render::display(&chart.dir)),
+            escape_controls(&crate::render::display(&chart.dir)),
+        ))?;
+    }
+    for overlay in &discovered.overlays {
+        eprint_line(format_args!(
+            "podcycle: warning: {}: a Kustomize overlay is not explained as built; run `kustomize build {} | podcycle explain -`",
+            escape_controls(&crate::render::display(overlay)),
+            escape_controls(&crate::render::display(overlay)),
+        ))?;
     }
     let mut patches = PatchIndex::default();
     let files: Vec<(&PathBuf, FileRole)> = discovered
@@ -76,7 +92,7 @@ pub fn read_inputs<T: Send>(
         match result {
             Ok(result) => inputs.results.push(result),
             Err(message) => {
-                writeln!(io::stderr(), "podcycle: error: {message}")?;
+                eprint_line(format_args!("podcycle: error: {message}"))?;
                 inputs.failed = true;
             }
         }

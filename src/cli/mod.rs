@@ -3,8 +3,13 @@
 
 mod check;
 mod explain;
+mod files;
+mod fixing;
+mod ignoring;
 mod init;
 mod input;
+mod statistics;
+mod values;
 
 pub use input::{lint_bytes, lint_bytes_as};
 mod rules;
@@ -37,7 +42,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Lint files and directories (recursively); `-` reads standard input.
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Show the order in which the kubelet starts and stops each pod's containers, with the
     /// time budgets of probes, hooks and the grace period, and the findings of `check`.
     Explain(ExplainArgs),
@@ -52,6 +57,11 @@ pub enum Command {
     Lsp,
     /// Write a commented starter configuration, `.podcycle.yaml`.
     Init(InitArgs),
+    /// Print the shell completion script for SHELL (bash, zsh, fish, powershell, elvish).
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -87,6 +97,7 @@ pub struct CheckArgs {
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
     /// The file name to report for standard input; the configuration nearest to it applies.
+    /// Without paths, standard input is read; beside paths, give `-` too.
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
     /// Skip files and directories matching this glob while walking directories
@@ -113,9 +124,82 @@ pub struct CheckArgs {
     /// Ignore configuration files.
     #[arg(long)]
     pub no_config: bool,
-    /// When to use colours in the full format.
+    /// When to use colours in the full and concise formats [auto: on a terminal, unless
+    /// `NO_COLOR`, `CLICOLOR=0` or `TERM=dumb`; `CLICOLOR_FORCE` forces them].
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Read only the configuration named with `--config` (none without it), and honour no
+    /// ignore files (`.gitignore`, `.ignore`): for CI on pull requests, where those files are
+    /// part of the change under review.
+    #[arg(long)]
+    pub isolated: bool,
+    /// List the files that would be linted, the charts and overlays that would be rendered, and
+    /// what is skipped and why; lint nothing.
+    #[arg(long)]
+    pub show_files: bool,
+    /// Do not render Helm charts or build Kustomize overlays (each is reported as not rendered).
+    #[arg(long, help_heading = "Rendering")]
+    pub no_render: bool,
+    /// Exit with 1 when a chart or overlay could not be rendered [default: a warning that does
+    /// not change the exit code, or `fail-on-unrendered` from the configuration].
+    #[arg(long, help_heading = "Rendering")]
+    pub fail_on_unrendered: bool,
+    /// The `helm` executable [default: `helm` on PATH].
+    #[arg(long, value_name = "PATH", help_heading = "Rendering")]
+    pub helm: Option<PathBuf>,
+    /// The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH].
+    #[arg(long, value_name = "PATH", help_heading = "Rendering")]
+    pub kustomize: Option<PathBuf>,
+    /// Stop a renderer that runs longer than this.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 60,
+        help_heading = "Rendering"
+    )]
+    pub render_timeout: u64,
+    /// A values file for every chart rendered in this run, after the chart's own `values.yaml`
+    /// and those the configuration names (repeatable).
+    #[arg(long, value_name = "FILE", help_heading = "Rendering")]
+    pub helm_values: Vec<PathBuf>,
+    /// The release name charts are rendered with [default: from the configuration, else
+    /// Helm's `release-name`].
+    #[arg(long, value_name = "NAME", help_heading = "Rendering")]
+    pub helm_release: Option<String>,
+    /// The namespace charts are rendered for [default: from the configuration].
+    #[arg(long, value_name = "NAMESPACE", help_heading = "Rendering")]
+    pub helm_namespace: Option<String>,
+    /// Apply the fixes of the findings that have one, then report what is left. Only safe
+    /// fixes, unless `--unsafe-fixes` is given; JSON files and standard input are not edited.
+    #[arg(long, help_heading = "Fixing")]
+    pub fix: bool,
+    /// Print the changes `--fix` would make as a unified diff, and change nothing; exits
+    /// with 1 when there are some.
+    #[arg(long, help_heading = "Fixing", conflicts_with_all = ["add_ignore", "write_baseline"])]
+    pub diff: bool,
+    /// With `--fix` or `--diff`, also apply fixes that change behaviour beyond the finding
+    /// (`podcycle rule NAME` says which).
+    #[arg(long, help_heading = "Fixing")]
+    pub unsafe_fixes: bool,
+    /// Report only the findings not recorded in this baseline (written by
+    /// `--write-baseline`).
+    #[arg(long, value_name = "FILE", help_heading = "Adopting")]
+    pub baseline: Option<PathBuf>,
+    /// Record the current findings in FILE, for `--baseline`, instead of reporting them.
+    #[arg(long, value_name = "FILE", help_heading = "Adopting", conflicts_with_all = ["baseline", "fix", "add_ignore", "statistics"])]
+    pub write_baseline: Option<PathBuf>,
+    /// Silence every current finding with a `# podcycle: ignore[rule] REASON` comment above
+    /// its line (the reason is required: `--add-ignore "known before rollout"`).
+    #[arg(long, value_name = "REASON", help_heading = "Adopting", conflicts_with_all = ["fix", "statistics"])]
+    pub add_ignore: Option<String>,
+    /// Print how many findings each rule has, and how many are fixable, instead of the
+    /// findings (a table, or JSON with `--format json`).
+    #[arg(long)]
+    pub statistics: bool,
+    /// Print the settings that apply to FILE — the configuration file they come from, the
+    /// rules and their severities, the Kubernetes version — and exit.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fix", "diff", "add_ignore", "write_baseline", "statistics"])]
+    pub show_settings: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -170,22 +254,42 @@ pub fn main() -> ExitCode {
         Err(error) => error.exit(),
     };
     let result = match cli.command {
-        Command::Check(args) => check::run(&args),
+        Command::Check(args) => match &args.show_settings {
+            Some(file) => check::show_settings(&args, file),
+            None => check::run(&args),
+        },
         Command::Explain(args) => explain::run(&args),
         Command::Rules(args) => rules::list(args.format),
         Command::Rule { name } => rules::show(&name),
         Command::Lsp => crate::lsp::run_stdio(),
         Command::Init(args) => init::run(&args),
+        Command::Completions { shell } => completions(shell),
     };
     match result {
         Ok(code) => ExitCode::from(code),
         // A closed pipe (`podcycle check | head`) is not an error worth a message.
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_CLEAN),
         Err(error) => {
-            let _ = writeln!(io::stderr(), "podcycle: error: {error}");
+            let _ = eprint_line(format_args!("podcycle: error: {error}"));
             ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// Prints the completion script for `shell`, generated from the command-line definition.
+fn completions(shell: clap_complete::Shell) -> io::Result<u8> {
+    let mut out = io::stdout().lock();
+    write_completions(shell, &mut out)?;
+    out.flush()?;
+    Ok(EXIT_CLEAN)
+}
+
+/// The completion script for `shell`; the tests compare it with the committed copies.
+pub fn write_completions(shell: clap_complete::Shell, out: &mut dyn Write) -> io::Result<()> {
+    use clap::CommandFactory;
+    let mut command = Cli::command();
+    clap_complete::generate(shell, &mut command, "podcycle", out);
+    Ok(())
 }
 
 fn parse_kube_version(text: &str) -> Result<crate::versions::KubeVersion, String> {
@@ -194,8 +298,15 @@ fn parse_kube_version(text: &str) -> Result<crate::versions::KubeVersion, String
 
 /// Prints a usage-level error and returns the exit code for it.
 fn usage_error(message: &str) -> u8 {
-    let _ = writeln!(io::stderr(), "podcycle: error: {message}");
+    let _ = eprint_line(format_args!("podcycle: error: {message}"));
     EXIT_ERROR
+}
+
+/// Writes one line on standard error with control characters escaped: messages carry file
+/// names from the repository and names from manifests (see [`crate::escape`]).
+fn eprint_line(line: std::fmt::Arguments<'_>) -> io::Result<()> {
+    let line = line.to_string();
+    writeln!(io::stderr(), "{}", crate::escape::escape_controls(&line))
 }
 
 #[doc(hidden)]

@@ -2,6 +2,7 @@
 //! nearest wins), read through the same YAML layer as manifests, and checked with exact
 //! locations in the file.
 
+mod check;
 mod schema;
 mod starter;
 
@@ -9,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
+use globset::{GlobMatcher, GlobSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -17,13 +18,14 @@ pub use schema::json_schema;
 pub use starter::STARTER;
 
 use crate::diagnostics::Severity;
-use crate::lifecycle::{SidecarPattern, Sidecars};
+use crate::lifecycle::Sidecars;
+use crate::model::custom::PodTemplateKinds;
 use crate::model::path::{FieldPath, PathSegment};
-use crate::rules::{Part, Rule, find_rule};
+use crate::rules::Rule;
 use crate::safe_fs::{self, FileKind};
 use crate::settings::{FailOn, Selection, Selector, Settings};
 use crate::source::{SourceFile, Span};
-use crate::suggest::did_you_mean;
+use crate::suggest::did_you_mean_help;
 use crate::versions::KubeVersion;
 use crate::yaml::{self, lookup};
 
@@ -77,6 +79,66 @@ pub struct ConfigFile {
     /// built-in list (service-mesh proxies, the Cloud SQL Auth Proxy, Vault Agent, log
     /// shippers).
     pub sidecars: Option<Vec<SidecarEntry>>,
+    /// How the Helm charts under this file are rendered: release, namespace and values files
+    /// per chart. Charts not listed are rendered with their own `values.yaml` only.
+    pub helm: Option<HelmSection>,
+    /// Exit with status 1 when a chart or overlay cannot be rendered (Helm or Kustomize
+    /// missing, a render error, a dependency not vendored). Default `false`: a warning.
+    pub fail_on_unrendered: Option<bool>,
+    /// Custom workload kinds whose pod templates are linted, besides the built-in ones (Argo
+    /// Rollouts and Workflows, OpenKruise, Knative, KEDA, Kubeflow, Ray).
+    pub pod_templates: Option<Vec<PodTemplateEntry>>,
+}
+
+/// A custom kind and where its pod templates are.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct PodTemplateEntry {
+    /// The kind's `apiVersion` (`example.com/v1`); any version of its group matches.
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    /// The path to each pod template (a mapping with `metadata` and `spec`, like a
+    /// Deployment's `spec.template`); `[*]` stands for every list item and `*` for every value
+    /// of a mapping: `spec.workers[*].template`.
+    pub path: String,
+    /// The built-in kind whose rules the pods follow — their allowed restart policy and whether
+    /// they run forever or to completion: `Deployment`, `StatefulSet`, `DaemonSet`, `Job` or
+    /// `Pod` (the default: no constraint from a controller).
+    pub like: Option<String>,
+}
+
+/// Helm settings.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct HelmSection {
+    /// Charts and how to render each; a chart may be listed more than once (one rendering
+    /// per entry, e.g. for two environments).
+    pub charts: Option<Vec<ChartEntry>>,
+}
+
+/// One way to render one chart.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ChartEntry {
+    /// The chart's directory, relative to this file's directory.
+    pub path: String,
+    /// The release name (`helm template RELEASE`); default `release-name`, as Helm's.
+    pub release: Option<String>,
+    /// The namespace to render for (`--namespace`).
+    pub namespace: Option<String>,
+    /// Values files after the chart's own `values.yaml`, relative to this file's directory,
+    /// in order (`--values`).
+    pub values: Option<Vec<String>>,
+}
+
+/// How one chart is rendered, with paths resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChartSettings {
+    pub dir: PathBuf,
+    pub release: Option<String>,
+    pub namespace: Option<String>,
+    pub values: Vec<PathBuf>,
 }
 
 /// Patterns that identify a sidecar container. Give `names`, `images` or both.
@@ -107,6 +169,10 @@ pub struct Config {
     exclude: GlobSet,
     per_path_ignores: Vec<(GlobMatcher, Vec<Selector>)>,
     pub sidecars: Arc<Sidecars>,
+    /// Helm charts and how to render them (paths relative to `root`).
+    charts: Vec<ChartSettings>,
+    pub pod_templates: Arc<PodTemplateKinds>,
+    pub fail_on_unrendered: Option<bool>,
 }
 
 /// A problem in a configuration file, at a place in it.
@@ -127,6 +193,41 @@ pub enum ConfigError {
         file: SourceFile,
         problems: Vec<ConfigProblem>,
     },
+}
+
+impl ConfigError {
+    /// The configuration file's path.
+    pub fn path(&self) -> &str {
+        match self {
+            ConfigError::Unreadable { path, .. } => path.to_str().unwrap_or("the configuration"),
+            ConfigError::Invalid { file, .. } => &file.path,
+        }
+    }
+
+    /// One line that says what is wrong, for a place with no room for snippets (an editor's
+    /// message): the first problem with its line, and how many more there are.
+    pub fn summary(&self) -> String {
+        match self {
+            ConfigError::Unreadable { path, message } => {
+                format!("cannot read configuration {}: {message}", path.display())
+            }
+            ConfigError::Invalid { file, problems } => {
+                let Some(first) = problems.first() else {
+                    return format!("invalid configuration {}", file.path);
+                };
+                let at = file.line_col(first.span.start);
+                let more = match problems.len() - 1 {
+                    0 => String::new(),
+                    1 => " (and 1 more problem)".to_owned(),
+                    n => format!(" (and {n} more problems)"),
+                };
+                format!(
+                    "invalid configuration {}:{}:{}: {}{more}",
+                    file.path, at.line, at.column, first.message
+                )
+            }
+        }
+    }
 }
 
 impl Config {
@@ -165,7 +266,8 @@ impl Config {
         let mut settings = Settings::default()
             .with_selection(&self.selection)
             .with_selection(cli)
-            .with_sidecars(Arc::clone(&self.sidecars));
+            .with_sidecars(Arc::clone(&self.sidecars))
+            .with_pod_templates(Arc::clone(&self.pod_templates));
         for &(rule, severity) in &self.severities {
             settings = settings.with_severity(rule, severity);
         }
@@ -187,6 +289,22 @@ impl Config {
             None => settings,
         };
         judged_for(settings, kube_version.or(self.kube_version))
+    }
+
+    /// The ways to render the chart in `dir` (none listed: one, with the chart's defaults).
+    pub fn charts_for(&self, dir: &Path) -> Vec<ChartSettings> {
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        let wanted = absolute(dir);
+        self.charts
+            .iter()
+            .filter(|chart| absolute(&self.root.join(&chart.dir)) == wanted)
+            .map(|chart| ChartSettings {
+                dir: dir.to_owned(),
+                release: chart.release.clone(),
+                namespace: chart.namespace.clone(),
+                values: chart.values.iter().map(|v| self.root.join(v)).collect(),
+            })
+            .collect()
     }
 
     /// Whether `exclude` matches the file (or a directory it is in).
@@ -225,19 +343,50 @@ fn path_matches(path: &Path, is_match: impl Fn(&Path) -> bool) -> bool {
 
 /// The settings for a file the way `podcycle check` would lint it without options: the
 /// nearest configuration above it, else the defaults. `None` when that configuration excludes
-/// the file. A configuration that cannot be read counts as none (`check` reports it).
+/// the file. A configuration that cannot be read counts as none (`check` reports it;
+/// [`resolve_for_path`] says why).
 pub fn settings_for_path(path: &Path, kube_version: Option<KubeVersion>) -> Option<Settings> {
+    resolve_for_path(path, kube_version).settings
+}
+
+/// What applies to a file without options, and why the configuration that should have applied
+/// could not.
+#[derive(Debug)]
+pub struct Resolved {
+    /// `None` when the configuration excludes the file.
+    pub settings: Option<Settings>,
+    /// The nearest configuration, when it cannot be used (the defaults apply instead).
+    pub error: Option<ConfigError>,
+}
+
+/// [`settings_for_path`], with the configuration's error when it cannot be used.
+pub fn resolve_for_path(path: &Path, kube_version: Option<KubeVersion>) -> Resolved {
     let directory = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let Some(config) = find(directory).and_then(|found| Config::load(&found).ok()) else {
-        return Some(settings_without_config(&Selection::default(), kube_version));
+    let defaults = || Some(settings_without_config(&Selection::default(), kube_version));
+    let config = match find(directory).map(|found| Config::load(&found)) {
+        None => {
+            return Resolved {
+                settings: defaults(),
+                error: None,
+            };
+        }
+        Some(Err(error)) => {
+            return Resolved {
+                settings: defaults(),
+                error: Some(error),
+            };
+        }
+        Some(Ok(config)) => config,
     };
-    if config.excludes(path) {
-        return None;
+    let settings = (!config.excludes(path))
+        .then(|| config.settings_for_file(&Selection::default(), kube_version, Some(path)));
+    Resolved {
+        settings,
+        error: None,
     }
-    Some(config.settings_for_file(&Selection::default(), kube_version, Some(path)))
 }
 
 /// The settings where no configuration file applies: the defaults with `cli` on top, judged for
@@ -274,16 +423,15 @@ pub fn find(dir: &Path) -> Option<PathBuf> {
 /// Reads and checks a configuration file; its globs are taken as relative to the current
 /// directory, and [`Config::load`] sets the real place.
 pub fn parse(file: &SourceFile) -> Result<Config, Vec<ConfigProblem>> {
-    let raw = read(file)?;
-    let mut checker = Checker {
-        problems: Vec::new(),
-    };
+    let (raw, document) = read(file)?;
+    let mut checker = check::Checker::new(&document);
     let config = checker.check(raw);
-    if checker.problems.is_empty() {
+    let mut problems = checker.into_problems();
+    if problems.is_empty() {
         Ok(config)
     } else {
-        checker.problems.sort_by_key(|p| p.span);
-        Err(checker.problems)
+        problems.sort_by_key(|p| p.span);
+        Err(problems)
     }
 }
 
@@ -369,10 +517,8 @@ fn serde_problem(document: &yaml::Document, path: &[PathSegment], message: &str)
         let (name, expected) = rest.split_once('`').unwrap_or((rest, ""));
         // `expected one of `a`, `b`` lists the known keys between backticks.
         let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-        let help = match did_you_mean(name, &known) {
-            Some(suggestion) => format!("did you mean `{suggestion}`?"),
-            None => format!("the keys here are {}", quoted_list(&known)),
-        };
+        let help = did_you_mean_help(name, &known)
+            .unwrap_or_else(|| format!("the keys here are {}", quoted_list(&known)));
         let parent = match path.split_last() {
             Some((PathSegment::Key(last), parent)) if last == name => parent,
             _ => path,
@@ -438,223 +584,6 @@ fn quoted_list(names: &[&str]) -> String {
         .map(|n| format!("`{n}`"))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Checks what serde cannot: rule names, severities, globs.
-struct Checker {
-    problems: Vec<ConfigProblem>,
-}
-
-impl Checker {
-    fn check(&mut self, (raw, document): (ConfigFile, yaml::Document)) -> Config {
-        let locate = |path: &FieldPath, part: Part| -> Span {
-            let Some(root) = document.root else {
-                return Span::empty(0);
-            };
-            let located = lookup(&document, root, path.segments());
-            match (part, located.key) {
-                (Part::Key, Some(key)) => key,
-                _ => located.value,
-            }
-        };
-        let mut problem = |path: FieldPath, part: Part, message: String, help: Option<String>| {
-            self.problems.push(ConfigProblem {
-                span: locate(&path, part),
-                message,
-                help,
-            });
-        };
-        let root = FieldPath::default();
-
-        let mut kube_version = None;
-        if let Some(version) = &raw.kube_version {
-            match version.parse::<KubeVersion>() {
-                Ok(parsed) => kube_version = Some(parsed),
-                Err(message) => problem(
-                    root.key("kube-version"),
-                    Part::Value,
-                    message,
-                    Some("write it as `MAJOR.MINOR` in quotes, e.g. `\"1.33\"`".to_owned()),
-                ),
-            }
-        }
-        let mut selectors = |key: &str, names: Option<&Vec<String>>| -> Vec<Selector> {
-            let mut parsed = Vec::new();
-            for (index, name) in names.into_iter().flatten().enumerate() {
-                match Selector::parse(name) {
-                    Ok(selector) => parsed.push(selector),
-                    Err(message) => {
-                        let (message, help) = split_help(&message);
-                        problem(root.key(key).index(index), Part::Value, message, help);
-                    }
-                }
-            }
-            parsed
-        };
-        let selection = Selection {
-            select: selectors("select", raw.select.as_ref()),
-            extend_select: selectors("extend-select", raw.extend_select.as_ref()),
-            ignore: selectors("ignore", raw.ignore.as_ref()),
-        };
-
-        let mut severities = Vec::new();
-        for (name, severity) in raw.severity.iter().flatten() {
-            let path = root.key("severity").key(name);
-            let rule = match find_rule(name) {
-                Some(rule) => Some(rule),
-                None => {
-                    let names: Vec<&str> = crate::rules::ALL_RULES.iter().map(|r| r.name).collect();
-                    problem(
-                        path.clone(),
-                        Part::Key,
-                        format!("unknown rule `{name}`"),
-                        Some(suggestion(name, &names, "`podcycle rules` lists the rules")),
-                    );
-                    None
-                }
-            };
-            match severity.parse::<Severity>() {
-                Ok(severity) => severities.extend(rule.map(|r| (r, severity))),
-                Err(_) => problem(
-                    path,
-                    Part::Value,
-                    format!("unknown severity `{severity}`"),
-                    Some(suggestion(
-                        severity,
-                        &["error", "warning", "info"],
-                        "use `error`, `warning` or `info`",
-                    )),
-                ),
-            }
-        }
-
-        let fail_on = raw.fail_on.as_deref().and_then(|text| {
-            let parsed = FailOn::from_name(text);
-            if parsed.is_none() {
-                problem(
-                    root.key("fail-on"),
-                    Part::Value,
-                    format!("unknown fail level `{text}`"),
-                    Some(suggestion(
-                        text,
-                        &FailOn::NAMES,
-                        "use `error`, `warning`, `info` or `never`",
-                    )),
-                );
-            }
-            parsed
-        });
-
-        let mut exclude = GlobSetBuilder::new();
-        for (index, pattern) in raw.exclude.iter().flatten().enumerate() {
-            match Glob::new(pattern) {
-                Ok(glob) => {
-                    exclude.add(glob);
-                }
-                Err(error) => problem(
-                    root.key("exclude").index(index),
-                    Part::Value,
-                    format!("invalid glob `{pattern}`: {}", glob_error(&error)),
-                    None,
-                ),
-            }
-        }
-        let exclude = exclude.build().unwrap_or_else(|_| GlobSet::empty());
-
-        let mut per_path_ignores = Vec::new();
-        for (pattern, names) in raw.per_path_ignores.iter().flatten() {
-            let path = root.key("per-path-ignores").key(pattern);
-            let glob = match Glob::new(pattern) {
-                Ok(glob) => Some(glob.compile_matcher()),
-                Err(error) => {
-                    problem(
-                        path.clone(),
-                        Part::Key,
-                        format!("invalid glob `{pattern}`: {}", glob_error(&error)),
-                        None,
-                    );
-                    None
-                }
-            };
-            let mut selectors = Vec::new();
-            for (index, name) in names.iter().enumerate() {
-                match Selector::parse(name) {
-                    Ok(selector) => selectors.push(selector),
-                    Err(message) => {
-                        let (message, help) = split_help(&message);
-                        problem(path.index(index), Part::Value, message, help);
-                    }
-                }
-            }
-            per_path_ignores.extend(glob.map(|glob| (glob, selectors)));
-        }
-
-        let mut sidecars = Vec::new();
-        for (index, entry) in raw.sidecars.iter().flatten().enumerate() {
-            let path = root.key("sidecars").index(index);
-            let names = entry.names.as_deref().unwrap_or_default();
-            let images = entry.images.as_deref().unwrap_or_default();
-            if names.is_empty() && images.is_empty() {
-                problem(
-                    path,
-                    Part::Value,
-                    "a sidecar entry needs `names`, `images` or both".to_owned(),
-                    Some("e.g. `- names: [mesh-proxy]`".to_owned()),
-                );
-                continue;
-            }
-            match SidecarPattern::new(entry.description.as_deref(), names, images) {
-                Ok(pattern) => sidecars.push(pattern),
-                Err((pattern, error)) => {
-                    let (key, position) = match names.iter().position(|n| *n == pattern) {
-                        Some(i) => ("names", i),
-                        None => (
-                            "images",
-                            images.iter().position(|i| *i == pattern).unwrap_or(0),
-                        ),
-                    };
-                    problem(
-                        path.key(key).index(position),
-                        Part::Value,
-                        format!("invalid glob `{pattern}`: {}", glob_error(&error)),
-                        None,
-                    );
-                }
-            }
-        }
-
-        Config {
-            path: PathBuf::new(),
-            root: PathBuf::from("."),
-            kube_version,
-            selection,
-            severities,
-            fail_on,
-            exclude,
-            per_path_ignores,
-            sidecars: Arc::new(Sidecars::new(sidecars)),
-        }
-    }
-}
-
-fn suggestion(name: &str, candidates: &[&str], otherwise: &str) -> String {
-    match did_you_mean(name, candidates) {
-        Some(suggestion) => format!("did you mean `{suggestion}`?"),
-        None => otherwise.to_owned(),
-    }
-}
-
-/// `Selector::parse` says "…; did you mean `x`?" in one line; split the advice off as help.
-fn split_help(message: &str) -> (String, Option<String>) {
-    match message.split_once("; ") {
-        Some((message, help)) => (message.to_owned(), Some(help.to_owned())),
-        None => (message.to_owned(), None),
-    }
-}
-
-/// globset's error says which glob; the message already does.
-fn glob_error(error: &globset::Error) -> String {
-    error.kind().to_string()
 }
 
 #[cfg(test)]

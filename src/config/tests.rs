@@ -1,4 +1,5 @@
 use super::*;
+use crate::rules::find_rule;
 
 fn problems(text: &str) -> Vec<(String, String, Option<String>)> {
     let file = SourceFile::new(".podcycle.yaml", text);

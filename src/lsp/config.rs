@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 use lsp_types::{FileEvent, Uri};
 
 use crate::config::{self as podcycle_config};
-use crate::kustomize::PatchIndex;
+use crate::discovery::roles::PatchIndex;
 use crate::lint::FileRole;
 use crate::settings::Settings;
 
-/// The name of the configuration file that applies to the manifests below it.
-pub const CONFIG_FILE_NAME: &str = ".podcycle.yaml";
+/// The glob of the configuration files that apply to the manifests below them, for the client
+/// to watch.
+pub const CONFIG_FILES_GLOB: &str = "**/.podcycle.{yaml,yml}";
 
 /// Settings per document.
 #[derive(Debug, Default)]
@@ -31,20 +32,69 @@ impl Config {
     /// change; a configuration that cannot be read leaves the defaults (`podcycle check`
     /// reports why). `None` when the configuration excludes the document.
     pub fn settings_for(&self, uri: &Uri) -> Option<Settings> {
+        self.resolve(uri).settings
+    }
+
+    /// [`Config::settings_for`], with the error of a configuration that cannot be used.
+    pub fn resolve(&self, uri: &Uri) -> podcycle_config::Resolved {
         match file_path(uri) {
-            Some(path) => podcycle_config::settings_for_path(&path, None),
-            None => Some(Settings::default()),
+            Some(path) => podcycle_config::resolve_for_path(&path, None),
+            None => podcycle_config::Resolved {
+                settings: Some(Settings::default()),
+                error: None,
+            },
         }
     }
 
     /// Called when watched files change. Returns whether a configuration file is among them,
     /// in which case every open document is linted again with fresh settings.
     pub fn files_changed(&mut self, changes: &[FileEvent]) -> bool {
-        changes.iter().any(|change| {
-            file_path(&change.uri)
-                .is_some_and(|path| path.file_name().is_some_and(|n| n == CONFIG_FILE_NAME))
-        })
+        changes.iter().any(|change| is_config_file(&change.uri))
     }
+}
+
+/// Whether the document is a configuration file (`.podcycle.yaml`, `.podcycle.yml`).
+pub fn is_config_file(uri: &Uri) -> bool {
+    file_path(uri).is_some_and(|path| {
+        path.file_name()
+            .and_then(|name| name.to_str())
+            .is_some_and(|name| podcycle_config::FILE_NAMES.contains(&name))
+    })
+}
+
+/// The problems of a configuration file's text, as diagnostics: the editor shows what
+/// `podcycle check` would refuse while the file is being written.
+pub fn config_diagnostics(
+    uri: &Uri,
+    text: &str,
+    client: super::convert::ClientInfo,
+) -> Vec<lsp_types::Diagnostic> {
+    let file = crate::source::SourceFile::new(display_name(uri), text);
+    let Err(problems) = podcycle_config::parse(&file) else {
+        return Vec::new();
+    };
+    let converter = super::convert::Text {
+        text,
+        lines: &file.lines,
+        encoding: client.encoding,
+    };
+    problems
+        .iter()
+        .map(|problem| {
+            let mut message = problem.message.clone();
+            if let Some(help) = &problem.help {
+                message.push_str("\nhelp: ");
+                message.push_str(help);
+            }
+            lsp_types::Diagnostic {
+                range: converter.range(problem.span),
+                severity: Some(lsp_types::DiagnosticSeverity::ERROR),
+                source: Some("podcycle".to_owned()),
+                message,
+                ..lsp_types::Diagnostic::default()
+            }
+        })
+        .collect()
 }
 
 /// Whether `check` would lint the file as manifests or as Kustomize patches (by name, or listed

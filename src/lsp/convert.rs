@@ -109,6 +109,20 @@ impl Text<'_> {
     }
 }
 
+/// The `file:` URI of a path (made absolute against the current directory).
+pub fn file_uri(path: &str) -> Option<lsp_types::Uri> {
+    let absolute = std::path::absolute(path).ok()?;
+    let text = absolute.to_string_lossy().replace('\\', "/");
+    let text = if text.starts_with('/') {
+        text
+    } else {
+        format!("/{text}")
+    };
+    format!("file://{}", crate::report::percent_encode(&text))
+        .parse()
+        .ok()
+}
+
 fn saturate(value: usize) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
@@ -135,24 +149,62 @@ pub fn diagnostic(
         message.push_str("\nhelp: ");
         message.push_str(help);
     }
-    for note in &diagnostic.notes {
+    let placement_notes = diagnostic
+        .rendered
+        .as_ref()
+        .map(|rendered| crate::report::placement_note(diagnostic, rendered));
+    for note in diagnostic
+        .notes
+        .iter()
+        .chain(placement_notes.iter().flatten())
+    {
         message.push_str("\nnote: ");
         message.push_str(note);
     }
+    // A label in another file (a values file, a Kustomize base) is located in that file's text.
+    let locate = |label: &crate::diagnostics::Label| -> Option<(lsp_types::Uri, Range, usize)> {
+        match &label.file {
+            None => Some((
+                uri.clone(),
+                text.range(label.span),
+                text.position(label.span.start as usize).line as usize,
+            )),
+            Some(other) => {
+                let other_text = Text {
+                    text: &other.text,
+                    lines: &other.lines,
+                    encoding: text.encoding,
+                };
+                let other_uri = file_uri(&other.path)?;
+                let range = other_text.range(label.span);
+                Some((other_uri, range, range.start.line as usize))
+            }
+        }
+    };
     let related = if client.related_information {
         let related: Vec<DiagnosticRelatedInformation> = diagnostic
             .labels
             .iter()
-            .map(|label| DiagnosticRelatedInformation {
-                location: Location::new(uri.clone(), text.range(label.span)),
-                message: label.message.clone(),
+            .filter_map(|label| {
+                let (uri, range, _) = locate(label)?;
+                Some(DiagnosticRelatedInformation {
+                    location: Location::new(uri, range),
+                    message: label.message.clone(),
+                })
             })
             .collect();
         (!related.is_empty()).then_some(related)
     } else {
         for label in &diagnostic.labels {
-            let at = text.position(label.span.start as usize);
-            message.push_str(&format!("\nline {}: {}", at.line + 1, label.message));
+            let Some((_, _, line)) = locate(label) else {
+                continue;
+            };
+            match &label.file {
+                None => message.push_str(&format!("\nline {}: {}", line + 1, label.message)),
+                Some(other) => {
+                    message.push_str(&format!("\n{}:{}: {}", other.path, line + 1, label.message))
+                }
+            }
         }
         None
     };

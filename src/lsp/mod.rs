@@ -6,6 +6,7 @@
 //! suppression comment as code actions, and shows a rule's documentation on hover. It is
 //! meant to run next to a general YAML server, so it does nothing else.
 //!
+//! - [`transport`]: the framing on standard input and output, with bounds;
 //! - [`server`]: the message loop (synchronous, `lsp-server`), full document sync;
 //! - [`worker`]: debounced linting on its own thread;
 //! - [`analysis`]: which diagnostics a document gets;
@@ -18,21 +19,21 @@ pub mod analysis;
 pub mod config;
 pub mod convert;
 pub mod hover;
+pub mod rendered;
 pub mod server;
+pub mod transport;
 pub mod worker;
 
 use std::io;
-
-use lsp_server::Connection;
 
 pub use analysis::{analyse, lsp_diagnostics};
 pub use server::{Ending, serve};
 
 /// Runs the server on standard input and output until the client exits. Returns the exit
 /// code: 0 after `shutdown` and `exit`, 1 when the client exits or goes away without
-/// `shutdown`.
+/// `shutdown`, or sends what cannot be read as messages.
 pub fn run_stdio() -> io::Result<u8> {
-    let (connection, io_threads) = Connection::stdio();
+    let (connection, io_threads) = transport::stdio();
     let ending = serve(&connection);
     // The writer thread ends when the last sender is gone, so the connection goes first.
     drop(connection);
@@ -40,6 +41,9 @@ pub fn run_stdio() -> io::Result<u8> {
     match ending {
         Ok(Ending::Clean) => joined.map(|()| 0),
         Ok(Ending::Abrupt) => Ok(1),
+        // The input could not be read further (the reader said why on stderr), so the session
+        // ended before it began: as for a client that goes away.
+        Err(_) if joined.is_err() => Ok(1),
         Err(error) => Err(io::Error::other(error.to_string())),
     }
 }

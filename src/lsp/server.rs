@@ -14,7 +14,7 @@ use std::thread;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
     DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument, Exit,
-    Initialized, Notification as _,
+    Initialized, Notification as _, PublishDiagnostics, ShowMessage,
 };
 use lsp_types::request::{CodeActionRequest, HoverRequest, RegisterCapability, Request as _};
 use lsp_types::{
@@ -22,14 +22,18 @@ use lsp_types::{
     DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
     DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams,
     DidOpenTextDocumentParams, FileSystemWatcher, GlobPattern, HoverParams,
-    HoverProviderCapability, InitializeParams, InitializeResult, Registration, RegistrationParams,
-    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
-    TextDocumentSyncOptions, Uri,
+    HoverProviderCapability, InitializeParams, InitializeResult, MessageType,
+    PublishDiagnosticsParams, Registration, RegistrationParams, ServerCapabilities, ServerInfo,
+    ShowMessageParams, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
+    Uri,
 };
 
 use super::actions::{code_actions, requested};
 use super::analysis::analyse;
-use super::config::{CONFIG_FILE_NAME, Config, display_name, file_path, file_role};
+use super::config::{
+    CONFIG_FILES_GLOB, Config, config_diagnostics, display_name, file_path, file_role,
+    is_config_file,
+};
 use super::convert::{ClientInfo, Text};
 use super::hover::hover;
 use super::worker::{self, Job, LintJob};
@@ -85,6 +89,7 @@ pub fn serve(connection: &Connection) -> Result<Ending, ServerError> {
         documents: HashMap::new(),
         jobs,
         shutting_down: false,
+        shown_config_errors: HashMap::new(),
     };
     let ending = server.run();
     drop(server);
@@ -150,6 +155,9 @@ struct Server<'c> {
     documents: HashMap<Uri, OpenDocument>,
     jobs: Sender<Job>,
     shutting_down: bool,
+    /// The configuration errors shown to the user, by file, so that typing in a manifest does
+    /// not repeat them; forgotten when a configuration file changes.
+    shown_config_errors: HashMap<String, String>,
 }
 
 impl Server<'_> {
@@ -260,7 +268,7 @@ impl Server<'_> {
         }
         let options = DidChangeWatchedFilesRegistrationOptions {
             watchers: vec![FileSystemWatcher {
-                glob_pattern: GlobPattern::String(format!("**/{CONFIG_FILE_NAME}")),
+                glob_pattern: GlobPattern::String(CONFIG_FILES_GLOB.to_owned()),
                 kind: None,
             }],
         };
@@ -326,6 +334,7 @@ impl Server<'_> {
 
     fn did_change_watched_files(&mut self, params: &DidChangeWatchedFilesParams) {
         if self.config.files_changed(&params.changes) {
+            self.shown_config_errors.clear();
             let uris: Vec<Uri> = self.documents.keys().cloned().collect();
             for uri in uris {
                 if let Some(open) = self.documents.get_mut(&uri) {
@@ -336,16 +345,53 @@ impl Server<'_> {
         }
     }
 
-    fn lint(&self, uri: &Uri) {
+    fn lint(&mut self, uri: &Uri) {
         let Some(open) = self.documents.get(uri) else {
             return;
         };
+        if is_config_file(uri) {
+            // A configuration file gets its own problems, from the text being edited.
+            let params = PublishDiagnosticsParams {
+                uri: uri.clone(),
+                diagnostics: config_diagnostics(uri, &open.text, self.client),
+                version: Some(open.version),
+            };
+            let _ = self.send(Notification::new(
+                PublishDiagnostics::METHOD.to_owned(),
+                params,
+            ));
+            return;
+        }
+        let version = open.version;
+        let text = Arc::clone(&open.text);
+        let resolved = self.config.resolve(uri);
+        if let Some(error) = &resolved.error {
+            self.show_config_error(error);
+        }
         let _ = self.jobs.send(Job::Lint(LintJob {
             uri: uri.clone(),
-            version: Some(open.version),
-            text: Arc::clone(&open.text),
-            settings: self.config.settings_for(uri),
+            version: Some(version),
+            text,
+            settings: resolved.settings,
         }));
+    }
+
+    /// Tells the user that a configuration file cannot be used and the defaults apply, once
+    /// per problem: `podcycle check` would stop with this error.
+    fn show_config_error(&mut self, error: &crate::config::ConfigError) {
+        let summary = error.summary();
+        if self.shown_config_errors.get(error.path()) == Some(&summary) {
+            return;
+        }
+        self.shown_config_errors
+            .insert(error.path().to_owned(), summary.clone());
+        let _ = self.send(Notification::new(
+            ShowMessage::METHOD.to_owned(),
+            ShowMessageParams {
+                typ: MessageType::ERROR,
+                message: format!("podcycle: {summary}; the defaults apply until it is fixed"),
+            },
+        ));
     }
 
     /// The document's text, line index and diagnostics (linted now if not yet for this

@@ -1,16 +1,49 @@
 use std::io::{self, Write};
 
-use super::{FileReport, range};
+use annotate_snippets::renderer::{DEFAULT_ERROR_STYLE, DEFAULT_INFO_STYLE, DEFAULT_WARNING_STYLE};
+use anstyle::{Effects, Style};
 
-/// `file:line:col: severity[rule] message`, the format editors' quickfix lists read.
-pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
+use super::{FileReport, range};
+use crate::diagnostics::{Placement, Severity};
+use crate::escape::escape_controls;
+
+/// `file:line:col: severity[rule] message`, the format editors' quickfix lists read. One line
+/// per finding whatever the manifest holds: file names and messages are escaped. With colour,
+/// the place is bold and the severity coloured as in the full format.
+pub fn write(out: &mut dyn Write, reports: &[FileReport], color: bool) -> io::Result<()> {
+    let paint = |style: Style| if color { style } else { Style::new() };
+    let place = paint(Style::new().effects(Effects::BOLD));
     for report in reports {
+        let path = escape_controls(&report.file.path);
         for diagnostic in &report.diagnostics {
+            if diagnostic
+                .rendered
+                .as_ref()
+                .is_some_and(|r| r.placement == Placement::File)
+            {
+                // No line is known: say so rather than point at line 1.
+                writeln!(
+                    out,
+                    "{place}{path}:{place:#} {}[{}] {} (in `{}`; no exact line)",
+                    diagnostic.severity,
+                    diagnostic.rule,
+                    escape_controls(&diagnostic.message),
+                    escape_controls(diagnostic.field.as_deref().unwrap_or("the file"))
+                )?;
+                continue;
+            }
             let (line, column, _, _) = range(&report.file, diagnostic.span);
+            let level = paint(match diagnostic.severity {
+                Severity::Error => DEFAULT_ERROR_STYLE,
+                Severity::Warning => DEFAULT_WARNING_STYLE,
+                Severity::Info => DEFAULT_INFO_STYLE,
+            });
             writeln!(
                 out,
-                "{}:{line}:{column}: {}[{}] {}",
-                report.file.path, diagnostic.severity, diagnostic.rule, diagnostic.message
+                "{place}{path}:{line}:{column}:{place:#} {level}{}[{}]{level:#} {}",
+                diagnostic.severity,
+                diagnostic.rule,
+                escape_controls(&diagnostic.message)
             )?;
         }
     }

@@ -3,6 +3,7 @@
 mod concise;
 mod full;
 mod github;
+mod gitlab;
 mod json;
 mod junit;
 mod sarif;
@@ -14,8 +15,9 @@ use crate::diagnostics::{Diagnostic, Severity};
 use crate::model::ObjectRef;
 use crate::source::SourceFile;
 
-pub use full::render_problem;
+pub use full::{placement_note, render_problem};
 pub use json::{JsonDiagnostic, JsonLabel};
+pub use sarif::percent_encode;
 pub use summary::Summary;
 
 /// A linted file and its findings.
@@ -36,7 +38,7 @@ impl FileReport {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// Source snippets with labels and help, like rustc (the default).
     Full,
@@ -50,27 +52,140 @@ pub enum Format {
     Github,
     /// JUnit XML: a test suite per file, a test case per object.
     Junit,
+    /// GitLab Code Quality JSON, for merge request widgets.
+    Gitlab,
 }
 
 /// What some formats need besides the findings.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// ANSI colours in the full format.
+    /// ANSI colours in the human formats.
     pub color: bool,
     /// The directory relative paths are relative to, as a `file://` URI ending with `/`;
     /// SARIF names it as the base of its artifact URIs.
     pub source_root: Option<String>,
+    /// What the run rendered, could not render, and left out.
+    pub run: RunNotes,
+}
+
+/// What a run did besides linting files, so that no format passes it off as a clean result.
+#[derive(Clone, Debug, Default)]
+pub struct RunNotes {
+    /// Helm charts and Kustomize overlays rendered.
+    pub rendered_charts: usize,
+    pub rendered_overlays: usize,
+    /// Inputs that could not be rendered.
+    pub unrendered: Vec<Unrendered>,
+    /// Files and directories that ignore files (`.gitignore`, `.ignore`) kept out.
+    pub ignored_files: usize,
+    pub ignored_directories: usize,
+}
+
+/// A chart or overlay that was not rendered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unrendered {
+    pub tool: crate::diagnostics::RenderTool,
+    /// The chart or overlay directory.
+    pub input: String,
+    pub reason: String,
+    /// The file that stands for it in annotations: `Chart.yaml`, `kustomization.yaml`.
+    pub file: String,
+}
+
+impl Unrendered {
+    /// `Helm chart charts/web not rendered: helm not found — …`.
+    pub fn sentence(&self) -> String {
+        format!(
+            "{} {} not rendered: {}",
+            self.noun(),
+            self.input,
+            self.reason
+        )
+    }
+
+    pub fn noun(&self) -> &'static str {
+        match self.tool {
+            crate::diagnostics::RenderTool::Helm => "Helm chart",
+            crate::diagnostics::RenderTool::Kustomize => "Kustomize overlay",
+        }
+    }
+}
+
+impl RunNotes {
+    /// The lines the human formats print under the summary: inputs not rendered, grouped by
+    /// reason, and what ignore files left out.
+    pub fn summary_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let mut groups: Vec<(&'static str, &str, usize)> = Vec::new();
+        for unrendered in &self.unrendered {
+            match groups.iter_mut().find(|(noun, reason, _)| {
+                *noun == unrendered.noun() && *reason == unrendered.reason
+            }) {
+                Some(group) => group.2 += 1,
+                None => groups.push((unrendered.noun(), &unrendered.reason, 1)),
+            }
+        }
+        for (noun, reason, count) in groups {
+            let noun = if count == 1 {
+                noun.to_owned()
+            } else {
+                format!("{noun}s")
+            };
+            lines.push(format!("{count} {noun} not rendered: {reason}"));
+        }
+        if self.ignored_files + self.ignored_directories > 0 {
+            let mut parts = Vec::new();
+            if self.ignored_files > 0 {
+                parts.push(summary::plural(self.ignored_files, "file"));
+            }
+            if self.ignored_directories > 0 {
+                parts.push(summary::plural(self.ignored_directories, "directory"));
+            }
+            lines.push(format!(
+                "{} skipped by ignore files (.gitignore, .ignore; --isolated lints them)",
+                parts.join(" and ")
+            ));
+        }
+        lines
+    }
 }
 
 impl Format {
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::Full,
         Format::Concise,
         Format::Json,
         Format::Sarif,
         Format::Github,
         Format::Junit,
+        Format::Gitlab,
     ];
+
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Full => "full",
+            Format::Concise => "concise",
+            Format::Json => "json",
+            Format::Sarif => "sarif",
+            Format::Github => "github",
+            Format::Junit => "junit",
+            Format::Gitlab => "gitlab",
+        }
+    }
+
+    /// One line on what it is, for `--help`.
+    pub fn description(self) -> &'static str {
+        match self {
+            Format::Full => "source snippets with labels and help, like rustc (the default)",
+            Format::Concise => "one line per finding: `file:line:col: severity[rule] message`",
+            Format::Json => "a JSON array of findings (see docs/output.md)",
+            Format::Sarif => "SARIF 2.1.0, for GitHub code scanning and other SARIF viewers",
+            Format::Github => "GitHub Actions workflow commands, shown as annotations",
+            Format::Junit => "JUnit XML: a test suite per file, a test case per object",
+            Format::Gitlab => "GitLab Code Quality JSON, for merge request widgets",
+        }
+    }
 
     /// Human formats end with a summary line; machine formats print nothing else.
     pub fn is_human(self) -> bool {
@@ -87,20 +202,63 @@ pub fn write(
 ) -> io::Result<()> {
     match format {
         Format::Full => full::write(out, reports, options.color)?,
-        Format::Concise => concise::write(out, reports)?,
+        Format::Concise => concise::write(out, reports, options.color)?,
         Format::Json => json::write(out, reports)?,
         Format::Sarif => sarif::write(out, reports, options)?,
-        Format::Github => github::write(out, reports)?,
-        Format::Junit => junit::write(out, reports)?,
+        Format::Github => github::write(out, reports, &options.run)?,
+        Format::Junit => junit::write(out, reports, &options.run)?,
+        Format::Gitlab => gitlab::write(out, reports)?,
     }
     if format.is_human() {
-        let summary = Summary::of(reports);
+        let mut summary = Summary::of(reports);
+        summary.charts = options.run.rendered_charts;
+        summary.overlays = options.run.rendered_overlays;
         if format == Format::Full && summary.total() > 0 {
             writeln!(out)?;
         }
         writeln!(out, "{summary}")?;
+        for line in options.run.summary_lines() {
+            writeln!(out, "{line}")?;
+        }
+        if let Some(line) = fixable_line(reports) {
+            writeln!(out, "{line}")?;
+        }
     }
     Ok(())
+}
+
+/// How many findings `check --fix` would fix, for the human formats (as ruff says it), and how
+/// many more `--unsafe-fixes` would; `None` when there are none.
+fn fixable_line(reports: &[FileReport]) -> Option<String> {
+    use crate::fix::Applicability;
+    let (mut safe, mut unsafe_only) = (0, 0);
+    for diagnostic in reports.iter().flat_map(|r| &r.diagnostics) {
+        if diagnostic
+            .fixes
+            .iter()
+            .any(|f| f.applicability == Applicability::Safe)
+        {
+            safe += 1;
+        } else if !diagnostic.fixes.is_empty() {
+            unsafe_only += 1;
+        }
+    }
+    let findings = |n: usize| if n == 1 { "finding" } else { "findings" };
+    match (safe, unsafe_only) {
+        (0, 0) => None,
+        (0, n) => Some(format!(
+            "{n} {} fixable with `podcycle check --fix --unsafe-fixes`.",
+            findings(n)
+        )),
+        (n, 0) => Some(format!(
+            "{n} {} fixable with `podcycle check --fix`.",
+            findings(n)
+        )),
+        (n, m) => Some(format!(
+            "{n} {} fixable with `podcycle check --fix` ({m} more with `--unsafe-fixes`).",
+            findings(n)
+        )),
+    }
 }
 
 /// The `file://` URI of a directory, ending with `/`, for [`Options::source_root`].
@@ -113,6 +271,37 @@ pub fn directory_uri(directory: &std::path::Path) -> String {
         path.push('/');
     }
     format!("file://{}", sarif::percent_encode(&path))
+}
+
+/// A fix of a finding with the text edits it makes in its file.
+pub(crate) struct RenderedFix<'a> {
+    pub fix: &'a crate::fix::Fix,
+    pub edits: Vec<crate::fix::TextEdit>,
+}
+
+/// Each diagnostic's fixes that render on the file's text (the order of `diagnostics`); the
+/// file is parsed again only when some diagnostic has a fix.
+pub(crate) fn rendered_fixes<'a>(
+    file: &SourceFile,
+    diagnostics: &'a [Diagnostic],
+) -> Vec<Vec<RenderedFix<'a>>> {
+    if diagnostics.iter().all(|d| d.fixes.is_empty()) {
+        return diagnostics.iter().map(|_| Vec::new()).collect();
+    }
+    let documents = crate::yaml::parse_stream(&file.text);
+    diagnostics
+        .iter()
+        .map(|diagnostic| {
+            diagnostic
+                .fixes
+                .iter()
+                .filter_map(|fix| {
+                    crate::fix::text_edits(&file.text, &documents, fix)
+                        .map(|edits| RenderedFix { fix, edits })
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Line and column (1-based, columns in characters, end exclusive) of a span.

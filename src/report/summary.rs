@@ -11,6 +11,9 @@ pub struct Summary {
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
+    /// Helm charts and Kustomize overlays rendered and linted.
+    pub charts: usize,
+    pub overlays: usize,
 }
 
 impl Summary {
@@ -39,17 +42,29 @@ impl Summary {
     }
 }
 
-fn plural(count: usize, word: &str) -> String {
-    if count == 1 {
-        format!("{count} {word}")
-    } else {
-        format!("{count} {word}s")
+pub(super) fn plural(count: usize, word: &str) -> String {
+    match (count, word.strip_suffix('y')) {
+        (1, _) => format!("{count} {word}"),
+        (_, Some(stem)) => format!("{count} {stem}ies"),
+        _ => format!("{count} {word}s"),
     }
 }
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let files = plural(self.files, "file");
+        let mut files = plural(self.files, "file");
+        let rendered: Vec<String> = [
+            (self.charts, "Helm chart"),
+            (self.overlays, "Kustomize overlay"),
+        ]
+        .into_iter()
+        .filter(|(count, _)| *count > 0)
+        .map(|(count, word)| plural(count, word))
+        .collect();
+        if !rendered.is_empty() {
+            let separator = if rendered.len() > 1 { ", " } else { " and " };
+            files = format!("{files}{separator}{}", rendered.join(" and "));
+        }
         if self.total() == 0 {
             return write!(f, "No problems found in {files}.");
         }

@@ -132,6 +132,8 @@ pub struct Rule {
     /// The rule reads the Services of the file ([`PodContext::services`]); the pipeline
     /// collects them only when such a rule runs.
     pub reads_services: bool,
+    /// Whether its findings come with fixes (`check --fix`, quick fixes in editors).
+    pub fix: crate::fix::FixAvailability,
     /// The file that declares it, for "view source" links.
     pub source: &'static str,
 }
@@ -193,6 +195,7 @@ macro_rules! declare_rule {
             $(severity: $severity:ident,)?
             $(feature: $feature:expr,)?
             $(services: $services:literal,)?
+            $(fix: $fix:ident,)?
             summary: $summary:literal,
             check: $check:expr $(,)?
         }
@@ -211,6 +214,7 @@ macro_rules! declare_rule {
             check: $check,
             feature: declare_rule!(@feature $($feature)?),
             reads_services: declare_rule!(@services $($services)?),
+            fix: declare_rule!(@fix $($fix)?),
             source: file!(),
         };
     };
@@ -220,5 +224,7 @@ macro_rules! declare_rule {
     (@feature $feature:expr) => { Some(&$feature) };
     (@services) => { false };
     (@services $services:literal) => { $services };
+    (@fix) => { $crate::fix::FixAvailability::None };
+    (@fix $fix:ident) => { $crate::fix::FixAvailability::$fix };
 }
 pub(crate) use declare_rule;

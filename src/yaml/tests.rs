@@ -72,7 +72,7 @@ fn block_scalars_end_with_their_last_line() {
     let spans: Vec<&str> = document
         .nodes
         .iter()
-        .filter(|n| matches!(n.kind, super::NodeKind::Scalar(_)))
+        .filter(|n| matches!(n.kind, super::node::NodeKind::Scalar(_)))
         .map(|n| &text[n.span.range()])
         .collect();
     assert_eq!(spans, ["a", "one\n  two", "b", "three"]);
@@ -95,4 +95,10 @@ fn quoted_scalars_continued_at_the_keys_indent_are_read_as_kubectl_reads_them() 
     assert_eq!(value["metadata"]["annotations"]["list"], "[ 1 ]");
     let plain = parse_stream("metadata:\n  annotations:\n    note: first line\n    continued\n");
     assert!(!plain[0].errors.is_empty());
+}
+
+#[test]
+fn nodes_stay_small() {
+    // Every scalar of a long flow sequence is a node: their size is most of a tree's memory.
+    assert!(std::mem::size_of::<super::node::Node>() <= 24);
 }

@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::Path;
 use std::process::Stdio;
 
-use crate::common::{code, output_with_stdin, podcycle, run, stderr, stdout};
+use crate::common::{code, on_terminal, output_with_stdin, podcycle, run, stderr, stdout};
 
 #[test]
 fn full_format() {
@@ -29,6 +29,7 @@ fn concise_format() {
     testdata/cli/bad.yaml:24:11: warning[poststart-blocks-sidecar] postStart of `web` delays the start of sidecar `istio-proxy`
     testdata/cli/bad.yaml:27:11: error[prestop-exceeds-grace-period] the preStop `sleep` action of 25s is longer than the 20s grace period, which the API server rejects
     Found 2 errors, 1 warning in 1 of 2 files.
+    1 finding fixable with `podcycle check --fix`.
     ");
 }
 
@@ -224,6 +225,7 @@ fn directories_are_walked_with_ignore_files_excludes_and_helm_charts() {
         "{{ .Values.broken }}: [\n",
     );
     write(root, ".hidden/app.yaml", &bad);
+    write(root, ".git/app.yaml", &bad);
 
     let output = podcycle()
         .current_dir(root)
@@ -233,12 +235,22 @@ fn directories_are_walked_with_ignore_files_excludes_and_helm_charts() {
     let files: std::collections::BTreeSet<&str> = std::str::from_utf8(&output.stdout)
         .unwrap()
         .lines()
+        // `file:line:col: …` lines only, not the summary.
+        .filter(|l| {
+            l.split(':')
+                .nth(1)
+                .is_some_and(|n| n.parse::<usize>().is_ok())
+        })
         .filter_map(|l| l.split(':').next())
-        .filter(|f| !f.starts_with("Found"))
         .collect();
     assert_eq!(
         files.into_iter().collect::<Vec<_>>(),
-        ["deploy/app.json", "deploy/app.yaml", "deploy/app.yml"]
+        [
+            ".hidden/app.yaml",
+            "deploy/app.json",
+            "deploy/app.yaml",
+            "deploy/app.yml"
+        ]
     );
     assert_eq!(code(&output), 1);
 
@@ -312,6 +324,100 @@ fn colour_follows_the_flag_and_environment() {
         .output()
         .unwrap();
     assert!(!stdout(&never).contains('\u{1b}'));
+}
+
+/// On a terminal, both human formats are coloured unless the environment says otherwise by
+/// any of the usual conventions.
+#[cfg(target_os = "linux")]
+#[test]
+fn colour_on_a_terminal_follows_the_conventions() {
+    for format in ["full", "concise"] {
+        let args = ["check", "--format", format, "testdata/cli/bad.yaml"];
+        let coloured = on_terminal(&args, &[]);
+        assert!(coloured.contains("podcycle") || coloured.contains("bad.yaml"));
+        assert!(
+            coloured.contains('\u{1b}'),
+            "{format} on a terminal: {coloured}"
+        );
+        for (name, value) in [("NO_COLOR", "1"), ("CLICOLOR", "0"), ("TERM", "dumb")] {
+            let plain = on_terminal(&args, &[(name, value)]);
+            assert!(plain.contains("bad.yaml"), "{plain}");
+            assert!(
+                !plain.contains('\u{1b}'),
+                "{format} with {name}={value}: {plain}"
+            );
+        }
+        let forced = on_terminal(&args, &[("TERM", "dumb"), ("CLICOLOR_FORCE", "1")]);
+        assert!(
+            forced.contains('\u{1b}'),
+            "{format}: CLICOLOR_FORCE wins over TERM=dumb"
+        );
+    }
+}
+
+#[test]
+fn stdin_filename_alone_reads_standard_input() {
+    let manifest = fs::read("testdata/cli/bad.yaml").unwrap();
+    let output = output_with_stdin(
+        podcycle().args([
+            "check",
+            "--format",
+            "concise",
+            "--stdin-filename",
+            "deploy/web.yaml",
+        ]),
+        &manifest,
+    );
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    assert!(
+        stdout(&output).starts_with("deploy/web.yaml:17:9: error[init-container-probe]"),
+        "{}",
+        stdout(&output)
+    );
+    // Beside paths, standard input must be asked for with `-`.
+    let output = output_with_stdin(
+        podcycle().args([
+            "check",
+            "--stdin-filename",
+            "web.yaml",
+            "testdata/cli/good.yaml",
+        ]),
+        &manifest,
+    );
+    assert_eq!(code(&output), 2);
+    assert!(
+        stderr(&output).contains("no `-` is among the paths"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(stdout(&output), "");
+}
+
+#[test]
+fn a_missing_path_prints_only_the_error() {
+    for format in ["full", "concise"] {
+        let output = run(&[
+            "check",
+            "--format",
+            format,
+            "testdata/cli/no-such-file.yaml",
+        ]);
+        assert_eq!(code(&output), 2);
+        assert_eq!(stdout(&output), "", "{format}");
+        assert_eq!(
+            stderr(&output),
+            "podcycle: error: testdata/cli/no-such-file.yaml: no such file or directory\n"
+        );
+    }
+    // Machine formats still write a valid (empty) document for the tools that read it.
+    let output = run(&[
+        "check",
+        "--format",
+        "json",
+        "testdata/cli/no-such-file.yaml",
+    ]);
+    assert_eq!(code(&output), 2);
+    assert_eq!(stdout(&output).trim(), "[]");
 }
 
 #[test]

@@ -80,6 +80,38 @@ pub fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// What `podcycle ARGS` prints on a terminal (a pseudo-terminal from util-linux `script`),
+/// with `env` set and the colour variables of the test environment removed. Linux only.
+pub fn on_terminal(args: &[&str], env: &[(&str, &str)]) -> String {
+    let quote = |word: &str| format!("'{}'", word.replace('\'', r"'\''"));
+    let command: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_podcycle"))
+        .chain(args.iter().copied())
+        .map(quote)
+        .collect();
+    let mut script = Command::new("script");
+    script
+        .args([
+            "--quiet",
+            "--return",
+            "--command",
+            &command.join(" "),
+            "/dev/null",
+        ])
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CI")
+        .env("TERM", "xterm-256color")
+        .stdin(Stdio::null());
+    for (name, value) in env {
+        script.env(name, value);
+    }
+    let output = script
+        .output()
+        .expect("util-linux `script` runs podcycle on a pseudo-terminal");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }

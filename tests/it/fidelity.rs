@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use podcycle::diagnostics::{Diagnostic, Severity};
-use podcycle::kustomize::PatchIndex;
+use podcycle::discovery::roles::PatchIndex;
 use podcycle::lint::{FileRole, lint_file_as};
 use podcycle::rules::{ALL_RULES, RUNTIME_ERRORS};
 use podcycle::settings::{Selector, Settings};
@@ -296,7 +296,7 @@ impl Tally {
 
     fn summary(&self, what: &str) -> String {
         format!(
-            "{what}: {} files, {} documents; {} claims of rejection, {} confirmed, {} in documents refused before validation; \
+            "{what}: {} files, {} documents; {} claims of rejection, {} confirmed, {} not checkable (refused before validation, partial objects, custom resources); \
              {} oracle rejections, {} reported by podcycle, {} out of scope; {} disagreements",
             self.files,
             self.documents,
@@ -433,8 +433,18 @@ fn compare(
             continue;
         }
         tally.claims += 1;
-        if partial(finding.document)
-            && d.enforcement == podcycle::diagnostics::Enforcement::ApiServer
+        // Custom resources (Argo Rollouts, KEDA, Kubeflow…) are validated by their own
+        // controllers and webhooks, not by the code the oracle runs.
+        let custom = d.object.as_ref().is_some_and(|object| {
+            let group = object
+                .api_version
+                .rsplit_once('/')
+                .map_or("", |(group, _)| group);
+            !matches!(group, "" | "apps" | "batch" | "extensions")
+        });
+        if custom
+            || (partial(finding.document)
+                && d.enforcement == podcycle::diagnostics::Enforcement::ApiServer)
         {
             // The API server never sees a partial object as it is written.
             tally.claims_unverifiable += 1;

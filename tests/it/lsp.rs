@@ -664,3 +664,82 @@ fn the_nearest_configuration_applies() {
     );
     assert!(codes("vendor/web.yaml").is_empty());
 }
+
+/// An invalid configuration is not a silent fallback to the defaults: the user is told once
+/// (`window/showMessage`), and the configuration file, when open, shows its problems.
+#[test]
+fn an_invalid_configuration_is_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let config_text = "ignore: [init-container-nope]\nfail-on: sometimes\n";
+    std::fs::write(root.join(".podcycle.yaml"), config_text).unwrap();
+    let mut client = Client::start(capabilities(true));
+    let document = uri(&root.join("deploy/web.yaml").display().to_string());
+    client.open(&document, 1, WEB);
+    let shown = client.notification("window/showMessage");
+    let message = shown.params["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("invalid configuration"), "{message}");
+    assert!(message.contains(".podcycle.yaml:1:10"), "{message}");
+    assert!(message.contains("and 1 more problem"), "{message}");
+    assert_eq!(shown.params["type"], 1, "an error");
+    // The defaults apply meanwhile.
+    let published = client.diagnostics(&document, Some(1));
+    with_code(&published.diagnostics, "init-container-probe");
+
+    // Typing on does not repeat the message.
+    client.change(&document, 2, WEB);
+    client.diagnostics(&document, Some(2));
+
+    let config = uri(&root.join(".podcycle.yaml").display().to_string());
+    client.open(&config, 1, config_text);
+    let problems = client.diagnostics(&config, Some(1)).diagnostics;
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(problems[0].message.contains("init-container-nope"));
+    assert_eq!(problems[0].range.start, Position::new(0, 9));
+    assert_eq!(problems[0].severity, Some(DiagnosticSeverity::ERROR));
+    // Fixed in the editor: the problems go.
+    client.change(&config, 2, "ignore: [init-container-probe]\n");
+    assert!(client.diagnostics(&config, Some(2)).diagnostics.is_empty());
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+/// The "ignore" quick fix writes a placeholder reason; `unused-suppression` reports it until a
+/// real reason replaces it, while the suppression already silences the finding.
+#[test]
+fn the_ignore_placeholder_is_reported_until_replaced() {
+    let ignored = WEB.replace(
+        "        startupProbe:",
+        &format!(
+            "        # podcycle: ignore[init-container-probe] {}\n        startupProbe:",
+            podcycle::suppression::REASON_PLACEHOLDER
+        ),
+    );
+    assert_ne!(ignored, WEB);
+    let found = analyse(
+        "web.yaml",
+        &ignored,
+        &Settings::default(),
+        FileRole::Manifest,
+    );
+    assert!(!found.iter().any(|d| d.rule == "init-container-probe"));
+    let placeholder: Vec<_> = found
+        .iter()
+        .filter(|d| d.rule == "unused-suppression")
+        .collect();
+    assert_eq!(placeholder.len(), 1, "{found:?}");
+    assert!(placeholder[0].message.contains("placeholder"));
+    let reasoned = ignored.replace(
+        podcycle::suppression::REASON_PLACEHOLDER,
+        "the migration image has no probe endpoint",
+    );
+    let found = analyse(
+        "web.yaml",
+        &reasoned,
+        &Settings::default(),
+        FileRole::Manifest,
+    );
+    assert!(
+        !found.iter().any(|d| d.rule == "unused-suppression"),
+        "{found:?}"
+    );
+}

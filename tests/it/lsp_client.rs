@@ -130,6 +130,20 @@ impl Client {
         let deadline = Instant::now() + TIMEOUT;
         loop {
             assert!(Instant::now() < deadline, "no diagnostics for {version:?}");
+            let notification = self.notification(PublishDiagnostics::METHOD);
+            let params: PublishDiagnosticsParams =
+                serde_json::from_value(notification.params).unwrap();
+            if &params.uri == uri && params.version == version {
+                return params;
+            }
+        }
+    }
+
+    /// Waits for the next notification with `method`, skipping others.
+    pub fn notification(&mut self, method: &str) -> Notification {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            assert!(Instant::now() < deadline, "no `{method}` notification");
             let notification = match self.notifications.pop_front() {
                 Some(notification) => notification,
                 None => match self.receive() {
@@ -141,13 +155,8 @@ impl Client {
                     Message::Response(response) => panic!("unexpected response {response:?}"),
                 },
             };
-            if notification.method != PublishDiagnostics::METHOD {
-                continue;
-            }
-            let params: PublishDiagnosticsParams =
-                serde_json::from_value(notification.params).unwrap();
-            if &params.uri == uri && params.version == version {
-                return params;
+            if notification.method == method {
+                return notification;
             }
         }
     }

@@ -34,6 +34,7 @@ fn render(format: Format, reports: &[FileReport]) -> String {
     let options = Options {
         color: false,
         source_root: Some("file:///project/".to_owned()),
+        ..Options::default()
     };
     let mut out = Vec::new();
     report::write(&mut out, format, reports, &options).unwrap();

@@ -257,7 +257,8 @@ declare_rule! {
     pub static RULE = {
         name: "RULE_NAME",
         category: RULE_CATEGORY,
-        // Who acts on the findings: Decoder, ApiServer, Runtime or Advice.
+        // Who acts on a finding: Decoder (kubectl cannot read it), ApiServer (rejected),
+        // Runtime (accepted; the kubelet then does what the message says) or Advice.
         enforcement: RULE_ENFORCEMENT,
         summary: "what the rule finds, lowercase and without a final period",
         check: crate::rules::Check::Pod(check),
@@ -365,6 +366,31 @@ pub static ALL_RULES: &[&Rule] = &[
             "1st",
         ] {
             assert!(check_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// The template names every field `declare_rule!` requires, so a new required field in
+    /// the macro is not forgotten here.
+    #[test]
+    fn the_template_has_every_required_field_of_declare_rule() {
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let rules = fs::read_to_string(workspace.join("src/rules/mod.rs")).unwrap();
+        let body = &rules[rules.find("macro_rules! declare_rule").unwrap()..];
+        let pattern = &body[..body.find("=>").unwrap()];
+        let required: Vec<&str> = pattern
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.starts_with("$(") && line.contains(": $"))
+            .filter_map(|line| line.split(':').next())
+            .filter(|key| !key.starts_with('$'))
+            .collect();
+        assert!(required.contains(&"name"), "{required:?}");
+        let source = rule_source("x", "advice");
+        for key in required {
+            assert!(
+                source.contains(&format!("        {key}: ")),
+                "the template lacks `{key}`"
+            );
         }
     }
 

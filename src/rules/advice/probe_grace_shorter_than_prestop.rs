@@ -1,5 +1,5 @@
 use crate::lifecycle::{HandlerUse, MINIMUM_STOP_WINDOW_SECONDS, handlers};
-use crate::rules::correctness::prestop_exceeds_grace_period::seconds_text;
+use crate::rules::correctness::prestop_exceeds_grace_period::duration_text;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 
 declare_rule! {
@@ -93,7 +93,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         let takes = if hook_seconds.is_infinite() {
             "never returns".to_owned()
         } else {
-            format!("takes {}", seconds_text(hook_seconds))
+            format!("takes {}", duration_text(&hook.duration, hook_seconds))
         };
         #[allow(clippy::cast_precision_loss)]
         let effect = if (grace as f64) < hook_seconds {

@@ -81,7 +81,7 @@ fn check(ctx: &ObjectContext<'_>, findings: &mut Findings) {
     // What was written, for help that names it: `y`, not only the YAML 1.1 spellings.
     let plain = scalar
         .filter(|s| s.style == ScalarStyle::Plain)
-        .map(|s| &*s.value);
+        .map(|s| s.value);
     let finding = findings.report(target, friendly_type_error(&error.message));
     if let Some(help) = type_error_help(&error.message, plain) {
         finding.help(help);

@@ -1,6 +1,6 @@
 use crate::model::path::FieldPath;
 use crate::rules::{Findings, ObjectContext, Target, declare_rule};
-use crate::suggest::did_you_mean;
+use crate::suggest::did_you_mean_help;
 
 declare_rule! {
     /// ## What it does
@@ -76,13 +76,12 @@ fn check(ctx: &ObjectContext<'_>, findings: &mut Findings) {
         let Some(podcycle_k8s::PathSegment::Key(name)) = unknown.path.last() else {
             continue;
         };
-        let help = match did_you_mean(name, unknown.known_fields) {
-            Some(suggestion) => format!("did you mean `{suggestion}`?"),
-            None => format!(
+        let help = did_you_mean_help(name, unknown.known_fields).unwrap_or_else(|| {
+            format!(
                 "remove it; `{}` has no field of that name",
                 unknown.type_name
-            ),
-        };
+            )
+        });
         findings
             .report(
                 Target::key(path),

@@ -1,0 +1,411 @@
+//! Finds what to lint: explicit files always; directories walked recursively for `*.yaml`,
+//! `*.yml` and `*.json`, honouring `.gitignore`, `.ignore` and `--exclude` (unless isolated);
+//! Helm charts and Kustomize overlays to render; and, for `--show-files` and the summary,
+//! what was skipped and why.
+
+pub mod roles;
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use ignore::WalkBuilder;
+
+use crate::render::{helm, kustomize};
+
+/// Extensions of manifest files found by walking a directory.
+pub const MANIFEST_EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
+
+/// Directories of version control systems and tools, never walked: they hold no manifests of
+/// the project, only copies, caches and metadata. Other hidden directories are walked.
+pub const TOOL_DIRECTORIES: [&str; 14] = [
+    ".git",
+    ".hg",
+    ".svn",
+    ".bzr",
+    ".jj",
+    ".sl",
+    ".pijul",
+    ".idea",
+    ".vscode",
+    ".cache",
+    ".terraform",
+    ".venv",
+    ".tox",
+    ".direnv",
+];
+
+/// How a walk treats ignore files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WalkOptions {
+    /// Honour no `.gitignore`, `.ignore` or global ignore file (`--isolated`).
+    pub no_ignore_files: bool,
+}
+
+/// A Helm chart found, and the templates named on the command line, if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FoundChart {
+    pub dir: PathBuf,
+    /// Template files named on the command line: only their findings are reported. Empty when
+    /// the chart was found by walking or named as a directory.
+    pub named_templates: Vec<PathBuf>,
+}
+
+/// The outcome of discovery: files in a stable order, and problems met on the way.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    /// Files to lint as they are.
+    pub files: Vec<PathBuf>,
+    /// Helm charts to render (library charts and vendored dependencies are not among them).
+    pub charts: Vec<FoundChart>,
+    /// Kustomize overlays to build.
+    pub overlays: Vec<PathBuf>,
+    /// What was not linted, and why.
+    pub skipped: Vec<(PathBuf, Skip)>,
+    /// Paths that do not exist or could not be read while walking.
+    pub errors: Vec<String>,
+}
+
+impl Discovered {
+    /// How many files and directories ignore files (`.gitignore`, `.ignore`) kept out of the
+    /// walk.
+    pub fn ignored(&self) -> (usize, usize) {
+        let ignored = self
+            .skipped
+            .iter()
+            .filter(|(_, skip)| *skip == Skip::IgnoreFile);
+        let directories = ignored.clone().filter(|(path, _)| path.is_dir()).count();
+        (ignored.count() - directories, directories)
+    }
+}
+
+/// Why a file or directory was not linted as it is.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Skip {
+    /// `--exclude` or the configuration's `exclude`.
+    Excluded,
+    /// A `.gitignore`, `.ignore` or global ignore file.
+    IgnoreFile,
+    /// A version-control or tool directory.
+    ToolDirectory,
+    /// A hidden file (`.pre-commit-config.yaml`): tool configuration, not manifests.
+    HiddenFile,
+    /// A chart's `templates/`: Go templates, linted through the rendered chart.
+    HelmTemplates,
+    /// A chart vendored under another chart's `charts/`: rendered with its parent.
+    VendoredChart,
+    /// A library chart: rendered through the charts that use it.
+    LibraryChart,
+    /// A Kustomize component: built through the overlays that use it.
+    KustomizeComponent,
+}
+
+impl fmt::Display for Skip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Skip::Excluded => "excluded",
+            Skip::IgnoreFile => {
+                "ignored by an ignore file (.gitignore, .ignore; --isolated lints it)"
+            }
+            Skip::ToolDirectory => "version-control or tool directory",
+            Skip::HiddenFile => "hidden file",
+            Skip::HelmTemplates => "Helm templates: linted through the rendered chart",
+            Skip::VendoredChart => "vendored chart: rendered with the chart that depends on it",
+            Skip::LibraryChart => "library chart: rendered through the charts that use it",
+            Skip::KustomizeComponent => "Kustomize component: built with the overlays that use it",
+        })
+    }
+}
+
+/// Compiles `--exclude` globs.
+pub fn exclude_set(globs: &[String]) -> Result<GlobSet, String> {
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        let glob = Glob::new(glob).map_err(|e| format!("invalid --exclude glob `{glob}`: {e}"))?;
+        builder.add(glob);
+    }
+    builder.build().map_err(|e| e.to_string())
+}
+
+/// Whether `--exclude` matches a path or a directory it is in: the whole path or its last
+/// component (so `vendor` excludes every `vendor` directory, as in ruff and ripgrep, and
+/// `--exclude deploy` excludes `deploy/web.yaml` when it is named on the command line).
+pub fn excluded(exclude: &GlobSet, path: &Path) -> bool {
+    let normalised = path.strip_prefix("./").unwrap_or(path);
+    normalised
+        .ancestors()
+        .filter(|p| !p.as_os_str().is_empty() && *p != Path::new("."))
+        .any(|p| exclude.is_match(p) || p.file_name().is_some_and(|name| exclude.is_match(name)))
+}
+
+pub fn discover(paths: &[PathBuf], exclude: &GlobSet) -> Discovered {
+    discover_with(paths, exclude, WalkOptions::default())
+}
+
+pub fn discover_with(paths: &[PathBuf], exclude: &GlobSet, options: WalkOptions) -> Discovered {
+    let mut discovered = Discovered::default();
+    for path in paths {
+        match std::fs::metadata(path) {
+            Err(error) => {
+                discovered
+                    .errors
+                    .push(format!("{}: {}", path.display(), describe_io_error(&error)))
+            }
+            Ok(metadata) if metadata.is_dir() => {
+                // A directory named on the command line is built even when it is only a base.
+                if kustomize::has_kustomization(path) && !kustomize::is_component(path) {
+                    discovered.overlays.push(path.clone());
+                }
+                walk(path, exclude, options, &mut discovered);
+            }
+            // pre-commit and editors pass files explicitly: lint them whatever their name, but
+            // a Helm template only through its chart.
+            Ok(_) => match helm::chart_of_template(path) {
+                Some(chart) => add_named_template(&mut discovered, chart, path.clone()),
+                None => discovered.files.push(path.clone()),
+            },
+        }
+    }
+    discovered.files.sort();
+    discovered.files.dedup();
+    discovered.charts.sort_by(|a, b| a.dir.cmp(&b.dir));
+    discovered.charts.dedup_by(|b, a| {
+        if a.dir == b.dir {
+            // A chart both walked and named by a template: everything is reported.
+            if a.named_templates.is_empty() || b.named_templates.is_empty() {
+                a.named_templates.clear();
+            } else {
+                a.named_templates.append(&mut b.named_templates);
+            }
+            true
+        } else {
+            false
+        }
+    });
+    discovered.overlays.sort();
+    discovered.overlays.dedup();
+    discovered.skipped.sort();
+    discovered.skipped.dedup();
+    discovered
+}
+
+fn add_named_template(discovered: &mut Discovered, chart: PathBuf, template: PathBuf) {
+    match discovered.charts.iter_mut().find(|c| c.dir == chart) {
+        Some(found) if !found.named_templates.is_empty() => found.named_templates.push(template),
+        Some(_) => {}
+        None => discovered.charts.push(FoundChart {
+            dir: chart,
+            named_templates: vec![template],
+        }),
+    }
+}
+
+fn walk(root: &Path, exclude: &GlobSet, options: WalkOptions, discovered: &mut Discovered) {
+    let exclude_for_filter = exclude.clone();
+    let filter = move |entry: &ignore::DirEntry| {
+        entry.depth() == 0
+            || skip_reason(&exclude_for_filter, entry.path(), entry.file_type()).is_none()
+    };
+    let builder = |ignore_files: bool| {
+        let mut builder = WalkBuilder::new(root);
+        builder
+            .follow_links(false)
+            .hidden(false)
+            .git_ignore(ignore_files)
+            .git_global(ignore_files)
+            .git_exclude(ignore_files)
+            .ignore(ignore_files)
+            .parents(ignore_files);
+        builder
+    };
+    let mut visited: HashSet<PathBuf> = HashSet::new();
+    for entry in builder(!options.no_ignore_files)
+        .filter_entry(filter.clone())
+        .build()
+    {
+        match entry {
+            Ok(entry) => {
+                visited.insert(entry.path().to_owned());
+                let Some(kind) = entry.file_type() else {
+                    continue;
+                };
+                if kind.is_dir() {
+                    found_directory(entry.path(), entry.depth() == 0, discovered);
+                } else if kind.is_file() && has_manifest_extension(entry.path()) {
+                    discovered.files.push(entry.into_path());
+                }
+            }
+            Err(error) => discovered.errors.push(error.to_string()),
+        }
+    }
+    // What was left out, and why: the entries of each walked directory that the walk did not
+    // reach. One more listing of the directories already walked, and none below them.
+    let mut directories: Vec<&PathBuf> = visited
+        .iter()
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+        .collect();
+    directories.sort();
+    for directory in directories {
+        let Ok(entries) = std::fs::read_dir(directory) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if visited.contains(&path) {
+                continue;
+            }
+            let file_type = entry.file_type().ok();
+            let is_dir = file_type.is_some_and(|t| t.is_dir());
+            if !is_dir && !has_manifest_extension(&path) {
+                continue;
+            }
+            let reason = skip_reason(exclude, &path, file_type).unwrap_or(Skip::IgnoreFile);
+            discovered.skipped.push((path, reason));
+        }
+    }
+}
+
+/// Records a chart or an overlay found while walking.
+fn found_directory(dir: &Path, named: bool, discovered: &mut Discovered) {
+    if helm::is_chart(dir) {
+        match helm::read_chart(dir) {
+            Ok(chart) if chart.library => {
+                discovered
+                    .skipped
+                    .push((dir.to_owned(), Skip::LibraryChart));
+            }
+            _ => discovered.charts.push(FoundChart {
+                dir: dir.to_owned(),
+                named_templates: Vec::new(),
+            }),
+        }
+    }
+    if !named && kustomize::has_kustomization(dir) {
+        if kustomize::is_component(dir) {
+            discovered
+                .skipped
+                .push((dir.to_owned(), Skip::KustomizeComponent));
+        } else if kustomize::is_overlay(dir) {
+            discovered.overlays.push(dir.to_owned());
+        }
+    }
+}
+
+/// Why the walk leaves out an entry, if it does (ignore files aside).
+fn skip_reason(
+    exclude: &GlobSet,
+    path: &Path,
+    file_type: Option<std::fs::FileType>,
+) -> Option<Skip> {
+    let is_dir = file_type.is_some_and(|t| t.is_dir());
+    let name = path.file_name().unwrap_or_default();
+    if excluded(exclude, path) {
+        return Some(Skip::Excluded);
+    }
+    if is_dir && TOOL_DIRECTORIES.iter().any(|tool| name == OsStr::new(tool)) {
+        return Some(Skip::ToolDirectory);
+    }
+    if !is_dir && name.as_encoded_bytes().starts_with(b".") {
+        return Some(Skip::HiddenFile);
+    }
+    if is_dir {
+        let parent = path.parent().unwrap_or(Path::new(""));
+        if name == "templates" && helm::is_chart(parent) {
+            return Some(Skip::HelmTemplates);
+        }
+        if parent.file_name() == Some(OsStr::new("charts"))
+            && parent.parent().is_some_and(helm::is_chart)
+            && helm::is_chart(path)
+        {
+            return Some(Skip::VendoredChart);
+        }
+    }
+    None
+}
+
+fn has_manifest_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| MANIFEST_EXTENSIONS.contains(&e))
+}
+
+pub fn describe_io_error(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(globs: &[&str]) -> GlobSet {
+        exclude_set(&globs.iter().map(|g| (*g).to_owned()).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn an_excluded_directory_excludes_the_files_under_it() {
+        let exclude = set(&["deploy"]);
+        assert!(excluded(&exclude, Path::new("deploy/web.yaml")));
+        assert!(excluded(&exclude, Path::new("./deploy/web.yaml")));
+        assert!(excluded(&exclude, Path::new("apps/deploy/web.yaml")));
+        assert!(!excluded(&exclude, Path::new("deployment/web.yaml")));
+        let exclude = set(&["apps/legacy"]);
+        assert!(excluded(&exclude, Path::new("apps/legacy/a/web.yaml")));
+        assert!(!excluded(&exclude, Path::new("apps/web.yaml")));
+        let exclude = set(&["*.json"]);
+        assert!(excluded(&exclude, Path::new("a/b.json")));
+        assert!(!excluded(&exclude, Path::new("a/b.yaml")));
+    }
+
+    #[test]
+    fn hidden_directories_are_walked_and_tool_directories_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for file in [
+            ".github/k8s/pod.yaml",
+            ".git/config.yaml",
+            "a/.hidden.yaml",
+            "a/web.yaml",
+            "build/out.yaml",
+        ] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "a: 1\n").unwrap();
+        }
+        std::fs::write(root.join(".ignore"), "build/\n").unwrap();
+        let found = discover(&[root.to_owned()], &GlobSet::empty());
+        let relative = |p: &PathBuf| p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+        let files: Vec<String> = found.files.iter().map(relative).collect();
+        assert_eq!(files, [".github/k8s/pod.yaml", "a/web.yaml"]);
+        let skipped: Vec<(String, Skip)> = found
+            .skipped
+            .iter()
+            .map(|(p, s)| (relative(p), s.clone()))
+            .collect();
+        assert_eq!(
+            skipped,
+            [
+                (".git".to_owned(), Skip::ToolDirectory),
+                ("a/.hidden.yaml".to_owned(), Skip::HiddenFile),
+                ("build".to_owned(), Skip::IgnoreFile),
+            ]
+        );
+        let isolated = discover_with(
+            &[root.to_owned()],
+            &GlobSet::empty(),
+            WalkOptions {
+                no_ignore_files: true,
+            },
+        );
+        let files: Vec<String> = isolated.files.iter().map(relative).collect();
+        assert_eq!(
+            files,
+            [".github/k8s/pod.yaml", "a/web.yaml", "build/out.yaml"]
+        );
+    }
+}

@@ -1,0 +1,45 @@
+//! Every file the renderers' source maps read — `Chart.yaml`, values files, templates,
+//! kustomizations, patches — goes through [`read_text`], which reads with
+//! [`safe_fs::read_file`]: regular files only, no symbolic link out of the tree, a size cap.
+
+use std::path::Path;
+
+use crate::safe_fs::{self, FileKind};
+
+/// Reads a UTF-8 text file the way podcycle reads every file a pull request controls.
+pub fn read_text(path: &Path) -> Result<String, String> {
+    let kind = if super::kustomize::KUSTOMIZATION_FILES
+        .iter()
+        .any(|name| path.file_name().is_some_and(|n| n == *name))
+    {
+        FileKind::Kustomization
+    } else {
+        FileKind::Manifest
+    };
+    let bytes = safe_fs::read_file(path, kind).map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_owned())
+}
+
+/// Whether a path is a regular file (following a symlink only to a regular file).
+pub fn is_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_what_is_not_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(
+            read_text(dir.path())
+                .unwrap_err()
+                .contains("not a regular file")
+        );
+        let file = dir.path().join("a.yaml");
+        std::fs::write(&file, "a: 1\n").unwrap();
+        assert_eq!(read_text(&file).unwrap(), "a: 1\n");
+        assert!(read_text(&dir.path().join("missing")).is_err());
+    }
+}

@@ -1,0 +1,235 @@
+//! Helm charts: reading `Chart.yaml`, checking that dependencies are vendored, running
+//! `helm template`, and the source map from its output back to template lines.
+
+mod map;
+pub mod template;
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+pub use map::HelmMap;
+
+use super::files::{is_file, read_text};
+use super::process::{Outcome, run};
+use crate::versions::KubeVersion;
+use crate::yaml;
+
+/// What `Chart.yaml` (and a v1 chart's `requirements.yaml`) says.
+#[derive(Clone, Debug)]
+pub struct Chart {
+    pub dir: PathBuf,
+    pub name: String,
+    /// `type: library`: templates for other charts, not installable on its own.
+    pub library: bool,
+    pub dependencies: Vec<Dependency>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Dependency {
+    pub name: String,
+    pub alias: Option<String>,
+}
+
+/// How one chart is rendered.
+#[derive(Clone, Debug, Default)]
+pub struct HelmOptions {
+    /// `helm template RELEASE`; Helm's own default is `release-name`.
+    pub release: Option<String>,
+    pub namespace: Option<String>,
+    /// Values files after the chart's `values.yaml`, in order.
+    pub values: Vec<PathBuf>,
+    pub kube_version: Option<KubeVersion>,
+}
+
+/// Whether a directory holds a chart.
+pub fn is_chart(dir: &Path) -> bool {
+    is_file(&dir.join("Chart.yaml"))
+}
+
+/// The chart directory a template file belongs to: the parent of the `templates/` directory
+/// it is in (at any depth), when that parent has a `Chart.yaml`.
+pub fn chart_of_template(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .find(|dir| dir.file_name() == Some(OsStr::new("templates")))
+        .and_then(Path::parent)
+        .filter(|chart| is_chart(chart))
+        .map(Path::to_owned)
+}
+
+pub fn read_chart(dir: &Path) -> Result<Chart, String> {
+    let metadata = read_yaml_value(&dir.join("Chart.yaml"))?;
+    let name = metadata
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or("Chart.yaml has no `name`")?
+        .to_owned();
+    let library = metadata.get("type").and_then(Value::as_str) == Some("library");
+    let mut dependencies = dependencies_in(&metadata);
+    let requirements = dir.join("requirements.yaml");
+    if dependencies.is_empty() && is_file(&requirements) {
+        dependencies = dependencies_in(&read_yaml_value(&requirements)?);
+    }
+    Ok(Chart {
+        dir: dir.to_owned(),
+        name,
+        library,
+        dependencies,
+    })
+}
+
+fn dependencies_in(value: &Value) -> Vec<Dependency> {
+    value
+        .get("dependencies")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            Some(Dependency {
+                name: entry.get("name")?.as_str()?.to_owned(),
+                alias: entry
+                    .get("alias")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            })
+        })
+        .collect()
+}
+
+/// Reads a YAML file's first document as JSON.
+pub(crate) fn read_yaml_value(path: &Path) -> Result<Value, String> {
+    let text = read_text(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let documents = yaml::parse_stream(&text);
+    let Some(document) = documents.first() else {
+        return Ok(Value::Null);
+    };
+    if let Some(error) = document.errors.first() {
+        return Err(format!("{}: {}", path.display(), error.message));
+    }
+    let Some(root) = document.root else {
+        return Ok(Value::Null);
+    };
+    yaml::to_json(document, root).map_err(|e| format!("{}: {}", path.display(), e.message))
+}
+
+/// A vendored chart under `charts/`: a directory, or an archive Helm reads as is.
+#[derive(Clone, Debug)]
+pub enum Vendored {
+    Dir(PathBuf),
+    Archive(PathBuf),
+}
+
+/// The charts vendored under a chart's `charts/` directory, by chart name.
+pub fn vendored(dir: &Path) -> Vec<(String, Vendored)> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir.join("charts")) else {
+        return found;
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for path in entries {
+        if is_chart(&path) {
+            if let Ok(chart) = read_chart(&path) {
+                found.push((chart.name, Vendored::Dir(path)));
+            }
+        } else if path.extension() == Some(OsStr::new("tgz")) {
+            // `name-1.2.3.tgz`: the name is everything before the last `-` that starts a version.
+            let stem = path.file_stem().and_then(OsStr::to_str).unwrap_or_default();
+            let name = stem
+                .char_indices()
+                .filter(|&(i, c)| {
+                    c == '-' && stem[i + 1..].starts_with(|d: char| d.is_ascii_digit())
+                })
+                .map(|(i, _)| &stem[..i])
+                .next()
+                .unwrap_or(stem);
+            found.push((name.to_owned(), Vendored::Archive(path)));
+        }
+    }
+    found
+}
+
+/// Dependencies that are not vendored: Helm would need to download them, which podcycle
+/// never lets it do.
+pub fn missing_dependencies(chart: &Chart) -> Vec<String> {
+    let vendored = vendored(&chart.dir);
+    chart
+        .dependencies
+        .iter()
+        .filter(|dependency| !vendored.iter().any(|(name, _)| *name == dependency.name))
+        .map(|dependency| dependency.name.clone())
+        .collect()
+}
+
+/// Runs `helm template` on a chart.
+pub fn render(
+    helm: &Path,
+    chart: &Chart,
+    options: &HelmOptions,
+    timeout: Duration,
+) -> Result<String, String> {
+    let absolute = std::path::absolute(&chart.dir).map_err(|e| e.to_string())?;
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "template".into(),
+        options
+            .release
+            .clone()
+            .unwrap_or_else(|| "release-name".to_owned())
+            .into(),
+        absolute.clone().into_os_string(),
+    ];
+    if let Some(namespace) = &options.namespace {
+        args.push("--namespace".into());
+        args.push(namespace.into());
+    }
+    for values in &options.values {
+        args.push("--values".into());
+        args.push(
+            std::path::absolute(values)
+                .unwrap_or_else(|_| values.clone())
+                .into_os_string(),
+        );
+    }
+    if let Some(version) = options.kube_version {
+        args.push("--kube-version".into());
+        args.push(format!("v{version}.0").into());
+    }
+    let args: Vec<&OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    match run(helm, &args, &absolute, timeout) {
+        Outcome::Output(text) => Ok(text),
+        Outcome::Failed(message) => Err(message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_belong_to_their_chart() {
+        let dir = tempfile::tempdir().unwrap();
+        let chart = dir.path().join("web");
+        std::fs::create_dir_all(chart.join("templates/sub")).unwrap();
+        std::fs::write(chart.join("Chart.yaml"), "apiVersion: v2\nname: web\nversion: 1.0.0\ndependencies:\n- name: redis\n  version: 1.x\n- name: common\n  alias: lib\n").unwrap();
+        assert_eq!(
+            chart_of_template(&chart.join("templates/sub/deploy.yaml")),
+            Some(chart.clone())
+        );
+        assert_eq!(chart_of_template(&chart.join("values.yaml")), None);
+        let read = read_chart(&chart).unwrap();
+        assert_eq!(read.name, "web");
+        assert_eq!(read.dependencies[1].alias.as_deref(), Some("lib"));
+        assert_eq!(missing_dependencies(&read), ["redis", "common"]);
+        std::fs::create_dir_all(chart.join("charts/common")).unwrap();
+        std::fs::write(
+            chart.join("charts/common/Chart.yaml"),
+            "name: common\ntype: library\n",
+        )
+        .unwrap();
+        std::fs::write(chart.join("charts/redis-17.3.1.tgz"), "").unwrap();
+        assert!(missing_dependencies(&read).is_empty());
+    }
+}

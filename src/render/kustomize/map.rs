@@ -1,0 +1,642 @@
+//! The source map from `kustomize build` output back to bases and patches.
+//!
+//! Kustomize's build metadata names, for each object, the file it came from
+//! (`config.kubernetes.io/origin`) and the kustomizations whose patches changed it
+//! (`alpha.config.kubernetes.io/transformations`). A field is placed at the last patch that
+//! writes it, else where the base writes it; list items are matched by their merge key
+//! (`name` for containers), not their position, since patches add and reorder. When a patch
+//! overrides a value the base (or an earlier patch) set, the other side gets a label.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::tree::{Patch, PatchList, PatchSource, Tree};
+use crate::diagnostics::{Diagnostic, Label, Placement, RenderTool, Rendered};
+use crate::model::path::PathSegment;
+use crate::render::display;
+use crate::render::files::read_text;
+use crate::render::rendered::{document_at, path_at};
+use crate::source::{SourceFile, Span};
+use crate::yaml::{self, Document, NodeId};
+
+/// A YAML text that lives in a file: the file itself, or a block scalar inside a
+/// kustomization (an inline patch), with the way back to the file's offsets.
+struct Text {
+    file: Arc<SourceFile>,
+    documents: Vec<Document>,
+    /// For inline text: the parsed text, the first line in the file, and the indentation.
+    inline: Option<(SourceFile, usize, usize)>,
+}
+
+impl Text {
+    /// A span of the parsed text as a span of the file.
+    fn to_file(&self, span: Span) -> Span {
+        let Some((inline, first_line, indent)) = &self.inline else {
+            return span;
+        };
+        let convert = |offset: u32| {
+            let at = inline.line_col(offset);
+            let line = first_line + at.line - 1;
+            let start = self.file.lines.line_start(line);
+            let column_bytes =
+                inline.text[inline.lines.line_start(at.line - 1)..offset as usize].len();
+            (start + indent + column_bytes).min(self.file.text.len())
+        };
+        Span::new(convert(span.start), convert(span.end))
+    }
+}
+
+/// A place in a file.
+type Place = (Arc<SourceFile>, Span);
+
+/// A place that writes a field.
+#[derive(Clone, Debug)]
+struct Writer {
+    file: Arc<SourceFile>,
+    span: Span,
+    /// The value written, for the message of an override label.
+    value: Option<String>,
+    patch: bool,
+}
+
+pub struct KustomizeMap {
+    input: String,
+    wrapper: PathBuf,
+    tree: Tree,
+    documents: Vec<Document>,
+    texts: HashMap<PathBuf, Option<Arc<Text>>>,
+    inline_texts: HashMap<(PathBuf, &'static str, usize), Option<Arc<Text>>>,
+}
+
+impl std::fmt::Debug for KustomizeMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KustomizeMap")
+            .field("input", &self.input)
+            .finish_non_exhaustive()
+    }
+}
+
+impl KustomizeMap {
+    pub fn new(input: String, wrapper: &Path, rendered: &str, tree: Tree) -> KustomizeMap {
+        KustomizeMap {
+            input,
+            wrapper: wrapper.to_owned(),
+            tree,
+            documents: yaml::parse_stream(rendered),
+            texts: HashMap::new(),
+            inline_texts: HashMap::new(),
+        }
+    }
+
+    pub fn place(
+        &mut self,
+        _rendered: &SourceFile,
+        mut diagnostic: Diagnostic,
+    ) -> (Arc<SourceFile>, Diagnostic) {
+        diagnostic.fixes.clear();
+        let mut info = Rendered {
+            tool: RenderTool::Kustomize,
+            input: self.input.clone(),
+            placement: Placement::Exact,
+        };
+        let overlay_file = Arc::new(SourceFile::new(
+            display(
+                &self
+                    .tree
+                    .kustomizations
+                    .first()
+                    .map(|k| k.file.clone())
+                    .unwrap_or_default(),
+            ),
+            self.tree
+                .kustomizations
+                .first()
+                .and_then(|k| read_text(&k.file).ok())
+                .unwrap_or_default(),
+        ));
+        let Some(index) = document_at(&self.documents, diagnostic.span.start) else {
+            info.placement = Placement::File;
+            diagnostic.span = Span::empty(0);
+            diagnostic.labels.clear();
+            diagnostic.rendered = Some(info);
+            return (overlay_file, diagnostic);
+        };
+        let primary = self.writers(index, diagnostic.span.start);
+        let (file, span, overridden) = match primary {
+            Some((mut writers, _)) if !writers.is_empty() => {
+                let last = writers.pop().expect("not empty");
+                (
+                    Arc::clone(&last.file),
+                    last.span,
+                    writers.pop().filter(|_| last.patch),
+                )
+            }
+            other => {
+                // Not written by any file: a transformer's doing, or a field no file has.
+                let origin = other.and_then(|(_, origin)| origin);
+                match origin {
+                    Some((file, span)) => {
+                        info.placement = Placement::Object;
+                        (file, span, None)
+                    }
+                    None => {
+                        info.placement = Placement::File;
+                        (overlay_file, Span::empty(0), None)
+                    }
+                }
+            }
+        };
+        let mut labels = Vec::new();
+        let mut overrides: Vec<Writer> = overridden.into_iter().collect();
+        for label in std::mem::take(&mut diagnostic.labels) {
+            match self.writers(index, label.span.start) {
+                Some((mut writers, _)) if !writers.is_empty() => {
+                    let last = writers.pop().expect("not empty");
+                    if last.patch {
+                        overrides.extend(writers.pop());
+                    }
+                    labels.push(Label {
+                        span: last.span,
+                        file: (last.file.path != file.path).then(|| Arc::clone(&last.file)),
+                        message: if last.patch {
+                            format!("{} (by this patch)", label.message)
+                        } else {
+                            label.message
+                        },
+                    });
+                }
+                _ => diagnostic.notes.push(format!(
+                    "{} (in the built output; podcycle cannot place it in the overlay's files)",
+                    label.message
+                )),
+            }
+        }
+        // The other side of each conflict: the value a patch replaced.
+        for earlier in overrides {
+            let value = earlier
+                .value
+                .as_deref()
+                .map(|v| format!(" `{v}`"))
+                .unwrap_or_default();
+            labels.push(Label {
+                span: earlier.span,
+                file: (earlier.file.path != file.path).then(|| Arc::clone(&earlier.file)),
+                message: format!("a patch overrides the value{value} set here"),
+            });
+        }
+        diagnostic.span = span;
+        diagnostic.labels = labels;
+        diagnostic.rendered = Some(info);
+        (file, diagnostic)
+    }
+
+    /// Every place that writes the field at `offset` of a rendered document, in the order
+    /// Kustomize applied them (the base first), and the object's place in its base for when none does.
+    fn writers(&mut self, index: usize, offset: u32) -> Option<(Vec<Writer>, Option<Place>)> {
+        let document = &self.documents[index];
+        let root = document.root?;
+        let (path, _) = path_at(document, offset);
+        let annotations = annotations(document, root);
+        let kind = string_at(document, root, &["kind"])?;
+        let name = string_at(document, root, &["metadata", "name"]).unwrap_or_default();
+        let origin_path = annotations
+            .origin
+            .as_deref()
+            .map(|p| normalize(&self.wrapper.join(p)));
+        let mut writers = Vec::new();
+        let mut object_place = None;
+        let origin = origin_path.and_then(|origin| self.text(&origin));
+        if let Some(text) = origin
+            && let Some((document_index, object)) = find_object(&text.documents, &kind, &name)
+        {
+            let source = &text.documents[document_index];
+            let rendered_document = &self.documents[index];
+            let kind_span = yaml::lookup(source, object, &[PathSegment::Key("kind".into())]).key;
+            object_place = Some((
+                Arc::clone(&text.file),
+                text.to_file(kind_span.unwrap_or(source.node(object).span)),
+            ));
+            if let Some((node, key)) = translate(rendered_document, root, &path, source, object) {
+                writers.push(Writer {
+                    file: Arc::clone(&text.file),
+                    span: text.to_file(key.unwrap_or(source.node(node).span)),
+                    value: source.scalar(node).map(|s| s.value.to_string()),
+                    patch: false,
+                });
+            }
+        }
+        // Patches, in the order the transformations were applied.
+        for (configured_in, transformer) in annotations.transformations {
+            let file = normalize(&self.wrapper.join(&configured_in));
+            let Some(kustomization) = self.tree.by_file(&file).cloned() else {
+                continue;
+            };
+            for patch in kustomization
+                .patches
+                .iter()
+                .filter(|p| p.list.transformer() == transformer)
+            {
+                if let Some(writer) =
+                    self.patch_writer(index, &kustomization.file, patch, &kind, &name, &path)
+                {
+                    writers.push(writer);
+                }
+            }
+        }
+        Some((writers, object_place))
+    }
+
+    fn patch_writer(
+        &mut self,
+        index: usize,
+        kustomization: &Path,
+        patch: &Patch,
+        kind: &str,
+        name: &str,
+        path: &[PathSegment],
+    ) -> Option<Writer> {
+        if patch.target_kind.as_deref().is_some_and(|k| k != kind) {
+            return None;
+        }
+        if let Some(pattern) = &patch.target_name {
+            let matches = regex_lite_full_match(pattern, name);
+            if !matches {
+                return None;
+            }
+        }
+        let text = match &patch.source {
+            PatchSource::File(file) => self.text(file)?,
+            PatchSource::Inline { key, index } => self.inline_text(kustomization, key, *index)?,
+        };
+        let rendered = &self.documents[index];
+        let root = rendered.root?;
+        for document in &text.documents {
+            let Some(patch_root) = document.root else {
+                continue;
+            };
+            if let Some(ops) = document.sequence(patch_root) {
+                if patch.list == PatchList::StrategicMerge {
+                    continue;
+                }
+                // A JSON 6902 patch: the last operation that sets the field or a parent of it.
+                let mut found = None;
+                for &op in ops {
+                    let Some(pointer) = string_at(document, op, &["path"]) else {
+                        continue;
+                    };
+                    let operation = string_at(document, op, &["op"]).unwrap_or_default();
+                    if !matches!(operation.as_str(), "add" | "replace" | "copy" | "move") {
+                        continue;
+                    }
+                    let segments = pointer_segments(&pointer);
+                    if !prefix_matches(&segments, path) {
+                        continue;
+                    }
+                    let value = yaml::lookup(document, op, &[PathSegment::Key("value".into())]);
+                    let rest = &path[segments.len().min(path.len())..];
+                    let place = if value.complete {
+                        let rendered_node =
+                            node_at(rendered, root, &path[..segments.len().min(path.len())]);
+                        match rendered_node
+                            .and_then(|n| translate(rendered, n, rest, document, value.node))
+                        {
+                            Some((node, key)) => key.unwrap_or(document.node(node).span),
+                            None => value.key.unwrap_or(value.value),
+                        }
+                    } else {
+                        document.node(op).span
+                    };
+                    found = Some(Writer {
+                        file: Arc::clone(&text.file),
+                        span: text.to_file(place),
+                        value: None,
+                        patch: true,
+                    });
+                }
+                if found.is_some() {
+                    return found;
+                }
+                continue;
+            }
+            // A strategic-merge patch: it must be about this object.
+            let patch_kind = string_at(document, patch_root, &["kind"]);
+            let patch_name = string_at(document, patch_root, &["metadata", "name"]);
+            if patch_kind.as_deref().is_some_and(|k| k != kind) {
+                continue;
+            }
+            if patch.target_name.is_none()
+                && patch_name.as_deref().is_some_and(|n| !name.contains(n))
+            {
+                continue;
+            }
+            if let Some((node, key)) = translate(rendered, root, path, document, patch_root) {
+                return Some(Writer {
+                    file: Arc::clone(&text.file),
+                    span: text.to_file(key.unwrap_or(document.node(node).span)),
+                    value: document.scalar(node).map(|s| s.value.to_string()),
+                    patch: true,
+                });
+            }
+        }
+        None
+    }
+
+    fn text(&mut self, path: &Path) -> Option<Arc<Text>> {
+        let key = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+        self.texts
+            .entry(key.clone())
+            .or_insert_with(|| {
+                let text = read_text(&key).ok()?;
+                let documents = yaml::parse_stream(&text);
+                Some(Arc::new(Text {
+                    file: Arc::new(SourceFile::new(display(&relative_to_cwd(&key)), text)),
+                    documents,
+                    inline: None,
+                }))
+            })
+            .clone()
+    }
+
+    /// An inline patch, written as a block scalar in the kustomization.
+    fn inline_text(
+        &mut self,
+        kustomization: &Path,
+        key: &'static str,
+        index: usize,
+    ) -> Option<Arc<Text>> {
+        let cache_key = (kustomization.to_owned(), key, index);
+        if let Some(cached) = self.inline_texts.get(&cache_key) {
+            return cached.clone();
+        }
+        let outer = self.text(kustomization)?;
+        let built = (|| {
+            let document = outer.documents.first()?;
+            let root = document.root?;
+            let mut path = vec![PathSegment::Key(key.to_owned()), PathSegment::Index(index)];
+            if key != "patchesStrategicMerge" {
+                path.push(PathSegment::Key("patch".to_owned()));
+            }
+            let located = yaml::lookup(document, root, &path);
+            if !located.complete {
+                return None;
+            }
+            let scalar = document.scalar(located.node)?;
+            if !matches!(
+                scalar.style,
+                yaml::ScalarStyle::Literal | yaml::ScalarStyle::Folded
+            ) {
+                return None;
+            }
+            // The content starts on the line after the key and its `|` indicator, at the
+            // block's indentation.
+            let indicator_line = outer
+                .file
+                .lines
+                .line_of(located.key.unwrap_or(located.value).start as usize);
+            let first_line = indicator_line + 1;
+            let start = outer.file.lines.line_start(first_line);
+            let line =
+                &outer.file.text[start..outer.file.lines.content_end(&outer.file.text, first_line)];
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            let inline = SourceFile::new(outer.file.path.clone(), scalar.value.to_string());
+            let documents = yaml::parse_stream(&inline.text);
+            Some(Arc::new(Text {
+                file: Arc::clone(&outer.file),
+                documents,
+                inline: Some((inline, first_line, indent)),
+            }))
+        })();
+        self.inline_texts.insert(cache_key, built.clone());
+        built
+    }
+}
+
+/// The build metadata Kustomize wrote on an object.
+#[derive(Default)]
+struct Annotations {
+    origin: Option<String>,
+    /// `(configuredIn, configuredBy.kind)`, in the order applied.
+    transformations: Vec<(String, String)>,
+}
+
+fn annotations(document: &Document, root: NodeId) -> Annotations {
+    let mut found = Annotations::default();
+    let text = |key: &str| string_at(document, root, &["metadata", "annotations", key]);
+    if let Some(origin) = text("config.kubernetes.io/origin") {
+        found.origin = yaml_field(&origin, "path");
+    }
+    if let Some(list) = text("alpha.config.kubernetes.io/transformations") {
+        for item in yaml::parse_stream(&list) {
+            let Some(root) = item.root else { continue };
+            for &entry in item.sequence(root).unwrap_or_default() {
+                let configured_in = string_at(&item, entry, &["configuredIn"]);
+                let kind = string_at(&item, entry, &["configuredBy", "kind"]);
+                if let (Some(configured_in), Some(kind)) = (configured_in, kind) {
+                    found.transformations.push((configured_in, kind));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// A top-level string of a small YAML text (an annotation's value).
+fn yaml_field(text: &str, key: &str) -> Option<String> {
+    let documents = yaml::parse_stream(text);
+    let document = documents.first()?;
+    string_at(document, document.root?, &[key])
+}
+
+fn string_at(document: &Document, node: NodeId, keys: &[&str]) -> Option<String> {
+    let path: Vec<PathSegment> = keys
+        .iter()
+        .map(|k| PathSegment::Key((*k).to_owned()))
+        .collect();
+    let located = yaml::lookup(document, node, &path);
+    located
+        .complete
+        .then(|| document.scalar_str(located.node).map(str::to_owned))
+        .flatten()
+}
+
+/// The object of `kind` in a file whose name the built name contains (prefixes and suffixes
+/// are added by overlays); an exact name wins.
+fn find_object(documents: &[Document], kind: &str, name: &str) -> Option<(usize, NodeId)> {
+    let mut best: Option<(usize, NodeId, usize)> = None;
+    for (index, document) in documents.iter().enumerate() {
+        let Some(root) = document.root else { continue };
+        if string_at(document, root, &["kind"]).as_deref() != Some(kind) {
+            continue;
+        }
+        let own = string_at(document, root, &["metadata", "name"]).unwrap_or_default();
+        if !name.contains(&own) {
+            continue;
+        }
+        if best.is_none_or(|(_, _, length)| own.len() > length) {
+            best = Some((index, root, own.len()));
+        }
+    }
+    best.map(|(index, root, _)| (index, root))
+}
+
+/// Follows a path of the rendered object into another YAML tree that describes the same
+/// object (a base, a patch), matching list items by merge key. Returns the node and its key.
+fn translate(
+    rendered: &Document,
+    rendered_node: NodeId,
+    path: &[PathSegment],
+    source: &Document,
+    source_node: NodeId,
+) -> Option<(NodeId, Option<Span>)> {
+    let mut rendered_at = rendered_node;
+    let mut source_at = source_node;
+    let mut key_span = None;
+    for segment in path {
+        match segment {
+            PathSegment::Key(_) => {
+                let next_rendered =
+                    yaml::lookup(rendered, rendered_at, std::slice::from_ref(segment));
+                let next_source = yaml::lookup(source, source_at, std::slice::from_ref(segment));
+                if !next_rendered.complete || !next_source.complete {
+                    return None;
+                }
+                rendered_at = next_rendered.node;
+                source_at = next_source.node;
+                key_span = next_source.key;
+            }
+            PathSegment::Index(index) => {
+                let item = rendered.sequence(rendered_at)?.get(*index).copied()?;
+                let items = source.sequence(source_at)?;
+                let matched = match merge_key(rendered, item) {
+                    Some((key, value)) => items.iter().copied().find(|&candidate| {
+                        string_at(source, candidate, &[key]).as_deref() == Some(value.as_str())
+                    }),
+                    None => items.get(*index).copied(),
+                }?;
+                rendered_at = item;
+                source_at = matched;
+                key_span = None;
+            }
+        }
+    }
+    Some((source.resolve(source_at), key_span))
+}
+
+/// The merge key Kubernetes uses for a list item: `name`, `containerPort`, `mountPath`, `ip`.
+fn merge_key(document: &Document, item: NodeId) -> Option<(&'static str, String)> {
+    for key in [
+        "name",
+        "containerPort",
+        "mountPath",
+        "devicePath",
+        "ip",
+        "topologyKey",
+    ] {
+        if let Some(value) = string_at(document, item, &[key]) {
+            return Some((key, value));
+        }
+    }
+    None
+}
+
+fn node_at(document: &Document, root: NodeId, path: &[PathSegment]) -> Option<NodeId> {
+    let located = yaml::lookup(document, root, path);
+    located.complete.then_some(located.node)
+}
+
+/// `/spec/template/spec/containers/0` as path segments.
+fn pointer_segments(pointer: &str) -> Vec<PathSegment> {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|part| {
+            let part = part.replace("~1", "/").replace("~0", "~");
+            match part.parse::<usize>() {
+                Ok(index) => PathSegment::Index(index),
+                Err(_) => PathSegment::Key(part),
+            }
+        })
+        .collect()
+}
+
+/// Whether a JSON pointer's segments lead to `path` or one of its parents (`-` appends, so it
+/// matches any index).
+fn prefix_matches(pointer: &[PathSegment], path: &[PathSegment]) -> bool {
+    pointer.len() <= path.len()
+        && pointer.iter().zip(path).all(|(a, b)| match (a, b) {
+            (PathSegment::Key(k), PathSegment::Index(_)) => k == "-",
+            (a, b) => a == b,
+        })
+}
+
+/// Kustomize matches `target.name` as a regular expression over the whole name; podcycle
+/// reads the common forms: a literal, `.*`, and `prefix.*`/`.*suffix`.
+fn regex_lite_full_match(pattern: &str, name: &str) -> bool {
+    if !pattern.contains(['.', '*', '^', '$', '[', '(', '|', '+', '?']) {
+        return pattern == name;
+    }
+    let pattern = pattern.trim_start_matches('^').trim_end_matches('$');
+    match pattern.split_once(".*") {
+        Some((head, tail))
+            if !head.contains(['*', '[', '(', '|', '+', '?'])
+                && !tail.contains(['*', '[', '(', '|', '+', '?']) =>
+        {
+            name.starts_with(head.replace("\\.", ".").as_str())
+                && name.ends_with(tail.replace("\\.", ".").as_str())
+        }
+        // An expression podcycle does not read: assume it matches, the patch's own kind and
+        // paths still decide.
+        _ => true,
+    }
+}
+
+/// Removes `.` and `..` without touching the file system: the temporary directory that
+/// Kustomize's paths are relative to is gone by the time they are read.
+fn normalize(path: &Path) -> PathBuf {
+    let mut normalized = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                normalized.pop();
+            }
+            other => normalized.push(other),
+        }
+    }
+    normalized
+}
+
+fn relative_to_cwd(path: &Path) -> PathBuf {
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_owned))
+        .unwrap_or_else(|| path.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointers_and_names() {
+        let segments = pointer_segments("/spec/containers/0/env/-");
+        assert_eq!(segments[2], PathSegment::Index(0));
+        let path = [
+            PathSegment::Key("spec".into()),
+            PathSegment::Key("containers".into()),
+            PathSegment::Index(0),
+            PathSegment::Key("env".into()),
+            PathSegment::Index(3),
+            PathSegment::Key("value".into()),
+        ];
+        assert!(prefix_matches(&segments, &path));
+        assert!(!prefix_matches(
+            &pointer_segments("/spec/containers/1"),
+            &path
+        ));
+        assert!(regex_lite_full_match("web", "web"));
+        assert!(!regex_lite_full_match("web", "prod-web"));
+        assert!(regex_lite_full_match(".*-web", "prod-web"));
+    }
+}

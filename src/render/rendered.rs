@@ -1,0 +1,190 @@
+//! The structure of rendered output that source maps work from: which document holds an
+//! offset, and the YAML key each line writes with its path of keys and indices.
+
+use crate::model::path::PathSegment;
+use crate::source::{SourceFile, Span};
+use crate::yaml::{Document, Kind, NodeId};
+
+/// A mapping key in rendered output.
+#[derive(Clone, Debug)]
+pub struct KeyLine {
+    /// 0-based line of the key.
+    pub line: usize,
+    pub key: String,
+    pub key_span: Span,
+    /// The value's node.
+    pub value: NodeId,
+    /// The span of a scalar value written on the key's line.
+    pub value_span: Option<Span>,
+    /// The path from the document root: keys and list indices.
+    pub path: Vec<PathSegment>,
+    /// 0-based column of the key, in bytes.
+    pub column: usize,
+}
+
+impl KeyLine {
+    /// The path's keys alone, the way a template's indentation shows them.
+    pub fn keys(&self) -> Vec<&str> {
+        keys_of(&self.path)
+    }
+}
+
+/// The keys of a path, without its list indices.
+pub fn keys_of(path: &[PathSegment]) -> Vec<&str> {
+    path.iter()
+        .filter_map(|segment| match segment {
+            PathSegment::Key(key) => Some(key.as_str()),
+            PathSegment::Index(_) => None,
+        })
+        .collect()
+}
+
+/// The document of `documents` that holds `offset`.
+pub fn document_at(documents: &[Document], offset: u32) -> Option<usize> {
+    let index = documents
+        .partition_point(|d| d.span.start <= offset)
+        .checked_sub(1)?;
+    Some(index)
+}
+
+/// Every mapping key of a document, in the order they are written. Aliases are not followed:
+/// what they repeat is written elsewhere.
+pub fn key_lines(document: &Document, file: &SourceFile) -> Vec<KeyLine> {
+    let mut lines = Vec::new();
+    if let Some(root) = document.root {
+        walk(document, file, root, &mut Vec::new(), &mut lines, 0);
+    }
+    lines.sort_by_key(|line| line.key_span.start);
+    lines
+}
+
+fn walk(
+    document: &Document,
+    file: &SourceFile,
+    node: NodeId,
+    path: &mut Vec<PathSegment>,
+    out: &mut Vec<KeyLine>,
+    depth: usize,
+) {
+    // Rendered output comes from tools, but a template can still nest without end.
+    const MAX_DEPTH: usize = 256;
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match document.kind(node) {
+        Kind::Mapping(entries) => {
+            for &(key, value) in entries {
+                let Some(name) = document.scalar_str(key) else {
+                    continue;
+                };
+                let key_span = document.node(key).span;
+                let line = file.lines.line_of(key_span.start as usize);
+                let value_node = document.node(value);
+                let value_span = match document.kind(value) {
+                    Kind::Scalar(_)
+                        if file.lines.line_of(value_node.span.start as usize) == line =>
+                    {
+                        Some(value_node.span)
+                    }
+                    _ => None,
+                };
+                path.push(PathSegment::Key(name.to_owned()));
+                out.push(KeyLine {
+                    line,
+                    key: name.to_owned(),
+                    key_span,
+                    value,
+                    value_span,
+                    path: path.clone(),
+                    column: key_span.start as usize - file.lines.line_start(line),
+                });
+                walk(document, file, value, path, out, depth + 1);
+                path.pop();
+            }
+        }
+        Kind::Sequence(items) => {
+            for (index, &item) in items.iter().enumerate() {
+                path.push(PathSegment::Index(index));
+                walk(document, file, item, path, out, depth + 1);
+                path.pop();
+            }
+        }
+        Kind::Scalar(_) | Kind::Alias(_) => {}
+    }
+}
+
+/// The path of the deepest node whose span holds `offset`, with that node.
+pub fn path_at(document: &Document, offset: u32) -> (Vec<PathSegment>, Option<NodeId>) {
+    let mut path = Vec::new();
+    let Some(mut node) = document.root else {
+        return (path, None);
+    };
+    'descend: for _ in 0..256 {
+        match document.kind(node) {
+            Kind::Mapping(entries) => {
+                for &(key, value) in entries {
+                    let key_span = document.node(key).span;
+                    let value_span = document.node(value).span;
+                    let inside =
+                        |span: Span| span.start <= offset && offset < span.end.max(span.start + 1);
+                    if inside(key_span) || inside(value_span) {
+                        let Some(name) = document.scalar_str(key) else {
+                            break 'descend;
+                        };
+                        path.push(PathSegment::Key(name.to_owned()));
+                        if inside(key_span) {
+                            return (path, Some(value));
+                        }
+                        node = value;
+                        continue 'descend;
+                    }
+                }
+                break;
+            }
+            Kind::Sequence(items) => {
+                for (index, &item) in items.iter().enumerate() {
+                    let span = document.node(item).span;
+                    if span.start <= offset && offset < span.end.max(span.start + 1) {
+                        path.push(PathSegment::Index(index));
+                        node = item;
+                        continue 'descend;
+                    }
+                }
+                break;
+            }
+            Kind::Scalar(_) | Kind::Alias(_) => break,
+        }
+    }
+    (path, Some(node))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse_stream;
+
+    #[test]
+    fn keys_and_paths() {
+        let text = "a:\n  b: 1\n  c:\n  - name: x\n    d: 2\n";
+        let file = SourceFile::new("t", text);
+        let documents = parse_stream(text);
+        let lines = key_lines(&documents[0], &file);
+        let described: Vec<(usize, String, Vec<&str>)> = lines
+            .iter()
+            .map(|l| (l.line, l.key.clone(), l.keys()))
+            .collect();
+        assert_eq!(described[3], (3, "name".to_owned(), vec!["a", "c", "name"]));
+        assert_eq!(lines[3].path[2], PathSegment::Index(0));
+        assert!(lines[1].value_span.is_some());
+        let (path, _) = path_at(&documents[0], text.find('2').unwrap() as u32);
+        assert_eq!(
+            path,
+            [
+                PathSegment::Key("a".into()),
+                PathSegment::Key("c".into()),
+                PathSegment::Index(0),
+                PathSegment::Key("d".into())
+            ]
+        );
+    }
+}

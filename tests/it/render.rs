@@ -1,0 +1,569 @@
+//! Helm charts and Kustomize overlays rendered by the real tools, with findings reported at
+//! the template, base or patch line that wrote them (`testdata/render/`).
+//!
+//! The tests need `helm` and `kustomize` (or `kubectl`) on `PATH`. Where they are missing the
+//! tests that render say so and pass, unless `PODCYCLE_REQUIRE_RENDERERS=1` (CI sets it, after
+//! installing both): then a missing tool fails them. The not-installed path is tested with an
+//! empty `PATH` either way.
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::common::{code, podcycle, stderr, stdout};
+
+/// Whether the renderers are there; panics when they are required and missing.
+fn renderers() -> bool {
+    let on_path = |name: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()))
+    };
+    let available = on_path("helm") && (on_path("kustomize") || on_path("kubectl"));
+    if !available {
+        assert!(
+            std::env::var_os("PODCYCLE_REQUIRE_RENDERERS").is_none(),
+            "helm and kustomize must be on PATH (PODCYCLE_REQUIRE_RENDERERS is set)"
+        );
+        eprintln!("helm or kustomize not on PATH: the rendering tests do not run");
+    }
+    available
+}
+
+fn check(args: &[&str]) -> Output {
+    podcycle()
+        .arg("check")
+        .args(args)
+        .output()
+        .expect("podcycle runs")
+}
+
+fn json(output: &Output) -> Vec<Value> {
+    serde_json::from_slice::<Value>(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(output), stderr(output)))
+        .as_array()
+        .expect("an array")
+        .clone()
+}
+
+fn finding<'a>(items: &'a [Value], rule: &str, file_suffix: &str) -> &'a Value {
+    items
+        .iter()
+        .find(|d| d["rule"] == rule && d["file"].as_str().is_some_and(|f| f.ends_with(file_suffix)))
+        .unwrap_or_else(|| panic!("no {rule} in {file_suffix}: {items:#?}"))
+}
+
+/// `(file, line, message)` of each label.
+fn labels(diagnostic: &Value) -> Vec<(String, u64, String)> {
+    diagnostic["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["file"].as_str().unwrap().to_owned(),
+                l["line"].as_u64().unwrap(),
+                l["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn values_that_feed_the_grace_period_and_prestop_are_labelled() {
+    if !renderers() {
+        return;
+    }
+    let output = check(&["--format", "json", "testdata/render/web"]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let items = json(&output);
+    let prestop = finding(
+        &items,
+        "prestop-exceeds-grace-period",
+        "web/templates/deployment.yaml",
+    );
+    // The preStop came from `toYaml .` inside `with .Values.lifecycle`: the action's line.
+    assert_eq!(
+        (prestop["line"].as_u64(), prestop["column"].as_u64()),
+        (Some(22), Some(13))
+    );
+    assert_eq!(
+        prestop["rendered"],
+        serde_json::json!({"tool": "helm", "input": "testdata/render/web", "placement": "exact"})
+    );
+    assert_eq!(
+        labels(prestop),
+        [
+            (
+                "testdata/render/web/templates/deployment.yaml".to_owned(),
+                16,
+                "grace period of 20s set here".to_owned()
+            ),
+            (
+                "testdata/render/web/values.yaml".to_owned(),
+                5,
+                "`.Values.lifecycle.preStop` is set here".to_owned()
+            ),
+            (
+                "testdata/render/web/values.yaml".to_owned(),
+                3,
+                "`.Values.pod.gracePeriod` is set here".to_owned()
+            ),
+        ]
+    );
+    // The grace period label points at the expression that wrote it.
+    let grace = &prestop["labels"][0];
+    assert_eq!(
+        (grace["column"].as_u64(), grace["end_column"].as_u64()),
+        (Some(38), Some(67))
+    );
+
+    // A values file given for the run overrides the chart's: it gets the label.
+    let output = check(&[
+        "--format",
+        "json",
+        "--helm-values",
+        "testdata/render/web/values-prod.yaml",
+        "testdata/render/web",
+    ]);
+    let items = json(&output);
+    let prestop = finding(
+        &items,
+        "prestop-exceeds-grace-period",
+        "web/templates/deployment.yaml",
+    );
+    assert!(
+        prestop["message"]
+            .as_str()
+            .unwrap()
+            .contains("30s grace period")
+    );
+    assert!(
+        labels(prestop).contains(&(
+            "testdata/render/web/values-prod.yaml".to_owned(),
+            2,
+            "`.Values.pod.gracePeriod` is set here".to_owned()
+        )),
+        "{prestop:#}"
+    );
+}
+
+#[test]
+fn a_library_chart_helper_and_a_dependency_are_placed_in_their_own_files() {
+    if !renderers() {
+        return;
+    }
+    let output = check(&["--format", "json", "testdata/render/platform"]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let items = json(&output);
+    // The library chart's `define` wrote the probe.
+    let port = finding(
+        &items,
+        "undeclared-port",
+        "charts/common/templates/_deployment.tpl",
+    );
+    assert_eq!(
+        (port["line"].as_u64(), port["column"].as_u64()),
+        (Some(21), Some(21))
+    );
+    // The dependency's template, with its value overridden by the parent's values.
+    let prestop = finding(
+        &items,
+        "prestop-exceeds-grace-period",
+        "charts/worker/templates/worker.yaml",
+    );
+    assert_eq!(prestop["line"].as_u64(), Some(19));
+    assert!(
+        labels(prestop).contains(&(
+            "testdata/render/platform/values.yaml".to_owned(),
+            2,
+            "`.Values.gracePeriod` is set here".to_owned()
+        )),
+        "{prestop:#}"
+    );
+}
+
+#[test]
+fn an_overlay_patch_that_conflicts_with_its_base_labels_both_sides() {
+    if !renderers() {
+        return;
+    }
+    let output = check(&["--format", "json", "testdata/render/shop"]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let items = json(&output);
+    let prestop: Vec<&Value> = items
+        .iter()
+        .filter(|d| d["rule"] == "prestop-exceeds-grace-period")
+        .collect();
+    assert_eq!(prestop.len(), 1, "reported once: {items:#?}");
+    let prestop = prestop[0];
+    assert_eq!(prestop["file"], "testdata/render/shop/base/deployment.yaml");
+    assert_eq!(prestop["line"].as_u64(), Some(19));
+    assert_eq!(prestop["rendered"]["tool"], "kustomize");
+    assert_eq!(
+        labels(prestop),
+        [
+            (
+                "testdata/render/shop/overlays/prod/grace-patch.yaml".to_owned(),
+                8,
+                "grace period of 10s set here (by this patch)".to_owned()
+            ),
+            (
+                "testdata/render/shop/base/deployment.yaml".to_owned(),
+                14,
+                "a patch overrides the value `60` set here".to_owned()
+            ),
+        ]
+    );
+    // The component's inline JSON patch added the probe: its line in the kustomization.
+    let port = finding(
+        &items,
+        "undeclared-port",
+        "components/probes/kustomization.yaml",
+    );
+    assert_eq!(
+        (port["line"].as_u64(), port["column"].as_u64()),
+        (Some(10), Some(35))
+    );
+}
+
+#[test]
+fn every_format_uses_the_same_mapping() {
+    if !renderers() {
+        return;
+    }
+    let concise = stdout(&check(&["--format", "concise", "testdata/render/web"]));
+    assert!(
+        concise.contains("testdata/render/web/templates/deployment.yaml:22:13: error[prestop-exceeds-grace-period]"),
+        "{concise}"
+    );
+    let full = stdout(&check(&["--format", "full", "testdata/render/web"]));
+    assert!(
+        full.contains("--> testdata/render/web/templates/deployment.yaml:22:13"),
+        "{full}"
+    );
+    assert!(
+        full.contains("::: testdata/render/web/values.yaml:3:3"),
+        "{full}"
+    );
+    assert!(
+        full.contains("found in the output of `helm template testdata/render/web`"),
+        "{full}"
+    );
+    let github = stdout(&check(&["--format", "github", "testdata/render/web"]));
+    assert!(
+        github.contains(
+            "::error file=testdata/render/web/templates/deployment.yaml,line=22,endLine=22,col=13"
+        ),
+        "{github}"
+    );
+    let sarif: Value =
+        serde_json::from_slice(&check(&["--format", "sarif", "testdata/render/web"]).stdout)
+            .unwrap();
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "testdata/render/web/templates/deployment.yaml"
+    );
+    let related: Vec<&str> = result["relatedLocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            l["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert!(
+        related.contains(&"testdata/render/web/values.yaml"),
+        "{related:?}"
+    );
+    let junit = stdout(&check(&["--format", "junit", "testdata/render/web"]));
+    assert!(
+        junit.contains("testdata/render/web/templates/deployment.yaml:22:13"),
+        "{junit}"
+    );
+}
+
+#[test]
+fn a_template_named_on_the_command_line_is_linted_through_its_chart() {
+    if !renderers() {
+        return;
+    }
+    let output = check(&[
+        "--format",
+        "concise",
+        "testdata/render/web/templates/deployment.yaml",
+    ]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(!text.contains("yaml-syntax"), "{text}");
+    assert!(
+        text.starts_with("testdata/render/web/templates/deployment.yaml:22:13:"),
+        "{text}"
+    );
+    // The helper file has no finding of its own: nothing is reported for it.
+    let output = check(&[
+        "--format",
+        "concise",
+        "testdata/render/web/templates/_helpers.tpl",
+    ]);
+    assert_eq!(code(&output), 0, "{}", stdout(&output));
+}
+
+#[test]
+fn without_the_tools_nothing_passes_for_clean() {
+    let output = podcycle()
+        .env("PATH", "")
+        .args(["check", "testdata/render/web", "testdata/render/shop"])
+        .output()
+        .unwrap();
+    // A warning by default: the exit code is that of the files linted.
+    assert_eq!(code(&output), 0, "{}", stdout(&output));
+    let err = stderr(&output);
+    assert!(err.contains("Helm chart testdata/render/web not rendered: helm not found — install it or pass --helm"), "{err}");
+    assert!(
+        err.contains(
+            "Kustomize overlay testdata/render/shop/overlays/prod not rendered: kustomize not found"
+        ),
+        "{err}"
+    );
+    let out = stdout(&output);
+    assert!(
+        out.contains("1 Helm chart not rendered: helm not found — install it or pass --helm"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1 Kustomize overlay not rendered: kustomize not found"),
+        "{out}"
+    );
+    // The templates are not read as plain YAML.
+    assert!(!out.contains("yaml-syntax"), "{out}");
+
+    let failing = podcycle()
+        .env("PATH", "")
+        .args(["check", "--fail-on-unrendered", "testdata/render/web"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&failing), 1);
+
+    let named = podcycle()
+        .env("PATH", "")
+        .args(["check", "testdata/render/web/templates/deployment.yaml"])
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&named).contains("not linted: testdata/render/web/templates/deployment.yaml (Helm templates are linted through their chart)"),
+        "{}",
+        stderr(&named)
+    );
+    assert!(!stdout(&named).contains("yaml-syntax"));
+
+    // Machine formats say so too.
+    let sarif: Value = serde_json::from_slice(
+        &podcycle()
+            .env("PATH", "")
+            .args(["check", "--format", "sarif", "testdata/render/web"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let notification = &sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+    assert_eq!(notification["level"], "warning");
+    assert!(
+        notification["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("helm not found")
+    );
+    let github = podcycle()
+        .env("PATH", "")
+        .args(["check", "--format", "github", "testdata/render/web"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&github).starts_with(
+            "::warning file=testdata/render/web/Chart.yaml,title=podcycle%3A not rendered::"
+        ),
+        "{}",
+        stdout(&github)
+    );
+}
+
+#[test]
+fn what_would_reach_the_network_is_not_rendered() {
+    // No tool runs for these: the reason is found first.
+    let output = check(&["testdata/render/unvendored", "testdata/render/remote"]);
+    let err = stderr(&output);
+    assert!(
+        err.contains("Helm chart testdata/render/unvendored not rendered: dependency `redis` not vendored under charts/ — run `helm dependency build`; podcycle never downloads charts"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Kustomize overlay testdata/render/remote not rendered: refers to the remote resource `github.com/example/deploy//base?ref=v1.0.0`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn no_render_is_said_and_show_files_lists_what_is_rendered_and_skipped() {
+    let output = check(&["--no-render", "testdata/render/web"]);
+    assert!(stderr(&output).contains("Helm chart testdata/render/web not rendered: --no-render"));
+    let listing = stdout(&check(&["--show-files", "testdata/render"]));
+    for line in [
+        "testdata/render/web: render (Helm chart)",
+        "testdata/render/web/templates: skip (Helm templates: linted through the rendered chart)",
+        "testdata/render/platform/charts/common: skip (vendored chart: rendered with the chart that depends on it)",
+        "testdata/render/shop/overlays/prod: render (Kustomize overlay)",
+        "testdata/render/shop/components/probes: skip (Kustomize component: built with the overlays that use it)",
+        "testdata/render/shop/base/deployment.yaml: lint",
+        "testdata/render/shop/overlays/prod/grace-patch.yaml: lint (patch or expected state: document checks only)",
+    ] {
+        assert!(
+            listing.lines().any(|l| l == line),
+            "missing `{line}` in\n{listing}"
+        );
+    }
+}
+
+#[test]
+fn isolated_runs_read_only_the_named_configuration_and_no_ignore_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let bad = std::fs::read_to_string("testdata/cli/bad.yaml").unwrap();
+    let write = |path: &str, text: &str| {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("deploy/app.yaml", &bad);
+    write("hidden/app.yaml", &bad);
+    write(".gitignore", "hidden/\n");
+    write(".ignore", "*.yaml\n");
+    write("deploy/.podcycle.yaml", "fail-on: never\n");
+    let run = |args: &[&str]| {
+        podcycle()
+            .current_dir(root)
+            .arg("check")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // The pull request's own files switch the gate off.
+    let bypassed = run(&["--format", "concise"]);
+    assert_eq!(code(&bypassed), 0, "{}", stdout(&bypassed));
+    assert!(
+        stdout(&bypassed).contains("skipped by ignore files"),
+        "the summary says what ignore files left out: {}",
+        stdout(&bypassed)
+    );
+    // Isolated: every file, and no configuration but the one named.
+    let isolated = run(&["--isolated", "--format", "concise"]);
+    assert_eq!(code(&isolated), 1, "{}", stdout(&isolated));
+    let text = stdout(&isolated);
+    assert!(text.contains("deploy/app.yaml:"), "{text}");
+    assert!(text.contains("hidden/app.yaml:"), "{text}");
+    write("ci.yaml", "fail-on: error\n");
+    let named = run(&[
+        "--isolated",
+        "--config",
+        "ci.yaml",
+        "--format",
+        "concise",
+        "deploy",
+    ]);
+    assert_eq!(code(&named), 1);
+}
+
+#[test]
+fn an_excluded_directory_excludes_a_file_named_under_it() {
+    let output = check(&[
+        "--exclude",
+        "testdata/cli",
+        "--force-exclude",
+        "testdata/cli/bad.yaml",
+    ]);
+    assert_eq!(code(&output), 0, "{}", stdout(&output));
+    assert!(!stdout(&output).contains("bad.yaml"));
+    assert!(Path::new("testdata/cli/bad.yaml").is_file());
+}
+
+#[test]
+fn the_language_server_publishes_a_templates_findings_through_its_chart() {
+    use podcycle::lsp::rendered::{Rendered, rendered_findings};
+    if !renderers() {
+        return;
+    }
+    let template = Path::new("testdata/render/web/templates/deployment.yaml");
+    let text = std::fs::read_to_string(template).unwrap();
+    let settings = podcycle::settings::Settings::default();
+    let Rendered::Findings(found) = rendered_findings(template, &text, &settings) else {
+        panic!("the chart renders");
+    };
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let file = podcycle::source::SourceFile::new("deployment.yaml", text.clone());
+    assert_eq!(file.line_col(found[0].span.start).line, 22);
+    // The values label points into values.yaml, which the editor links to.
+    let values = found[0]
+        .labels
+        .iter()
+        .find_map(|l| l.file.as_ref())
+        .expect("a label in the values file");
+    assert!(
+        values.path.ends_with("testdata/render/web/values.yaml"),
+        "{}",
+        values.path
+    );
+    // Unsaved changes: nothing is claimed about a text the renderer has not seen.
+    let edited = format!("{text}# editing\n");
+    assert!(matches!(
+        rendered_findings(template, &edited, &settings),
+        Rendered::Unavailable(_)
+    ));
+    // A manifest that is neither a template nor a patch is linted as it is.
+    assert!(matches!(
+        rendered_findings(Path::new("testdata/cli/bad.yaml"), "", &settings),
+        Rendered::NotRendered
+    ));
+}
+
+#[test]
+fn what_cannot_be_placed_exactly_says_so() {
+    if !renderers() {
+        return;
+    }
+    // Two `tpl` actions could each have written the grace period: no guess.
+    let output = check(&["--format", "json", "testdata/render/generated"]);
+    let items = json(&output);
+    let grace = finding(
+        &items,
+        "zero-grace-period",
+        "generated/templates/deployment.yaml",
+    );
+    assert_eq!(grace["rendered"]["placement"], "object");
+    assert_eq!(grace["line"].as_u64(), Some(2), "the object's `kind:` line");
+    assert_eq!(
+        grace["field"],
+        "spec.template.spec.terminationGracePeriodSeconds"
+    );
+    let prestop = finding(
+        &items,
+        "prestop-exceeds-grace-period",
+        "generated/templates/deployment.yaml",
+    );
+    assert_eq!(prestop["rendered"]["placement"], "exact");
+    assert!(
+        prestop["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("podcycle cannot place it in the chart")),
+        "{prestop:#}"
+    );
+    let full = stdout(&check(&["testdata/render/generated"]));
+    assert!(
+        full.contains("podcycle cannot place `spec.template.spec.terminationGracePeriodSeconds` exactly in this file; it points at the declaration of Deployment/generated"),
+        "{full}"
+    );
+}
