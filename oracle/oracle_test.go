@@ -301,6 +301,7 @@ func TestMain(m *testing.M) {
 	// Moving the emulated version between tests logs every gate that changes.
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
+	AllowPrivileged()
 	os.Exit(m.Run())
 }
 
@@ -325,4 +326,19 @@ items:
     containers: [{image: busybox}]
 `
 	expect(t, judge(t, "1.37", text), "validate 0 spec.containers[0].name FieldValueRequired")
+}
+
+func TestEveryDuplicateKeyIsReported(t *testing.T) {
+	text := podYAML + `    ports: []
+    ports: []
+  restartPolicy: Always
+  restartPolicy: Never
+`
+	expect(t, judge(t, "1.37", text),
+		"kustomize-decode 0 spec.restartPolicy DuplicateKey",
+		"kustomize-decode 0 spec.containers[0].ports DuplicateKey")
+}
+
+func TestPrivilegedContainersAreAllowed(t *testing.T) {
+	expect(t, judge(t, "1.37", podYAML+"    securityContext: {privileged: true}\n"))
 }

@@ -17,6 +17,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/capabilities"
 	"k8s.io/kubernetes/pkg/registry/apps/daemonset"
 	"k8s.io/kubernetes/pkg/registry/apps/deployment"
 	"k8s.io/kubernetes/pkg/registry/apps/replicaset"
@@ -155,6 +156,13 @@ func judgeList(data []byte, target Version) []Problem {
 		problems = append(problems, Judge(item, target)...)
 	}
 	return problems
+}
+
+// AllowPrivileged lets pods ask for privileged containers, as kube-apiserver does with
+// `--allow-privileged=true`, which kubeadm, kind and the managed clusters set: the flag's own
+// default (false) is a cluster policy, not an API rule.
+func AllowPrivileged() {
+	capabilities.Initialize(capabilities.Capabilities{AllowPrivileged: true})
 }
 
 // Served tells whether a cluster of the target version serves the kind at that apiVersion, in

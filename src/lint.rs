@@ -670,10 +670,10 @@ fn diagnostic_of(
     locate: &dyn Fn(&FieldPath, Part) -> Span,
 ) -> Diagnostic {
     let Finding {
-        at: Target { mut path, part },
+        at: Target { path, part },
         message,
         help,
-        mut labels,
+        labels,
         notes,
         container,
         severity,
@@ -683,16 +683,7 @@ fn diagnostic_of(
         span_labels,
         no_field,
         claims: _,
-        at_the_later,
     } = finding;
-    let mut span = span.unwrap_or_else(|| locate(&path, part));
-    if at_the_later && let Some((target, _)) = labels.first_mut() {
-        let other = locate(&target.path, target.part);
-        if other.start > span.start {
-            std::mem::swap(&mut path, &mut target.path);
-            span = other;
-        }
-    }
     Diagnostic {
         rule: rule.name,
         severity: severity.unwrap_or_else(|| settings.severity(rule)),
@@ -700,7 +691,7 @@ fn diagnostic_of(
         message,
         help,
         notes,
-        span,
+        span: span.unwrap_or_else(|| locate(&path, part)),
         labels: labels
             .into_iter()
             .map(|(target, message)| Label::new(locate(&target.path, target.part), message))

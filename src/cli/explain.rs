@@ -20,7 +20,8 @@ use crate::discovery::discover;
 use crate::discovery::roles::{PatchIndex, role_by_name};
 use crate::escape::escape_controls;
 use crate::explain::{
-    ExplainFormat, ExplainWriter, ObjectSelector, PodExplanation, PodSource, Selection, explain_pod,
+    ExplainFormat, ExplainWriter, Finding, ObjectSelector, PodExplanation, PodSource, Selection,
+    explain_pod,
 };
 use crate::lint::{FileRole, Visit, locate};
 use crate::model::ObjectRef;
@@ -164,7 +165,7 @@ struct Explaining<'s, W: Write> {
 
 /// A pod explained, and the spans of its findings, to keep those its document keeps.
 struct Pending {
-    pod: PodExplanation,
+    pod: PodExplanation<JsonDiagnostic>,
     spans: Vec<(Span, &'static str, String)>,
 }
 
@@ -264,10 +265,7 @@ impl<'s, W: Write> Explaining<'s, W> {
             active_deadline_seconds: site.spec.active_deadline_seconds,
             findings: sorted
                 .iter()
-                .map(|d| {
-                    serde_json::to_value(JsonDiagnostic::new(visit.file, d))
-                        .expect("a finding serializes")
-                })
+                .map(|d| JsonDiagnostic::new(visit.file, d))
                 .collect(),
         });
         self.pending.push(Pending { pod, spans });
@@ -404,4 +402,32 @@ pub fn explain_text(path: &str, text: &str, settings: &Settings, format: Explain
     .expect("writing to memory");
     let out = run.writer.finish().expect("writing to memory");
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `explain` lists the findings in the shape `check --format json` writes them.
+impl Finding for JsonDiagnostic {
+    fn severity(&self) -> &str {
+        self.severity.as_str()
+    }
+    fn rule(&self) -> &str {
+        self.rule
+    }
+    fn file(&self) -> &str {
+        &self.file
+    }
+    fn line(&self) -> usize {
+        self.line
+    }
+    fn column(&self) -> usize {
+        self.column
+    }
+    fn message(&self) -> &str {
+        &self.message
+    }
+    fn container(&self) -> Option<&str> {
+        self.container.as_deref()
+    }
+    fn field(&self) -> Option<&str> {
+        self.field.as_deref()
+    }
 }

@@ -16,7 +16,7 @@ use crate::model::ObjectRef;
 
 /// What explaining a pod spec takes: where it is, its lifecycle, and the findings `check`
 /// reports for its object.
-pub struct PodSource<'a, 'l> {
+pub struct PodSource<'a, 'l, F> {
     /// The file as reports name it.
     pub file: &'a str,
     /// The line of the pod spec's key.
@@ -29,11 +29,11 @@ pub struct PodSource<'a, 'l> {
     pub readiness_gates: bool,
     pub active_deadline_seconds: Option<i64>,
     /// The findings, as `check --format json` writes them.
-    pub findings: Vec<serde_json::Value>,
+    pub findings: Vec<F>,
 }
 
 /// Explains one pod spec.
-pub fn explain_pod(source: PodSource<'_, '_>) -> PodExplanation {
+pub fn explain_pod<F>(source: PodSource<'_, '_, F>) -> PodExplanation<F> {
     let life = source.life;
     let schedule = life.schedule();
     // Charts draw an unknown wait a tenth of the known timeline long (at least 1s), so that

@@ -4,10 +4,14 @@
 
 use std::io::{self, Write};
 
-use super::PodExplanation;
+use super::{Finding, PodExplanation};
 
 /// Writes one pod, opening the document before the first.
-pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation, first: bool) -> io::Result<()> {
+pub fn write_pod(
+    out: &mut dyn Write,
+    pod: &PodExplanation<impl Finding>,
+    first: bool,
+) -> io::Result<()> {
     out.write_all(if first {
         b"{\n  \"pods\": [\n    "
     } else {

@@ -4,8 +4,8 @@
 //!
 //! This module depends on the lifecycle model, nothing above it: the command
 //! (`cli/explain.rs`) runs the pipeline and hands each pod over as it is linted, with its
-//! findings already in the JSON shape of `check`, and [`ExplainWriter`] writes it at once, so
-//! that memory does not grow with the input.
+//! findings (any [`Finding`]: the command passes them in the shape of `check --format json`),
+//! and [`ExplainWriter`] writes it at once, so that memory does not grow with the input.
 
 mod build;
 mod json;
@@ -18,7 +18,7 @@ mod units;
 use std::io::{self, Write};
 
 pub use build::{PodSource, explain_pod};
-pub use model::{Note, PodExplanation};
+pub use model::{Finding, Note, PodExplanation};
 pub use select::{ObjectSelector, Selection};
 pub use units::{Range, Secs};
 
@@ -69,7 +69,7 @@ impl<W: Write> ExplainWriter<W> {
     }
 
     /// Writes one pod's explanation.
-    pub fn pod(&mut self, pod: &PodExplanation) -> io::Result<()> {
+    pub fn pod(&mut self, pod: &PodExplanation<impl Finding>) -> io::Result<()> {
         let first = self.written == 0;
         self.written += 1;
         match self.format {
@@ -115,7 +115,7 @@ struct ListStyle {
 /// The notes and the findings of `check`, each under its heading when there are any.
 fn write_notes_and_findings(
     out: &mut dyn Write,
-    pod: &PodExplanation,
+    pod: &PodExplanation<impl Finding>,
     style: &ListStyle,
 ) -> io::Result<()> {
     let code = style.code;
@@ -124,16 +124,14 @@ fn write_notes_and_findings(
         .findings
         .iter()
         .map(|f| {
-            let text = |key: &str| f[key].as_str().unwrap_or_default();
-            let number = |key: &str| f[key].as_u64().unwrap_or_default();
             format!(
                 "{}[{code}{}{code}] {code}{}:{}:{}{code}: {}",
-                text("severity"),
-                text("rule"),
-                text("file"),
-                number("line"),
-                number("column"),
-                text("message")
+                f.severity(),
+                f.rule(),
+                f.file(),
+                f.line(),
+                f.column(),
+                f.message()
             )
         })
         .collect();

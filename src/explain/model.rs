@@ -8,9 +8,24 @@ use serde::{Serialize, Serializer};
 use super::units::{Range, Secs};
 use crate::model::ObjectRef;
 
+/// A finding of `check` as `explain` lists it. The command supplies the type (the shape of
+/// `check --format json`, which the JSON output writes as it is); the text and Mermaid
+/// outputs read these fields.
+pub trait Finding: Serialize {
+    fn severity(&self) -> &str;
+    fn rule(&self) -> &str;
+    fn file(&self) -> &str;
+    fn line(&self) -> usize;
+    fn column(&self) -> usize;
+    fn message(&self) -> &str;
+    fn container(&self) -> Option<&str>;
+    /// Path of the field in the object.
+    fn field(&self) -> Option<&str>;
+}
+
 /// One pod spec explained, with its findings.
 #[derive(Debug, Serialize)]
-pub struct PodExplanation {
+pub struct PodExplanation<F> {
     pub file: String,
     pub line: usize,
     pub object: ObjectRef,
@@ -34,7 +49,7 @@ pub struct PodExplanation {
     pub notes: Vec<Note>,
     /// Findings of `check` in this object, in output order, each in the shape of
     /// `check --format json` (the command renders them; this layer only passes them on).
-    pub findings: Vec<serde_json::Value>,
+    pub findings: Vec<F>,
     /// What a chart draws: times with waits of unknown length made visible.
     #[serde(skip)]
     pub drawn: Drawn,
@@ -225,7 +240,7 @@ impl Serialize for Note {
     }
 }
 
-impl PodExplanation {
+impl<F: Finding> PodExplanation<F> {
     /// Keeps only what concerns the container `name`: its steps, notes and findings.
     pub fn retain_container(&mut self, name: &str) {
         let path = self
@@ -238,9 +253,9 @@ impl PodExplanation {
         self.notes
             .retain(|n| n.containers.iter().any(|c| c == name));
         self.findings.retain(|d| {
-            d["container"].as_str() == Some(name)
+            d.container() == Some(name)
                 || path.as_ref().is_some_and(|path| {
-                    d["field"].as_str().is_some_and(|field| {
+                    d.field().is_some_and(|field| {
                         field == path
                             || field.starts_with(&format!("{path}."))
                             || field.starts_with(&format!("{path}["))

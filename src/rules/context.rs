@@ -139,10 +139,6 @@ pub struct Finding {
     pub fixes: Vec<Fix>,
     /// The times and grace periods the message states.
     pub claims: Vec<Claim>,
-    /// `at` and the first label are two places that repeat one thing: the finding points at
-    /// whichever is written later in the file, as rustc does for a second definition, and the
-    /// label at the other.
-    pub at_the_later: bool,
     /// For a finding about the YAML text rather than a field (a syntax error, a key written
     /// twice): where it is, used instead of looking `at` up.
     pub span: Option<Span>,
@@ -182,12 +178,6 @@ impl Finding {
     /// Offers a fix; only for a change that certainly resolves the finding.
     pub fn fix(&mut self, fix: Fix) -> &mut Self {
         self.fixes.push(fix);
-        self
-    }
-
-    /// Points at whichever of `at` and the first label is written later in the file.
-    pub fn at_the_later(&mut self) -> &mut Self {
-        self.at_the_later = true;
         self
     }
 
@@ -241,7 +231,6 @@ impl Findings {
             enforcement: None,
             fixes: Vec::new(),
             claims: Vec::new(),
-            at_the_later: false,
             span: None,
             span_labels: Vec::new(),
             no_field: false,

@@ -247,14 +247,6 @@ impl Document {
         }
     }
 
-    /// The value of a mapping entry, by the key's node.
-    pub fn value_of_key(&self, mapping: NodeId, key: NodeId) -> Option<NodeId> {
-        self.mapping(mapping)?
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|&(_, value)| value)
-    }
-
     /// Whether two nodes are written the same (scalars with the same text and quoting, and
     /// collections of such), following aliases. Bounded: a very large value counts as
     /// different.

@@ -406,7 +406,7 @@ fn show_settings_names_the_configuration() {
     );
     let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(value["configuration"], serde_json::Value::Null);
-    assert_eq!(value["kube_version"], "1.35");
+    assert_eq!(value["kube_version"], "1.37");
 }
 
 #[test]

@@ -226,7 +226,7 @@ fn check_pod(kind: WorkloadKind, value: &Value, kube: KubeVersion, job_deadline:
         life: &life,
         readiness_gates: false,
         active_deadline_seconds: spec.active_deadline_seconds,
-        findings: Vec::new(),
+        findings: Vec::<podcycle::report::JsonDiagnostic>::new(),
     });
     let shown = serde_json::to_value(&explanation).expect("the explanation serializes");
 

@@ -10,6 +10,7 @@ mod consistency;
 mod custom_kinds;
 mod docs;
 mod explain;
+mod fidelity;
 mod inputs;
 mod lsp;
 mod lsp_client;

@@ -1,6 +1,9 @@
+use std::collections::HashMap;
+
 use crate::diagnostics::Severity;
 use crate::model::path::FieldPath;
 use crate::rules::{DocumentContext, Findings, declare_rule};
+use crate::yaml::NodeId;
 
 declare_rule! {
     /// ## What it does
@@ -62,11 +65,21 @@ declare_rule! {
 
 fn check(ctx: &DocumentContext<'_>, findings: &mut Findings) {
     let document = ctx.document;
+    // Each mapping's values by key node, built once: a mapping may repeat a key many times.
+    let mut values_by_key: HashMap<NodeId, HashMap<NodeId, NodeId>> = HashMap::new();
     for duplicate in &document.duplicate_keys {
         let key = &duplicate.key;
+        let values_of = values_by_key.entry(duplicate.mapping).or_insert_with(|| {
+            document
+                .mapping(duplicate.mapping)
+                .unwrap_or_default()
+                .iter()
+                .copied()
+                .collect()
+        });
         let values = (
-            document.value_of_key(duplicate.mapping, duplicate.first_key),
-            document.value_of_key(duplicate.mapping, duplicate.second_key),
+            values_of.get(&duplicate.first_key).copied(),
+            values_of.get(&duplicate.second_key).copied(),
         );
         let same = matches!(values, (Some(a), Some(b)) if document.same_value(a, b));
         let (message, help) = if same {

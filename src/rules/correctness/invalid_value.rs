@@ -1,6 +1,6 @@
 use crate::lifecycle::{HandlerUse, handlers};
 use crate::model::path::FieldPath;
-use crate::model::{IntOrString, Origin};
+use crate::model::{IntOrString, Origin, WorkloadKind};
 use crate::rules::{Claim, Findings, PodContext, Target, declare_rule};
 use crate::versions::POD_LIFECYCLE_SLEEP_ACTION_ALLOW_ZERO;
 
@@ -18,7 +18,11 @@ declare_rule! {
     /// - a negative `sleep`, a zero `sleep` before the cluster version allows it, and a
     ///   `postStart` sleep longer than the grace period (for `preStop`,
     ///   `prestop-exceeds-grace-period` reports it);
-    /// - a bare Pod's `restartPolicy` other than `Always`, `OnFailure` or `Never`;
+    /// - a pod spec without `containers` (in a Kustomize patch, which podcycle recognises as
+    ///   one, it is fine);
+    /// - a bare Pod's or a PodTemplate's `restartPolicy` other than `Always`, `OnFailure` or
+    ///   `Never`;
+    /// - a port name used twice in one container's `ports`;
     /// - a container without a `name`, or with a name that is not a DNS label (1–63
     ///   lowercase letters, digits and dashes, starting and ending with a letter or digit);
     /// - a port `protocol` other than `TCP`, `UDP` or `SCTP`.
@@ -184,6 +188,14 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             }
         }
     }
+    if ctx.site.spec.containers.is_empty() {
+        findings
+            .report(
+                Target::key(ctx.site.spec_path.key("containers")),
+                "the pod spec has no containers, which the API server requires",
+            )
+            .help("list at least one container under `containers`");
+    }
     for (list, containers) in [
         ("containers", &ctx.site.spec.containers[..]),
         (
@@ -196,7 +208,23 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         }
     }
     for container in &ctx.life.containers {
+        let mut port_names: Vec<&str> = Vec::new();
         for (index, port) in container.container.ports.iter().flatten().enumerate() {
+            if let Some(name) = port.name.as_deref().filter(|n| !n.is_empty()) {
+                if port_names.contains(&name) {
+                    findings
+                        .report(
+                            Target::value(container.path.key("ports").index(index).key("name")),
+                            format!(
+                                "port name `{name}` is used twice in the ports of `{}`",
+                                container.name
+                            ),
+                        )
+                        .help("give each port of a container its own name")
+                        .container(container.name);
+                }
+                port_names.push(name);
+            }
             if let Some(protocol) = port
                 .protocol
                 .as_deref()
@@ -258,7 +286,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             )
             .help("remove it for no deadline");
     }
-    if ctx.site.origin == Origin::Pod
+    // A bare Pod or a PodTemplate; the controllers' own constraints are
+    // `workload-restart-policy`'s.
+    if (ctx.site.origin == Origin::Pod || ctx.site.kind == WorkloadKind::PodTemplate)
         && let Some(policy) = spec
             .restart_policy
             .as_deref()
