@@ -13,7 +13,9 @@ fuzz_target!(|data: &[u8]| {
         for problem in problems {
             let range = problem.span.range();
             assert!(range.end <= file.text.len(), "{problem:?}");
-            assert!(file.text.is_char_boundary(range.start) && file.text.is_char_boundary(range.end));
+            assert!(
+                file.text.is_char_boundary(range.start) && file.text.is_char_boundary(range.end)
+            );
         }
     }
 });

@@ -17,7 +17,8 @@ fuzz_target!(|data: &[u8]| {
     let report = lint_bytes_as("fuzz.yaml".to_owned(), bytes.to_vec(), &settings, role);
     let text = &report.file.text;
     for diagnostic in &report.diagnostics {
-        let spans = std::iter::once(diagnostic.span).chain(diagnostic.labels.iter().map(|l| l.span));
+        let spans =
+            std::iter::once(diagnostic.span).chain(diagnostic.labels.iter().map(|l| l.span));
         for span in spans {
             let range = span.range();
             assert!(range.start <= range.end && range.end <= text.len());

@@ -4,8 +4,8 @@
 //! every request and end cleanly.
 #![no_main]
 
-use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use libfuzzer_sys::fuzz_target;
+use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use podcycle::lsp::{Ending, serve, transport};
 
 fuzz_target!(|data: &[u8]| {
@@ -45,7 +45,14 @@ fuzz_target!(|data: &[u8]| {
     }
     client
         .sender
-        .send(Request::new(RequestId::from(-1), "shutdown".to_owned(), serde_json::Value::Null).into())
+        .send(
+            Request::new(
+                RequestId::from(-1),
+                "shutdown".to_owned(),
+                serde_json::Value::Null,
+            )
+            .into(),
+        )
         .unwrap();
     // Every request is answered before the shutdown is.
     let mut answered = 0;
@@ -54,12 +61,17 @@ fuzz_target!(|data: &[u8]| {
             Message::Response(response) if response.id == RequestId::from(-1) => break,
             Message::Response(_) => answered += 1,
             Message::Request(request) => {
-                let _ = client.sender.send(lsp_server::Response::new_ok(request.id, ()).into());
+                let _ = client
+                    .sender
+                    .send(lsp_server::Response::new_ok(request.id, ()).into());
             }
             Message::Notification(_) => {}
         }
     }
-    assert!(answered >= requests, "{answered} of {requests} requests answered");
+    assert!(
+        answered >= requests,
+        "{answered} of {requests} requests answered"
+    );
     client
         .sender
         .send(Notification::new("exit".to_owned(), serde_json::Value::Null).into())

@@ -16,7 +16,10 @@ fuzz_target!(|data: &[u8]| {
     let color = pick >= 128;
     // A file name from the input too: names reach the output as much as contents do.
     let (name, bytes) = match rest.iter().position(|&b| b == 0) {
-        Some(at) if at < 64 => (String::from_utf8_lossy(&rest[..at]).into_owned(), &rest[at + 1..]),
+        Some(at) if at < 64 => (
+            String::from_utf8_lossy(&rest[..at]).into_owned(),
+            &rest[at + 1..],
+        ),
         _ => ("fuzz.yaml".to_owned(), rest),
     };
     let settings = Settings::from_selectors(&[Selector::parse("all").unwrap()], &[], &[]);
@@ -40,9 +43,12 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(out.lines().count(), report.diagnostics.len());
         }
         Format::Full | Format::Concise | Format::Junit => {
-            let allowed = |c: char| c == '\n' || (color && c == '\u{1b}') || (format == Format::Junit && c == '\t');
+            let allowed = |c: char| {
+                c == '\n' || (color && c == '\u{1b}') || (format == Format::Junit && c == '\t')
+            };
             assert!(
-                !out.chars().any(|c| podcycle::escape::is_unsafe(c) && !allowed(c)),
+                !out.chars()
+                    .any(|c| podcycle::escape::is_unsafe(c) && !allowed(c)),
                 "a control character reached the {format:?} output: {out:?}"
             );
         }

@@ -24,7 +24,11 @@ fuzz_target!(|data: &[u8]| {
          \x20 containers:\n  - {{name: a, image: b}}\n",
         b, d,
     );
-    let report = lint_bytes("fuzz.yaml".to_owned(), manifest.into_bytes(), &Settings::default());
+    let report = lint_bytes(
+        "fuzz.yaml".to_owned(),
+        manifest.into_bytes(),
+        &Settings::default(),
+    );
     for diagnostic in &report.diagnostics {
         assert!(diagnostic.span.range().end <= report.file.text.len());
     }
