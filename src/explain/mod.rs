@@ -99,6 +99,9 @@ pub fn write(
         ExplainFormat::Text => text::write_pod,
         ExplainFormat::Mermaid => mermaid::write_pod,
     };
+    // Names come from the manifest: no control character of theirs reaches a terminal or log.
+    let mut filtered = crate::escape::ControlFilter::new(out);
+    let out: &mut dyn Write = &mut filtered;
     for (index, pod) in pods.iter().enumerate() {
         if index > 0 {
             writeln!(out)?;
