@@ -468,9 +468,16 @@ fn lint_rendered(mut output: Output, job: &RenderJob) -> Vec<FileReport> {
 /// Adds findings to the report of their file, or a new one. A finding already there (a base
 /// linted as it is, an overlay built twice) is kept once: the copy with the most labels.
 fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>) {
-    for report in incoming {
+    for mut report in incoming {
         match reports.iter_mut().find(|r| r.file.path == report.file.path) {
             Some(existing) => {
+                // The file as read for the rendered findings holds the lines they show, which
+                // the compacted report of the file may not.
+                if existing.file.is_excerpt() && !report.file.is_excerpt() {
+                    let os_path = existing.file.os_path.take();
+                    existing.file = std::mem::replace(&mut report.file, SourceFile::new("", ""));
+                    existing.file.os_path = os_path;
+                }
                 for diagnostic in report.diagnostics {
                     let same = existing.diagnostics.iter_mut().find(|d| {
                         d.rule == diagnostic.rule
@@ -491,6 +498,7 @@ fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>) {
                     }
                 }
                 crate::diagnostics::sort(&mut existing.diagnostics);
+                existing.compact();
             }
             None => {
                 let mut report = report;
@@ -506,6 +514,7 @@ fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>) {
                 }
                 crate::diagnostics::sort(&mut unique);
                 report.diagnostics = unique;
+                report.compact();
                 reports.push(report);
             }
         }
@@ -708,12 +717,15 @@ fn print_config_error(error: &ConfigError, color: bool) -> io::Result<()> {
 
 fn lint_with_plan(name: String, bytes: Vec<u8>, plan: &Plan) -> FileReport {
     let (file, linted) = lint_bytes_with(name, bytes, &plan.settings, plan.role, &mut |_| {});
-    FileReport {
+    let mut report = FileReport {
         file,
         diagnostics: linted.diagnostics,
         objects: linted.objects,
         fail_at: plan.fail_at,
-    }
+    };
+    // Reports are written once every file is linted: keep only the lines they show.
+    report.compact();
+    report
 }
 
 /// Lints `text` as a file named `path` with `settings` and the default fail level.

@@ -35,6 +35,32 @@ impl FileReport {
     pub fn fails(&self, diagnostic: &Diagnostic) -> bool {
         self.fail_at.is_some_and(|at| diagnostic.severity >= at)
     }
+
+    /// Keeps of the file only the lines that some format shows or counts columns on, so that
+    /// a run over many files holds a few lines of each rather than every file whole. Every
+    /// format renders the compacted report exactly as the whole one.
+    pub fn compact(&mut self) {
+        let file = &self.file;
+        let mut lines = Vec::new();
+        for diagnostic in &self.diagnostics {
+            let own_labels = diagnostic
+                .labels
+                .iter()
+                .filter(|label| label.file.as_ref().is_none_or(|f| f.path == file.path));
+            for span in std::iter::once(diagnostic.span).chain(own_labels.map(|l| l.span)) {
+                for offset in [span.start, span.end] {
+                    let line = file.line_of(offset as usize);
+                    lines.push(line..=line);
+                }
+            }
+            lines.extend(
+                full::lines_shown(file, diagnostic)
+                    .into_iter()
+                    .map(|(first, last)| first..=last),
+            );
+        }
+        self.file = self.file.excerpt(lines);
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
