@@ -36,6 +36,8 @@ pub enum FileKind {
     Config,
     /// A `kustomization.yaml`, read for the patches it lists.
     Kustomization,
+    /// A baseline of recorded findings (`check --baseline`).
+    Baseline,
 }
 
 impl FileKind {
@@ -47,6 +49,8 @@ impl FileKind {
             FileKind::Manifest => 256 * MIB,
             FileKind::Config => MIB,
             FileKind::Kustomization => 16 * MIB,
+            // About 200 bytes a finding: a million findings.
+            FileKind::Baseline => 256 * MIB,
         }
     }
 
@@ -55,6 +59,7 @@ impl FileKind {
             FileKind::Manifest => "a manifest",
             FileKind::Config => "a configuration file",
             FileKind::Kustomization => "a kustomization",
+            FileKind::Baseline => "a baseline",
         }
     }
 }

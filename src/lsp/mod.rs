@@ -19,6 +19,7 @@ pub mod analysis;
 pub mod config;
 pub mod convert;
 pub mod hover;
+pub mod rendered;
 pub mod server;
 pub mod transport;
 pub mod worker;
@@ -30,7 +31,7 @@ pub use server::{Ending, serve};
 
 /// Runs the server on standard input and output until the client exits. Returns the exit
 /// code: 0 after `shutdown` and `exit`, 1 when the client exits or goes away without
-/// `shutdown`.
+/// `shutdown`, or sends what cannot be read as messages.
 pub fn run_stdio() -> io::Result<u8> {
     let (connection, io_threads) = transport::stdio();
     let ending = serve(&connection);
@@ -40,6 +41,9 @@ pub fn run_stdio() -> io::Result<u8> {
     match ending {
         Ok(Ending::Clean) => joined.map(|()| 0),
         Ok(Ending::Abrupt) => Ok(1),
+        // The input could not be read further (the reader said why on stderr), so the session
+        // ended before it began: as for a client that goes away.
+        Err(_) if joined.is_err() => Ok(1),
         Err(error) => Err(io::Error::other(error.to_string())),
     }
 }

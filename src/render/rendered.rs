@@ -3,7 +3,7 @@
 
 use crate::model::path::PathSegment;
 use crate::source::{SourceFile, Span};
-use crate::yaml::{Document, NodeId, NodeKind};
+use crate::yaml::{Document, Kind, NodeId};
 
 /// A mapping key in rendered output.
 #[derive(Clone, Debug)]
@@ -71,8 +71,8 @@ fn walk(
     if depth > MAX_DEPTH {
         return;
     }
-    match &document.node(node).kind {
-        NodeKind::Mapping(entries) => {
+    match document.kind(node) {
+        Kind::Mapping(entries) => {
             for &(key, value) in entries {
                 let Some(name) = document.scalar_str(key) else {
                     continue;
@@ -80,8 +80,8 @@ fn walk(
                 let key_span = document.node(key).span;
                 let line = file.lines.line_of(key_span.start as usize);
                 let value_node = document.node(value);
-                let value_span = match value_node.kind {
-                    NodeKind::Scalar(_)
+                let value_span = match document.kind(value) {
+                    Kind::Scalar(_)
                         if file.lines.line_of(value_node.span.start as usize) == line =>
                     {
                         Some(value_node.span)
@@ -102,14 +102,14 @@ fn walk(
                 path.pop();
             }
         }
-        NodeKind::Sequence(items) => {
+        Kind::Sequence(items) => {
             for (index, &item) in items.iter().enumerate() {
                 path.push(PathSegment::Index(index));
                 walk(document, file, item, path, out, depth + 1);
                 path.pop();
             }
         }
-        NodeKind::Scalar(_) | NodeKind::Alias(_) => {}
+        Kind::Scalar(_) | Kind::Alias(_) => {}
     }
 }
 
@@ -120,8 +120,8 @@ pub fn path_at(document: &Document, offset: u32) -> (Vec<PathSegment>, Option<No
         return (path, None);
     };
     'descend: for _ in 0..256 {
-        match &document.node(node).kind {
-            NodeKind::Mapping(entries) => {
+        match document.kind(node) {
+            Kind::Mapping(entries) => {
                 for &(key, value) in entries {
                     let key_span = document.node(key).span;
                     let value_span = document.node(value).span;
@@ -141,7 +141,7 @@ pub fn path_at(document: &Document, offset: u32) -> (Vec<PathSegment>, Option<No
                 }
                 break;
             }
-            NodeKind::Sequence(items) => {
+            Kind::Sequence(items) => {
                 for (index, &item) in items.iter().enumerate() {
                     let span = document.node(item).span;
                     if span.start <= offset && offset < span.end.max(span.start + 1) {
@@ -152,7 +152,7 @@ pub fn path_at(document: &Document, offset: u32) -> (Vec<PathSegment>, Option<No
                 }
                 break;
             }
-            NodeKind::Scalar(_) | NodeKind::Alias(_) => break,
+            Kind::Scalar(_) | Kind::Alias(_) => break,
         }
     }
     (path, Some(node))

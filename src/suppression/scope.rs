@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use crate::source::{SourceFile, Span};
-use crate::yaml::{Document, NodeId, NodeKind};
+use crate::yaml::{Document, Kind, NodeId};
 
 /// The mapping entries (key to end of value) and list items of a document, with their depth,
 /// sorted by where they start; and where every node starts, sorted.
@@ -24,21 +24,21 @@ impl Scopes {
         let mut spans = Vec::new();
         let mut stack: Vec<(NodeId, usize)> = document.root.into_iter().map(|r| (r, 0)).collect();
         while let Some((id, depth)) = stack.pop() {
-            match &document.node(id).kind {
-                NodeKind::Mapping(entries) => {
+            match document.kind(id) {
+                Kind::Mapping(entries) => {
                     for &(key, value) in entries {
                         let span = document.node(key).span.cover(document.node(value).span);
                         spans.push((span, depth));
                         stack.push((value, depth + 1));
                     }
                 }
-                NodeKind::Sequence(items) => {
+                Kind::Sequence(items) => {
                     for &item in items {
                         spans.push((document.node(item).span, depth));
                         stack.push((item, depth + 1));
                     }
                 }
-                NodeKind::Scalar(_) | NodeKind::Alias(_) => {}
+                Kind::Scalar(_) | Kind::Alias(_) => {}
             }
         }
         spans.sort_by_key(|&(span, depth)| (span.start, depth, std::cmp::Reverse(span.end)));

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::node::{Document, NodeId, NodeKind};
+use super::node::{Document, Kind, NodeId};
 use super::resolve::{Resolved, go_format_float, key_string, resolve};
 use crate::source::Span;
 
@@ -66,28 +66,27 @@ impl Converter<'_> {
                 ),
             });
         }
-        let node = self.document.node(id);
-        Ok(match &node.kind {
-            NodeKind::Alias(target) => {
+        Ok(match self.document.kind(id) {
+            Kind::Alias(target) => {
                 let outermost = self.expanding.is_none();
                 if outermost {
                     self.expanding = Some(id);
                 }
-                let value = self.value(*target, depth + 1);
+                let value = self.value(target, depth + 1);
                 if outermost {
                     self.expanding = None;
                 }
                 return value;
             }
-            NodeKind::Scalar(scalar) => scalar_value(resolve(scalar)),
-            NodeKind::Sequence(items) => {
+            Kind::Scalar(scalar) => scalar_value(resolve(&scalar)),
+            Kind::Sequence(items) => {
                 let mut values = Vec::with_capacity(items.len());
                 for &item in items {
                     values.push(self.value(item, depth + 1)?);
                 }
                 Value::Array(values)
             }
-            NodeKind::Mapping(_) => {
+            Kind::Mapping(_) => {
                 let mut map = Map::new();
                 self.merge_into(&mut map, id, depth)?;
                 Value::Object(map)
@@ -131,9 +130,9 @@ impl Converter<'_> {
     ) -> Result<(), ConversionError> {
         self.spend(source)?;
         let resolved = self.document.resolve(source);
-        match &self.document.node(resolved).kind {
-            NodeKind::Mapping(_) => self.merge_into(map, resolved, depth),
-            NodeKind::Sequence(items) => {
+        match self.document.kind(resolved) {
+            Kind::Mapping(_) => self.merge_into(map, resolved, depth),
+            Kind::Sequence(items) => {
                 // Earlier mappings in the list take precedence, so apply them last.
                 for &item in items.iter().rev() {
                     self.merge(map, item, depth + 1)?;
@@ -147,7 +146,7 @@ impl Converter<'_> {
 
 pub(crate) fn is_merge_key(document: &Document, key: NodeId) -> bool {
     document.scalar(key).is_some_and(|s| {
-        s.tag.is_none() && s.style == super::node::ScalarStyle::Plain && &*s.value == "<<"
+        s.tag.is_none() && s.style == super::node::ScalarStyle::Plain && s.value == "<<"
     })
 }
 

@@ -9,7 +9,7 @@ mod resolve;
 pub use json::{ALIAS_EXPANSION_LIMIT, ConversionError, MAX_DEPTH, to_json};
 pub use lookup::{Located, lookup};
 pub use node::{
-    Comment, Document, DuplicateKey, Node, NodeId, NodeKind, Scalar, ScalarStyle, SyntaxError,
+    Comment, Document, DuplicateKey, Kind, Node, NodeId, Scalar, ScalarStyle, SyntaxError,
 };
 pub use parse::{Comments, for_each_document, for_each_document_with, parse_stream};
 pub use resolve::{Resolved, resolve, resolve_plain};

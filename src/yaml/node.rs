@@ -1,5 +1,8 @@
 //! The span-preserving YAML tree: one arena of nodes per document.
 
+use std::num::NonZeroU32;
+
+use crate::model::path::PathSegment;
 use crate::source::Span;
 
 /// Index of a node in its document's arena.
@@ -15,21 +18,62 @@ pub enum ScalarStyle {
     Folded,
 }
 
-#[derive(Clone, Debug)]
-pub struct Scalar {
-    /// The value after escape processing.
-    pub value: Box<str>,
+/// A scalar as the tree holds it: its value and tag are in the document's arenas, so that a
+/// scalar costs no allocation of its own (see [`Nodes`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StoredScalar {
+    value: TextRef,
+    /// Index + 1 into the document's tags.
+    tag: Option<NonZeroU32>,
+    style: ScalarStyle,
+}
+
+/// A range of the document's `strings`.
+#[derive(Clone, Copy, Debug)]
+struct TextRef {
+    start: u32,
+    len: u32,
+}
+
+/// A run of the document's `items` (a sequence) or `entries` (a mapping).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Children {
+    start: u32,
+    len: u32,
+}
+
+impl Children {
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.start as usize + self.len as usize
+    }
+}
+
+/// A scalar: its value after escape processing, style and tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scalar<'a> {
+    pub value: &'a str,
     pub style: ScalarStyle,
     /// An explicit tag: the core-schema suffix (`str`, `int`, ...) for `!!x`, or the whole tag
     /// for any other.
-    pub tag: Option<Box<str>>,
+    pub tag: Option<&'a str>,
 }
 
-#[derive(Clone, Debug)]
-pub enum NodeKind {
-    Scalar(Scalar),
-    Sequence(Vec<NodeId>),
-    Mapping(Vec<(NodeId, NodeId)>),
+/// What a node holds, as the tree stores it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum NodeKind {
+    Scalar(StoredScalar),
+    Sequence(Children),
+    Mapping(Children),
+    /// An alias, already resolved to the anchored node.
+    Alias(NodeId),
+}
+
+/// What a node holds.
+#[derive(Clone, Copy, Debug)]
+pub enum Kind<'a> {
+    Scalar(Scalar<'a>),
+    Sequence(&'a [NodeId]),
+    Mapping(&'a [(NodeId, NodeId)]),
     /// An alias, already resolved to the anchored node.
     Alias(NodeId),
 }
@@ -37,7 +81,63 @@ pub enum NodeKind {
 #[derive(Clone, Debug)]
 pub struct Node {
     pub span: Span,
-    pub kind: NodeKind,
+    pub(crate) kind: NodeKind,
+}
+
+/// The nodes of a document, in chunks that never move.
+///
+/// A tree's memory is mostly its nodes: a 50 MB flow sequence holds 17 million. So a node is
+/// small (24 bytes: scalar text, tags and children live in per-document arenas, not in
+/// allocations of their own), and the nodes grow in chunks, without the copying of a single
+/// `Vec` that doubles and holds the old buffer and the new one at once.
+#[derive(Debug, Default)]
+pub(crate) struct Nodes {
+    chunks: Vec<Vec<Node>>,
+    len: usize,
+}
+
+impl Nodes {
+    /// Nodes per chunk; the first chunk grows as a `Vec` does up to this size, so that a small
+    /// document allocates little.
+    const CHUNK: usize = 1 << 14;
+
+    pub(crate) fn push(&mut self, node: Node) {
+        match self.chunks.last_mut() {
+            Some(chunk) if chunk.len() < Self::CHUNK => chunk.push(node),
+            _ => {
+                let mut chunk = Vec::with_capacity(if self.chunks.is_empty() {
+                    16
+                } else {
+                    Self::CHUNK
+                });
+                chunk.push(node);
+                self.chunks.push(chunk);
+            }
+        }
+        self.len += 1;
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Node> {
+        self.chunks.iter().flatten()
+    }
+}
+
+impl std::ops::Index<usize> for Nodes {
+    type Output = Node;
+
+    fn index(&self, index: usize) -> &Node {
+        &self.chunks[index / Self::CHUNK][index % Self::CHUNK]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Nodes {
+    fn index_mut(&mut self, index: usize) -> &mut Node {
+        &mut self.chunks[index / Self::CHUNK][index % Self::CHUNK]
+    }
 }
 
 /// A syntax problem found while reading a document.
@@ -62,6 +162,12 @@ pub struct DuplicateKey {
     pub key: String,
     pub first: Span,
     pub second: Span,
+    /// The path from the document root to the key.
+    pub path: Vec<PathSegment>,
+    /// The mapping, and its two keys (their values are found through it).
+    pub mapping: NodeId,
+    pub first_key: NodeId,
+    pub second_key: NodeId,
 }
 
 /// One YAML document of a stream.
@@ -70,7 +176,15 @@ pub struct Document {
     /// Position of the document in its stream, from 0.
     pub index: usize,
     pub span: Span,
-    pub(crate) nodes: Vec<Node>,
+    pub(crate) nodes: Nodes,
+    /// The values of the scalars, one after another.
+    pub(crate) strings: String,
+    /// The explicit tags of scalars.
+    pub(crate) tags: Vec<Box<str>>,
+    /// The items of the sequences, each sequence's together.
+    pub(crate) items: Vec<NodeId>,
+    /// The entries of the mappings, each mapping's together.
+    pub(crate) entries: Vec<(NodeId, NodeId)>,
     /// `None` for an empty document or one abandoned after a syntax error.
     pub root: Option<NodeId>,
     pub errors: Vec<SyntaxError>,
@@ -82,6 +196,16 @@ pub struct Document {
 impl Document {
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.0 as usize]
+    }
+
+    /// What the node holds (an alias as such; see [`Document::resolve`]).
+    pub fn kind(&self, id: NodeId) -> Kind<'_> {
+        match self.node(id).kind {
+            NodeKind::Scalar(scalar) => Kind::Scalar(self.scalar_of(scalar)),
+            NodeKind::Sequence(children) => Kind::Sequence(&self.items[children.range()]),
+            NodeKind::Mapping(children) => Kind::Mapping(&self.entries[children.range()]),
+            NodeKind::Alias(target) => Kind::Alias(target),
+        }
     }
 
     /// Follows aliases to the node that holds the value.
@@ -97,33 +221,130 @@ impl Document {
         id
     }
 
-    pub fn scalar(&self, id: NodeId) -> Option<&Scalar> {
-        match &self.node(self.resolve(id)).kind {
-            NodeKind::Scalar(scalar) => Some(scalar),
+    pub fn scalar(&self, id: NodeId) -> Option<Scalar<'_>> {
+        match self.kind(self.resolve(id)) {
+            Kind::Scalar(scalar) => Some(scalar),
             _ => None,
         }
     }
 
     /// The string value of a scalar node, the way a mapping key or `kind:` is read.
     pub fn scalar_str(&self, id: NodeId) -> Option<&str> {
-        self.scalar(id).map(|s| &*s.value)
+        self.scalar(id).map(|s| s.value)
     }
 
     pub fn mapping(&self, id: NodeId) -> Option<&[(NodeId, NodeId)]> {
-        match &self.node(self.resolve(id)).kind {
-            NodeKind::Mapping(entries) => Some(entries),
+        match self.kind(self.resolve(id)) {
+            Kind::Mapping(entries) => Some(entries),
             _ => None,
         }
     }
 
     pub fn sequence(&self, id: NodeId) -> Option<&[NodeId]> {
-        match &self.node(self.resolve(id)).kind {
-            NodeKind::Sequence(items) => Some(items),
+        match self.kind(self.resolve(id)) {
+            Kind::Sequence(items) => Some(items),
             _ => None,
+        }
+    }
+
+    /// Whether two nodes are written the same (scalars with the same text and quoting, and
+    /// collections of such), following aliases. Bounded: a very large value counts as
+    /// different.
+    pub fn same_value(&self, a: NodeId, b: NodeId) -> bool {
+        let mut budget = 10_000usize;
+        self.same_value_within(a, b, &mut budget)
+    }
+
+    fn same_value_within(&self, a: NodeId, b: NodeId, budget: &mut usize) -> bool {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        let (a, b) = (self.resolve(a), self.resolve(b));
+        if a == b {
+            return true;
+        }
+        match (self.kind(a), self.kind(b)) {
+            (Kind::Scalar(x), Kind::Scalar(y)) => {
+                let quoted = |s: &Scalar| !matches!(s.style, ScalarStyle::Plain);
+                x.value == y.value && quoted(&x) == quoted(&y) && x.tag == y.tag
+            }
+            (Kind::Sequence(x), Kind::Sequence(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y)
+                        .all(|(&i, &j)| self.same_value_within(i, j, budget))
+            }
+            (Kind::Mapping(x), Kind::Mapping(y)) => {
+                x.len() == y.len()
+                    && x.iter().zip(y).all(|(&(ki, vi), &(kj, vj))| {
+                        self.same_value_within(ki, kj, budget)
+                            && self.same_value_within(vi, vj, budget)
+                    })
+            }
+            _ => false,
         }
     }
 
     pub fn node_count(&self) -> usize {
         self.nodes.len()
+    }
+
+    fn scalar_of(&self, stored: StoredScalar) -> Scalar<'_> {
+        let start = stored.value.start as usize;
+        Scalar {
+            value: &self.strings[start..start + stored.value.len as usize],
+            style: stored.style,
+            tag: stored
+                .tag
+                .map(|index| &*self.tags[index.get() as usize - 1]),
+        }
+    }
+
+    /// Keeps a scalar's value and tag in the document's arenas.
+    pub(crate) fn store_scalar(
+        &mut self,
+        value: &str,
+        style: ScalarStyle,
+        tag: Option<String>,
+    ) -> StoredScalar {
+        let start = u32::try_from(self.strings.len()).unwrap_or(u32::MAX);
+        self.strings.push_str(value);
+        let tag = tag.and_then(|tag| {
+            self.tags.push(tag.into_boxed_str());
+            NonZeroU32::new(u32::try_from(self.tags.len()).unwrap_or(u32::MAX))
+        });
+        StoredScalar {
+            value: TextRef {
+                start,
+                len: u32::try_from(value.len()).unwrap_or(0),
+            },
+            tag,
+            style,
+        }
+    }
+
+    /// Keeps a sequence's items together, for its node.
+    pub(crate) fn store_items(&mut self, items: impl Iterator<Item = NodeId>) -> Children {
+        let start = self.items.len();
+        self.items.extend(items);
+        children(start, self.items.len())
+    }
+
+    /// Keeps a mapping's entries together, for its node.
+    pub(crate) fn store_entries(
+        &mut self,
+        entries: impl Iterator<Item = (NodeId, NodeId)>,
+    ) -> Children {
+        let start = self.entries.len();
+        self.entries.extend(entries);
+        children(start, self.entries.len())
+    }
+}
+
+fn children(start: usize, end: usize) -> Children {
+    Children {
+        start: u32::try_from(start).unwrap_or(u32::MAX),
+        len: u32::try_from(end - start).unwrap_or(0),
     }
 }

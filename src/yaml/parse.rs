@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use granit_parser::{Event, Marker, Parser, ScanError, StructureStyle};
 
 use super::node::{
-    Comment, Document, DuplicateKey, Node, NodeId, NodeKind, Scalar, ScalarStyle, SyntaxError,
+    Children, Comment, Document, DuplicateKey, Node, NodeId, NodeKind, ScalarStyle, SyntaxError,
 };
 use super::resolve::{Resolved, key_string, resolve};
+use crate::model::path::PathSegment;
 use crate::source::Span;
 
 /// Reads every document of a YAML stream. A syntax error abandons its document; reading goes
@@ -67,15 +68,17 @@ fn parser_options(comments: Comments) -> granit_parser::Options {
     }
 }
 
+/// A collection being read. Its children so far are at the end of the builder's `items` or
+/// `entries`, from `start`: one stack for all open collections instead of a `Vec` each.
 enum Frame<'t> {
     Sequence {
         id: NodeId,
-        items: Vec<NodeId>,
+        start: usize,
         flow: bool,
     },
     Mapping {
         id: NodeId,
-        entries: Vec<(NodeId, NodeId)>,
+        start: usize,
         pending_key: Option<NodeId>,
         seen: SeenKeys<'t>,
         flow: bool,
@@ -87,34 +90,34 @@ enum Frame<'t> {
 /// moves them to a hash map.
 #[derive(Default)]
 struct SeenKeys<'t> {
-    list: Vec<(Cow<'t, str>, Span)>,
-    map: HashMap<Cow<'t, str>, Span>,
+    list: Vec<(Cow<'t, str>, NodeId)>,
+    map: HashMap<Cow<'t, str>, NodeId>,
 }
 
 impl<'t> SeenKeys<'t> {
     const LIST_LIMIT: usize = 16;
 
-    /// Where `key` was first written, if it was.
-    fn first(&self, key: &str) -> Option<Span> {
+    /// The node where `key` was first written, if it was.
+    fn first(&self, key: &str) -> Option<NodeId> {
         if self.map.is_empty() {
             self.list
                 .iter()
                 .find(|(seen, _)| seen == key)
-                .map(|&(_, span)| span)
+                .map(|&(_, id)| id)
         } else {
             self.map.get(key).copied()
         }
     }
 
-    fn insert(&mut self, key: Cow<'t, str>, span: Span) {
+    fn insert(&mut self, key: Cow<'t, str>, id: NodeId) {
         if self.map.is_empty() {
             if self.list.len() < Self::LIST_LIMIT {
-                self.list.push((key, span));
+                self.list.push((key, id));
                 return;
             }
             self.map.extend(self.list.drain(..));
         }
-        self.map.insert(key, span);
+        self.map.insert(key, id);
     }
 }
 
@@ -123,7 +126,7 @@ impl<'t> SeenKeys<'t> {
 /// allocation.
 fn key_text<'t>(text: &'t str, document: &Document, id: NodeId) -> Option<Cow<'t, str>> {
     let scalar = document.scalar(id)?;
-    if let Resolved::Str(value) = resolve(scalar) {
+    if let Resolved::Str(value) = resolve(&scalar) {
         let source = text.get(document.node(id).span.range());
         if let Some(source) = source.filter(|&source| source == value) {
             return Some(Cow::Borrowed(source));
@@ -139,6 +142,10 @@ struct Builder<'t, F: FnMut(Document)> {
     count: usize,
     current: Option<Document>,
     stack: Vec<Frame<'t>>,
+    /// The items of the open sequences, innermost last.
+    items: Vec<NodeId>,
+    /// The entries of the open mappings, innermost last.
+    entries: Vec<(NodeId, NodeId)>,
     /// Anchor id → node, for the current document.
     anchors: HashMap<usize, NodeId>,
     /// Collections still being read; an alias to one of them would make a cycle.
@@ -159,6 +166,8 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
             count: 0,
             current: None,
             stack: Vec::new(),
+            items: Vec::new(),
+            entries: Vec::new(),
             anchors: HashMap::new(),
             open: Vec::new(),
             abandoned: false,
@@ -213,23 +222,20 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
                 self.close_document();
             }
             Event::Scalar(value, style, anchor, tag) => {
-                let scalar = Scalar {
-                    value: value.into_owned().into_boxed_str(),
-                    style: match style {
-                        granit_parser::ScalarStyle::Plain => ScalarStyle::Plain,
-                        granit_parser::ScalarStyle::SingleQuoted => ScalarStyle::SingleQuoted,
-                        granit_parser::ScalarStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
-                        granit_parser::ScalarStyle::Literal => ScalarStyle::Literal,
-                        granit_parser::ScalarStyle::Folded => ScalarStyle::Folded,
-                    },
-                    tag: tag.map(|tag| {
-                        tag.core_suffix()
-                            .map_or_else(|| tag.original(), str::to_owned)
-                            .into_boxed_str()
-                    }),
+                let style = match style {
+                    granit_parser::ScalarStyle::Plain => ScalarStyle::Plain,
+                    granit_parser::ScalarStyle::SingleQuoted => ScalarStyle::SingleQuoted,
+                    granit_parser::ScalarStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
+                    granit_parser::ScalarStyle::Literal => ScalarStyle::Literal,
+                    granit_parser::ScalarStyle::Folded => ScalarStyle::Folded,
                 };
+                let tag = tag.map(|tag| {
+                    tag.core_suffix()
+                        .map_or_else(|| tag.original(), str::to_owned)
+                });
+                let scalar = self.document(start).store_scalar(&value, style, tag);
                 // A block scalar's end event sits on the next token, lines further down.
-                let end = match scalar.style {
+                let end = match style {
                     ScalarStyle::Literal | ScalarStyle::Folded => self
                         .text
                         .get(start..end)
@@ -241,22 +247,22 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
                 self.value(id);
             }
             Event::SequenceStart(style, anchor, _) => {
-                let id = self.push_node(start, end, NodeKind::Sequence(Vec::new()));
+                let id = self.push_node(start, end, NodeKind::Sequence(Children::default()));
                 self.anchor(anchor, id);
                 self.open.push(id);
                 self.stack.push(Frame::Sequence {
                     id,
-                    items: Vec::new(),
+                    start: self.items.len(),
                     flow: style == StructureStyle::Flow,
                 });
             }
             Event::MappingStart(style, anchor, _) => {
-                let id = self.push_node(start, end, NodeKind::Mapping(Vec::new()));
+                let id = self.push_node(start, end, NodeKind::Mapping(Children::default()));
                 self.anchor(anchor, id);
                 self.open.push(id);
                 self.stack.push(Frame::Mapping {
                     id,
-                    entries: Vec::new(),
+                    start: self.entries.len(),
                     pending_key: None,
                     seen: SeenKeys::default(),
                     flow: style == StructureStyle::Flow,
@@ -320,37 +326,86 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
 
     /// Attaches a finished node to its parent (or makes it the document root).
     fn value(&mut self, id: NodeId) {
+        let Some(document) = self.current.as_ref() else {
+            return;
+        };
+        // Duplicate keys are found as keys arrive, so the first occurrence is known.
+        let duplicate = match self.stack.last() {
+            Some(Frame::Mapping {
+                id: mapping,
+                pending_key: None,
+                seen,
+                ..
+            }) => key_text(self.text, document, id)
+                .filter(|key| key != "<<")
+                .map(|key| match seen.first(&key) {
+                    Some(first) => Err(DuplicateKey {
+                        key: key.clone().into_owned(),
+                        first: document.node(first).span,
+                        second: document.node(id).span,
+                        path: self.path_to(&key),
+                        mapping: *mapping,
+                        first_key: first,
+                        second_key: id,
+                    }),
+                    None => Ok(key),
+                }),
+            _ => None,
+        };
         let Some(document) = self.current.as_mut() else {
             return;
         };
         match self.stack.last_mut() {
             None => document.root = Some(id),
-            Some(Frame::Sequence { items, .. }) => items.push(id),
+            Some(Frame::Sequence { .. }) => self.items.push(id),
             Some(Frame::Mapping {
-                entries,
-                pending_key,
-                seen,
-                ..
+                pending_key, seen, ..
             }) => match pending_key.take() {
                 None => {
                     *pending_key = Some(id);
-                    // Duplicate keys are found as keys arrive, so the first occurrence is known.
-                    let key = key_text(self.text, document, id).filter(|key| key != "<<");
-                    if let Some(key) = key {
-                        let span = document.node(id).span;
-                        match seen.first(&key) {
-                            Some(first) => document.duplicate_keys.push(DuplicateKey {
-                                key: key.into_owned(),
-                                first,
-                                second: span,
-                            }),
-                            None => seen.insert(key, span),
-                        }
+                    match duplicate {
+                        Some(Ok(key)) => seen.insert(key, id),
+                        Some(Err(duplicate)) => document.duplicate_keys.push(duplicate),
+                        None => {}
                     }
                 }
-                Some(key) => entries.push((key, id)),
+                Some(key) => self.entries.push((key, id)),
             },
         }
+    }
+
+    /// The path from the document root to `key` in the innermost open mapping: the keys and
+    /// indexes of the collections being read.
+    fn path_to(&self, key: &str) -> Vec<PathSegment> {
+        let Some(document) = self.current.as_ref() else {
+            return Vec::new();
+        };
+        let mut path = Vec::with_capacity(self.stack.len() + 1);
+        let open = &self.stack[..self.stack.len().saturating_sub(1)];
+        for (depth, frame) in open.iter().enumerate() {
+            match frame {
+                Frame::Sequence { start, .. } => {
+                    // The sequence's items so far end where the next open sequence's begin.
+                    let end = self.stack[depth + 1..]
+                        .iter()
+                        .find_map(|inner| match inner {
+                            Frame::Sequence { start, .. } => Some(*start),
+                            Frame::Mapping { .. } => None,
+                        })
+                        .unwrap_or(self.items.len());
+                    path.push(PathSegment::Index(end - start));
+                }
+                Frame::Mapping { pending_key, .. } => {
+                    let name = pending_key
+                        .and_then(|k| key_text(self.text, document, k))
+                        .map(Cow::into_owned)
+                        .unwrap_or_default();
+                    path.push(PathSegment::Key(name));
+                }
+            }
+        }
+        path.push(PathSegment::Key(key.to_owned()));
+        path
     }
 
     fn close_collection(&mut self, end: usize) {
@@ -362,22 +417,32 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
             return;
         };
         let (id, kind, flow, last) = match frame {
-            Frame::Sequence { id, items, flow } => {
-                let last = items.last().copied();
+            Frame::Sequence { id, start, flow } => {
+                let last = self
+                    .items
+                    .last()
+                    .copied()
+                    .filter(|_| self.items.len() > start);
+                let items = document.store_items(self.items.drain(start..));
                 (id, NodeKind::Sequence(items), flow, last)
             }
             Frame::Mapping {
                 id,
-                mut entries,
+                start,
                 pending_key,
                 flow,
                 ..
             } => {
                 // A key without a value cannot come from the parser, but keep it if it does.
                 if let Some(key) = pending_key {
-                    entries.push((key, key));
+                    self.entries.push((key, key));
                 }
-                let last = entries.last().map(|&(_, value)| value);
+                let last = self
+                    .entries
+                    .last()
+                    .filter(|_| self.entries.len() > start)
+                    .map(|&(_, value)| value);
+                let entries = document.store_entries(self.entries.drain(start..));
                 (id, NodeKind::Mapping(entries), flow, last)
             }
         };
@@ -405,6 +470,8 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
         // The tree is incomplete: drop it but keep the error.
         document.root = None;
         self.stack.clear();
+        self.items.clear();
+        self.entries.clear();
         self.open.clear();
         self.abandoned = true;
     }
@@ -427,6 +494,8 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
 
     fn close_document(&mut self) {
         self.stack.clear();
+        self.items.clear();
+        self.entries.clear();
         self.open.clear();
         self.anchors.clear();
         self.abandoned = false;

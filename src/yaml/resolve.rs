@@ -18,9 +18,9 @@ pub enum Resolved<'a> {
 }
 
 /// Types a scalar the way go-yaml v2 does; quoted and block scalars are always strings.
-pub fn resolve(scalar: &Scalar) -> Resolved<'_> {
-    let text = &*scalar.value;
-    match scalar.tag.as_deref() {
+pub fn resolve<'a>(scalar: &Scalar<'a>) -> Resolved<'a> {
+    let text = scalar.value;
+    match scalar.tag {
         None => {}
         Some("str" | "binary") => return Resolved::Str(text),
         Some("null" | "bool" | "int" | "float") => return resolve_plain(text),
@@ -160,7 +160,7 @@ fn count_digits(bytes: &[u8]) -> usize {
 /// text (`true`, `1`, `null`). Collections as keys have no string form.
 pub fn key_string(document: &Document, id: NodeId) -> Option<String> {
     let scalar = document.scalar(id)?;
-    Some(match resolve(scalar) {
+    Some(match resolve(&scalar) {
         Resolved::Null => "null".to_owned(),
         Resolved::Bool(b) => b.to_string(),
         Resolved::Int(i) => i.to_string(),
@@ -259,11 +259,7 @@ mod tests {
 
     #[test]
     fn quoted_and_tagged_scalars() {
-        let scalar = |value: &str, style, tag: Option<&str>| Scalar {
-            value: value.into(),
-            style,
-            tag: tag.map(Into::into),
-        };
+        let scalar = |value, style, tag| Scalar { value, style, tag };
         assert_eq!(
             resolve(&scalar("yes", ScalarStyle::DoubleQuoted, None)),
             Resolved::Str("yes")

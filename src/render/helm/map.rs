@@ -756,9 +756,9 @@ impl HelmMap {
                 crate::render::rendered::path_at(rendered_documents, rendered_span.start);
             let rendered_value = rendered_node
                 .and_then(|n| rendered_documents.scalar(n))
-                .map(|s| s.value.clone());
-            let agrees = rendered_value.as_deref() == Some(&*scalar.value)
-                || rendered.text[rendered_span.range()].trim_matches(['"', '\'']) == &*scalar.value;
+                .map(|s| s.value);
+            let agrees = rendered_value == Some(scalar.value)
+                || rendered.text[rendered_span.range()].trim_matches(['"', '\'']) == scalar.value;
             if !agrees {
                 return None;
             }
