@@ -101,6 +101,58 @@ impl Remap {
     }
 }
 
+/// A writer that escapes every [unsafe](is_unsafe) character but the line break, for outputs
+/// written in many pieces where names from the manifest cannot be told from the writer's own
+/// text (`explain`'s timeline and chart). A name's own line break still passes: such outputs
+/// should also escape each name with [`escape_controls`].
+pub struct ControlFilter<W> {
+    inner: W,
+    /// The start of a character cut between two writes.
+    partial: Vec<u8>,
+}
+
+impl<W: std::io::Write> ControlFilter<W> {
+    pub fn new(inner: W) -> ControlFilter<W> {
+        ControlFilter {
+            inner,
+            partial: Vec::new(),
+        }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for ControlFilter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut bytes = std::mem::take(&mut self.partial);
+        bytes.extend_from_slice(buf);
+        let (text, rest) = match std::str::from_utf8(&bytes) {
+            Ok(text) => (Cow::Borrowed(text), &[][..]),
+            // An incomplete character at the end waits for the next write; bytes that are not
+            // UTF-8 at all are replaced.
+            Err(error) if error.error_len().is_none() => {
+                let valid = error.valid_up_to();
+                (String::from_utf8_lossy(&bytes[..valid]), &bytes[valid..])
+            }
+            Err(_) => (String::from_utf8_lossy(&bytes), &[][..]),
+        };
+        let mut escaped = String::with_capacity(text.len());
+        for line in text.split_inclusive('\n') {
+            let (body, end) = match line.strip_suffix('\n') {
+                Some(body) => (body, "\n"),
+                None => (line, ""),
+            };
+            escaped.push_str(&escape_controls(body));
+            escaped.push_str(end);
+        }
+        self.inner.write_all(escaped.as_bytes())?;
+        self.partial = rest.to_vec();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,6 +168,24 @@ mod tests {
         assert_eq!(
             escape_controls("admin\u{202e} \u{2066}x\u{2028}"),
             "admin\\u{202e} \\u{2066}x\\u{2028}"
+        );
+    }
+
+    #[test]
+    fn the_filter_escapes_all_but_line_breaks_across_writes() {
+        use std::io::Write;
+        let mut out = Vec::new();
+        let mut filter = ControlFilter::new(&mut out);
+        let text = "a\u{1b}[2J\u{202e}é\r\n✓\n";
+        // Cut inside `é` and inside `✓`.
+        let cut = text.find('é').unwrap() + 1;
+        let cut2 = text.find('✓').unwrap() + 2;
+        filter.write_all(&text.as_bytes()[..cut]).unwrap();
+        filter.write_all(&text.as_bytes()[cut..cut2]).unwrap();
+        filter.write_all(&text.as_bytes()[cut2..]).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "a\\u{1b}[2J\\u{202e}é\\r\n✓\n"
         );
     }
 

@@ -157,13 +157,13 @@ pub fn read_file(path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
 pub fn read_file_within(path: &Path, tree: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
     let target = resolve_within(path, tree)?;
     let file = open_regular(&target)?;
-    // Reading into a buffer of the file's size avoids the doublings of a growing one, which
-    // would briefly hold the file three times over and keep up to twice its size.
+    // Room for the size the file has now, so that the bytes are read into one allocation of
+    // their own size (growing by doubling leaves up to half of it unused for the whole run).
     let size = file.metadata().map_or(0, |m| m.len()).min(kind.max_bytes());
     read_capped_into(
         file,
         kind,
-        Vec::with_capacity(usize::try_from(size).unwrap_or(0) + 1),
+        Vec::with_capacity(usize::try_from(size).unwrap_or(0)),
     )
 }
 

@@ -39,6 +39,9 @@ pub(super) struct Plan {
     pub settings: Settings,
     pub fail_at: Option<Severity>,
     pub role: FileRole,
+    /// Keep each file's whole text in its report: `--fix`, `--diff` and `--add-ignore` edit
+    /// it. Otherwise a report keeps only the lines it shows.
+    pub keep_text: bool,
 }
 
 /// A checked file: its report, what it was linted with, and where it is.
@@ -271,7 +274,11 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
                     }
                     counted.push(key);
                 }
-                merge(&mut reports, lint_rendered(output, job));
+                merge(
+                    &mut reports,
+                    lint_rendered(output, job),
+                    !job.plan.keep_text,
+                );
             }
             Err(not_rendered) => {
                 let file = match not_rendered.tool {
@@ -578,10 +585,18 @@ fn lint_rendered(mut output: Output, job: &RenderJob) -> Vec<FileReport> {
 
 /// Adds findings to the report of their file, or a new one. A finding already there (a base
 /// linted as it is, an overlay built twice) is kept once: the copy with the most labels.
-fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>) {
-    for report in incoming {
+/// With `compact`, the reports keep only the lines they show.
+fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>, compact: bool) {
+    for mut report in incoming {
         match reports.iter_mut().find(|r| r.file.path == report.file.path) {
             Some(existing) => {
+                // The file as read for the rendered findings holds the lines they show, which
+                // the compacted report of the file may not.
+                if existing.file.is_excerpt() && !report.file.is_excerpt() {
+                    let os_path = existing.file.os_path.take();
+                    existing.file = std::mem::replace(&mut report.file, SourceFile::new("", ""));
+                    existing.file.os_path = os_path;
+                }
                 for diagnostic in report.diagnostics {
                     let same = existing.diagnostics.iter_mut().find(|d| {
                         d.rule == diagnostic.rule
@@ -602,6 +617,9 @@ fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>) {
                     }
                 }
                 crate::diagnostics::sort(&mut existing.diagnostics);
+                if compact {
+                    existing.compact();
+                }
             }
             None => {
                 let mut report = report;
@@ -617,6 +635,9 @@ fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>) {
                 }
                 crate::diagnostics::sort(&mut unique);
                 report.diagnostics = unique;
+                if compact {
+                    report.compact();
+                }
                 reports.push(report);
             }
         }
@@ -861,6 +882,7 @@ fn plan(
         settings,
         fail_at: fail_on.threshold(),
         role,
+        keep_text: args.fix || args.diff || args.add_ignore.is_some(),
     }
 }
 
@@ -870,12 +892,17 @@ fn is_excluded(config: Option<&Config>, exclude: &GlobSet, path: &Path) -> bool 
 
 fn lint_with_plan(name: String, bytes: Vec<u8>, plan: &Plan) -> FileReport {
     let (file, linted) = lint_bytes_with(name, bytes, &plan.settings, plan.role, &mut |_| {});
-    FileReport {
+    let mut report = FileReport {
         file,
         diagnostics: linted.diagnostics,
         objects: linted.objects,
         fail_at: plan.fail_at,
+    };
+    // Reports are written once every file is linted: keep only the lines they show.
+    if !plan.keep_text {
+        report.compact();
     }
+    report
 }
 
 /// Lints `text` as a file named `path` with `settings` and the default fail level.

@@ -189,7 +189,8 @@ pub enum ConfigError {
     Unreadable { path: PathBuf, message: String },
     /// It can be read, and these problems are in it.
     Invalid {
-        file: SourceFile,
+        /// Boxed: the file is large, and `Result`s carry this error.
+        file: Box<SourceFile>,
         problems: Vec<ConfigProblem>,
     },
 }
@@ -256,7 +257,10 @@ impl Config {
                 root,
                 ..config
             }),
-            Err(problems) => Err(ConfigError::Invalid { file, problems }),
+            Err(problems) => Err(ConfigError::Invalid {
+                file: Box::new(file),
+                problems,
+            }),
         }
     }
 

@@ -75,13 +75,16 @@ impl<W: Write> ExplainWriter<W> {
         match self.format {
             ExplainFormat::Json => json::write_pod(&mut self.out, pod, first),
             ExplainFormat::Text | ExplainFormat::Mermaid => {
+                // Names come from the manifest: no control character of theirs reaches a
+                // terminal or log.
+                let mut out = crate::escape::ControlFilter::new(&mut self.out);
                 if !first {
-                    writeln!(self.out)?;
+                    writeln!(out)?;
                 }
                 if self.format == ExplainFormat::Text {
-                    text::write_pod(&mut self.out, pod)
+                    text::write_pod(&mut out, pod)
                 } else {
-                    mermaid::write_pod(&mut self.out, pod)
+                    mermaid::write_pod(&mut out, pod)
                 }
             }
         }

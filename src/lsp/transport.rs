@@ -97,13 +97,16 @@ fn read_body(input: &mut dyn BufRead) -> Result<Option<Vec<u8>>, FrameError> {
         }
         let line = String::from_utf8_lossy(line);
         let Some((name, value)) = line.split_once(':') else {
-            return Err(fatal(format!("malformed message header `{line}`")));
+            return Err(fatal(format!(
+                "malformed message header `{}`",
+                shown(&line)
+            )));
         };
         if name.trim().eq_ignore_ascii_case("Content-Length") {
             let value = value.trim();
             let parsed = value
                 .parse::<u64>()
-                .map_err(|_| fatal(format!("invalid Content-Length `{value}`")))?;
+                .map_err(|_| fatal(format!("invalid Content-Length `{}`", shown(value))))?;
             if parsed > MAX_CONTENT_LENGTH as u64 {
                 return Err(fatal(format!(
                     "a message of {parsed} bytes is over the limit of {} MiB",
@@ -123,6 +126,16 @@ fn read_body(input: &mut dyn BufRead) -> Result<Option<Vec<u8>>, FrameError> {
         return Err(fatal("the input ended inside a message".to_owned()));
     }
     Ok(Some(body))
+}
+
+/// Header text for a message: its start, with control characters escaped.
+fn shown(text: &str) -> String {
+    const SHOWN: usize = 64;
+    let mut shown: String = text.chars().take(SHOWN).collect();
+    if shown.len() < text.len() {
+        shown.push('…');
+    }
+    crate::escape::escape_controls(&shown).into_owned()
 }
 
 /// Writes one frame: header and body together, then flushes.
@@ -299,6 +312,15 @@ mod tests {
             let error = result.unwrap_err().to_string();
             assert!(error.contains(expected), "{input:?}: {error}");
         }
+        let (_, _, result) = read_all(&format!(
+            "Content-Length: 1\u{1b}{}\r\n\r\n",
+            "9".repeat(500)
+        ));
+        let error = result.unwrap_err().to_string();
+        assert!(
+            error.len() < 200 && error.contains("1\\u{1b}999"),
+            "{error}"
+        );
         let endless_header = "X".repeat(10_000);
         let (_, _, result) = read_all(&endless_header);
         assert!(result.is_err());

@@ -209,9 +209,8 @@ pub fn display(path: &Path) -> String {
     }
 }
 
-/// Text from a renderer or a file, safe to print: control characters become `?`.
+/// Text from a renderer or a file, safe to print: control characters and bidirectional
+/// controls written as visible escapes, as every human output does ([`crate::escape`]).
 pub fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() && c != '\t' { '?' } else { c })
-        .collect()
+    crate::escape::escape_controls(text).into_owned()
 }

@@ -36,6 +36,37 @@ impl FileReport {
     pub fn fails(&self, diagnostic: &Diagnostic) -> bool {
         self.fail_at.is_some_and(|at| diagnostic.severity >= at)
     }
+
+    /// Keeps of the file only the lines that some format shows or counts columns on, so that
+    /// a run over many files holds a few lines of each rather than every file whole. Every
+    /// format renders the compacted report exactly as the whole one. A report with fixes keeps
+    /// the whole file: the formats that show fixes compute their edits from it.
+    pub fn compact(&mut self) {
+        // The fixes some formats show are computed from the whole text.
+        if self.diagnostics.iter().any(|d| !d.fixes.is_empty()) {
+            return;
+        }
+        let file = &self.file;
+        let mut lines = Vec::new();
+        for diagnostic in &self.diagnostics {
+            let own_labels = diagnostic
+                .labels
+                .iter()
+                .filter(|label| label.file.as_ref().is_none_or(|f| f.path == file.path));
+            for span in std::iter::once(diagnostic.span).chain(own_labels.map(|l| l.span)) {
+                for offset in [span.start, span.end] {
+                    let line = file.line_of(offset as usize);
+                    lines.push(line..=line);
+                }
+            }
+            lines.extend(
+                full::lines_shown(file, diagnostic)
+                    .into_iter()
+                    .map(|(first, last)| first..=last),
+            );
+        }
+        self.file = self.file.excerpt(lines);
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

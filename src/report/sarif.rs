@@ -538,10 +538,11 @@ fn fingerprint(file: &SourceFile, diagnostic: &Diagnostic) -> String {
             hash.write(diagnostic.field.as_deref().unwrap_or_default());
         }
         None => {
-            let line = file.lines.line_of(diagnostic.span.start as usize);
-            let start = file.lines.line_start(line);
-            let end = file.lines.content_end(&file.text, line);
-            hash.write(file.text[start..end].trim());
+            let line = file.line_of(diagnostic.span.start as usize);
+            hash.write(
+                file.slice(file.line_start(line)..file.content_end(line))
+                    .trim(),
+            );
         }
     }
     hash.write(&diagnostic.message);

@@ -743,3 +743,32 @@ fn the_ignore_placeholder_is_reported_until_replaced() {
         "{found:?}"
     );
 }
+
+/// A configuration that is a FIFO and a kustomization linked to `/dev/zero` beside the document:
+/// reading either would hang or exhaust the server on every change. Neither is read, and the
+/// document still gets its diagnostics.
+#[cfg(unix)]
+#[test]
+fn special_files_beside_a_document_do_not_hang_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join("deploy")).unwrap();
+    let fifo = root.join("deploy/.podcycle.yaml");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::os::unix::fs::symlink("/dev/zero", root.join("deploy/kustomization.yaml")).unwrap();
+    let mut client = Client::start(capabilities(true));
+    let document = uri(&root.join("deploy/web.yaml").display().to_string());
+    client.open(&document, 1, WEB);
+    let shown = client.notification("window/showMessage");
+    let message = shown.params["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("a named pipe (FIFO)"), "{message}");
+    let published = client.diagnostics(&document, Some(1));
+    with_code(&published.diagnostics, "init-container-probe");
+    assert_eq!(client.shutdown(), Ending::Clean);
+}

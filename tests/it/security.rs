@@ -295,6 +295,31 @@ fn names_from_the_manifest_cannot_inject_into_logs_or_terminals() {
     }
 }
 
+/// `explain` prints the same names in its timeline and chart.
+#[test]
+fn explain_keeps_control_characters_out_of_the_terminal() {
+    let tree = tempfile::tempdir().unwrap();
+    write(tree.path(), "pod.yaml", HOSTILE);
+    for format in ["text", "mermaid"] {
+        let output = within(
+            LIMIT,
+            podcycle()
+                .current_dir(tree.path())
+                .args(["explain", "--format", format, "pod.yaml"]),
+        );
+        let out = stdout(&output);
+        assert!(
+            out.contains("Pod/x\\u{1b}]0;pwned\\u{7}"),
+            "{format}: {out}"
+        );
+        let raw: Vec<char> = out
+            .chars()
+            .filter(|&c| podcycle::escape::is_unsafe(c) && c != '\n')
+            .collect();
+        assert!(raw.is_empty(), "{format}: {raw:?} in {out:?}");
+    }
+}
+
 /// Messages on stderr carry file names too.
 #[test]
 fn file_names_in_errors_are_escaped() {
