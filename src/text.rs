@@ -6,12 +6,36 @@ const LISTED: usize = 3;
 
 /// `` `a` ``, `` `a` and `b` ``, `` `a`, `b` and `c` ``.
 pub fn name_list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
-    let names: Vec<String> = names.into_iter().map(|n| format!("`{n}`")).collect();
-    match names.split_last() {
+    phrase_list(names.into_iter().map(|n| format!("`{n}`")))
+}
+
+/// Phrases joined as a sentence lists them: `a`, `a and b`, `a, b and c`.
+pub fn phrase_list(phrases: impl IntoIterator<Item = String>) -> String {
+    let phrases: Vec<String> = phrases.into_iter().collect();
+    match phrases.split_last() {
         None => String::new(),
         Some((last, [])) => last.clone(),
         Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
     }
+}
+
+/// "the 2nd container", "the 1st init container": how to name a container that has no name,
+/// by its place in its list (`containers`, `initContainers`, `ephemeralContainers`).
+pub fn ordinal_container(list: &str, index: usize) -> String {
+    let n = index + 1;
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    let kind = match list {
+        "initContainers" => "init container",
+        "ephemeralContainers" => "ephemeral container",
+        _ => "container",
+    };
+    format!("the {n}{suffix} {kind}")
 }
 
 /// Like [`name_list`], but names at most three of `total` and counts the rest:
@@ -61,6 +85,22 @@ mod tests {
         assert_eq!(
             short_name_list(["a", "b", "c", "d", "e"], 5),
             "`a`, `b`, `c` and 2 more"
+        );
+    }
+
+    #[test]
+    fn names_a_container_by_its_place() {
+        assert_eq!(ordinal_container("containers", 1), "the 2nd container");
+        assert_eq!(
+            ordinal_container("initContainers", 0),
+            "the 1st init container"
+        );
+        assert_eq!(ordinal_container("containers", 10), "the 11th container");
+        assert_eq!(ordinal_container("containers", 22), "the 23rd container");
+        assert_eq!(phrase_list(["x".to_owned()]), "x");
+        assert_eq!(
+            phrase_list(["a".to_owned(), "b".to_owned(), "c".to_owned()]),
+            "a, b and c"
         );
     }
 

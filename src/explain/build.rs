@@ -84,7 +84,7 @@ pub fn explain_pod<F>(source: PodSource<'_, '_, F>) -> PodExplanation<F> {
                 containers: remark
                     .containers
                     .iter()
-                    .map(|&i| life.containers[i].name.to_owned())
+                    .map(|&i| life.containers[i].label().into_owned())
                     .collect(),
             })
             .collect(),
@@ -98,7 +98,7 @@ pub fn explain_pod<F>(source: PodSource<'_, '_, F>) -> PodExplanation<F> {
 
 fn delay_info(life: &Lifecycle<'_>, delay: &Delay) -> DelayInfo {
     DelayInfo {
-        container: life.containers[delay.container].name.to_owned(),
+        container: life.containers[delay.container].label().into_owned(),
         what: life.describe_delay(delay),
         seconds: Secs(delay.seconds),
         field: delay.path.to_string(),
@@ -113,19 +113,19 @@ fn startup_steps(life: &Lifecycle<'_>, schedule: &Schedule, drawn: &Schedule) ->
         .map(|(index, (container, (times, drawn)))| {
             let runs = container.role != Role::Init;
             StartupStep {
-                container: container.name.to_owned(),
+                container: container.label().into_owned(),
                 role: container.role.as_str(),
                 waits_for: container
                     .waits_for
                     .iter()
                     .map(|gate| WaitsFor {
-                        container: life.containers[gate.container].name.to_owned(),
+                        container: life.containers[gate.container].label().into_owned(),
                         event: gate.event.as_str(),
                     })
                     .collect(),
                 starts_after: index
                     .checked_sub(1)
-                    .map(|previous| life.containers[previous].name.to_owned()),
+                    .map(|previous| life.containers[previous].label().into_owned()),
                 field: container.path.to_string(),
                 known_sidecar: container.known_sidecar.map(str::to_owned),
                 post_start: container
@@ -261,7 +261,7 @@ fn shutdown_of(life: &Lifecycle<'_>, plan: &ShutdownPlan) -> Shutdown {
                 let container = &life.containers[stop.index];
                 let kill = &stop.kill;
                 StopStep {
-                    container: container.name.to_owned(),
+                    container: container.label().into_owned(),
                     role: container.role.as_str(),
                     prestop_seconds: kill
                         .prestop_runs
@@ -280,7 +280,7 @@ fn shutdown_of(life: &Lifecycle<'_>, plan: &ShutdownPlan) -> Shutdown {
                         sidecar: stop
                             .waits_for
                             .sidecar
-                            .map(|i| life.containers[i].name.to_owned()),
+                            .map(|i| life.containers[i].label().into_owned()),
                     },
                     sigterm_seconds: kill.sigterm.into(),
                     term_window_bounds_seconds: kill.window.into(),
@@ -296,16 +296,16 @@ fn not_counted(life: &Lifecycle<'_>) -> Vec<String> {
     let mut out = vec!["image pulls".to_owned()];
     for container in &life.containers {
         if container.role == Role::Init {
-            out.push(format!("{}'s run time", container.name));
+            out.push(format!("{}'s run time", container.label()));
             continue;
         }
         if let Some(hook) = &container.post_start
             && matches!(hook.end(), HookEnd::Returns(length) if length.max.is_infinite())
         {
-            out.push(format!("{}'s postStart", container.name));
+            out.push(format!("{}'s postStart", container.label()));
         }
         if container.probes.startup.is_some() {
-            out.push(format!("{}'s startupProbe", container.name));
+            out.push(format!("{}'s startupProbe", container.label()));
         }
     }
     out

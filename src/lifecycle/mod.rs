@@ -25,6 +25,7 @@ mod shutdown;
 pub mod sidecars;
 mod time;
 
+use std::borrow::Cow;
 use std::cell::OnceCell;
 
 pub use command::NeverExits;
@@ -43,7 +44,8 @@ pub use time::{Bound, Bounds, Delay, DelayKind, Step, Trail, Window, seconds};
 use crate::model::IntOrString;
 use crate::model::PodSite;
 use crate::model::core::{Container, LifecycleHandler};
-use crate::model::path::FieldPath;
+use crate::model::path::{FieldPath, PathSegment};
+use crate::text;
 use crate::versions::{
     CONTAINER_RESTART_RULES, KubeVersion, POD_LIFECYCLE_SLEEP_ACTION, SIDECAR_CONTAINERS,
 };
@@ -247,6 +249,30 @@ pub struct ContainerLife<'a> {
 }
 
 impl ContainerLife<'_> {
+    /// What text calls the container: its name, or for a container without one (which the
+    /// API server rejects, and `invalid-value` reports) its place, "the 2nd container".
+    pub fn label(&self) -> Cow<'_, str> {
+        if !self.name.is_empty() {
+            return Cow::Borrowed(self.name);
+        }
+        match self.path.segments() {
+            [.., PathSegment::Key(list), PathSegment::Index(index)] => {
+                Cow::Owned(text::ordinal_container(list, *index))
+            }
+            _ => Cow::Borrowed("a container without a name"),
+        }
+    }
+
+    /// The container in a sentence: `` `web` `` in backticks, or its place when it has no
+    /// name.
+    pub fn quoted(&self) -> String {
+        if self.name.is_empty() {
+            self.label().into_owned()
+        } else {
+            format!("`{}`", self.name)
+        }
+    }
+
     /// A native sidecar, or an app container that is a well-known sidecar.
     pub fn is_sidecar(&self) -> bool {
         self.role == Role::Sidecar || self.known_sidecar.is_some()

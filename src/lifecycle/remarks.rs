@@ -3,7 +3,7 @@
 //! wrong. A remark never repeats a rule.
 
 use super::{HandlerKind, Lifecycle, Role};
-use crate::text::{name_list, short_name_list};
+use crate::text::phrase_list;
 use crate::versions::{POD_LIFECYCLE_SLEEP_ACTION, SIDECAR_CONTAINERS};
 
 /// A remark, and the containers it concerns (indexes into [`Lifecycle::containers`]).
@@ -27,8 +27,8 @@ impl Lifecycle<'_> {
             if container.declared_sidecar && container.role == Role::Init {
                 remarks.push(Remark {
                     text: format!(
-                        "`{}` sets `restartPolicy: Always`, but Kubernetes {} has no native sidecars ({}): it runs as a classic init container",
-                        container.name,
+                        "{} sets `restartPolicy: Always`, but Kubernetes {} has no native sidecars ({}): it runs as a classic init container",
+                        container.quoted(),
                         self.kube,
                         SIDECAR_CONTAINERS.availability()
                     ),
@@ -38,8 +38,8 @@ impl Lifecycle<'_> {
             if let Some(known) = container.known_sidecar.filter(|_| running > 1) {
                 remarks.push(Remark {
                     text: format!(
-                        "`{}` ({known}) is an app container to the kubelet: it starts after the containers declared before it and gets SIGTERM with the app, not after it",
-                        container.name
+                        "{} ({known}) is an app container to the kubelet: it starts after the containers declared before it and gets SIGTERM with the app, not after it",
+                        container.quoted()
                     ),
                     containers: vec![index],
                 });
@@ -47,8 +47,8 @@ impl Lifecycle<'_> {
             if container.role == Role::Sidecar && container.pre_stop.is_some() {
                 remarks.push(Remark {
                     text: format!(
-                        "`{}`'s preStop runs at T0, at the same time as the app containers', not after them",
-                        container.name
+                        "{}'s preStop runs at T0, at the same time as the app containers', not after them",
+                        container.quoted()
                     ),
                     containers: vec![index],
                 });
@@ -64,9 +64,9 @@ impl Lifecycle<'_> {
             if dropped {
                 remarks.push(Remark {
                     text: format!(
-                        "Kubernetes {} drops `{}`'s `sleep` hook ({} is {}): it does not wait",
+                        "Kubernetes {} drops {}'s `sleep` hook ({} is {}): it does not wait",
                         self.kube,
-                        container.name,
+                        container.quoted(),
                         POD_LIFECYCLE_SLEEP_ACTION.description,
                         POD_LIFECYCLE_SLEEP_ACTION.availability()
                     ),
@@ -103,19 +103,24 @@ impl Lifecycle<'_> {
         }
         let earlier = &apps[..at];
         let hooked = apps[at];
-        let names = earlier.iter().map(|&i| self.containers[i].name);
+        // The first three, and how many more: linear however many containers there are.
+        let shown: Vec<String> = earlier
+            .iter()
+            .take(3)
+            .map(|&i| self.containers[i].quoted())
+            .collect();
         let listed = if earlier.len() <= 3 {
-            name_list(names)
+            phrase_list(shown)
         } else {
-            short_name_list(names, earlier.len())
+            format!("{} and {} more", shown.join(", "), earlier.len() - 3)
         };
         let mut involved = earlier.to_vec();
         involved.push(hooked);
         remarks.push(Remark {
             text: format!(
-                "{listed} {} not reported running, not probed and not Ready until `{}`'s postStart has returned",
+                "{listed} {} not reported running, not probed and not Ready until {}'s postStart has returned",
                 if earlier.len() == 1 { "is" } else { "are" },
-                self.containers[hooked].name
+                self.containers[hooked].quoted()
             ),
             containers: involved,
         });

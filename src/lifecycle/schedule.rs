@@ -429,7 +429,16 @@ impl Lifecycle<'_> {
     /// A delay in words, the same in findings and timelines: "init container `migrate` sleeps
     /// 60s", "startup probe of `proxy` first runs after 45s".
     pub fn describe_delay(&self, delay: &Delay) -> String {
-        let name = self.containers.get(delay.container).map_or("", |c| c.name);
+        // `` `web` ``, or "the 2nd container" for a container without a name.
+        let name = self
+            .containers
+            .get(delay.container)
+            .map_or_else(String::new, ContainerLife::quoted);
+        let init = if name.starts_with('`') {
+            format!("init container {name}")
+        } else {
+            name.clone()
+        };
         let length = text::seconds(delay.seconds);
         let probe = |kind: ProbeKind| match kind {
             ProbeKind::Startup => "startup probe",
@@ -438,46 +447,46 @@ impl Lifecycle<'_> {
         };
         match delay.kind {
             DelayKind::InitRun if delay.seconds.is_finite() => {
-                format!("init container `{name}` sleeps {length}")
+                format!("{init} sleeps {length}")
             }
-            DelayKind::InitRun => format!("init container `{name}` runs for as long as it needs"),
+            DelayKind::InitRun => format!("{init} runs for as long as it needs"),
             DelayKind::PostStart if delay.seconds.is_finite() => {
-                format!("postStart of `{name}` sleeps {length}")
+                format!("postStart of {name} sleeps {length}")
             }
-            DelayKind::PostStart => format!("postStart of `{name}` never returns"),
+            DelayKind::PostStart => format!("postStart of {name} never returns"),
             DelayKind::PostStartKill if delay.seconds.is_finite() => {
-                format!("postStart of `{name}` fails, and killing `{name}` takes {length}")
+                format!("postStart of {name} fails, and killing {name} takes {length}")
             }
             DelayKind::PostStartKill => {
-                format!("postStart of `{name}` fails, so `{name}` is killed after every start")
+                format!("postStart of {name} fails, so {name} is killed after every start")
             }
             DelayKind::StartLoop => {
                 format!(
-                    "the app containers after `{name}` start, with their postStart hooks, in {length}"
+                    "the app containers after {name} start, with their postStart hooks, in {length}"
                 )
             }
             DelayKind::InitialDelay(kind) => {
-                format!("{} of `{name}` first runs after {length}", probe(kind))
+                format!("{} of {name} first runs after {length}", probe(kind))
             }
             DelayKind::NextTick(kind) => {
                 format!(
-                    "up to {length} until the next try of the {} of `{name}`",
+                    "up to {length} until the next try of the {} of {name}",
                     probe(kind)
                 )
             }
             DelayKind::Tries(kind) => {
                 format!(
-                    "the further tries of the {} of `{name}` take {length}",
+                    "the further tries of the {} of {name} take {length}",
                     probe(kind)
                 )
             }
             DelayKind::Timeout(kind) => {
                 format!(
-                    "the last try of the {} of `{name}` times out after {length}",
+                    "the last try of the {} of {name} times out after {length}",
                     probe(kind)
                 )
             }
-            DelayKind::MustPass(kind) => format!("the {} of `{name}` has to pass", probe(kind)),
+            DelayKind::MustPass(kind) => format!("the {} of {name} has to pass", probe(kind)),
         }
     }
 }

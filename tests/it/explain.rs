@@ -544,3 +544,32 @@ fn every_container_is_killed_by_the_latest_sigkill() {
     assert!(text.contains("every container is killed by 30s"), "{text}");
     assert!(text.contains("SIGKILL at 30s"), "{text}");
 }
+
+#[test]
+fn a_container_without_a_name_is_named_by_its_place() {
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  initContainers:\n  - image: busybox\n    command: [sleep, '5']\n  containers:\n  - {name: web, image: x, lifecycle: {postStart: {sleep: {seconds: 3}}}}\n  - image: x\n    lifecycle:\n      postStart: {sleep: {seconds: 2}}\n";
+    for format in ["text", "mermaid", "json"] {
+        let output = podcycle(&["explain", "-", "--format", format], Some(pod));
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let out = stdout(&output);
+        assert!(out.contains("the 2nd container"), "{format}: {out}");
+        assert!(out.contains("the 1st init container"), "{format}: {out}");
+        // The timeline never prints a name empty (the findings are `check`'s messages).
+        if format == "json" {
+            assert!(!out.contains("\"container\": \"\""), "{out}");
+            continue;
+        }
+        let timeline = out
+            .lines()
+            .filter(|l| !l.contains("invalid-value") && !l.contains("poststart-delays-containers"));
+        for line in timeline {
+            assert!(
+                line.starts_with("```") || !line.contains("``"),
+                "{format}: {line}"
+            );
+        }
+    }
+    let output = podcycle(&["explain", "-"], Some(pod));
+    let text = stdout(&output);
+    assert!(text.contains("the 1st init container sleeps 5s"), "{text}");
+}
