@@ -176,17 +176,17 @@ fn typing_a_deployment_in_neovim() {
     assert!(at("kind: Deploy").is_empty());
     assert_eq!(at("    matchLabels: {app: web"), ["yaml-syntax@7"]);
     assert!(at("    matchLabels: {app: web}").is_empty());
-    // A pod spec without `containers` is reported until they are typed.
-    assert_eq!(at("      initContainers:"), ["invalid-value@11"]);
+    // Until `containers` is typed, the pod spec has none, which the API server rejects.
+    assert_eq!(at("      initContainers:"), ["missing-containers@11"]);
     // An Envoy image as a classic init container never exits: said as soon as it is typed.
     assert_eq!(
         at("        image: envoyproxy"),
-        ["invalid-value@11", "init-container-never-exits@15"]
+        ["missing-containers@11", "init-container-never-exits@15"]
     );
     assert_eq!(
         at("          tcpSocket"),
         [
-            "invalid-value@11",
+            "missing-containers@11",
             "init-container-never-exits@15",
             "init-container-probe@16"
         ]

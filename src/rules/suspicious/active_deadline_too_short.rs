@@ -130,7 +130,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
 }
 
 /// Reports a deadline, at `field`, that the startup the spec makes certain reaches. A
-/// deadline below 1 is rejected (`invalid-value`).
+/// deadline below 1 is rejected (`invalid-active-deadline`).
 fn report(
     ctx: &PodContext<'_>,
     findings: &mut Findings,

@@ -75,7 +75,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         else {
             continue;
         };
-        // Negative numbers are rejected (`invalid-value`); no timing follows from them.
+        // Negative numbers are rejected by the API server (`negative-probe-field`); no timing follows from them.
         if !timing.is_valid() || timing.timeout_seconds <= timing.period_seconds {
             continue;
         }
