@@ -1,6 +1,7 @@
 //! Peak memory of `podcycle check` beside its throughput: the release binary, run as a user
 //! runs it, on the generated corpus of `corpus.rs` written to disk and on the shared corpus of
-//! real manifests when it is present. Each round runs every case once, in turn; the table gives
+//! real manifests when it is present, and on one 50 MB flow sequence (the worst case: a node for
+//! every three bytes). Each round runs every case once, in turn; the table gives
 //! medians of the wall and CPU time and the largest peak resident set size (the kernel's
 //! `ru_maxrss` of the child, from `wait4`) against the size of the input. The target is a peak
 //! of at most twice the input.
@@ -55,9 +56,12 @@ fn main() {
     match real_corpus() {
         Some(dir) => inputs.push(Input::new("shared corpus", &dir)),
         None => println!(
-            "no corpus of real manifests (set PODCYCLE_BENCH_CORPUS); measuring the generated one only"
+            "no corpus of real manifests (set PODCYCLE_BENCH_CORPUS); measuring the generated inputs only"
         ),
     }
+    let flow = tempfile::tempdir().expect("a temporary directory");
+    write_flow_sequence(flow.path());
+    inputs.push(Input::new("one flow sequence", flow.path()));
     let formats = ["full", "json"];
 
     let before = cpu_pressure();
@@ -114,6 +118,28 @@ fn write_corpus(dir: &Path) -> usize {
         bytes += file.text.len();
     }
     bytes
+}
+
+/// Writes `flow.yaml`, one flow sequence of 50 MB: `[1, 1, 1, …]`. The worst case for the
+/// tree, whose memory goes mostly to nodes: here every three bytes of input are a node. It is
+/// written a block at a time: a child's peak RSS counts its parent's memory at the time of the
+/// fork, so the benchmark itself must stay small.
+fn write_flow_sequence(dir: &Path) {
+    use std::io::Write;
+    const BLOCKS: usize = 1_000;
+    let block = "1, ".repeat(50_000_000 / 3 / BLOCKS);
+    let file = std::fs::File::create(dir.join("flow.yaml")).expect("creating the flow sequence");
+    let mut out = std::io::BufWriter::new(file);
+    let mut write = |text: &str| {
+        out.write_all(text.as_bytes())
+            .expect("writing the flow sequence")
+    };
+    write("[");
+    for _ in 0..BLOCKS {
+        write(&block);
+    }
+    write("1]\n");
+    out.flush().expect("writing the flow sequence");
 }
 
 /// The directory of real manifests: `PODCYCLE_BENCH_CORPUS`, else the shared corpus beside the
