@@ -567,7 +567,7 @@ fn name_unnamed_container(diagnostic: &mut Diagnostic) {
                 .and_then(|i| i.parse::<usize>().ok())
         });
         if let Some(index) = index {
-            which = Some(crate::rules::ordinal_container(list, index));
+            which = Some(crate::lifecycle::ordinal_container(list, index));
             break;
         }
     }

@@ -71,7 +71,7 @@ impl HandlerSite<'_, '_> {
         .collect()
     }
 
-    /// "the readinessProbe of `web`", "the postStart hook of `web`".
+    /// "the readinessProbe of `web`", "the postStart hook of the 2nd container".
     pub fn describe(&self) -> String {
         let kind = if self.used_for.is_probe() {
             ""
@@ -79,9 +79,9 @@ impl HandlerSite<'_, '_> {
             " hook"
         };
         format!(
-            "the {}{kind} of `{}`",
+            "the {}{kind} of {}",
             self.used_for.field(),
-            self.container.name
+            self.container.label()
         )
     }
 }

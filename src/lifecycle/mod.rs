@@ -39,7 +39,7 @@ pub use startup::{Delay, DelayKind, StartupBound};
 
 use crate::model::PodSite;
 use crate::model::core::{Container, LifecycleHandler, Probe};
-use crate::model::path::FieldPath;
+use crate::model::path::{FieldPath, PathSegment};
 use crate::versions::{CONTAINER_RESTART_RULES, KubeVersion};
 
 /// Kubernetes' default `terminationGracePeriodSeconds` (core/v1 `DefaultTerminationGracePeriodSeconds`).
@@ -221,6 +221,49 @@ impl ContainerLife<'_> {
     pub fn is_sidecar(&self) -> bool {
         self.role == Role::Sidecar || self.known_sidecar.is_some()
     }
+
+    /// How messages name the container: `` `web` ``, or by position when it has no name
+    /// ("the 2nd container"), never as empty backticks.
+    pub fn label(&self) -> String {
+        self.labelled("")
+    }
+
+    /// The container named after a noun (`` init container `setup` ``), or by position when it
+    /// has no name ("the 1st init container"), which says what the noun would.
+    pub fn labelled(&self, noun: &str) -> String {
+        if !self.name.is_empty() {
+            return if noun.is_empty() {
+                format!("`{}`", self.name)
+            } else {
+                format!("{noun} `{}`", self.name)
+            };
+        }
+        let segments = self.path.segments();
+        match segments {
+            [.., PathSegment::Key(list), PathSegment::Index(index)] => {
+                ordinal_container(list, *index)
+            }
+            _ => "a container without a name".to_owned(),
+        }
+    }
+}
+
+/// "the 2nd container", "the 1st init container": how to name a container without a name.
+pub fn ordinal_container(list: &str, index: usize) -> String {
+    let n = index + 1;
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    let kind = match list {
+        "initContainers" => "init container",
+        "ephemeralContainers" => "ephemeral container",
+        _ => "container",
+    };
+    format!("the {n}{suffix} {kind}")
 }
 
 /// The pod's grace period for deletion.

@@ -16,7 +16,6 @@ use std::fmt;
 
 pub use context::{DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Target};
 pub(crate) use correctness::invalid_type::friendly_type_error;
-pub(crate) use correctness::invalid_value::ordinal_container;
 pub use correctness::yaml_syntax::RULE as YAML_SYNTAX;
 pub use registry::{ALL_RULES, RUNTIME_ERRORS, find_rule};
 pub(crate) use suspicious::poststart_blocks_sidecar::name_list;

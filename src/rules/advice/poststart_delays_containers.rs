@@ -1,5 +1,5 @@
 use crate::lifecycle::HookDuration;
-use crate::rules::suspicious::poststart_blocks_sidecar::{delaying_hook, name_list};
+use crate::rules::suspicious::poststart_blocks_sidecar::{delaying_hook, label_list};
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 
 declare_rule! {
@@ -84,21 +84,22 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::key(hook.path.clone()),
                 format!(
-                    "{} {} only after the postStart of `{}` returns{duration}",
-                    name_list(later.iter().map(|c| c.name)),
+                    "{} {} only after the postStart of {} returns{duration}",
+                    label_list(later.iter()),
                     if later.len() == 1 { "starts" } else { "start" },
-                    container.name
+                    container.label()
                 ),
             )
             .help(format!(
-                "if `{}` does not need to be ready first, remove the hook or declare `{}` last",
-                container.name, container.name
+                "if {} does not need to be ready first, remove the hook or declare {} last",
+                container.label(),
+                container.label()
             ))
             .container(container.name);
         if let Some(next) = later.first() {
             finding.label(
                 Target::value(next.path.key("name")),
-                format!("`{}` waits for the hook", next.name),
+                format!("{} waits for the hook", next.label()),
             );
         }
     }

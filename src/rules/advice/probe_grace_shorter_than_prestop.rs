@@ -105,10 +105,10 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::value(site.path.key("terminationGracePeriodSeconds")),
                 format!(
-                    "when {} fails, `{}` is killed with a grace period of {grace}s, and its preStop hook {takes}: {effect} and `{}` gets {MINIMUM_STOP_WINDOW_SECONDS}s to stop",
+                    "when {} fails, {} is killed with a grace period of {grace}s, and its preStop hook {takes}: {effect} and {} gets {MINIMUM_STOP_WINDOW_SECONDS}s to stop",
                     site.describe(),
-                    site.container.name,
-                    site.container.name
+                    site.container.label(),
+                    site.container.label()
                 ),
             )
             .help("raise the probe's `terminationGracePeriodSeconds` above the preStop time plus the shutdown time, or remove it to use the pod's")

@@ -115,8 +115,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                         // Where the API server reports it: the `restartPolicy` it requires.
                         Target::key(container.path.key("restartPolicy")),
                         format!(
-                            "restartPolicyRules of `{}` need an explicit container `restartPolicy`",
-                            container.name
+                            "restartPolicyRules of {} need an explicit container `restartPolicy`",
+                            container.label()
                         ),
                     )
                     .help(
@@ -127,6 +127,11 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                         "the rules are set here",
                     )
                     .container(container.name);
+                // The API server still validates each rule of an app container (not of an
+                // init container), and reports those too.
+                if container.role == Role::App {
+                    check_rules(container, "", ctx.kube, findings);
+                }
             }
             continue;
         };
@@ -144,16 +149,16 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 .report(
                     field,
                     format!(
-                        "restartPolicy `{policy}` of `{}` is not supported",
-                        container.name
+                        "restartPolicy `{policy}` of {} is not supported",
+                        container.label()
                     ),
                 )
                 .help(if rules_enabled || !is_init {
                     format!("use `Always`, `OnFailure` or `Never`{suggestion}")
                 } else {
                     format!(
-                        "use `Always` to make `{}` a native sidecar{suggestion}",
-                        container.name
+                        "use `Always` to make {} a native sidecar{suggestion}",
+                        container.label()
                     )
                 })
                 .container(container.name);
@@ -162,13 +167,13 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 .report(
                     field,
                     format!(
-                        "restartPolicy `{policy}` on init container `{}` is not supported by Kubernetes {}: only `Always` is",
-                        container.name, ctx.kube
+                        "restartPolicy `{policy}` on {} is not supported by Kubernetes {}: only `Always` is",
+                        container.labelled("init container"), ctx.kube
                     ),
                 )
                 .help(format!(
-                    "remove it, or use `Always` to make `{}` a native sidecar; other values need {} ({})",
-                    container.name,
+                    "remove it, or use `Always` to make {} a native sidecar; other values need {} ({})",
+                    container.label(),
                     CONTAINER_RESTART_RULES.description,
                     CONTAINER_RESTART_RULES.availability()
                 ))
@@ -178,8 +183,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 .report(
                     field,
                     format!(
-                        "restartPolicy may not be set on app container `{}` in Kubernetes {}",
-                        container.name, ctx.kube
+                        "restartPolicy may not be set on {} in Kubernetes {}",
+                        container.labelled("app container"),
+                        ctx.kube
                     ),
                 )
                 .help(format!(
@@ -215,8 +221,8 @@ fn report_dropped(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::value(container.path.key("restartPolicy")),
                 format!(
-                    "Kubernetes {} drops the restartPolicy `{policy}` of `{}`: {} is alpha and off by default",
-                    ctx.kube, container.name, CONTAINER_RESTART_RULES.description
+                    "Kubernetes {} drops the restartPolicy `{policy}` of {}: {} is alpha and off by default",
+                    ctx.kube, container.label(), CONTAINER_RESTART_RULES.description
                 ),
             )
             .help(format!(
@@ -252,8 +258,8 @@ fn check_rules(
             .report(
                 Target::key(path.clone()),
                 format!(
-                    "restartPolicyRules are not supported on sidecar `{}`",
-                    container.name
+                    "restartPolicyRules are not supported on {}",
+                    container.labelled("sidecar")
                 ),
             )
             .help("remove them: a sidecar is restarted whenever it exits")
@@ -265,8 +271,8 @@ fn check_rules(
             .report(
                 Target::key(path.clone()),
                 format!(
-                    "`{}` has {} restartPolicyRules; at most {MAX_RULES} are allowed",
-                    container.name,
+                    "{} has {} restartPolicyRules; at most {MAX_RULES} are allowed",
+                    container.label(),
                     rules.len()
                 ),
             )

@@ -86,11 +86,11 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             let finding = findings
                 .report(
                     Target::key(container.path.key(field)),
-                    format!("{field} is not allowed on init container `{}`", container.name),
+                    format!("{field} is not allowed on {}", container.labelled("init container")),
                 )
                 .help(format!(
-                    "remove the probe, or make `{}` a sidecar with `restartPolicy: Always`",
-                    container.name
+                    "remove the probe, or make {} a sidecar with `restartPolicy: Always`",
+                    container.label()
                 ))
                 .note("the API server rejects probes on init containers without `restartPolicy: Always`")
                 .container(container.name);

@@ -1,4 +1,4 @@
-use crate::lifecycle::{HandlerUse, handlers};
+use crate::lifecycle::{HandlerUse, handlers, ordinal_container};
 use crate::model::path::FieldPath;
 use crate::model::{IntOrString, Origin, WorkloadKind};
 use crate::rules::{Findings, PodContext, Target, declare_rule};
@@ -333,24 +333,6 @@ fn check_container_name(
             .help("use 1 to 63 lowercase letters, digits and dashes, starting and ending with a letter or digit")
             .container(name);
     }
-}
-
-/// "the 2nd container", "the 1st init container": how to name a container without a name.
-pub(crate) fn ordinal_container(list: &str, index: usize) -> String {
-    let n = index + 1;
-    let suffix = match (n % 10, n % 100) {
-        (1, 11) | (2, 12) | (3, 13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    let kind = match list {
-        "initContainers" => "init container",
-        "ephemeralContainers" => "ephemeral container",
-        _ => "container",
-    };
-    format!("the {n}{suffix} {kind}")
 }
 
 /// Why `name` is not a DNS-1123 label (`IsDNS1123Label`), if it is not.

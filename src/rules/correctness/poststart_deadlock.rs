@@ -123,16 +123,16 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 .report(
                     Target::key(site.path.clone()),
                     format!(
-                        "{} waits for port {port}, which only `{}` serves, and `{}` starts only after the hook returns",
+                        "{} waits for port {port}, which only {} serves, and {} starts only after the hook returns",
                         site.describe(),
-                        server.name,
-                        server.name
+                        server.label(),
+                        server.label()
                     ),
                 )
-                .label(Target::value(where_), format!("`{}` serves port {port} here", server.name))
+                .label(Target::value(where_), format!("{} serves port {port} here", server.label()))
                 .help(format!(
-                    "make `{}` a native sidecar (an init container with `restartPolicy: Always` and a startup probe on port {port}), or declare it before `{}`",
-                    server.name, site.container.name
+                    "make {} a native sidecar (an init container with `restartPolicy: Always` and a startup probe on port {port}), or declare it before {}",
+                    server.label(), site.container.label()
                 ))
                 .container(site.container.name);
         }

@@ -116,8 +116,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         let finding = findings
             .report(Target::key(hook.path.clone()), message(container, hook, seconds, grace.seconds))
             .help(format!(
-                "set `terminationGracePeriodSeconds` above the preStop time plus the time `{}` needs to shut down, or shorten the hook",
-                container.name
+                "set `terminationGracePeriodSeconds` above the preStop time plus the time {} needs to shut down, or shorten the hook",
+                container.label()
             ))
             .container(container.name);
         if grace.explicit {
@@ -202,8 +202,8 @@ fn message(container: &ContainerLife<'_>, hook: &Hook, seconds: f64, grace: i64)
         );
     }
     let consequence = format!(
-        "`{}` gets only {MINIMUM_STOP_WINDOW_SECONDS}s between SIGTERM and SIGKILL",
-        container.name
+        "{} gets only {MINIMUM_STOP_WINDOW_SECONDS}s between SIGTERM and SIGKILL",
+        container.label()
     );
     let sleeps = match hook.duration {
         HookDuration::Forever => {

@@ -142,8 +142,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 &SIDECAR_CONTAINERS,
                 Target::value(container.path.key("restartPolicy")),
                 format!(
-                    "`{}` is a native sidecar (`restartPolicy: Always`)",
-                    container.name
+                    "{} is a native sidecar (`restartPolicy: Always`)",
+                    container.label()
                 ),
                 container.name,
             );
@@ -155,7 +155,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             report(
                 &CONTAINER_STOP_SIGNALS,
                 Target::key(container.path.key("lifecycle").key("stopSignal")),
-                format!("`{}` sets `lifecycle.stopSignal`", container.name),
+                format!("{} sets `lifecycle.stopSignal`", container.label()),
                 container.name,
             );
         }
@@ -166,7 +166,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             report(
                 &CONTAINER_RESTART_RULES,
                 Target::key(container.path.key("restartPolicyRules")),
-                format!("`{}` sets `restartPolicyRules`", container.name),
+                format!("{} sets `restartPolicyRules`", container.label()),
                 container.name,
             );
         }

@@ -90,8 +90,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::key(container.path.key("livenessProbe")),
                 format!(
-                    "`{}` has a livenessProbe but no startupProbe: a start slower than about {budget}s gets it killed and restarted",
-                    container.name
+                    "{} has a livenessProbe but no startupProbe: a start slower than about {budget}s gets it killed and restarted",
+                    container.label()
                 ),
             )
             .help("add a `startupProbe` with a budget for the slowest start; liveness checks wait until it passes")

@@ -125,13 +125,18 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
 }
 
 fn describe(ctx: &PodContext<'_>, delay: &Delay) -> String {
-    let name = ctx.life.containers[delay.container].name;
+    let container = &ctx.life.containers[delay.container];
     let seconds = seconds_text(delay.seconds);
     match delay.kind {
-        DelayKind::Command => format!("init container `{name}` sleeps {seconds}"),
-        DelayKind::PostStart => format!("postStart of `{name}` sleeps {seconds}"),
+        DelayKind::Command => {
+            format!("{} sleeps {seconds}", container.labelled("init container"))
+        }
+        DelayKind::PostStart => format!("postStart of {} sleeps {seconds}", container.label()),
         DelayKind::StartupProbe => {
-            format!("startup probe of `{name}` first runs after {seconds}")
+            format!(
+                "startup probe of {} first runs after {seconds}",
+                container.label()
+            )
         }
     }
 }

@@ -102,7 +102,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         if sidecars.is_empty() {
             continue;
         }
-        let names = name_list(sidecars.iter().map(|c| c.name));
+        let names = label_list(sidecars.iter().copied());
         let noun = if sidecars.len() == 1 {
             "sidecar"
         } else {
@@ -112,8 +112,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::key(hook.path.clone()),
                 format!(
-                    "postStart of `{}` delays the start of {noun} {names}",
-                    container.name
+                    "postStart of {} delays the start of {noun} {names}",
+                    container.label()
                 ),
             )
             .help(help(container, &sidecars))
@@ -121,7 +121,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         for sidecar in sidecars {
             finding.label(
                 Target::value(sidecar.path.key("name")),
-                format!("`{}` starts only after the hook returns", sidecar.name),
+                format!("{} starts only after the hook returns", sidecar.label()),
             );
         }
     }
@@ -142,20 +142,33 @@ pub(crate) fn delaying_hook<'c>(
 fn help(container: &ContainerLife<'_>, sidecars: &[&ContainerLife<'_>]) -> String {
     match sidecars.iter().find(|s| s.role == Role::App) {
         Some(sidecar) => format!(
-            "make `{}` a native sidecar (an init container with `restartPolicy: Always`) so it starts before every app container, or declare it before `{}`",
-            sidecar.name, container.name
+            "make {} a native sidecar (an init container with `restartPolicy: Always`) so it starts before every app container, or declare it before {}",
+            sidecar.label(),
+            container.label()
         ),
         None => format!(
-            "declare {} before `{}` in `initContainers`, or move the hook's work out of postStart",
-            name_list(sidecars.iter().map(|c| c.name)),
-            container.name
+            "declare {} before {} in `initContainers`, or move the hook's work out of postStart",
+            label_list(sidecars.iter().copied()),
+            container.label()
         ),
     }
 }
 
 /// `a`, `a` and `b`, `a`, `b` and `c`.
 pub(crate) fn name_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
+    listed(names.map(|n| format!("`{n}`")))
+}
+
+/// The containers as messages name them ([`ContainerLife::label`]), listed as by [`name_list`].
+pub(crate) fn label_list<'a, 'c: 'a>(
+    containers: impl Iterator<Item = &'a ContainerLife<'c>>,
+) -> String {
+    listed(containers.map(ContainerLife::label))
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn listed(names: impl Iterator<Item = String>) -> String {
+    let names: Vec<String> = names.collect();
     match names.split_last() {
         None => String::new(),
         Some((last, [])) => last.clone(),

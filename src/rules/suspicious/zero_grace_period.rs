@@ -2,7 +2,7 @@ use crate::fix::{Fix, FixEdit};
 use crate::lifecycle::{ContainerLife, DEFAULT_GRACE_PERIOD_SECONDS, HookDuration, Role};
 use crate::model::WorkloadKind;
 use crate::rules::fixes::grace_period_after;
-use crate::rules::suspicious::poststart_blocks_sidecar::name_list;
+use crate::rules::suspicious::poststart_blocks_sidecar::label_list;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 
 declare_rule! {
@@ -145,7 +145,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         };
         format!(
             "terminationGracePeriodSeconds is {value}: {hooks} {} {get} at most 1s on deletion{skipped}",
-            name_list(hooked.iter().map(|c| c.name))
+            label_list(hooked.iter().copied())
         )
     };
     let finding = findings
@@ -165,7 +165,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         if let Some(hook) = &container.pre_stop {
             finding.label(
                 Target::key(hook.path.clone()),
-                format!("preStop hook of `{}`", container.name),
+                format!("preStop hook of {}", container.label()),
             );
         }
     }
