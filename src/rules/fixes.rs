@@ -18,7 +18,7 @@ pub fn make_sidecar(ctx: &PodContext<'_>, container: &ContainerLife<'_>) -> Opti
         Fix::new(
             format!(
                 "Make {} a native sidecar (`restartPolicy: Always`)",
-                container.label()
+                container.quoted()
             ),
             vec![FixEdit::Set {
                 path: container.path.key("restartPolicy"),

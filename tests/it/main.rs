@@ -3,9 +3,11 @@
 //! `tests/fixtures.rs`, where every fixture is a test of its own.
 
 mod adoption;
+mod architecture;
 mod cli;
 mod cli_config;
 mod common;
+mod consistency;
 mod custom_kinds;
 mod docs;
 mod explain;
@@ -17,4 +19,5 @@ mod neovim;
 mod render;
 mod report;
 mod robustness;
+mod scaling;
 mod security;

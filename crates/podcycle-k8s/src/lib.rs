@@ -7,7 +7,6 @@
 mod de;
 
 use std::cell::RefCell;
-use std::fmt;
 
 pub use k8s_openapi;
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
@@ -16,28 +15,7 @@ use k8s_openapi::api::core::v1::{Pod, PodSpec, PodTemplate, ReplicationControlle
 use serde::Deserialize;
 use serde_json::Value;
 
-/// One step of a field path: a mapping key or a sequence index.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum PathSegment {
-    Key(String),
-    Index(usize),
-}
-
-/// Writes a path the way Kubernetes error messages do: `spec.containers[0].name`.
-pub struct DisplayPath<'a>(pub &'a [PathSegment]);
-
-impl fmt::Display for DisplayPath<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, segment) in self.0.iter().enumerate() {
-            match segment {
-                PathSegment::Key(key) if i == 0 => f.write_str(key)?,
-                PathSegment::Key(key) => write!(f, ".{key}")?,
-                PathSegment::Index(index) => write!(f, "[{index}]")?,
-            }
-        }
-        Ok(())
-    }
-}
+pub use podcycle_path::{DisplayPath, PathSegment};
 
 /// The workload kinds whose pod spec podcycle lints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -138,6 +116,8 @@ pub struct Workload {
     pub pod_spec: Option<PodSpec>,
     /// A Job (or a CronJob's job template) sets `podFailurePolicy`.
     pub has_pod_failure_policy: bool,
+    /// A Job's (or a CronJob's job template's) own `activeDeadlineSeconds`.
+    pub job_active_deadline_seconds: Option<i64>,
 }
 
 /// The outcome of decoding one object.
@@ -162,31 +142,38 @@ pub fn decode(kind: WorkloadKind, value: &Value) -> Decoded {
         WorkloadKind::Pod => Pod::deserialize(deserializer).map(|o| Workload {
             pod_spec: o.spec,
             has_pod_failure_policy: false,
+            job_active_deadline_seconds: None,
         }),
         WorkloadKind::PodTemplate => PodTemplate::deserialize(deserializer).map(|o| Workload {
             pod_spec: o.template.and_then(|t| t.spec),
             has_pod_failure_policy: false,
+            job_active_deadline_seconds: None,
         }),
         WorkloadKind::ReplicationController => ReplicationController::deserialize(deserializer)
             .map(|o| Workload {
                 pod_spec: o.spec.and_then(|s| s.template).and_then(|t| t.spec),
                 has_pod_failure_policy: false,
+                job_active_deadline_seconds: None,
             }),
         WorkloadKind::Deployment => Deployment::deserialize(deserializer).map(|o| Workload {
             pod_spec: o.spec.template.spec,
             has_pod_failure_policy: false,
+            job_active_deadline_seconds: None,
         }),
         WorkloadKind::ReplicaSet => ReplicaSet::deserialize(deserializer).map(|o| Workload {
             pod_spec: o.spec.template.and_then(|t| t.spec),
             has_pod_failure_policy: false,
+            job_active_deadline_seconds: None,
         }),
         WorkloadKind::StatefulSet => StatefulSet::deserialize(deserializer).map(|o| Workload {
             pod_spec: o.spec.template.spec,
             has_pod_failure_policy: false,
+            job_active_deadline_seconds: None,
         }),
         WorkloadKind::DaemonSet => DaemonSet::deserialize(deserializer).map(|o| Workload {
             pod_spec: o.spec.template.spec,
             has_pod_failure_policy: false,
+            job_active_deadline_seconds: None,
         }),
         WorkloadKind::Job => Job::deserialize(deserializer).map(|o| job_workload(o.spec)),
         WorkloadKind::CronJob => {
@@ -215,6 +202,7 @@ fn job_workload(spec: Option<JobSpec>) -> Workload {
     match spec {
         Some(spec) => Workload {
             has_pod_failure_policy: spec.pod_failure_policy.is_some(),
+            job_active_deadline_seconds: spec.active_deadline_seconds,
             pod_spec: spec.template.spec,
         },
         None => Workload::default(),

@@ -1,4 +1,3 @@
-use crate::rules::suspicious::sidecar_readiness_gating::ungated_sidecars;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 
 declare_rule! {
@@ -69,22 +68,26 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    for (sidecar, next) in ungated_sidecars(ctx).filter(|(s, _)| s.probes.readiness.is_none()) {
+    for (sidecar, next) in ctx
+        .life
+        .ungated_sidecars()
+        .filter(|(s, _)| s.probes.readiness.is_none())
+    {
         findings
             .report(
                 Target::value(sidecar.path.key("name")),
                 format!(
                     "{} has no startupProbe, so {} starts as soon as its process runs, possibly before it can serve",
-                    sidecar.labelled("sidecar"), next.label()
+                    sidecar.quoted_as("sidecar"), next.quoted()
                 ),
             )
             .help(format!(
                 "add a `startupProbe` to {} that checks what later containers need (for a proxy, the port it listens on)",
-                sidecar.label()
+                sidecar.quoted()
             ))
             .label(
                 Target::value(next.path.key("name")),
-                format!("{} starts right after it", next.label()),
+                format!("{} starts right after it", next.quoted()),
             )
             .container(sidecar.name);
     }

@@ -1,7 +1,9 @@
 use crate::diagnostics::Severity;
 use crate::lifecycle::{ContainerLife, Role};
 use crate::rules::{Enforcement, Findings, PodContext, Target, declare_rule};
-use crate::versions::{CONTAINER_RESTART_RULES, KubeVersion, RESTART_ALL_CONTAINERS, Stage};
+use crate::versions::{
+    CONTAINER_RESTART_RULES, KubeVersion, RESTART_ALL_CONTAINERS, SIDECAR_CONTAINERS, Stage,
+};
 
 declare_rule! {
     /// ## What it does
@@ -116,7 +118,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                         Target::key(container.path.key("restartPolicy")),
                         format!(
                             "restartPolicyRules of {} need an explicit container `restartPolicy`",
-                            container.label()
+                            container.quoted()
                         ),
                     )
                     .help(
@@ -145,22 +147,43 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 .map_or(String::new(), |v| {
                     format!("; values are case-sensitive: `{v}`")
                 });
+            // Help that is true for the target version: which values it accepts here.
+            let help = if rules_enabled {
+                format!("use `Always`, `OnFailure` or `Never`{suggestion}")
+            } else if !is_init {
+                format!(
+                    "remove it: in Kubernetes {} an app container takes the pod's `restartPolicy`; {} is {}",
+                    ctx.kube,
+                    CONTAINER_RESTART_RULES.description,
+                    CONTAINER_RESTART_RULES.availability()
+                )
+            } else if SIDECAR_CONTAINERS.enabled(ctx.kube) {
+                let suggestion = if policy.eq_ignore_ascii_case("Always") {
+                    "; values are case-sensitive"
+                } else {
+                    ""
+                };
+                format!(
+                    "use `Always` to make {} a native sidecar{suggestion}",
+                    container.quoted()
+                )
+            } else {
+                format!(
+                    "remove it: Kubernetes {} has no container `restartPolicy`; {} are {}",
+                    ctx.kube,
+                    SIDECAR_CONTAINERS.description,
+                    SIDECAR_CONTAINERS.availability()
+                )
+            };
             findings
                 .report(
                     field,
                     format!(
                         "restartPolicy `{policy}` of {} is not supported",
-                        container.label()
+                        container.quoted()
                     ),
                 )
-                .help(if rules_enabled || !is_init {
-                    format!("use `Always`, `OnFailure` or `Never`{suggestion}")
-                } else {
-                    format!(
-                        "use `Always` to make {} a native sidecar{suggestion}",
-                        container.label()
-                    )
-                })
+                .help(help)
                 .container(container.name);
         } else if !rules_enabled && is_init && policy != "Always" {
             findings
@@ -168,12 +191,12 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     field,
                     format!(
                         "restartPolicy `{policy}` on {} is not supported by Kubernetes {}: only `Always` is",
-                        container.labelled("init container"), ctx.kube
+                        container.quoted_as("init container"), ctx.kube
                     ),
                 )
                 .help(format!(
                     "remove it, or use `Always` to make {} a native sidecar; other values need {} ({})",
-                    container.label(),
+                    container.quoted(),
                     CONTAINER_RESTART_RULES.description,
                     CONTAINER_RESTART_RULES.availability()
                 ))
@@ -184,7 +207,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     field,
                     format!(
                         "restartPolicy may not be set on {} in Kubernetes {}",
-                        container.labelled("app container"),
+                        container.quoted_as("app container"),
                         ctx.kube
                     ),
                 )
@@ -222,7 +245,7 @@ fn report_dropped(ctx: &PodContext<'_>, findings: &mut Findings) {
                 Target::value(container.path.key("restartPolicy")),
                 format!(
                     "Kubernetes {} drops the restartPolicy `{policy}` of {}: {} is alpha and off by default",
-                    ctx.kube, container.label(), CONTAINER_RESTART_RULES.description
+                    ctx.kube, container.quoted(), CONTAINER_RESTART_RULES.description
                 ),
             )
             .help(format!(
@@ -259,7 +282,7 @@ fn check_rules(
                 Target::key(path.clone()),
                 format!(
                     "restartPolicyRules are not supported on {}",
-                    container.labelled("sidecar")
+                    container.quoted_as("sidecar")
                 ),
             )
             .help("remove them: a sidecar is restarted whenever it exits")
@@ -272,7 +295,7 @@ fn check_rules(
                 Target::key(path.clone()),
                 format!(
                     "{} has {} restartPolicyRules; at most {MAX_RULES} are allowed",
-                    container.label(),
+                    container.quoted(),
                     rules.len()
                 ),
             )

@@ -82,18 +82,23 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    for container in ctx.life.containers.iter().filter(|c| c.role == Role::Init) {
+    for container in ctx
+        .life
+        .containers
+        .iter()
+        .filter(|c| c.role == Role::Init && !c.declared_sidecar)
+    {
         if container.container.lifecycle.is_none() {
             continue;
         }
         let finding = findings
             .report(
                 Target::key(container.path.key("lifecycle")),
-                format!("lifecycle is not allowed on {}", container.labelled("init container")),
+                format!("lifecycle is not allowed on {}", container.quoted_as("init container")),
             )
             .help(format!(
                 "move the hook's work into the command of {}, or make it a sidecar with `restartPolicy: Always`",
-                container.label()
+                container.quoted()
             ))
             .note("the API server rejects lifecycle hooks on init containers without `restartPolicy: Always`")
             .container(container.name);

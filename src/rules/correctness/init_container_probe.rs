@@ -70,7 +70,12 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    for container in ctx.life.containers.iter().filter(|c| c.role == Role::Init) {
+    for container in ctx
+        .life
+        .containers
+        .iter()
+        .filter(|c| c.role == Role::Init && !c.declared_sidecar)
+    {
         let probes = [
             (
                 "livenessProbe",
@@ -86,11 +91,11 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             let finding = findings
                 .report(
                     Target::key(container.path.key(field)),
-                    format!("{field} is not allowed on {}", container.labelled("init container")),
+                    format!("{field} is not allowed on {}", container.quoted_as("init container")),
                 )
                 .help(format!(
                     "remove the probe, or make {} a sidecar with `restartPolicy: Always`",
-                    container.label()
+                    container.quoted()
                 ))
                 .note("the API server rejects probes on init containers without `restartPolicy: Always`")
                 .container(container.name);

@@ -125,14 +125,14 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     format!(
                         "{} waits for port {port}, which only {} serves, and {} starts only after the hook returns",
                         site.describe(),
-                        server.label(),
-                        server.label()
+                        server.quoted(),
+                        server.quoted()
                     ),
                 )
-                .label(Target::value(where_), format!("{} serves port {port} here", server.label()))
+                .label(Target::value(where_), format!("{} serves port {port} here", server.quoted()))
                 .help(format!(
                     "make {} a native sidecar (an init container with `restartPolicy: Always` and a startup probe on port {port}), or declare it before {}",
-                    server.label(), site.container.label()
+                    server.quoted(), site.container.quoted()
                 ))
                 .container(site.container.name);
         }

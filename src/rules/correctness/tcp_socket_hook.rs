@@ -83,12 +83,12 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 HandlerUse::PostStart => format!(
                     "{} uses tcpSocket, which always fails: {} is killed after every start",
                     site.describe(),
-                    site.container.label()
+                    site.container.quoted()
                 ),
                 _ => format!(
                     "{} uses tcpSocket, which always fails: the hook does nothing before {} is stopped",
                     site.describe(),
-                    site.container.label()
+                    site.container.quoted()
                 ),
             },
         );

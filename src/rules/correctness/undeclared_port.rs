@@ -110,22 +110,22 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         let consequence = match site.used_for {
             HandlerUse::Readiness => format!(
                 "the probe can never succeed and {} never becomes Ready",
-                site.container.label()
+                site.container.quoted()
             ),
             HandlerUse::Startup => format!(
                 "the probe can never succeed, so {} never counts as started and its other probes never run",
-                site.container.label()
+                site.container.quoted()
             ),
             HandlerUse::Liveness => {
                 "the probe can never fail, so liveness checking is silently off".to_owned()
             }
             HandlerUse::PostStart => format!(
                 "the hook fails and {} is killed after every start",
-                site.container.label()
+                site.container.quoted()
             ),
             HandlerUse::PreStop => format!(
                 "the hook fails and {} is stopped without it",
-                site.container.label()
+                site.container.quoted()
             ),
         };
         let finding = findings
@@ -134,12 +134,12 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 format!(
                     "{} uses port `{name}`, which {} does not declare: {consequence}",
                     site.describe(),
-                    site.container.label()
+                    site.container.quoted()
                 ),
             )
             .help(format!(
                 "add `name: {name}` to the matching entry of {}'s `ports`, or use the port number",
-                site.container.label()
+                site.container.quoted()
             ))
             .container(site.container.name);
         if let Some((other, index)) = ctx.life.containers.iter().find_map(|c| {
@@ -154,7 +154,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 Target::value(other.path.key("ports").index(index).key("name")),
                 format!(
                     "`{name}` is declared by {}, but names resolve only in the probed container",
-                    other.label()
+                    other.quoted()
                 ),
             );
         }

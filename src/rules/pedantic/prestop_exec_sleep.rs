@@ -106,7 +106,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 Target::key(hook.path.key("exec")),
                 format!(
                     "the preStop hook of {} runs `sleep` in the container, which needs a sleep binary in its image",
-                    container.label()
+                    container.quoted()
                 ),
             )
             .help(format!(

@@ -97,19 +97,24 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    for container in ctx.life.containers.iter().filter(|c| c.role == Role::Init) {
+    for container in ctx
+        .life
+        .containers
+        .iter()
+        .filter(|c| c.role == Role::Init && !c.declared_sidecar)
+    {
         let Some(never) = &container.never_exits else {
             continue;
         };
         let help = if SIDECAR_CONTAINERS.enabled(ctx.kube) {
             format!(
                 "if {} should keep running beside the app, make it a native sidecar with `restartPolicy: Always`; otherwise give it a command that ends",
-                container.label()
+                container.quoted()
             )
         } else {
             format!(
                 "if {} should keep running beside the app, move it to `containers`; otherwise give it a command that ends",
-                container.label()
+                container.quoted()
             )
         };
         let finding = findings
@@ -117,7 +122,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 Target::key(never.path.clone()),
                 format!(
                     "{} never exits ({}): the pod stays in `Init:` and no later container starts",
-                    container.labelled("init container"),
+                    container.quoted_as("init container"),
                     never.what
                 ),
             )

@@ -76,7 +76,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     for (index, container) in ctx.life.containers.iter().enumerate() {
         if container.role == Role::Init
             || container.probes.liveness.is_none()
-            || ctx.life.is_restartable(index, ctx.kube)
+            || ctx.life.is_restartable(index)
         {
             continue;
         }
@@ -85,7 +85,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         let (policy_at, whose) = if own_policy {
             (
                 container.path.key("restartPolicy"),
-                format!("the restartPolicy of {}", container.label()),
+                format!("the restartPolicy of {}", container.quoted()),
             )
         } else {
             (
@@ -98,12 +98,12 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 Target::key(container.path.key("livenessProbe")),
                 format!(
                     "{} is never restarted, so the first failure of its livenessProbe stops it for good",
-                    container.label()
+                    container.quoted()
                 ),
             )
             .help(format!(
                 "use `restartPolicy: OnFailure` (or `Always`) so the kubelet restarts what the probe kills, or remove the livenessProbe of {}",
-                container.label()
+                container.quoted()
             ))
             .label(Target::value(policy_at), format!("{whose} is `Never`"))
             .container(container.name);
