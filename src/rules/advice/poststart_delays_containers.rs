@@ -1,6 +1,6 @@
 use crate::lifecycle::HookEnd;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
-use crate::text::{self, short_name_list};
+use crate::text::{self, short_phrase_list};
 
 declare_rule! {
     /// ## What it does
@@ -89,7 +89,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 Target::key(hook.path.clone()),
                 format!(
                     "{} {} only after the postStart of {} returns{duration}",
-                    short_name_list(later.iter().map(|c| c.name), later.len()),
+                    short_phrase_list(later.iter().map(|c| c.quoted()), later.len()),
                     if later.len() == 1 { "starts" } else { "start" },
                     container.quoted()
                 ),

@@ -1,6 +1,6 @@
 use crate::lifecycle::{ContainerLife, Role};
 use crate::rules::{Findings, PodContext, Target, declare_rule};
-use crate::text::short_name_list;
+use crate::text::short_phrase_list;
 
 declare_rule! {
     /// ## What it does
@@ -108,7 +108,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .take(3)
             .map(|i| &ctx.life.containers[i])
             .collect();
-        let names = short_name_list(sidecars.iter().map(|c| c.name), count);
+        let names = short_phrase_list(sidecars.iter().map(|c| c.quoted()), count);
         let noun = if count == 1 { "sidecar" } else { "sidecars" };
         let finding = findings
             .report(
@@ -138,7 +138,7 @@ fn help(container: &ContainerLife<'_>, sidecars: &[&ContainerLife<'_>], count: u
         ),
         None => format!(
             "declare {} before {} in `initContainers`, or move the hook's work out of postStart",
-            short_name_list(sidecars.iter().map(|c| c.name), count),
+            short_phrase_list(sidecars.iter().map(|c| c.quoted()), count),
             container.quoted()
         ),
     }
