@@ -717,18 +717,13 @@ fn document_diagnostic(
     help: Option<String>,
 ) -> Diagnostic {
     Diagnostic {
-        rule: rule.name,
-        severity: settings.severity(rule),
-        enforcement: rule.enforcement,
-        message,
         help,
-        notes: Vec::new(),
-        span,
-        labels: Vec::new(),
-        object: None,
-        container: None,
-        field: None,
-        fixes: Vec::new(),
-        rendered: None,
+        ..Diagnostic::new(
+            rule.name,
+            settings.severity(rule),
+            rule.enforcement,
+            span,
+            message,
+        )
     }
 }

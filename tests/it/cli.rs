@@ -462,3 +462,23 @@ fn an_empty_directory_warns() {
         "podcycle: warning: no YAML or JSON files found to check\n"
     );
 }
+
+/// The example at the top of the README is what podcycle prints for
+/// `testdata/readme/deploy/web.yaml`, word for word.
+#[test]
+fn the_readme_example_is_real_output() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let command = "```console\n$ podcycle check deploy/\n";
+    let start = readme
+        .find(command)
+        .expect("the README shows `podcycle check deploy/`")
+        + command.len();
+    let shown = &readme[start..start + readme[start..].find("```\n").unwrap()];
+    let output = podcycle()
+        .args(["check", "deploy/"])
+        .current_dir(root.join("testdata/readme"))
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&output), shown, "update the README's example");
+}

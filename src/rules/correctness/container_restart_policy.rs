@@ -195,7 +195,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     ),
                 )
                 .help(format!(
-                    "remove it, or use `Always` to make {} a native sidecar; other values need {} ({})",
+                    "remove it, or use `Always` to make {} a native sidecar; other values need {}, {}",
                     container.quoted(),
                     CONTAINER_RESTART_RULES.description,
                     CONTAINER_RESTART_RULES.availability()
