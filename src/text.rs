@@ -42,12 +42,17 @@ pub fn ordinal_container(list: &str, index: usize) -> String {
 /// `` `a`, `b`, `c` and 5 more ``. Only the names shown are read, so a caller can pass an
 /// iterator over a long list and stay linear.
 pub fn short_name_list<'a>(names: impl IntoIterator<Item = &'a str>, total: usize) -> String {
-    let shown: Vec<&str> = names.into_iter().take(LISTED).collect();
+    short_phrase_list(names.into_iter().map(|n| format!("`{n}`")), total)
+}
+
+/// Like [`short_name_list`], for phrases written already (a container quoted by name, or named
+/// by its place when it has none).
+pub fn short_phrase_list(phrases: impl IntoIterator<Item = String>, total: usize) -> String {
+    let shown: Vec<String> = phrases.into_iter().take(LISTED).collect();
     if total <= shown.len() {
-        return name_list(shown);
+        return phrase_list(shown);
     }
-    let listed: Vec<String> = shown.iter().map(|n| format!("`{n}`")).collect();
-    format!("{} and {} more", listed.join(", "), total - shown.len())
+    format!("{} and {} more", shown.join(", "), total - shown.len())
 }
 
 /// A length of time: `5s`, `0.5s`; `never` when infinite.

@@ -91,9 +91,9 @@ impl HandlerSite<'_, '_> {
             " hook"
         };
         format!(
-            "the {}{kind} of `{}`",
+            "the {}{kind} of {}",
             self.used_for.field(),
-            self.container.name
+            self.container.quoted()
         )
     }
 }

@@ -273,6 +273,16 @@ impl ContainerLife<'_> {
         }
     }
 
+    /// The container after a noun (`` init container `setup` ``), or its place when it has no
+    /// name ("the 1st init container"), which says what the noun would.
+    pub fn quoted_as(&self, noun: &str) -> String {
+        if self.name.is_empty() {
+            self.label().into_owned()
+        } else {
+            format!("{noun} `{}`", self.name)
+        }
+    }
+
     /// A native sidecar, or an app container that is a well-known sidecar.
     pub fn is_sidecar(&self) -> bool {
         self.role == Role::Sidecar || self.known_sidecar.is_some()

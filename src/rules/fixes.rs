@@ -17,8 +17,8 @@ pub fn make_sidecar(ctx: &PodContext<'_>, container: &ContainerLife<'_>) -> Opti
     certain.then(|| {
         Fix::new(
             format!(
-                "Make `{}` a native sidecar (`restartPolicy: Always`)",
-                container.name
+                "Make {} a native sidecar (`restartPolicy: Always`)",
+                container.quoted()
             ),
             vec![FixEdit::Set {
                 path: container.path.key("restartPolicy"),

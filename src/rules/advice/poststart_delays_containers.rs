@@ -1,6 +1,6 @@
 use crate::lifecycle::HookEnd;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
-use crate::text::{self, short_name_list};
+use crate::text::{self, short_phrase_list};
 
 declare_rule! {
     /// ## What it does
@@ -82,27 +82,28 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 format!(" (it takes {})", text::range(length.min, length.max))
             }
             HookEnd::Never => " (it never returns)".to_owned(),
-            HookEnd::Fails(_) => format!(" (it fails, and `{}` is killed first)", container.name),
+            HookEnd::Fails(_) => format!(" (it fails, and {} is killed first)", container.quoted()),
         };
         let finding = findings
             .report(
                 Target::key(hook.path.clone()),
                 format!(
-                    "{} {} only after the postStart of `{}` returns{duration}",
-                    short_name_list(later.iter().map(|c| c.name), later.len()),
+                    "{} {} only after the postStart of {} returns{duration}",
+                    short_phrase_list(later.iter().map(|c| c.quoted()), later.len()),
                     if later.len() == 1 { "starts" } else { "start" },
-                    container.name
+                    container.quoted()
                 ),
             )
             .help(format!(
-                "if `{}` does not need to be ready first, remove the hook or declare `{}` last",
-                container.name, container.name
+                "if {} does not need to be ready first, remove the hook or declare {} last",
+                container.quoted(),
+                container.quoted()
             ))
             .container(container.name);
         if let Some(next) = later.first() {
             finding.label(
                 Target::value(next.path.key("name")),
-                format!("`{}` waits for the hook", next.name),
+                format!("{} waits for the hook", next.quoted()),
             );
         }
     }

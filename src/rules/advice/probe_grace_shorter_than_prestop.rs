@@ -109,11 +109,11 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::value(site.path.key("terminationGracePeriodSeconds")),
                 format!(
-                    "when {} fails, `{}` is killed with a grace period of {}s, and its preStop hook {takes}: {effect} and `{}` gets {} to stop",
+                    "when {} fails, {} is killed with a grace period of {}s, and its preStop hook {takes}: {effect} and {} gets {} to stop",
                     site.describe(),
-                    site.container.name,
+                    site.container.quoted(),
                     kill.grace_seconds,
-                    site.container.name,
+                    site.container.quoted(),
                     text::seconds(kill.window.max)
                 ),
             )

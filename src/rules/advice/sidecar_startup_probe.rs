@@ -77,17 +77,17 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::value(sidecar.path.key("name")),
                 format!(
-                    "sidecar `{}` has no startupProbe, so `{}` starts as soon as its process runs, possibly before it can serve",
-                    sidecar.name, next.name
+                    "{} has no startupProbe, so {} starts as soon as its process runs, possibly before it can serve",
+                    sidecar.quoted_as("sidecar"), next.quoted()
                 ),
             )
             .help(format!(
-                "add a `startupProbe` to `{}` that checks what later containers need (for a proxy, the port it listens on)",
-                sidecar.name
+                "add a `startupProbe` to {} that checks what later containers need (for a proxy, the port it listens on)",
+                sidecar.quoted()
             ))
             .label(
                 Target::value(next.path.key("name")),
-                format!("`{}` starts right after it", next.name),
+                format!("{} starts right after it", next.quoted()),
             )
             .container(sidecar.name);
     }

@@ -117,8 +117,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                         // Where the API server reports it: the `restartPolicy` it requires.
                         Target::key(container.path.key("restartPolicy")),
                         format!(
-                            "restartPolicyRules of `{}` need an explicit container `restartPolicy`",
-                            container.name
+                            "restartPolicyRules of {} need an explicit container `restartPolicy`",
+                            container.quoted()
                         ),
                     )
                     .help(
@@ -129,6 +129,11 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                         "the rules are set here",
                     )
                     .container(container.name);
+                // The API server still validates each rule of an app container (not of an
+                // init container), and reports those too.
+                if container.role == Role::App {
+                    check_rules(container, "", ctx.kube, findings);
+                }
             }
             continue;
         };
@@ -159,8 +164,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     ""
                 };
                 format!(
-                    "use `Always` to make `{}` a native sidecar{suggestion}",
-                    container.name
+                    "use `Always` to make {} a native sidecar{suggestion}",
+                    container.quoted()
                 )
             } else {
                 format!(
@@ -174,8 +179,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 .report(
                     field,
                     format!(
-                        "restartPolicy `{policy}` of `{}` is not supported",
-                        container.name
+                        "restartPolicy `{policy}` of {} is not supported",
+                        container.quoted()
                     ),
                 )
                 .help(help)
@@ -185,13 +190,13 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 .report(
                     field,
                     format!(
-                        "restartPolicy `{policy}` on init container `{}` is not supported by Kubernetes {}: only `Always` is",
-                        container.name, ctx.kube
+                        "restartPolicy `{policy}` on {} is not supported by Kubernetes {}: only `Always` is",
+                        container.quoted_as("init container"), ctx.kube
                     ),
                 )
                 .help(format!(
-                    "remove it, or use `Always` to make `{}` a native sidecar; other values need {}, {}",
-                    container.name,
+                    "remove it, or use `Always` to make {} a native sidecar; other values need {}, {}",
+                    container.quoted(),
                     CONTAINER_RESTART_RULES.description,
                     CONTAINER_RESTART_RULES.availability()
                 ))
@@ -201,8 +206,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 .report(
                     field,
                     format!(
-                        "restartPolicy may not be set on app container `{}` in Kubernetes {}",
-                        container.name, ctx.kube
+                        "restartPolicy may not be set on {} in Kubernetes {}",
+                        container.quoted_as("app container"),
+                        ctx.kube
                     ),
                 )
                 .help(format!(
@@ -238,8 +244,8 @@ fn report_dropped(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::value(container.path.key("restartPolicy")),
                 format!(
-                    "Kubernetes {} drops the restartPolicy `{policy}` of `{}`: {} is alpha and off by default",
-                    ctx.kube, container.name, CONTAINER_RESTART_RULES.description
+                    "Kubernetes {} drops the restartPolicy `{policy}` of {}: {} is alpha and off by default",
+                    ctx.kube, container.quoted(), CONTAINER_RESTART_RULES.description
                 ),
             )
             .help(format!(
@@ -275,8 +281,8 @@ fn check_rules(
             .report(
                 Target::key(path.clone()),
                 format!(
-                    "restartPolicyRules are not supported on sidecar `{}`",
-                    container.name
+                    "restartPolicyRules are not supported on {}",
+                    container.quoted_as("sidecar")
                 ),
             )
             .help("remove them: a sidecar is restarted whenever it exits")
@@ -288,8 +294,8 @@ fn check_rules(
             .report(
                 Target::key(path.clone()),
                 format!(
-                    "`{}` has {} restartPolicyRules; at most {MAX_RULES} are allowed",
-                    container.name,
+                    "{} has {} restartPolicyRules; at most {MAX_RULES} are allowed",
+                    container.quoted(),
                     rules.len()
                 ),
             )

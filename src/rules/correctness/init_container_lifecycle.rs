@@ -94,11 +94,11 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         let finding = findings
             .report(
                 Target::key(container.path.key("lifecycle")),
-                format!("lifecycle is not allowed on init container `{}`", container.name),
+                format!("lifecycle is not allowed on {}", container.quoted_as("init container")),
             )
             .help(format!(
-                "move the hook's work into the command of `{}`, or make it a sidecar with `restartPolicy: Always`",
-                container.name
+                "move the hook's work into the command of {}, or make it a sidecar with `restartPolicy: Always`",
+                container.quoted()
             ))
             .note("the API server rejects lifecycle hooks on init containers without `restartPolicy: Always`")
             .container(container.name);

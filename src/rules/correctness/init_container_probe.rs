@@ -91,11 +91,11 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             let finding = findings
                 .report(
                     Target::key(container.path.key(field)),
-                    format!("{field} is not allowed on init container `{}`", container.name),
+                    format!("{field} is not allowed on {}", container.quoted_as("init container")),
                 )
                 .help(format!(
-                    "remove the probe, or make `{}` a sidecar with `restartPolicy: Always`",
-                    container.name
+                    "remove the probe, or make {} a sidecar with `restartPolicy: Always`",
+                    container.quoted()
                 ))
                 .note("the API server rejects probes on init containers without `restartPolicy: Always`")
                 .container(container.name);

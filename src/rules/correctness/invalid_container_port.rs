@@ -69,8 +69,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                         .report(
                             Target::value(path.key("name")),
                             format!(
-                                "port name `{name}` is used twice in the ports of `{}`",
-                                container.name
+                                "port name `{name}` is used twice in the ports of {}",
+                                container.quoted()
                             ),
                         )
                         .help("give each port of a container its own name")
@@ -87,8 +87,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     .report(
                         Target::value(path.key("protocol")),
                         format!(
-                            "protocol `{protocol}` of a port of `{}` is not supported",
-                            container.name
+                            "protocol `{protocol}` of a port of {} is not supported",
+                            container.quoted()
                         ),
                     )
                     .help(format!(
@@ -102,8 +102,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     .report(
                         Target::value(path.key("containerPort")),
                         format!(
-                            "containerPort {} of `{}` is outside 1–65535",
-                            port.container_port, container.name
+                            "containerPort {} of {} is outside 1–65535",
+                            port.container_port,
+                            container.quoted()
                         ),
                     )
                     .help("use a port number from 1 to 65535")
@@ -114,9 +115,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     .report(
                         Target::value(path.key("name")),
                         format!(
-                            "port name `{}` of `{}` is not valid: {problem}",
+                            "port name `{}` of {} is not valid: {problem}",
                             port.name.as_deref().unwrap_or_default(),
-                            container.name
+                            container.quoted()
                         ),
                     )
                     .help("use 1–15 lowercase letters, digits and dashes, with at least one letter")

@@ -123,16 +123,16 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 .report(
                     Target::key(site.path.clone()),
                     format!(
-                        "{} waits for port {port}, which only `{}` serves, and `{}` starts only after the hook returns",
+                        "{} waits for port {port}, which only {} serves, and {} starts only after the hook returns",
                         site.describe(),
-                        server.name,
-                        server.name
+                        server.quoted(),
+                        server.quoted()
                     ),
                 )
-                .label(Target::value(where_), format!("`{}` serves port {port} here", server.name))
+                .label(Target::value(where_), format!("{} serves port {port} here", server.quoted()))
                 .help(format!(
-                    "make `{}` a native sidecar (an init container with `restartPolicy: Always` and a startup probe on port {port}), or declare it before `{}`",
-                    server.name, site.container.name
+                    "make {} a native sidecar (an init container with `restartPolicy: Always` and a startup probe on port {port}), or declare it before {}",
+                    server.quoted(), site.container.quoted()
                 ))
                 .container(site.container.name);
         }

@@ -128,8 +128,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         let finding = findings
             .report(Target::key(hook.path.clone()), message)
             .help(format!(
-                "set `terminationGracePeriodSeconds` above the preStop time plus the time `{}` needs to shut down, or shorten the hook",
-                container.name
+                "set `terminationGracePeriodSeconds` above the preStop time plus the time {} needs to shut down, or shorten the hook",
+                container.quoted()
             ))
             .container(container.name);
         if rejected {
@@ -229,8 +229,8 @@ fn message(
     window: f64,
 ) -> String {
     let consequence = format!(
-        "`{}` gets only {} between SIGTERM and SIGKILL",
-        container.name,
+        "{} gets only {} between SIGTERM and SIGKILL",
+        container.quoted(),
         text::seconds(window)
     );
     let sleeps = match hook.duration {

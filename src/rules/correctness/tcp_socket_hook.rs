@@ -81,14 +81,14 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             Target::key(site.path.key("tcpSocket")),
             match site.used_for {
                 HandlerUse::PostStart => format!(
-                    "{} uses tcpSocket, which always fails: `{}` is killed after every start",
+                    "{} uses tcpSocket, which always fails: {} is killed after every start",
                     site.describe(),
-                    site.container.name
+                    site.container.quoted()
                 ),
                 _ => format!(
-                    "{} uses tcpSocket, which always fails: the hook does nothing before `{}` is stopped",
+                    "{} uses tcpSocket, which always fails: the hook does nothing before {} is stopped",
                     site.describe(),
-                    site.container.name
+                    site.container.quoted()
                 ),
             },
         );

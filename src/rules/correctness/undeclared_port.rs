@@ -109,37 +109,37 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         }
         let consequence = match site.used_for {
             HandlerUse::Readiness => format!(
-                "the probe can never succeed and `{}` never becomes Ready",
-                site.container.name
+                "the probe can never succeed and {} never becomes Ready",
+                site.container.quoted()
             ),
             HandlerUse::Startup => format!(
-                "the probe can never succeed, so `{}` never counts as started and its other probes never run",
-                site.container.name
+                "the probe can never succeed, so {} never counts as started and its other probes never run",
+                site.container.quoted()
             ),
             HandlerUse::Liveness => {
                 "the probe can never fail, so liveness checking is silently off".to_owned()
             }
             HandlerUse::PostStart => format!(
-                "the hook fails and `{}` is killed after every start",
-                site.container.name
+                "the hook fails and {} is killed after every start",
+                site.container.quoted()
             ),
             HandlerUse::PreStop => format!(
-                "the hook fails and `{}` is stopped without it",
-                site.container.name
+                "the hook fails and {} is stopped without it",
+                site.container.quoted()
             ),
         };
         let finding = findings
             .report(
                 Target::value(site.path.key(handler).key("port")),
                 format!(
-                    "{} uses port `{name}`, which `{}` does not declare: {consequence}",
+                    "{} uses port `{name}`, which {} does not declare: {consequence}",
                     site.describe(),
-                    site.container.name
+                    site.container.quoted()
                 ),
             )
             .help(format!(
-                "add `name: {name}` to the matching entry of `{}`'s `ports`, or use the port number",
-                site.container.name
+                "add `name: {name}` to the matching entry of {}'s `ports`, or use the port number",
+                site.container.quoted()
             ))
             .container(site.container.name);
         if let Some((other, index)) = ctx.life.containers.iter().find_map(|c| {
@@ -153,8 +153,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             finding.label(
                 Target::value(other.path.key("ports").index(index).key("name")),
                 format!(
-                    "`{name}` is declared by `{}`, but names resolve only in the probed container",
-                    other.name
+                    "`{name}` is declared by {}, but names resolve only in the probed container",
+                    other.quoted()
                 ),
             );
         }

@@ -91,8 +91,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 &SIDECAR_CONTAINERS,
                 Target::value(container.path.key("restartPolicy")),
                 format!(
-                    "`{}` is a native sidecar (`restartPolicy: Always`)",
-                    container.name
+                    "{} is a native sidecar (`restartPolicy: Always`)",
+                    container.quoted()
                 ),
                 container.name,
             );
@@ -109,7 +109,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 findings,
                 &CONTAINER_STOP_SIGNALS,
                 Target::key(container.path.key("lifecycle").key("stopSignal")),
-                format!("`{}` sets `lifecycle.stopSignal`", container.name),
+                format!("{} sets `lifecycle.stopSignal`", container.quoted()),
                 container.name,
             );
         }
@@ -122,7 +122,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 findings,
                 &CONTAINER_RESTART_RULES,
                 Target::key(container.path.key("restartPolicyRules")),
-                format!("`{}` sets `restartPolicyRules`", container.name),
+                format!("{} sets `restartPolicyRules`", container.quoted()),
                 container.name,
             );
         }
@@ -254,8 +254,8 @@ fn classic_init_consequence(container: &ContainerLife<'_>) -> String {
     .filter_map(|(what, set)| set.then_some(what))
     .collect();
     let mut consequence = format!(
-        "without it `{}` is a classic init container",
-        container.name
+        "without it {} is a classic init container",
+        container.quoted()
     );
     if !forbidden.is_empty() {
         consequence.push_str(&format!(

@@ -97,8 +97,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::key(container.path.key("livenessProbe")),
                 format!(
-                    "`{}` has a livenessProbe but no startupProbe: a start slower than {} gets it killed and restarted",
-                    container.name,
+                    "{} has a livenessProbe but no startupProbe: a start slower than {} gets it killed and restarted",
+                    container.quoted(),
                     text::range(budget.min, budget.max)
                 ),
             )

@@ -133,8 +133,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::value(container.path.key("name")),
                 format!(
-                    "`{}` receives traffic from {noun} {} but has no preStop delay: it may stop before its endpoint is removed everywhere and refuse requests still routed to it",
-                    container.name,
+                    "{} receives traffic from {noun} {} but has no preStop delay: it may stop before its endpoint is removed everywhere and refuse requests still routed to it",
+                    container.quoted(),
                     services.names()
                 ),
             )

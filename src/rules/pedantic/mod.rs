@@ -42,7 +42,7 @@ pub(crate) fn report_missing_probe(
         findings
             .report(
                 Target::value(container.path.key("name")),
-                format!("`{}` has no {probe}: {without}", container.name),
+                format!("{} has no {probe}: {without}", container.quoted()),
             )
             .help(help)
             .container(container.name);

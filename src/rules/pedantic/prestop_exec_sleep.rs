@@ -105,8 +105,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::key(hook.path.key("exec")),
                 format!(
-                    "the preStop hook of `{}` runs `sleep` in the container, which needs a sleep binary in its image",
-                    container.name
+                    "the preStop hook of {} runs `sleep` in the container, which needs a sleep binary in its image",
+                    container.quoted()
                 ),
             )
             .help(format!(

@@ -108,21 +108,22 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         };
         let help = if SIDECAR_CONTAINERS.enabled(ctx.kube) {
             format!(
-                "if `{}` should keep running beside the app, make it a native sidecar with `restartPolicy: Always`; otherwise give it a command that ends",
-                container.name
+                "if {} should keep running beside the app, make it a native sidecar with `restartPolicy: Always`; otherwise give it a command that ends",
+                container.quoted()
             )
         } else {
             format!(
-                "if `{}` should keep running beside the app, move it to `containers`; otherwise give it a command that ends",
-                container.name
+                "if {} should keep running beside the app, move it to `containers`; otherwise give it a command that ends",
+                container.quoted()
             )
         };
         let finding = findings
             .report(
                 Target::key(never.path.clone()),
                 format!(
-                    "init container `{}` never exits ({}): the pod stays in `Init:` and no later container starts",
-                    container.name, never.what
+                    "{} never exits ({}): the pod stays in `Init:` and no later container starts",
+                    container.quoted_as("init container"),
+                    never.what
                 ),
             )
             .help(help)

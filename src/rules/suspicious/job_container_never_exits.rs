@@ -92,13 +92,13 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         };
         let help = if SIDECAR_CONTAINERS.enabled(ctx.kube) {
             format!(
-                "if `{}` runs beside the work, move it to `initContainers` with `restartPolicy: Always`: the kubelet stops a native sidecar once the work has exited; otherwise give it a command that ends",
-                container.name
+                "if {} runs beside the work, move it to `initContainers` with `restartPolicy: Always`: the kubelet stops a native sidecar once the work has exited; otherwise give it a command that ends",
+                container.quoted()
             )
         } else {
             format!(
-                "give `{}` a command that ends when the work is done; native sidecars, which the kubelet stops after the work, need {} ({})",
-                container.name,
+                "give {} a command that ends when the work is done; native sidecars, which the kubelet stops after the work, need {} ({})",
+                container.quoted(),
                 SIDECAR_CONTAINERS.description,
                 SIDECAR_CONTAINERS.availability()
             )
@@ -107,8 +107,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 at,
                 format!(
-                    "`{}` never exits ({what}): the {}'s pod never succeeds, so it never completes",
-                    container.name,
+                    "{} never exits ({what}): the {}'s pod never succeeds, so it never completes",
+                    container.quoted(),
                     ctx.site.kind.name()
                 ),
             )

@@ -112,8 +112,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::key(container.path.key("livenessProbe")),
                 format!(
-                    "the livenessProbe of `{}` repeats its readinessProbe: when the check fails, `{}` is restarted the moment it turns unready",
-                    container.name, container.name
+                    "the livenessProbe of {} repeats its readinessProbe: when the check fails, {} is restarted the moment it turns unready",
+                    container.quoted(), container.quoted()
                 ),
             )
             .help("give the livenessProbe a higher `failureThreshold` (or a check of the process alone), so that a container that cannot serve for a while is taken out of rotation before it is restarted")

@@ -85,7 +85,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         let (policy_at, whose) = if own_policy {
             (
                 container.path.key("restartPolicy"),
-                format!("the restartPolicy of `{}`", container.name),
+                format!("the restartPolicy of {}", container.quoted()),
             )
         } else {
             (
@@ -97,13 +97,13 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::key(container.path.key("livenessProbe")),
                 format!(
-                    "`{}` is never restarted, so the first failure of its livenessProbe stops it for good",
-                    container.name
+                    "{} is never restarted, so the first failure of its livenessProbe stops it for good",
+                    container.quoted()
                 ),
             )
             .help(format!(
-                "use `restartPolicy: OnFailure` (or `Always`) so the kubelet restarts what the probe kills, or remove the livenessProbe of `{}`",
-                container.name
+                "use `restartPolicy: OnFailure` (or `Always`) so the kubelet restarts what the probe kills, or remove the livenessProbe of {}",
+                container.quoted()
             ))
             .label(Target::value(policy_at), format!("{whose} is `Never`"))
             .container(container.name);

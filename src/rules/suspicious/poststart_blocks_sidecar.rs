@@ -1,6 +1,6 @@
 use crate::lifecycle::{ContainerLife, Role};
 use crate::rules::{Findings, PodContext, Target, declare_rule};
-use crate::text::short_name_list;
+use crate::text::short_phrase_list;
 
 declare_rule! {
     /// ## What it does
@@ -108,14 +108,14 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .take(3)
             .map(|i| &ctx.life.containers[i])
             .collect();
-        let names = short_name_list(sidecars.iter().map(|c| c.name), count);
+        let names = short_phrase_list(sidecars.iter().map(|c| c.quoted()), count);
         let noun = if count == 1 { "sidecar" } else { "sidecars" };
         let finding = findings
             .report(
                 Target::key(hook.path.clone()),
                 format!(
-                    "postStart of `{}` delays the start of {noun} {names}",
-                    container.name
+                    "postStart of {} delays the start of {noun} {names}",
+                    container.quoted()
                 ),
             )
             .help(help(container, &sidecars, count))
@@ -123,7 +123,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         for sidecar in sidecars {
             finding.label(
                 Target::value(sidecar.path.key("name")),
-                format!("`{}` starts only after the hook returns", sidecar.name),
+                format!("{} starts only after the hook returns", sidecar.quoted()),
             );
         }
     }
@@ -132,13 +132,14 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
 fn help(container: &ContainerLife<'_>, sidecars: &[&ContainerLife<'_>], count: usize) -> String {
     match sidecars.iter().find(|s| s.role == Role::App) {
         Some(sidecar) => format!(
-            "make `{}` a native sidecar (an init container with `restartPolicy: Always`) so it starts before every app container, or declare it before `{}`",
-            sidecar.name, container.name
+            "make {} a native sidecar (an init container with `restartPolicy: Always`) so it starts before every app container, or declare it before {}",
+            sidecar.quoted(),
+            container.quoted()
         ),
         None => format!(
-            "declare {} before `{}` in `initContainers`, or move the hook's work out of postStart",
-            short_name_list(sidecars.iter().map(|c| c.name), count),
-            container.name
+            "declare {} before {} in `initContainers`, or move the hook's work out of postStart",
+            short_phrase_list(sidecars.iter().map(|c| c.quoted()), count),
+            container.quoted()
         ),
     }
 }

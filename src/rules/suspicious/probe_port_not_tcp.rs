@@ -117,9 +117,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::value(site.path.key(handler).key("port")),
                 format!(
-                    "{} uses port `{name}`, which `{}` declares as {protocol}: the kubelet connects over TCP, {consequence}",
+                    "{} uses port `{name}`, which {} declares as {protocol}: the kubelet connects over TCP, {consequence}",
                     site.describe(),
-                    site.container.name
+                    site.container.quoted()
                 ),
             )
             .label(
@@ -127,8 +127,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 format!("`{name}` is {protocol} ({})", declared.container_port),
             )
             .help(format!(
-                "declare a TCP port of the same number (`protocol: TCP`) and use it, or check `{}` another way",
-                site.container.name
+                "declare a TCP port of the same number (`protocol: TCP`) and use it, or check {} another way",
+                site.container.quoted()
             ))
             .container(site.container.name);
     }

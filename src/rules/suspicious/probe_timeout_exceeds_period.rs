@@ -85,14 +85,14 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::value(site.path.key("timeoutSeconds")),
                 format!(
-                    "timeoutSeconds of {} is {}s, longer than its {}s period: a probe that times out runs every {}, not every {}, and reports failure {} after `{}` stops answering",
+                    "timeoutSeconds of {} is {}s, longer than its {}s period: a probe that times out runs every {}, not every {}, and reports failure {} after {} stops answering",
                     site.describe(),
                     timing.timeout_seconds,
                     timing.period_seconds,
                     text::seconds(interval.max),
                     text::seconds(interval.min),
                     text::range(fails.min, fails.max),
-                    site.container.name
+                    site.container.quoted()
                 ),
             )
             .help("make `timeoutSeconds` at most `periodSeconds`; to give the check more time, raise both")

@@ -94,17 +94,17 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::key(sidecar.path.key("readinessProbe")),
                 format!(
-                    "the readinessProbe of sidecar `{}` does not hold back `{}`: the kubelet starts it as soon as `{}` is running",
-                    sidecar.name, next.name, sidecar.name
+                    "the readinessProbe of {} does not hold back {}: the kubelet starts it as soon as {} is running",
+                    sidecar.quoted_as("sidecar"), next.quoted(), sidecar.quoted()
                 ),
             )
             .help(format!(
-                "add a `startupProbe` to `{}` (it may check what the readinessProbe checks): the next container starts only once it passes",
-                sidecar.name
+                "add a `startupProbe` to {} (it may check what the readinessProbe checks): the next container starts only once it passes",
+                sidecar.quoted()
             ))
             .label(
                 Target::value(next.path.key("name")),
-                format!("`{}` starts without waiting for readiness", next.name),
+                format!("{} starts without waiting for readiness", next.quoted()),
             )
             .container(sidecar.name);
     }

@@ -3,7 +3,7 @@ use crate::lifecycle::{DEFAULT_GRACE_PERIOD_SECONDS, HookDuration, ProbeKind, Ro
 use crate::model::WorkloadKind;
 use crate::rules::fixes::grace_period_after;
 use crate::rules::{Claim, Findings, PodContext, Target, declare_rule};
-use crate::text::short_name_list;
+use crate::text::short_phrase_list;
 
 declare_rule! {
     /// ## What it does
@@ -145,10 +145,10 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         } else {
             String::new()
         };
-        let names = hooked.iter().map(|&i| ctx.life.containers[i].name);
+        let names = hooked.iter().map(|&i| ctx.life.containers[i].quoted());
         format!(
             "terminationGracePeriodSeconds is {value}: {hooks} {} {get} at most {}s on deletion{skipped}",
-            short_name_list(names, hooked.len()),
+            short_phrase_list(names, hooked.len()),
             shutdown.effective_grace_seconds
         )
     };
@@ -173,7 +173,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         if let Some(hook) = &container.pre_stop {
             finding.label(
                 Target::key(hook.path.clone()),
-                format!("preStop hook of `{}`", container.name),
+                format!("preStop hook of {}", container.quoted()),
             );
         }
     }
