@@ -151,8 +151,14 @@ pub fn read_file(path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
 /// nowhere else. `path` is expected under `tree`.
 pub fn read_file_within(path: &Path, tree: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
     let target = resolve_within(path, tree)?;
-    let file = open_regular(&target)?;
-    read_capped(file, kind)
+    let (file, size) = open_regular(&target)?;
+    if size > kind.max_bytes() {
+        return Err(ReadError::TooLarge { kind });
+    }
+    // The size the file has now, so that the text is read into one allocation of its size.
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    read_capped_into(file, kind, &mut bytes)?;
+    Ok(bytes)
 }
 
 /// Reads standard input, up to the cap of `kind`.
@@ -162,13 +168,22 @@ pub fn read_stdin(kind: FileKind) -> Result<Vec<u8>, ReadError> {
 
 /// Reads everything `reader` gives, up to the cap of `kind`.
 pub fn read_capped(reader: impl Read, kind: FileKind) -> Result<Vec<u8>, ReadError> {
-    let max = kind.max_bytes();
     let mut bytes = Vec::new();
-    reader.take(max + 1).read_to_end(&mut bytes)?;
+    read_capped_into(reader, kind, &mut bytes)?;
+    Ok(bytes)
+}
+
+fn read_capped_into(
+    reader: impl Read,
+    kind: FileKind,
+    bytes: &mut Vec<u8>,
+) -> Result<(), ReadError> {
+    let max = kind.max_bytes();
+    reader.take(max + 1).read_to_end(bytes)?;
     if bytes.len() as u64 > max {
         return Err(ReadError::TooLarge { kind });
     }
-    Ok(bytes)
+    Ok(())
 }
 
 /// The tree symbolic links may lead into for `path`, seen from `cwd`: `cwd` when `path` is
@@ -239,9 +254,9 @@ fn kernel_file_system(path: &Path) -> Option<&'static str> {
 }
 
 /// Opens `path` for reading without following a last symbolic link (one swapped in since it
-/// was resolved) and without blocking on a FIFO, and checks it is a regular file within the
-/// size cap before anything is read.
-fn open_regular(path: &Path) -> Result<File, ReadError> {
+/// was resolved) and without blocking on a FIFO, and checks it is a regular file before
+/// anything is read. Returns it with its size.
+fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -256,7 +271,7 @@ fn open_regular(path: &Path) -> Result<File, ReadError> {
             what: describe_type(&metadata.file_type()),
         });
     }
-    Ok(file)
+    Ok((file, metadata.len()))
 }
 
 fn describe_type(file_type: &std::fs::FileType) -> &'static str {
