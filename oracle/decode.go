@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -98,7 +99,7 @@ type chunk struct {
 // it; the last line read with the end of input is dropped), and numbers each chunk by its index
 // in the YAML stream. TestChunksMatchYAMLReader checks the chunks against YAMLReader itself.
 func yamlChunks(data []byte) []chunk {
-	text := string(data)
+	indexer := NewDocumentIndexer(string(data))
 	var chunks []chunk
 	var buffer bytes.Buffer
 	index := 0
@@ -107,14 +108,14 @@ func yamlChunks(data []byte) []chunk {
 		line, consumed, err := readLine(data, offset)
 		lineEnd := offset + consumed
 		if err != nil && err != io.EOF {
-			return append(chunks, chunk{index: DocumentIndex(text, offset), err: err})
+			return append(chunks, chunk{index: indexer.At(offset), err: err})
 		}
 		if bytes.HasPrefix(line, []byte("---")) {
 			trimmed := strings.TrimSpace(string(line[3:]))
 			if len(trimmed) > 0 && trimmed[0] != '#' {
 				// YAMLReader fails here, and kubectl with it; the rest of the file is not read.
 				return append(chunks, chunk{
-					index: DocumentIndex(text, lineEnd),
+					index: indexer.At(lineEnd),
 					err:   fmt.Errorf("invalid Yaml document separator: %s", trimmed),
 				})
 			}
@@ -136,9 +137,9 @@ func yamlChunks(data []byte) []chunk {
 		}
 		if buffer.Len() == 0 {
 			// The chunk's document: the one this line is in (a separator opens its own).
-			index = DocumentIndex(text, offset)
+			index = indexer.At(offset)
 			if bytes.HasPrefix(line, []byte("---")) {
-				index = DocumentIndex(text, lineEnd)
+				index = indexer.At(lineEnd)
 			}
 		}
 		buffer.Write(line)
@@ -170,28 +171,44 @@ func hasContent(line []byte) bool {
 	return len(trimmed) > 0 && trimmed[0] != '#' && trimmed[0] != '%'
 }
 
-// DocumentIndex returns the index, in the YAML stream, of the document that starts at byte
-// `offset` of a text with `\n` line ends: the number of separator lines before it, less one when
-// nothing but blanks, comments and directives precedes the first separator (that separator then
-// opens the first document).
-func DocumentIndex(text string, offset int) int {
-	separators := 0
-	content := false
-	for lineStart := 0; lineStart < offset && lineStart < len(text); {
+// DocumentIndexer numbers documents in the YAML stream: a document starting at byte `offset`
+// of a text with `\n` line ends has the index of the number of separator lines (lines starting
+// with `---`) before it, less one when nothing but blanks, comments and directives precedes the
+// first separator (that separator then opens the first document).
+type DocumentIndexer struct {
+	separators []int
+	content    bool
+}
+
+// NewDocumentIndexer reads the separator lines of a text once.
+func NewDocumentIndexer(text string) DocumentIndexer {
+	var indexer DocumentIndexer
+	for lineStart := 0; lineStart < len(text); {
 		end := strings.IndexByte(text[lineStart:], '\n')
 		if end < 0 {
 			end = len(text) - lineStart
 		}
 		line := text[lineStart : lineStart+end]
 		if strings.HasPrefix(line, "---") {
-			separators++
-		} else if separators == 0 && hasContent([]byte(line)) {
-			content = true
+			indexer.separators = append(indexer.separators, lineStart)
+		} else if len(indexer.separators) == 0 && hasContent([]byte(line)) {
+			indexer.content = true
 		}
 		lineStart += end + 1
 	}
-	if separators > 0 && !content {
+	return indexer
+}
+
+// At returns the index of the document that starts at byte `offset`.
+func (d DocumentIndexer) At(offset int) int {
+	separators := sort.SearchInts(d.separators, offset)
+	if separators > 0 && !d.content {
 		return separators - 1
 	}
 	return separators
+}
+
+// DocumentIndex is NewDocumentIndexer(text).At(offset), for one look-up.
+func DocumentIndex(text string, offset int) int {
+	return NewDocumentIndexer(text).At(offset)
 }

@@ -75,6 +75,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "oracle: %v\n", err)
 		return exitUsage
 	}
+	AllowPrivileged()
 	if err := SetFeatureGates(target); err != nil {
 		fmt.Fprintf(stderr, "oracle: %v\n", err)
 		return exitUsage

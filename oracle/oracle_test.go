@@ -74,13 +74,13 @@ func TestContainerWithoutNameIsRejected(t *testing.T) {
 
 func TestUnservedKindsAreRejected(t *testing.T) {
 	podUnderApps := strings.Replace(podYAML, "apiVersion: v1", "apiVersion: apps/v1", 1)
-	expect(t, judge(t, "1.37", podUnderApps), "decode 0 kind NoKindMatch")
+	expect(t, judge(t, "1.37", podUnderApps), "decode 0 apiVersion NoKindMatch")
 	deployment := `apiVersion: extensions/v1beta1
 kind: Deployment
 metadata: {name: web}
 spec: {}
 `
-	expect(t, judge(t, "1.37", deployment), "decode 0 kind NoKindMatch")
+	expect(t, judge(t, "1.37", deployment), "decode 0 apiVersion NoKindMatch")
 	cronJob := `apiVersion: batch/v1beta1
 kind: CronJob
 metadata: {name: nightly}
@@ -93,7 +93,7 @@ spec:
           restartPolicy: Never
           containers: [{name: job, image: busybox}]
 `
-	expect(t, judge(t, "1.25", cronJob), "decode 0 kind NoKindMatch")
+	expect(t, judge(t, "1.25", cronJob), "decode 0 apiVersion NoKindMatch")
 	expect(t, judge(t, "1.24", cronJob))
 	// Other groups are not judged.
 	expect(t, judge(t, "1.37", "apiVersion: example.com/v1\nkind: Pod\nmetadata: {name: x}\n"))
@@ -301,5 +301,44 @@ func TestMain(m *testing.M) {
 	// Moving the emulated version between tests logs every gate that changes.
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
+	AllowPrivileged()
 	os.Exit(m.Run())
+}
+
+func TestAliasBombsAreRefusedWithoutExhaustingMemory(t *testing.T) {
+	text := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: laughs\n  labels:\n    a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+	previous := "a"
+	for _, name := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+		text += "    " + name + ": &" + name + " [" + strings.TrimSuffix(strings.Repeat("*"+previous+", ", 10), ", ") + "]\n"
+		previous = name
+	}
+	expect(t, judge(t, "1.37", text), "decode 0  YAMLSyntax", "kustomize-decode 0  ExcessiveAliasing")
+}
+
+func TestListItemsAreJudgedOneByOne(t *testing.T) {
+	text := `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: a}
+  spec:
+    containers: [{image: busybox}]
+`
+	expect(t, judge(t, "1.37", text), "validate 0 spec.containers[0].name FieldValueRequired")
+}
+
+func TestEveryDuplicateKeyIsReported(t *testing.T) {
+	text := podYAML + `    ports: []
+    ports: []
+  restartPolicy: Always
+  restartPolicy: Never
+`
+	expect(t, judge(t, "1.37", text),
+		"kustomize-decode 0 spec.restartPolicy DuplicateKey",
+		"kustomize-decode 0 spec.containers[0].ports DuplicateKey")
+}
+
+func TestPrivilegedContainersAreAllowed(t *testing.T) {
+	expect(t, judge(t, "1.37", podYAML+"    securityContext: {privileged: true}\n"))
 }

@@ -17,6 +17,7 @@ import (
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/capabilities"
 	"k8s.io/kubernetes/pkg/registry/apps/daemonset"
 	"k8s.io/kubernetes/pkg/registry/apps/deployment"
 	"k8s.io/kubernetes/pkg/registry/apps/replicaset"
@@ -98,11 +99,15 @@ func Judge(data []byte, target Version) []Problem {
 		return []Problem{problem}
 	}
 	gvk := gv.WithKind(header.Kind)
-	if !builtinGroups[gvk.Group] || gvk.Kind == "List" {
+	if strings.HasSuffix(gvk.Kind, "List") {
+		return judgeList(data, target)
+	}
+	if !builtinGroups[gvk.Group] {
 		return nil
 	}
 	if !Served(gvk, target) {
-		problem.Field, problem.Type = "kind", "NoKindMatch"
+		// The pair is wrong; the apiVersion is what is usually fixed.
+		problem.Field, problem.Type = "apiVersion", "NoKindMatch"
 		problem.Detail = fmt.Sprintf("resource mapping not found for name: %q: no matches for kind %q in version %q\nensure CRDs are installed first",
 			header.Metadata.Name, gvk.Kind, gv.String())
 		return []Problem{problem}
@@ -135,6 +140,29 @@ func Judge(data []byte, target Version) []Problem {
 		})
 	}
 	return problems
+}
+
+// judgeList judges the items of a list (`kind: List`) one by one, as kubectl flattens a list
+// into its objects (k8s.io/cli-runtime FlattenListVisitor). Fields are paths in the item.
+func judgeList(data []byte, target Version) []Problem {
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if json.Unmarshal(data, &list) != nil {
+		return nil
+	}
+	var problems []Problem
+	for _, item := range list.Items {
+		problems = append(problems, Judge(item, target)...)
+	}
+	return problems
+}
+
+// AllowPrivileged lets pods ask for privileged containers, as kube-apiserver does with
+// `--allow-privileged=true`, which kubeadm, kind and the managed clusters set: the flag's own
+// default (false) is a cluster policy, not an API rule.
+func AllowPrivileged() {
+	capabilities.Initialize(capabilities.Capabilities{AllowPrivileged: true})
 }
 
 // Served tells whether a cluster of the target version serves the kind at that apiVersion, in

@@ -4,15 +4,8 @@
 
 use std::fmt::Write as _;
 
+use crate::fix::FixAvailability;
 use crate::rules::{ALL_RULES, Rule};
-
-/// Where each rule's page is published; SARIF `helpUri`s and editors link here.
-pub const RULE_DOCS_URL: &str = "https://github.com/podcycle/podcycle/blob/main/docs/rules/";
-
-/// The published page of a rule.
-pub fn rule_url(rule: &Rule) -> String {
-    format!("{RULE_DOCS_URL}{}.md", rule.name)
-}
 
 /// The `## What it does` section of a rule's documentation, as one paragraph of Markdown.
 pub fn what_it_does(rule: &Rule) -> String {
@@ -55,6 +48,7 @@ pub fn rule_page(rule: &Rule) -> String {
         "| Kubernetes versions | {} |",
         rule.kubernetes_versions()
     );
+    let _ = writeln!(page, "| Fix | {} |", fix_availability(rule));
     let _ = writeln!(
         page,
         "| Source | [`{}`](../../{}) |\n",
@@ -62,6 +56,17 @@ pub fn rule_page(rule: &Rule) -> String {
     );
     let _ = writeln!(page, "{}", rule.documentation().trim_end());
     page
+}
+
+/// Whether and how `check --fix` fixes the rule's findings, in one phrase.
+pub fn fix_availability(rule: &Rule) -> &'static str {
+    match rule.fix {
+        FixAvailability::None => "none",
+        FixAvailability::Sometimes => {
+            "where the change is certain (`check --fix`, editor quick fixes)"
+        }
+        FixAvailability::Always => "always (`check --fix`, editor quick fixes)",
+    }
 }
 
 /// The index of all rules.
@@ -74,7 +79,8 @@ pub fn index_page() -> String {
         "Every rule podcycle has. `podcycle rules` prints the same list, and `podcycle rule NAME`\n\
          prints a rule's page. Categories decide the default severity: `correctness` is an error,\n\
          `suspicious` a warning, `advice` information; `pedantic` and `nursery` rules are off until\n\
-         selected.\n"
+         selected. Rules with a fix have it applied by `podcycle check --fix` and offered as a\n\
+         quick fix in editors; each page says whether the fix is safe.\n"
     );
     let _ = writeln!(
         page,
@@ -90,7 +96,7 @@ pub fn index_page() -> String {
     );
     let _ = writeln!(
         page,
-        "| Rule | Category | Default severity | Enforced by | Finds |"
+        "| Rule | Category | Default severity | Enforced by | Fix | Finds |"
     );
     let _ = writeln!(page, "|---|---|---|---|---|");
     for rule in ALL_RULES {
@@ -99,9 +105,14 @@ pub fn index_page() -> String {
         } else {
             format!("{} (off)", rule.default_severity)
         };
+        let fix = match rule.fix {
+            FixAvailability::None => "",
+            FixAvailability::Sometimes => "sometimes",
+            FixAvailability::Always => "always",
+        };
         let _ = writeln!(
             page,
-            "| [`{}`]({}.md) | {} | {} | `{}` | {} |",
+            "| [`{}`]({}.md) | {} | {} | `{}` | {fix} | {} |",
             rule.name, rule.name, rule.category, severity, rule.enforcement, rule.summary
         );
     }

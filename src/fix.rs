@@ -8,13 +8,55 @@
 
 use crate::model::path::{FieldPath, PathSegment};
 use crate::source::{LineIndex, Span};
-use crate::yaml::{Document, Kind, Located, NodeId, lookup};
+use crate::yaml::{Comment, Document, Kind, Located, NodeId, lookup};
+
+/// Whether a fix may be applied without review (`check --fix`) or only on request
+/// (`check --fix --unsafe-fixes`); editors offer both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Applicability {
+    /// Resolves the finding and changes nothing else about how the pod runs.
+    Safe,
+    /// Resolves the finding, and also changes behaviour beyond it (how a hook runs, how long
+    /// shutdown may take): worth a look before committing.
+    Unsafe,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
+/// Whether a rule offers fixes, for `podcycle rules` and the rule's documentation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FixAvailability {
+    /// The rule never offers a fix.
+    None,
+    /// Where the change is certain (a fix for some findings, not all).
+    Sometimes,
+    /// Every finding comes with a fix.
+    Always,
+}
+
+impl FixAvailability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FixAvailability::None => "none",
+            FixAvailability::Sometimes => "sometimes",
+            FixAvailability::Always => "always",
+        }
+    }
+}
 
 /// One fix for a finding.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fix {
     /// What the fix does, as an editor shows it: "Raise terminationGracePeriodSeconds to 90".
     pub title: String,
+    pub applicability: Applicability,
     /// The document of the stream the paths start in (set by the lint pipeline).
     pub document: usize,
     pub edits: Vec<FixEdit>,
@@ -42,12 +84,21 @@ pub struct TextEdit {
 }
 
 impl Fix {
-    /// A fix whose paths start at the object root, as rules write them.
+    /// A safe fix whose paths start at the object root, as rules write them.
     pub fn new(title: impl Into<String>, edits: Vec<FixEdit>) -> Fix {
         Fix {
             title: title.into(),
+            applicability: Applicability::Safe,
             document: 0,
             edits,
+        }
+    }
+
+    /// A fix that changes behaviour beyond the finding ([`Applicability::Unsafe`]).
+    pub fn new_unsafe(title: impl Into<String>, edits: Vec<FixEdit>) -> Fix {
+        Fix {
+            applicability: Applicability::Unsafe,
+            ..Fix::new(title, edits)
         }
     }
 
@@ -58,6 +109,7 @@ impl Fix {
         let rebase = |path: FieldPath| prefix.join(path.segments());
         Fix {
             title: self.title,
+            applicability: self.applicability,
             document,
             edits: self
                 .edits
@@ -255,17 +307,51 @@ impl Tree<'_> {
         let pairs = fields
             .iter()
             .map(|(name, value)| format!("{name}: {value}"));
+        // Comments inside the replaced entry are kept: on the key's line after the new key,
+        // on lines of their own above the new fields, and after code at the end of the last.
+        let comments: Vec<&Comment> = self
+            .document
+            .comments
+            .iter()
+            .filter(|c| (start..end).contains(&(c.span.start as usize)))
+            .collect();
         let text = if self.is_flow(self.document.node(parent).span) {
+            if !comments.is_empty() {
+                // A flow collection written over lines with comments inside: no one-line
+                // rewrite keeps them.
+                return None;
+            }
             format!("{key}: {{{}}}", pairs.collect::<Vec<_>>().join(", "))
         } else {
             let column = self.column(start);
             let step = self.indent_step(found.node, column).unwrap_or(2);
             let indent = " ".repeat(column + step);
+            let key_line = self.lines.line_of(start);
+            let comment_text = |c: &Comment| &self.text[c.span.range()];
             let mut text = format!("{key}:");
+            let mut trailing = Vec::new();
+            for &comment in &comments {
+                let at = comment.span.start as usize;
+                let line_start = self.lines.line_start(self.lines.line_of(at));
+                if self.lines.line_of(at) == key_line {
+                    text.push_str("  ");
+                    text.push_str(comment_text(comment));
+                } else if self.text[line_start..at].trim().is_empty() {
+                    text.push('\n');
+                    text.push_str(&indent);
+                    text.push_str(comment_text(comment));
+                } else {
+                    trailing.push(comment_text(comment));
+                }
+            }
             for pair in pairs {
                 text.push('\n');
                 text.push_str(&indent);
                 text.push_str(&pair);
+            }
+            for comment in trailing {
+                text.push_str("  ");
+                text.push_str(comment);
             }
             text
         };
@@ -391,6 +477,11 @@ mod tests {
         assert_eq!(
             fixed(nested, vec![edit()]).unwrap(),
             "preStop:\n  sleep:\n    seconds: 5\n\nnext: 1\n"
+        );
+        let commented = "preStop:\n  exec:  # drain\n    # for the balancer\n    command: [sleep, '5']  # seconds\n    x: 1\nnext: 1\n";
+        assert_eq!(
+            fixed(commented, vec![edit()]).unwrap(),
+            "preStop:\n  sleep:  # drain\n    # for the balancer\n    seconds: 5  # seconds\nnext: 1\n"
         );
         let flow = "preStop: {exec: {command: [sleep, '5']}}\n";
         assert_eq!(

@@ -4,6 +4,9 @@
 //! diagnostics. The command line (`cli`), the reporters (`report`) and the benchmarks build on
 //! it.
 
+pub mod add_ignore;
+pub mod apply_fixes;
+pub mod baseline;
 pub mod cli;
 pub mod config;
 pub mod diagnostics;
@@ -11,6 +14,7 @@ pub mod discovery;
 pub mod docs;
 pub mod escape;
 pub mod explain;
+pub mod fingerprint;
 pub mod fix;
 pub mod lifecycle;
 pub mod lint;

@@ -3,14 +3,20 @@
 
 use crate::diagnostics::{self, Diagnostic, Label};
 use crate::lifecycle::Lifecycle;
-use crate::model::patch::{PATCH_DIRECTIVES, has_patch_directives};
+use crate::model::custom::{self, FoundTemplate, PodTemplateKind};
+use crate::model::patch::{PATCH_DIRECTIVES, has_assertion_expressions, has_patch_directives};
 use crate::model::path::FieldPath;
+use crate::model::path::PathSegment;
 use crate::model::services::{Service, pod_labels, services_in};
-use crate::model::{AnyObject, ObjectRef, ObjectSite, PodSite, objects, workloads_among};
-use crate::rules::{Check, Finding, Findings, Part, PodContext, Rule, Target};
+use crate::model::{
+    AnyObject, ObjectRef, ObjectSite, PodSite, WorkloadKind, custom_workloads_among, objects,
+    workloads_among,
+};
+use crate::rules::{
+    Check, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Rule, Target,
+};
 use crate::settings::Settings;
 use crate::source::{SourceFile, Span};
-use crate::suggest::did_you_mean_help;
 use crate::suppression::{
     COMMENT_PREFIX, IGNORE_ANNOTATION, KUBE_LINTER_ANNOTATION_PREFIX, Suppressions,
 };
@@ -25,6 +31,20 @@ pub enum FileRole {
     Patch,
 }
 
+/// What a file's text says it may hold besides complete objects, so that objects are searched
+/// for the marks of partial ones only where they can be.
+#[derive(Clone, Copy, Debug)]
+struct Partial {
+    /// Strategic-merge-patch directives (`$patch`).
+    directives: bool,
+    /// Test assertions' JMESPath keys and bindings (`(length(x)):`, `($ns)`).
+    expressions: bool,
+}
+
+/// What lint shows the caller for each object: its pod spec and lifecycle (if it has them), its
+/// findings so far, and where the pod spec is when the site does not say (custom kinds).
+type VisitPod<'v> = dyn FnMut(Option<PodParts<'_>>, &[Diagnostic], Option<&FieldPath>) + 'v;
+
 /// A pod spec and the lifecycle derived from it.
 pub type PodParts<'a> = (&'a PodSite<'a>, &'a Lifecycle<'a>);
 
@@ -38,6 +58,9 @@ pub struct ObjectVisit<'a> {
     pub pod: Option<PodParts<'a>>,
     /// The diagnostics found in this object, unsorted.
     pub diagnostics: &'a [Diagnostic],
+    /// Where the pod spec is in the object, when it is not where `pod`'s site says (the pod
+    /// templates of custom kinds are decoded from a `PodTemplate` built from them).
+    pub spec_path: Option<&'a FieldPath>,
 }
 
 /// What linting a file found.
@@ -80,7 +103,10 @@ pub fn lint_file_with(
     let may_suppress = comments == Comments::Keep
         || file.text.contains(IGNORE_ANNOTATION)
         || file.text.contains(KUBE_LINTER_ANNOTATION_PREFIX);
-    let may_patch = PATCH_DIRECTIVES.iter().any(|d| file.text.contains(d));
+    let may_patch = Partial {
+        directives: PATCH_DIRECTIVES.iter().any(|d| file.text.contains(d)),
+        expressions: file.text.contains("):") || file.text.contains("($"),
+    };
     yaml::for_each_document_with(&file.text, comments, |document| {
         let objects = objects(&document);
         let mut found = Vec::new();
@@ -120,9 +146,10 @@ fn apply_suppressions(
         return;
     }
     suppressions.silence(found);
-    let Some(rule) = settings.enabled(crate::rules::UNUSED_SUPPRESSION.name) else {
+    let rule = &crate::rules::UNUSED_SUPPRESSION;
+    if !settings.runs(rule) {
         return;
-    };
+    }
     let mut problems: Vec<Diagnostic> = suppressions
         .problems(settings, complete)
         .into_iter()
@@ -135,7 +162,10 @@ fn apply_suppressions(
 /// The diagnostic for a file that is not valid UTF-8, at the first bad byte. `text` is the
 /// lossy copy the caller lints, where that byte became a replacement character.
 pub fn invalid_utf8(settings: &Settings, text: &str, valid_up_to: usize) -> Option<Diagnostic> {
-    let rule = settings.enabled("yaml-syntax")?;
+    let rule = &crate::rules::YAML_SYNTAX;
+    if !settings.runs(rule) {
+        return None;
+    }
     let width = text[valid_up_to..].chars().next().map_or(0, char::len_utf8);
     Some(document_diagnostic(
         rule,
@@ -169,64 +199,93 @@ fn lint_document(
     objects: &[AnyObject],
     settings: &Settings,
     role: FileRole,
-    may_patch: bool,
+    may_patch: Partial,
     services: &[Service],
     out: &mut Vec<Diagnostic>,
     checked: &mut Vec<ObjectRef>,
     visit: &mut dyn FnMut(&ObjectVisit<'_>),
 ) -> bool {
-    if let Some(rule) = settings.enabled("yaml-syntax") {
-        for error in &document.errors {
-            out.push(document_diagnostic(
-                rule,
-                settings,
-                error.span,
-                error.message.clone(),
-                None,
-            ));
+    let partial = role == FileRole::Patch;
+    // Built-in workloads, then objects of custom kinds with their kind.
+    let workloads: Vec<(ObjectSite, Option<PodTemplateKind>)> = if partial {
+        Vec::new()
+    } else {
+        workloads_among(document, objects)
+            .into_iter()
+            .map(|site| (site, None))
+            .chain(
+                custom_workloads_among(document, objects, settings.pod_templates())
+                    .into_iter()
+                    .map(|(site, kind)| (site, Some(kind))),
+            )
+            .collect()
+    };
+    // Objects become JSON once; the document rules see those that cannot.
+    let converted: Vec<Result<serde_json::Value, yaml::ConversionError>> = workloads
+        .iter()
+        .map(|(object, _)| yaml::to_json(document, object.root))
+        .collect();
+    let unconvertible: Vec<(&ObjectSite, yaml::ConversionError)> = workloads
+        .iter()
+        .zip(&converted)
+        .filter_map(|((object, _), json)| json.as_ref().err().map(|e| (object, e.clone())))
+        .collect();
+    let context = DocumentContext {
+        document,
+        objects,
+        unconvertible: &unconvertible,
+        partial,
+        kube: settings.kube_version,
+    };
+    let mut findings = Findings::default();
+    for rule in settings.rules() {
+        if let Check::Document(check) = rule.check {
+            check(&context, &mut findings);
+            for finding in findings.take() {
+                out.push(document_finding(rule, settings, document, objects, finding));
+            }
         }
     }
-    if let Some(rule) = settings.enabled("duplicate-key") {
-        for duplicate in &document.duplicate_keys {
-            let mut diagnostic = document_diagnostic(
-                rule,
-                settings,
-                duplicate.second,
-                format!("duplicate key `{}`", duplicate.key),
-                Some("write the key once; kubectl rejects the document and other tools keep only the last value".to_owned()),
-            );
-            diagnostic.labels.push(Label::new(
-                duplicate.first,
-                format!("`{}` is first written here", duplicate.key),
-            ));
-            out.push(diagnostic);
-        }
-    }
-    if role == FileRole::Patch {
+    if partial {
         // Object rules do not run on partial objects.
         return false;
     }
     let mut complete = document.errors.is_empty();
-    for object in workloads_among(document, objects) {
+    for ((object, custom_kind), json) in workloads.into_iter().zip(converted) {
         let mut visit_object = |pod: Option<(&PodSite<'_>, &Lifecycle<'_>)>,
-                                found: &[Diagnostic]| {
+                                found: &[Diagnostic],
+                                spec_path: Option<&FieldPath>| {
             visit(&ObjectVisit {
                 file,
                 document,
                 object: &object,
                 pod,
                 diagnostics: found,
+                spec_path,
             });
         };
-        complete &= lint_object(
-            document,
-            &object,
-            settings,
-            may_patch,
-            services,
-            out,
-            &mut visit_object,
-        );
+        complete &= match &custom_kind {
+            None => lint_object(
+                document,
+                &object,
+                json,
+                settings,
+                may_patch,
+                services,
+                out,
+                &mut visit_object,
+            ),
+            Some(kind) => lint_custom_object(
+                document,
+                &object,
+                kind,
+                json,
+                settings,
+                services,
+                out,
+                &mut visit_object,
+            ),
+        };
         checked.push(object.object);
     }
     complete
@@ -234,106 +293,179 @@ fn lint_document(
 
 /// Lints one object, then shows it to `visit` with its pod spec and lifecycle, if any, and
 /// the diagnostics so far. Returns false when it could not be read, so its rules did not run.
+#[allow(clippy::too_many_arguments)]
 fn lint_object(
     document: &Document,
     object: &ObjectSite,
+    json: Result<serde_json::Value, yaml::ConversionError>,
     settings: &Settings,
-    may_patch: bool,
+    may_patch: Partial,
     services: &[Service],
     out: &mut Vec<Diagnostic>,
-    visit: &mut dyn FnMut(Option<PodParts<'_>>, &[Diagnostic]),
+    visit: &mut VisitPod<'_>,
 ) -> bool {
     let first = out.len();
-    let value = match yaml::to_json(document, object.root) {
-        Ok(value) => value,
-        Err(error) => {
-            if let Some(rule) = settings.enabled("yaml-syntax") {
-                out.push(document_diagnostic(
-                    rule,
-                    settings,
-                    error.span,
-                    error.message,
-                    None,
-                ));
-            }
-            visit(None, &out[first..]);
-            return false;
-        }
+    // A document rule (yaml-syntax) reported why it could not be converted.
+    let Ok(value) = json else {
+        visit(None, &out[first..], None);
+        return false;
     };
-    if may_patch && has_patch_directives(&value) {
+    if may_patch.directives && has_patch_directives(&value) {
         return false;
     }
-    let decoded = podcycle_k8s::decode(object.kind, &value);
-    let locate = |path: &FieldPath, part: Part| locate(document, object, path, part);
+    // A test framework's expected state (Chainsaw's JMESPath keys) is not an object to apply.
+    if may_patch.expressions && has_assertion_expressions(&value) {
+        return false;
+    }
+    lint_decoded(
+        document,
+        object,
+        &Decoding {
+            value: &value,
+            kind: object.kind,
+            remap: None,
+        },
+        settings,
+        services,
+        out,
+        visit,
+    )
+}
 
-    if let Some(rule) = settings.enabled("unknown-field") {
-        let legacy = object.object.api_version != object.kind.current_api_version();
-        let pod_spec_path = FieldPath::from_keys(object.kind.pod_spec_path());
-        for unknown in &decoded.unknown_fields {
-            let path = FieldPath::new(unknown.path.clone());
-            // Legacy API versions had fields of their own outside the pod template.
-            if legacy && !path.segments().starts_with(pod_spec_path.segments()) {
-                continue;
-            }
-            let Some(podcycle_k8s::PathSegment::Key(name)) = unknown.path.last() else {
-                continue;
-            };
-            let help = did_you_mean_help(name, unknown.known_fields).unwrap_or_else(|| {
-                format!(
-                    "remove it; `{}` has no field of that name",
-                    unknown.type_name
-                )
-            });
-            out.push(object_diagnostic(
-                rule,
-                settings,
-                object,
-                locate(&path, Part::Key),
-                format!("unknown field `{name}` in {}", unknown.type_name),
-                Some(help),
-                Some(path.to_string()),
-            ));
+/// What to decode for a pod spec: the object itself, or the `PodTemplate` built from a custom
+/// kind's template, whose paths `remap` takes back to the object.
+struct Decoding<'a> {
+    value: &'a serde_json::Value,
+    kind: WorkloadKind,
+    remap: Option<&'a FoundTemplate>,
+}
+
+impl Decoding<'_> {
+    fn path(&self, path: &FieldPath) -> FieldPath {
+        match self.remap {
+            Some(template) => template.remap(path),
+            None => path.clone(),
         }
     }
-    if let (Some(error), Some(rule)) = (&decoded.error, settings.enabled("invalid-type")) {
-        let path = FieldPath::new(error.path.clone());
-        // A wrong scalar is underlined; a wrong mapping or list is pointed at by its key, so
-        // the finding does not cover the whole block.
-        let part = if value_is_collection(document, object, &path) {
-            Part::Key
-        } else {
-            Part::Value
-        };
-        let span = locate(&path, part);
-        let help = type_error_help(&error.message);
-        out.push(object_diagnostic(
-            rule,
-            settings,
+
+    fn segments(&self, path: &[PathSegment]) -> Vec<PathSegment> {
+        match self.remap {
+            Some(template) => template
+                .remap(&FieldPath::new(path.to_vec()))
+                .segments()
+                .to_vec(),
+            None => path.to_vec(),
+        }
+    }
+}
+
+/// Lints the pod templates of an object of a custom kind (`model::custom`), each as a pod of
+/// the built-in kind whose rules it follows.
+#[allow(clippy::too_many_arguments)]
+fn lint_custom_object(
+    document: &Document,
+    object: &ObjectSite,
+    kind: &PodTemplateKind,
+    json: Result<serde_json::Value, yaml::ConversionError>,
+    settings: &Settings,
+    services: &[Service],
+    out: &mut Vec<Diagnostic>,
+    visit: &mut VisitPod<'_>,
+) -> bool {
+    // A document rule (yaml-syntax) reported why it could not be converted.
+    let Ok(value) = json else {
+        let first = out.len();
+        visit(None, &out[first..], None);
+        return false;
+    };
+    let mut complete = true;
+    for template in custom::templates(kind, &value) {
+        complete &= lint_decoded(
+            document,
             object,
-            span,
-            friendly_type_error(&error.message),
-            help,
-            Some(path.to_string()),
-        ));
+            &Decoding {
+                value: &template.object,
+                kind: WorkloadKind::PodTemplate,
+                remap: Some(&template),
+            },
+            settings,
+            services,
+            out,
+            visit,
+        );
+    }
+    complete
+}
+
+/// The object rules and the pod rules for one decoded pod spec.
+#[allow(clippy::too_many_arguments)]
+fn lint_decoded(
+    document: &Document,
+    object: &ObjectSite,
+    decoding: &Decoding<'_>,
+    settings: &Settings,
+    services: &[Service],
+    out: &mut Vec<Diagnostic>,
+    visit: &mut VisitPod<'_>,
+) -> bool {
+    let first = out.len();
+    let value = decoding.value;
+    let mut decoded = podcycle_k8s::decode(decoding.kind, value);
+    let locate = |path: &FieldPath, part: Part| locate(document, object, path, part);
+    // The object rules read paths in the object: a built template's are taken back to it, and
+    // its fields are judged as the current types they are decoded as (no legacy exemption).
+    let as_current;
+    let judged = if decoding.remap.is_some() {
+        for unknown in &mut decoded.unknown_fields {
+            unknown.path = decoding.segments(&unknown.path);
+        }
+        if let Some(error) = &mut decoded.error {
+            error.path = decoding.segments(&error.path);
+        }
+        let mut current = object.clone();
+        current.object.api_version = current.kind.current_api_version().to_owned();
+        as_current = current;
+        &as_current
+    } else {
+        object
+    };
+    let context = ObjectContext {
+        document,
+        object: judged,
+        decoded: &decoded,
+        kube: settings.kube_version,
+    };
+    let mut findings = Findings::default();
+    for rule in settings.rules() {
+        if let Check::Object(check) = rule.check {
+            check(&context, &mut findings);
+            for finding in findings.take() {
+                out.push(finding_diagnostic(
+                    rule, settings, document, object, finding, &locate,
+                ));
+            }
+        }
     }
 
     // A value of the wrong type stops decoding, and with it the pod rules.
     let Some(workload) = decoded.workload.as_ref() else {
-        visit(None, &out[first..]);
+        visit(None, &out[first..], None);
         return false;
     };
     let Some(spec) = workload.pod_spec.as_ref() else {
-        visit(None, &out[first..]);
+        visit(None, &out[first..], None);
         return true;
     };
-    let site = PodSite::new(
+    let mut site = PodSite::new(
         &object.object,
         object.kind,
         spec,
         workload.has_pod_failure_policy,
     );
+    // A custom kind's pods follow its kind's rules; their spec is where the decoding put it.
+    site.spec_path = FieldPath::from_keys(decoding.kind.pod_spec_path());
     let life = Lifecycle::derive(&site, settings.sidecars());
-    let selecting: Vec<&Service> = match pod_labels(object.kind, &value) {
+    let selecting: Vec<&Service> = match pod_labels(decoding.kind, value) {
         Some(labels) => services
             .iter()
             .filter(|s| s.selects(object.object.namespace.as_deref(), labels))
@@ -350,14 +482,28 @@ fn lint_object(
     for rule in settings.rules() {
         if let Check::Pod(check) = rule.check {
             check(&context, &mut findings);
-            for finding in findings.take() {
+            for mut finding in findings.take() {
+                if decoding.remap.is_some() {
+                    // Paths in the built template: the field stays the object's, and fixes,
+                    // written for a plain pod spec, are not offered.
+                    finding.at.path = decoding.path(&finding.at.path);
+                    for (target, _) in &mut finding.labels {
+                        target.path = decoding.path(&target.path);
+                    }
+                    finding.fixes.clear();
+                }
                 out.push(finding_diagnostic(
                     rule, settings, document, object, finding, &locate,
                 ));
             }
         }
     }
-    visit(Some((&site, &life)), &out[first..]);
+    let real_spec_path = decoding.path(&site.spec_path);
+    visit(
+        Some((&site, &life)),
+        &out[first..],
+        decoding.remap.map(|_| &real_spec_path),
+    );
     true
 }
 
@@ -375,14 +521,6 @@ pub fn locate(document: &Document, object: &ObjectSite, path: &FieldPath, part: 
     }
 }
 
-fn value_is_collection(document: &Document, object: &ObjectSite, path: &FieldPath) -> bool {
-    let full = object.prefix.join(path.segments());
-    document.root.is_some_and(|root| {
-        let located = lookup(document, root, full.segments());
-        located.complete && document.scalar(located.node).is_none()
-    })
-}
-
 fn finding_diagnostic(
     rule: &'static Rule,
     settings: &Settings,
@@ -390,6 +528,135 @@ fn finding_diagnostic(
     object: &ObjectSite,
     finding: Finding,
     locate: &impl Fn(&FieldPath, Part) -> Span,
+) -> Diagnostic {
+    let fixes = finding
+        .fixes
+        .iter()
+        .map(|fix| fix.clone().within(&object.prefix, document.index))
+        .collect();
+    let unnamed = finding.container.as_deref() == Some("");
+    let mut diagnostic = Diagnostic {
+        object: Some(object.object.clone()),
+        fixes,
+        ..diagnostic_of(rule, settings, finding, locate)
+    };
+    if unnamed {
+        name_unnamed_container(&mut diagnostic);
+    }
+    diagnostic
+}
+
+/// Rules quote container names (`` `web` ``); a container without one would read as empty
+/// backticks. Say which container it is instead: "the 2nd container".
+fn name_unnamed_container(diagnostic: &mut Diagnostic) {
+    let Some(field) = &diagnostic.field else {
+        return;
+    };
+    let mut which = None;
+    for list in ["initContainers", "ephemeralContainers", "containers"] {
+        let needle = format!("{list}[");
+        let at = field
+            .match_indices(&needle)
+            .map(|(at, _)| at)
+            .filter(|&at| at == 0 || field.as_bytes()[at - 1] == b'.')
+            .last();
+        let index = at.and_then(|at| {
+            field[at + needle.len()..]
+                .split(']')
+                .next()
+                .and_then(|i| i.parse::<usize>().ok())
+        });
+        if let Some(index) = index {
+            which = Some(crate::rules::ordinal_container(list, index));
+            break;
+        }
+    }
+    let Some(which) = which else {
+        return;
+    };
+    let replace = |text: &mut String| {
+        if text.contains("``") {
+            *text = text.replace("``", &which);
+        }
+    };
+    replace(&mut diagnostic.message);
+    if let Some(help) = diagnostic.help.as_mut() {
+        replace(help);
+    }
+    for label in &mut diagnostic.labels {
+        replace(&mut label.message);
+    }
+    for note in &mut diagnostic.notes {
+        replace(note);
+    }
+}
+
+/// The diagnostic of a document rule's finding: placed by span, or by a path from the
+/// document's root; about the object the path is in, if any.
+fn document_finding(
+    rule: &'static Rule,
+    settings: &Settings,
+    document: &Document,
+    objects: &[AnyObject],
+    finding: Finding,
+) -> Diagnostic {
+    let locate = |path: &FieldPath, part: Part| {
+        let Some(root) = document.root else {
+            return document.span;
+        };
+        let located = lookup(document, root, path.segments());
+        match (located.complete, part, located.key) {
+            (true, Part::Value, _) | (_, _, None) => located.value,
+            (_, _, Some(key)) => key,
+        }
+    };
+    let object = (!finding.no_field)
+        .then(|| {
+            objects.iter().rev().find(|object| {
+                finding
+                    .at
+                    .path
+                    .segments()
+                    .starts_with(object.prefix.segments())
+            })
+        })
+        .flatten()
+        .map(|object| object_ref(document, object));
+    Diagnostic {
+        object,
+        ..diagnostic_of(rule, settings, finding, &locate)
+    }
+}
+
+fn object_ref(document: &Document, object: &AnyObject) -> ObjectRef {
+    let metadata = |field: &str| {
+        let located = lookup(
+            document,
+            object.root,
+            &[
+                PathSegment::Key("metadata".to_owned()),
+                PathSegment::Key(field.to_owned()),
+            ],
+        );
+        located
+            .complete
+            .then(|| document.scalar_str(located.node).map(str::to_owned))
+            .flatten()
+    };
+    ObjectRef {
+        api_version: object.api_version.clone(),
+        kind: object.kind.clone(),
+        name: metadata("name"),
+        namespace: metadata("namespace"),
+    }
+}
+
+/// A finding as a diagnostic, its places looked up with `locate` unless it gives a span.
+fn diagnostic_of(
+    rule: &'static Rule,
+    settings: &Settings,
+    finding: Finding,
+    locate: &dyn Fn(&FieldPath, Part) -> Span,
 ) -> Diagnostic {
     let Finding {
         at: Target { path, part },
@@ -400,7 +667,10 @@ fn finding_diagnostic(
         container,
         severity,
         enforcement,
-        fixes,
+        fixes: _,
+        span,
+        span_labels,
+        no_field,
     } = finding;
     Diagnostic {
         rule: rule.name,
@@ -409,35 +679,21 @@ fn finding_diagnostic(
         message,
         help,
         notes,
-        span: locate(&path, part),
+        span: span.unwrap_or_else(|| locate(&path, part)),
         labels: labels
             .into_iter()
             .map(|(target, message)| Label::new(locate(&target.path, target.part), message))
+            .chain(
+                span_labels
+                    .into_iter()
+                    .map(|(span, message)| Label::new(span, message)),
+            )
             .collect(),
-        object: Some(object.object.clone()),
+        object: None,
         container,
-        field: Some(path.to_string()),
-        fixes: fixes
-            .into_iter()
-            .map(|fix| fix.within(&object.prefix, document.index))
-            .collect(),
+        field: (!no_field).then(|| path.to_string()),
+        fixes: Vec::new(),
         rendered: None,
-    }
-}
-
-fn object_diagnostic(
-    rule: &'static Rule,
-    settings: &Settings,
-    object: &ObjectSite,
-    span: Span,
-    message: String,
-    help: Option<String>,
-    field: Option<String>,
-) -> Diagnostic {
-    Diagnostic {
-        object: Some(object.object.clone()),
-        field,
-        ..document_diagnostic(rule, settings, span, message, help)
     }
 }
 
@@ -463,46 +719,4 @@ fn document_diagnostic(
         fixes: Vec::new(),
         rendered: None,
     }
-}
-
-/// serde's messages name Rust types; say what Kubernetes expects instead.
-pub(crate) fn friendly_type_error(message: &str) -> String {
-    let mut text = message.to_owned();
-    for (rust, kubernetes) in [
-        ("expected i32", "expected an integer"),
-        ("expected i64", "expected an integer"),
-        ("expected u32", "expected a non-negative integer"),
-        ("expected u64", "expected a non-negative integer"),
-        ("expected f64", "expected a number"),
-        ("expected a boolean", "expected `true` or `false`"),
-        ("expected a sequence", "expected a list"),
-        ("expected a map", "expected a mapping"),
-        ("expected struct ", "expected a mapping ("),
-    ] {
-        if let Some(at) = text.find(rust) {
-            let closing = if kubernetes.ends_with('(') { ")" } else { "" };
-            text = format!(
-                "{}{kubernetes}{}{closing}",
-                &text[..at],
-                &text[at + rust.len()..]
-            );
-            break;
-        }
-    }
-    text
-}
-
-/// A concrete fix for the two type errors YAML makes easy: a quoted number and a YAML 1.1
-/// boolean where a string belongs.
-fn type_error_help(message: &str) -> Option<String> {
-    if message.starts_with("invalid type: string") && message.contains("expected i") {
-        return Some("write the number without quotes".to_owned());
-    }
-    if message.starts_with("invalid type: boolean") && message.contains("expected a string") {
-        return Some("quote the value: YAML reads unquoted `yes`, `no`, `on`, `off`, `true` and `false` as booleans".to_owned());
-    }
-    if message.starts_with("invalid type: integer") && message.contains("expected a string") {
-        return Some("quote the value to keep it a string".to_owned());
-    }
-    None
 }

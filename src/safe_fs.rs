@@ -36,6 +36,8 @@ pub enum FileKind {
     Config,
     /// A `kustomization.yaml`, read for the patches it lists.
     Kustomization,
+    /// A baseline of recorded findings (`check --baseline`).
+    Baseline,
 }
 
 impl FileKind {
@@ -47,6 +49,8 @@ impl FileKind {
             FileKind::Manifest => 256 * MIB,
             FileKind::Config => MIB,
             FileKind::Kustomization => 16 * MIB,
+            // About 200 bytes a finding: a million findings.
+            FileKind::Baseline => 256 * MIB,
         }
     }
 
@@ -55,6 +59,7 @@ impl FileKind {
             FileKind::Manifest => "a manifest",
             FileKind::Config => "a configuration file",
             FileKind::Kustomization => "a kustomization",
+            FileKind::Baseline => "a baseline",
         }
     }
 }
@@ -151,14 +156,15 @@ pub fn read_file(path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
 /// nowhere else. `path` is expected under `tree`.
 pub fn read_file_within(path: &Path, tree: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
     let target = resolve_within(path, tree)?;
-    let (file, size) = open_regular(&target)?;
-    if size > kind.max_bytes() {
-        return Err(ReadError::TooLarge { kind });
-    }
-    // The size the file has now, so that the text is read into one allocation of its size.
-    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    read_capped_into(file, kind, &mut bytes)?;
-    Ok(bytes)
+    let file = open_regular(&target)?;
+    // Room for the size the file has now, so that the bytes are read into one allocation of
+    // their own size (growing by doubling leaves up to half of it unused for the whole run).
+    let size = file.metadata().map_or(0, |m| m.len()).min(kind.max_bytes());
+    read_capped_into(
+        file,
+        kind,
+        Vec::with_capacity(usize::try_from(size).unwrap_or(0)),
+    )
 }
 
 /// Reads standard input, up to the cap of `kind`.
@@ -168,22 +174,20 @@ pub fn read_stdin(kind: FileKind) -> Result<Vec<u8>, ReadError> {
 
 /// Reads everything `reader` gives, up to the cap of `kind`.
 pub fn read_capped(reader: impl Read, kind: FileKind) -> Result<Vec<u8>, ReadError> {
-    let mut bytes = Vec::new();
-    read_capped_into(reader, kind, &mut bytes)?;
-    Ok(bytes)
+    read_capped_into(reader, kind, Vec::new())
 }
 
 fn read_capped_into(
     reader: impl Read,
     kind: FileKind,
-    bytes: &mut Vec<u8>,
-) -> Result<(), ReadError> {
+    mut bytes: Vec<u8>,
+) -> Result<Vec<u8>, ReadError> {
     let max = kind.max_bytes();
-    reader.take(max + 1).read_to_end(bytes)?;
+    reader.take(max + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
         return Err(ReadError::TooLarge { kind });
     }
-    Ok(())
+    Ok(bytes)
 }
 
 /// The tree symbolic links may lead into for `path`, seen from `cwd`: `cwd` when `path` is
@@ -254,9 +258,9 @@ fn kernel_file_system(path: &Path) -> Option<&'static str> {
 }
 
 /// Opens `path` for reading without following a last symbolic link (one swapped in since it
-/// was resolved) and without blocking on a FIFO, and checks it is a regular file before
-/// anything is read. Returns it with its size.
-fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
+/// was resolved) and without blocking on a FIFO, and checks it is a regular file within the
+/// size cap before anything is read.
+fn open_regular(path: &Path) -> Result<File, ReadError> {
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -271,7 +275,7 @@ fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
             what: describe_type(&metadata.file_type()),
         });
     }
-    Ok((file, metadata.len()))
+    Ok(file)
 }
 
 fn describe_type(file_type: &std::fs::FileType) -> &'static str {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::diagnostics::Severity;
 use crate::lifecycle::Sidecars;
+use crate::model::custom::PodTemplateKinds;
 use crate::rules::{ALL_RULES, Category, Rule};
 use crate::suggest::did_you_mean_help;
 use crate::versions::{KubeVersion, NEWEST_MODELLED};
@@ -18,6 +19,8 @@ pub struct Settings {
     /// Per-rule severities that replace the defaults.
     severities: Vec<(&'static str, Severity)>,
     sidecars: Arc<Sidecars>,
+    /// The custom kinds whose pod templates are linted, besides the built-in table.
+    pod_templates: Arc<PodTemplateKinds>,
 }
 
 impl Default for Settings {
@@ -31,12 +34,13 @@ impl Default for Settings {
             kube_version: NEWEST_MODELLED,
             severities: Vec::new(),
             sidecars: Arc::default(),
+            pod_templates: Arc::default(),
         }
     }
 }
 
 /// The least severity that makes `podcycle check` exit with 1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailOn {
     Error,
     Warning,
@@ -46,6 +50,16 @@ pub enum FailOn {
 
 impl FailOn {
     pub const NAMES: [&'static str; 4] = ["error", "warning", "info", "never"];
+    pub const ALL: [FailOn; 4] = [FailOn::Error, FailOn::Warning, FailOn::Info, FailOn::Never];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FailOn::Error => "error",
+            FailOn::Warning => "warning",
+            FailOn::Info => "info",
+            FailOn::Never => "never",
+        }
+    }
 
     pub fn threshold(self) -> Option<Severity> {
         match self {
@@ -182,6 +196,17 @@ impl Settings {
     }
 
     #[must_use]
+    pub fn with_pod_templates(mut self, kinds: Arc<PodTemplateKinds>) -> Settings {
+        self.pod_templates = kinds;
+        self
+    }
+
+    /// The kinds with pod templates: the built-in table and the configuration's.
+    pub fn pod_templates(&self) -> &PodTemplateKinds {
+        &self.pod_templates
+    }
+
+    #[must_use]
     pub fn with_sidecars(mut self, sidecars: Arc<Sidecars>) -> Settings {
         self.sidecars = sidecars;
         self
@@ -199,6 +224,12 @@ impl Settings {
     /// The rule, when it is enabled.
     pub fn enabled(&self, name: &str) -> Option<&'static Rule> {
         self.enabled.iter().copied().find(|r| r.name == name)
+    }
+
+    /// Whether `rule` runs. Rules are referred to by value, so a misspelt name cannot turn a
+    /// check off without a word.
+    pub fn runs(&self, rule: &'static Rule) -> bool {
+        self.enabled.iter().any(|r| std::ptr::eq(*r, rule))
     }
 
     pub fn rules(&self) -> impl Iterator<Item = &'static Rule> + '_ {

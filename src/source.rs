@@ -1,6 +1,10 @@
 //! Source files, byte spans and the line index that turns offsets into lines and columns.
 
-use std::ops::Range;
+mod excerpt;
+
+use std::ops::{Range, RangeInclusive};
+
+use excerpt::Kept;
 
 /// A byte range in a source file. `u32` keeps the YAML tree small; files are read with a cap far
 /// below 4 GiB ([`crate::safe_fs::FileKind::max_bytes`]).
@@ -44,6 +48,12 @@ fn saturate(offset: usize) -> u32 {
 }
 
 /// A file's text with its line index.
+///
+/// A report keeps only the lines its findings show: [`SourceFile::excerpt`] makes a file of
+/// those lines, whose `text` and `lines` are the kept lines back to back. Read positions and
+/// text through the methods ([`SourceFile::line_col`], [`SourceFile::line_of`],
+/// [`SourceFile::slice`], ...), which take and give offsets and lines of the whole file either
+/// way.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceFile {
     /// The path as the user gave it (or `-` / `--stdin-filename` for standard input).
@@ -53,6 +63,8 @@ pub struct SourceFile {
     pub os_path: Option<std::path::PathBuf>,
     pub text: String,
     pub lines: LineIndex,
+    /// Where the kept lines of an excerpt are in the whole file; `None` for a whole file.
+    kept: Option<Box<Kept>>,
 }
 
 impl SourceFile {
@@ -64,6 +76,7 @@ impl SourceFile {
             os_path: None,
             text,
             lines,
+            kept: None,
         }
     }
 
@@ -87,7 +100,96 @@ impl SourceFile {
 
     /// 1-based line and 1-based column in Unicode characters.
     pub fn line_col(&self, offset: u32) -> LineCol {
-        self.lines.line_col(&self.text, offset as usize)
+        let Some(kept) = &self.kept else {
+            return self.lines.line_col(&self.text, offset as usize);
+        };
+        let (line, local) = kept.locate(&self.lines, offset as usize);
+        let local = clamp_to_char_boundary(&self.text, local);
+        let start = self.lines.line_start(self.lines.line_of(local)).min(local);
+        LineCol {
+            line: line + 1,
+            column: self.text[start..local].chars().count() + 1,
+        }
+    }
+
+    /// The 0-based line that holds `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match &self.kept {
+            None => self.lines.line_of(offset),
+            Some(kept) => kept.locate(&self.lines, offset).0,
+        }
+    }
+
+    /// The offset where a 0-based line starts (the end of the text past the last line).
+    pub fn line_start(&self, line: usize) -> usize {
+        match &self.kept {
+            None if line >= self.lines.line_count() => self.text.len(),
+            None => self.lines.line_start(line),
+            Some(kept) => kept.line_start(&self.lines, line),
+        }
+    }
+
+    /// Where a line's text ends: before its line break, or at the end of the text.
+    pub fn content_end(&self, line: usize) -> usize {
+        match &self.kept {
+            None => self.lines.content_end(&self.text, line),
+            Some(kept) => kept.content_end(&self.text, &self.lines, line),
+        }
+    }
+
+    /// How many lines the whole file has.
+    pub fn line_count(&self) -> usize {
+        match &self.kept {
+            None => self.lines.line_count(),
+            Some(kept) => kept.line_count,
+        }
+    }
+
+    /// The length of the whole file's text.
+    pub fn len(&self) -> usize {
+        match &self.kept {
+            None => self.text.len(),
+            Some(kept) => kept.len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The text between two offsets, moved onto character boundaries. In an excerpt, both
+    /// ends must be in the same run of kept lines; otherwise the text is empty.
+    pub fn slice(&self, range: Range<usize>) -> &str {
+        let (start, end) = match &self.kept {
+            None => (range.start, range.end),
+            Some(kept) => match kept.local_range(range) {
+                Some(local) => (local.start, local.end),
+                None => return "",
+            },
+        };
+        let start = clamp_to_char_boundary(&self.text, start);
+        let end = clamp_to_char_boundary(&self.text, end).max(start);
+        &self.text[start..end]
+    }
+
+    /// Moves an offset back onto a character boundary, and into the text.
+    pub fn clamp_to_char_boundary(&self, offset: usize) -> usize {
+        match &self.kept {
+            None => clamp_to_char_boundary(&self.text, offset),
+            Some(kept) => kept.clamp_to_char_boundary(&self.text, offset),
+        }
+    }
+
+    /// Whether this holds only some lines of its file (see [`SourceFile::excerpt`]).
+    pub fn is_excerpt(&self) -> bool {
+        self.kept.is_some()
+    }
+
+    /// A copy holding only the given lines (0-based, of the whole file), for a report that
+    /// shows those lines and no others: positions in them read as in the whole file. Lines
+    /// past the end are left out; so are lines this file does not hold itself.
+    pub fn excerpt(&self, lines: impl IntoIterator<Item = RangeInclusive<usize>>) -> SourceFile {
+        excerpt::excerpt(self, lines)
     }
 }
 

@@ -20,9 +20,10 @@ impl KubeVersion {
     }
 }
 
-/// The newest version whose feature stages podcycle has read in the Kubernetes source; the
-/// default of `--kube-version`. Newer versions are accepted and assumed to keep these stages.
-pub const NEWEST_MODELLED: KubeVersion = KubeVersion::new(35);
+/// The newest version whose feature stages podcycle has read in the Kubernetes source
+/// (kubernetes/kubernetes v1.37.2 `pkg/features/kube_features.go`, the release the oracle in
+/// `oracle/` runs); the default of `--kube-version`.
+pub const NEWEST_MODELLED: KubeVersion = KubeVersion::new(37);
 /// The oldest version podcycle models.
 pub const OLDEST_SUPPORTED: KubeVersion = KubeVersion::new(23);
 /// The newest version podcycle accepts: the API types it decodes with are this version's.
@@ -67,6 +68,10 @@ impl FromStr for KubeVersion {
         Ok(version)
     }
 }
+
+/// The first version that no longer serves `batch/v1beta1` CronJobs (kubernetes/website
+/// deprecation-guide.md, "v1.25").
+pub const BATCH_V1BETA1_CRONJOB_REMOVED: KubeVersion = KubeVersion::new(25);
 
 /// A feature gate's stage in one version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,6 +187,17 @@ pub static CONTAINER_RESTART_RULES: Feature = Feature {
     when_off: GateOff::Dropped,
 };
 
+/// The `RestartAllContainers` action of container restart rules, and restart rules on native
+/// sidecars.
+pub static RESTART_ALL_CONTAINERS: Feature = Feature {
+    gate: "RestartAllContainersOnContainerExits",
+    description: "the `RestartAllContainers` restart rule action and restart rules on sidecars",
+    alpha: v(35),
+    beta: v(36),
+    stable: None,
+    when_off: GateOff::Rejected,
+};
+
 /// `lifecycle.stopSignal` (KEP-4960).
 pub static CONTAINER_STOP_SIGNALS: Feature = Feature {
     gate: "ContainerStopSignals",
@@ -212,11 +228,12 @@ pub static GRPC_CONTAINER_PROBE: Feature = Feature {
     when_off: GateOff::Dropped,
 };
 
-pub static ALL_FEATURES: [&Feature; 7] = [
+pub static ALL_FEATURES: [&Feature; 8] = [
     &SIDECAR_CONTAINERS,
     &POD_LIFECYCLE_SLEEP_ACTION,
     &POD_LIFECYCLE_SLEEP_ACTION_ALLOW_ZERO,
     &CONTAINER_RESTART_RULES,
+    &RESTART_ALL_CONTAINERS,
     &CONTAINER_STOP_SIGNALS,
     &PROBE_TERMINATION_GRACE_PERIOD,
     &GRPC_CONTAINER_PROBE,
@@ -249,6 +266,12 @@ mod tests {
         assert_eq!(SIDECAR_CONTAINERS.stage(version("1.33")), Stage::Stable);
         assert!(!CONTAINER_STOP_SIGNALS.enabled(NEWEST_MODELLED));
         assert!(CONTAINER_RESTART_RULES.enabled(version("1.35")));
+        // kube_features.go at v1.37.2: restart rules are still beta, stop signals still
+        // alpha, RestartAllContainersOnContainerExits beta from 1.36.
+        assert!(CONTAINER_RESTART_RULES.enabled(version("1.37")));
+        assert!(!CONTAINER_STOP_SIGNALS.enabled(version("1.37")));
+        assert!(!RESTART_ALL_CONTAINERS.enabled(version("1.35")));
+        assert!(RESTART_ALL_CONTAINERS.enabled(version("1.36")));
         assert!(!CONTAINER_RESTART_RULES.enabled(version("1.34")));
         assert_eq!(
             SIDECAR_CONTAINERS.availability(),

@@ -19,6 +19,10 @@
 //! The `podcycle explain` fixtures in `testdata/explain/` are here too: each is rendered in every
 //! format, pinned by snapshots in `tests/snapshots/explain/`.
 //!
+//! Every fixture whose findings come with fixes is also fixed end to end with `podcycle check
+//! --fix` (`fix::<rule-name>::<file>`): the fixed findings are gone, every comment is kept,
+//! lines outside the edits are untouched, and a second run changes nothing.
+//!
 //! Every fixture is a test of its own (the binary uses libtest-mimic as its harness), so one
 //! failure does not hide the others and `cargo test --test fixtures NAME` runs one:
 //! `rules::<rule-name>::<file>` and `explain::<file>::<format>`.
@@ -57,7 +61,18 @@ fn main() -> ExitCode {
             }));
         }
     }
+    for (rule, path) in fixtures() {
+        if fixture_has_fixes(&rule, &path) {
+            let name = format!("fix::{rule}::{}", file_name(&path));
+            trials.push(Trial::test(name, move || {
+                fix_fixture(&rule, &path).map_err(Failed::from)
+            }));
+        }
+    }
     trials.extend([
+        Trial::test("meta::rules_with_fixes_have_fixtures_they_fix", || {
+            rules_with_fixes_have_fixtures_they_fix().map_err(Failed::from)
+        }),
         Trial::test("meta::every_rule_has_failing_and_passing_fixtures", || {
             every_rule_has_failing_and_passing_fixtures().map_err(Failed::from)
         }),
@@ -188,12 +203,10 @@ fn fixtures() -> Vec<(String, PathBuf)> {
     all
 }
 
-fn check_fixture(rule: &str, path: &Path) -> Result<(), String> {
-    let text = fs::read_to_string(path).unwrap();
-    let (mut expected, silent) = markers(&text);
-    let mut names = vec![rule.to_owned()];
-    names.extend(enabled_rules(&text));
-    let selectors = names
+/// The settings a fixture is linted with: its folder's rule, the rules its `# enable:` lines
+/// name, and the `--kube-version` of its header.
+fn fixture_settings(rule: &str, text: &str) -> Result<Settings, String> {
+    let selectors = fixture_rules(rule, text)
         .iter()
         .map(|name| Selector::parse(name))
         .collect::<Result<Vec<_>, _>>()?;
@@ -201,7 +214,19 @@ fn check_fixture(rule: &str, path: &Path) -> Result<(), String> {
         return Err(format!("no rule named `{rule}`"));
     }
     let settings = Settings::from_selectors(&selectors, &[], &[]);
-    let settings = common::with_header_options(&text, settings);
+    Ok(common::with_header_options(text, settings))
+}
+
+fn fixture_rules(rule: &str, text: &str) -> Vec<String> {
+    let mut names = vec![rule.to_owned()];
+    names.extend(enabled_rules(text));
+    names
+}
+
+fn check_fixture(rule: &str, path: &Path) -> Result<(), String> {
+    let text = fs::read_to_string(path).unwrap();
+    let (mut expected, silent) = markers(&text);
+    let settings = fixture_settings(rule, &text)?;
     let shown = shown(path);
     let (diagnostics, rendered) = render_for_tests(&shown, &text, &settings);
     let mut actual: Vec<Expected> = diagnostics
@@ -364,4 +389,205 @@ fn check_explain_fixture(path: &Path, format: ExplainFormat, format_name: &str) 
     insta::with_settings!({ snapshot_path => "snapshots/explain", prepend_module_to_snapshot => false, omit_expression => true }, {
         insta::assert_snapshot!(format!("{stem}__{format_name}"), output);
     });
+}
+
+/// Whether linting the fixture gives a finding with a fix.
+fn fixture_has_fixes(rule: &str, path: &Path) -> bool {
+    let text = fs::read_to_string(path).unwrap();
+    let Ok(settings) = fixture_settings(rule, &text) else {
+        return false;
+    };
+    podcycle::cli::lint_text(&shown(path), &text, &settings)
+        .diagnostics
+        .iter()
+        .any(|d| !d.fixes.is_empty())
+}
+
+/// The options `podcycle check` needs to lint the fixture as this harness does.
+fn fixture_args(rule: &str, text: &str) -> Vec<String> {
+    let mut args = vec![
+        "check".to_owned(),
+        "--no-config".to_owned(),
+        "--fail-on".to_owned(),
+        "never".to_owned(),
+        "--select".to_owned(),
+        fixture_rules(rule, text).join(","),
+    ];
+    let header = text.lines().take_while(|l| l.trim_start().starts_with('#'));
+    for line in header {
+        let mut words = line.split_whitespace();
+        while let Some(word) = words.next() {
+            if word == "--kube-version"
+                && let Some(version) = words.next()
+            {
+                args.extend(["--kube-version".to_owned(), version.to_owned()]);
+            }
+        }
+    }
+    args
+}
+
+fn podcycle_json(
+    args: &[String],
+    extra: &[&str],
+    file: &Path,
+) -> Result<serde_json::Value, String> {
+    let output = common::podcycle()
+        .args(args)
+        .args(extra)
+        .args(["--format", "json"])
+        .arg(file)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
+    if output.status.code() != Some(0) {
+        return Err(format!(
+            "podcycle {args:?} {extra:?} exited with {:?}: {}",
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    serde_json::from_slice(&output.stdout).map_err(|e| e.to_string())
+}
+
+/// The comments of a YAML text, in order.
+fn comments(text: &str) -> Vec<String> {
+    podcycle::yaml::parse_stream(text)
+        .iter()
+        .flat_map(|document| document.comments.iter().map(|c| c.text.to_string()))
+        .collect()
+}
+
+/// `podcycle check --fix --unsafe-fixes` on a copy of the fixture.
+fn fix_fixture(rule: &str, path: &Path) -> Result<(), String> {
+    let text = fs::read_to_string(path).unwrap();
+    let args = fixture_args(rule, &text);
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let copy = dir.path().join(file_name(path));
+    fs::write(&copy, &text).unwrap();
+    let shown = shown(path);
+
+    let before = podcycle_json(&args, &[], &copy)?;
+    let key = |d: &serde_json::Value| {
+        (
+            d["rule"].clone(),
+            d["object"].clone(),
+            d["field"].clone(),
+            d["container"].clone(),
+        )
+    };
+    let fixable: Vec<_> = before
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| !d["fixes"].as_array().unwrap().is_empty())
+        .collect();
+    if fixable.is_empty() {
+        return Err(format!("{shown}: the JSON report has no fixes"));
+    }
+    // Every line an edit of any fix may replace (1-based, inclusive).
+    let editable: Vec<(u64, u64)> = fixable
+        .iter()
+        .flat_map(|d| d["fixes"].as_array().unwrap().iter())
+        .flat_map(|f| f["edits"].as_array().unwrap().iter())
+        .map(|e| (e["line"].as_u64().unwrap(), e["end_line"].as_u64().unwrap()))
+        .collect();
+
+    let fixed_run = podcycle_json(&args, &["--fix", "--unsafe-fixes"], &copy)?;
+    let fixed = fs::read_to_string(&copy).unwrap();
+    if fixed == text {
+        return Err(format!("{shown}: --fix changed nothing"));
+    }
+    for finding in &fixable {
+        if fixed_run
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| key(d) == key(finding))
+        {
+            return Err(format!(
+                "{shown}: --fix left {} at line {}:\n{fixed}",
+                finding["rule"], finding["line"]
+            ));
+        }
+    }
+    let (old_comments, new_comments) = (comments(&text), comments(&fixed));
+    let mut remaining = new_comments.iter();
+    for comment in &old_comments {
+        if !remaining.any(|c| c == comment) {
+            return Err(format!(
+                "{shown}: --fix lost the comment `#{comment}`:\n{fixed}"
+            ));
+        }
+    }
+    let diff = similar::TextDiff::from_lines(&text, &fixed);
+    for change in diff.iter_all_changes() {
+        if change.tag() == similar::ChangeTag::Delete {
+            let line = change.old_index().unwrap() as u64 + 1;
+            if !editable
+                .iter()
+                .any(|&(start, end)| start <= line && line <= end)
+            {
+                return Err(format!(
+                    "{shown}: --fix changed line {line}, which no fix edits: {}",
+                    change.value()
+                ));
+            }
+        }
+    }
+    // A second run finds nothing left to fix.
+    podcycle_json(&args, &["--fix", "--unsafe-fixes"], &copy)?;
+    if fs::read_to_string(&copy).unwrap() != fixed {
+        return Err(format!("{shown}: a second --fix changed the file again"));
+    }
+    let output = common::podcycle()
+        .args(&args)
+        .args(["--diff", "--unsafe-fixes"])
+        .arg(&copy)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    if output.status.code() != Some(0) || !output.stdout.is_empty() {
+        return Err(format!(
+            "{shown}: --diff after --fix shows changes:\n{}",
+            String::from_utf8_lossy(&output.stdout)
+        ));
+    }
+    Ok(())
+}
+
+/// A rule that declares fixes has a fixture that shows one; a rule that declares none never
+/// offers one.
+fn rules_with_fixes_have_fixtures_they_fix() -> Result<(), String> {
+    use podcycle::fix::FixAvailability;
+    let mut problems = Vec::new();
+    for rule in ALL_RULES {
+        let mut fixed = false;
+        for (folder, path) in fixtures() {
+            let text = fs::read_to_string(&path).unwrap();
+            let Ok(settings) = fixture_settings(&folder, &text) else {
+                continue;
+            };
+            let report = podcycle::cli::lint_text(&shown(&path), &text, &settings);
+            fixed |= report
+                .diagnostics
+                .iter()
+                .any(|d| d.rule == rule.name && !d.fixes.is_empty());
+        }
+        match (rule.fix, fixed) {
+            (FixAvailability::None, true) => problems.push(format!(
+                "{}: offers fixes, but declares none (`fix: Sometimes` in declare_rule!)",
+                rule.name
+            )),
+            (FixAvailability::Sometimes | FixAvailability::Always, false) => problems.push(
+                format!("{}: declares fixes, but no fixture shows one", rule.name),
+            ),
+            _ => {}
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
 }

@@ -9,10 +9,14 @@ use std::sync::Arc;
 use globset::GlobSet;
 use rayon::prelude::*;
 
+use super::files::replace_file;
+use super::fixing::{FixRun, fix_files};
 use super::input::{lint_bytes_with, read_path, read_stdin};
 use super::{
-    CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, eprint_line, usage_error,
+    CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, eprint_line, ignoring,
+    statistics, usage_error,
 };
+use crate::baseline::Baseline;
 use crate::config::{self, Config, ConfigError};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::discovery::roles::{PatchIndex, role_by_name};
@@ -20,6 +24,7 @@ use crate::discovery::{
     Discovered, Skip, WalkOptions, describe_io_error, discover_with, exclude_set, excluded,
 };
 use crate::escape::escape_controls;
+use crate::fix::Applicability;
 use crate::lint::FileRole;
 use crate::render::{self, HelmOptions, Input, NotRendered, Output, Tools};
 use crate::report::{self, FileReport, Format, RunNotes, Unrendered, render_problem};
@@ -29,10 +34,61 @@ use crate::source::SourceFile;
 
 /// What a file is linted with.
 #[derive(Clone)]
-struct Plan {
-    settings: Settings,
-    fail_at: Option<Severity>,
-    role: FileRole,
+pub(super) struct Plan {
+    pub settings: Settings,
+    pub fail_at: Option<Severity>,
+    pub role: FileRole,
+    /// Keep each file's whole text in its report: `--fix`, `--diff` and `--add-ignore` edit
+    /// it. Otherwise a report keeps only the lines it shows.
+    pub keep_text: bool,
+}
+
+/// A checked file: its report, what it was linted with, and where it is.
+pub(super) struct Checked {
+    pub report: FileReport,
+    /// `None` for a file only rendered output reports findings in (a Helm template): it was
+    /// not linted as it is, and is not edited.
+    pub plan: Option<Plan>,
+    /// The file on disk; `None` for standard input.
+    pub path: Option<PathBuf>,
+}
+
+impl Checked {
+    /// Lints `text` as this file, the way it was linted as it is (not what rendering found
+    /// in it): the findings `--fix` and `--add-ignore` work on.
+    pub fn lint(&self, text: &str) -> FileReport {
+        match &self.plan {
+            Some(plan) => lint_with_plan(
+                self.report.file.path.clone(),
+                text.as_bytes().to_vec(),
+                plan,
+            ),
+            None => FileReport {
+                file: SourceFile::new(self.report.file.path.clone(), text),
+                diagnostics: Vec::new(),
+                objects: Vec::new(),
+                fail_at: self.report.fail_at,
+            },
+        }
+    }
+
+    /// Lints the file again after it changed to `text`. Findings rendering placed in it are
+    /// kept as they were: the chart or overlay is not rendered again.
+    pub fn relint(&mut self, text: String) {
+        let rendered: Vec<Diagnostic> = self
+            .report
+            .diagnostics
+            .drain(..)
+            .filter(|d| d.rendered.is_some())
+            .collect();
+        let mut report = self.lint(&text);
+        if let Some(path) = &self.path {
+            report.file.set_os_path(path);
+        }
+        report.diagnostics.extend(rendered);
+        crate::diagnostics::sort(&mut report.diagnostics);
+        self.report = report;
+    }
 }
 
 pub fn run(args: &CheckArgs) -> io::Result<u8> {
@@ -59,6 +115,16 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             "--stdin-filename names standard input, and no `-` is among the paths; add `-` to read standard input too",
         ));
     }
+    if let Some(message) = conflicts(args, stdin_count) {
+        return Ok(usage_error(&message));
+    }
+    let mut baseline = match &args.baseline {
+        None => None,
+        Some(path) => match read_baseline(path) {
+            Ok(baseline) => Some(baseline),
+            Err(message) => return Ok(usage_error(&message)),
+        },
+    };
     let color = match args.color {
         _ if args.output.is_some() => false,
         ColorChoice::Always => true,
@@ -156,8 +222,12 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     }
 
     let mut reports = Vec::new();
+    // Where each file linted as it is came from, for --fix and --add-ignore.
+    let mut plans: HashMap<String, (Option<PathBuf>, Plan)> = HashMap::new();
     if let Some(plan) = stdin_plan {
-        reports.push(lint_with_plan(stdin_name, read_stdin()?, &plan));
+        let report = lint_with_plan(stdin_name, read_stdin()?, &plan);
+        plans.insert(report.file.path.clone(), (None, plan));
+        reports.push(report);
     }
     // Files are independent; lint them on every core and keep the order of discovery.
     let results: Vec<Result<FileReport, String>> = files
@@ -170,9 +240,12 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             })
         })
         .collect();
-    for result in results {
+    for (result, (path, plan)) in results.into_iter().zip(files) {
         match result {
-            Ok(report) => reports.push(report),
+            Ok(report) => {
+                plans.insert(report.file.path.clone(), (Some(path), plan));
+                reports.push(report);
+            }
             Err(message) => {
                 eprint_line(format_args!("podcycle: error: {message}"))?;
                 failed = true;
@@ -216,7 +289,11 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
                     }
                     counted.push(key);
                 }
-                merge(&mut reports, lint_rendered(output, job));
+                merge(
+                    &mut reports,
+                    lint_rendered(output, job),
+                    !job.plan.keep_text,
+                );
             }
             Err(not_rendered) => {
                 let file = match not_rendered.tool {
@@ -275,6 +352,48 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         return Ok(EXIT_ERROR);
     }
 
+    let mut checked: Vec<Checked> = reports
+        .into_iter()
+        .map(|report| {
+            let (path, plan) = match plans.remove(&report.file.path) {
+                Some((path, plan)) => (path, Some(plan)),
+                None => (None, None),
+            };
+            Checked { report, plan, path }
+        })
+        .collect();
+    if let Some(path) = &args.write_baseline {
+        return write_baseline(path, &checked, failed);
+    }
+    let allowed = if args.unsafe_fixes {
+        Applicability::Unsafe
+    } else {
+        Applicability::Safe
+    };
+    let mut fix_run = None;
+    if args.fix || args.diff {
+        let mut out = io::stdout().lock();
+        let run = fix_files(&mut checked, allowed, args.diff, &mut out)?;
+        out.flush()?;
+        failed |= run.failed;
+        if args.diff {
+            return diff_summary(&run, failed);
+        }
+        fix_run = Some(run);
+    }
+    if let Some(baseline) = &mut baseline {
+        for entry in &mut checked {
+            baseline.filter(&entry.report.file, &mut entry.report.diagnostics);
+        }
+    }
+    if let Some(reason) = &args.add_ignore {
+        return add_ignores(&mut checked, reason, failed);
+    }
+    let reports: Vec<FileReport> = checked.into_iter().map(|entry| entry.report).collect();
+    if let Some(baseline) = &baseline {
+        baseline_summary(baseline)?;
+    }
+
     let unrendered = !run.unrendered.is_empty();
     let options = report::Options {
         color,
@@ -284,14 +403,25 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             .map(|dir| report::directory_uri(&dir)),
         run,
     };
+    let write = |out: &mut dyn Write| -> io::Result<()> {
+        if args.statistics {
+            statistics::write(out, args.format, &reports, allowed)?;
+        } else {
+            report::write(out, args.format, &reports, &options)?;
+        }
+        if let Some(run) = &fix_run {
+            fixed_summary(out, args.format, run)?;
+        }
+        Ok(())
+    };
     match &args.output {
         None => {
             let mut out = io::stdout().lock();
-            report::write(&mut out, args.format, &reports, &options)?;
+            write(&mut out)?;
             out.flush()?;
         }
         Some(path) => {
-            if let Err(error) = write_report_file(path, args.format, &reports, &options) {
+            if let Err(error) = write_report_file(path, write) {
                 let reason = match error {
                     OutputError::Create(reason) => reason,
                     OutputError::Write(error) => describe_io_error(&error),
@@ -436,7 +566,10 @@ fn lint_rendered(mut output: Output, job: &RenderJob) -> Vec<FileReport> {
         .map(|p| render::display(p))
         .collect();
     let mut by_file: Vec<(Arc<SourceFile>, Vec<Diagnostic>)> = Vec::new();
-    for diagnostic in linted.diagnostics {
+    for mut diagnostic in linted.diagnostics {
+        // A fix names places in the rendered output, not in the template, base or patch the
+        // finding is reported in: --fix edits only files linted as they are.
+        diagnostic.fixes.clear();
         let (file, diagnostic) = output.map.place(&rendered, diagnostic);
         if !named.is_empty() && !named.contains(&file.path) {
             continue;
@@ -467,10 +600,18 @@ fn lint_rendered(mut output: Output, job: &RenderJob) -> Vec<FileReport> {
 
 /// Adds findings to the report of their file, or a new one. A finding already there (a base
 /// linted as it is, an overlay built twice) is kept once: the copy with the most labels.
-fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>) {
-    for report in incoming {
+/// With `compact`, the reports keep only the lines they show.
+fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>, compact: bool) {
+    for mut report in incoming {
         match reports.iter_mut().find(|r| r.file.path == report.file.path) {
             Some(existing) => {
+                // The file as read for the rendered findings holds the lines they show, which
+                // the compacted report of the file may not.
+                if existing.file.is_excerpt() && !report.file.is_excerpt() {
+                    let os_path = existing.file.os_path.take();
+                    existing.file = std::mem::replace(&mut report.file, SourceFile::new("", ""));
+                    existing.file.os_path = os_path;
+                }
                 for diagnostic in report.diagnostics {
                     let same = existing.diagnostics.iter_mut().find(|d| {
                         d.rule == diagnostic.rule
@@ -491,6 +632,9 @@ fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>) {
                     }
                 }
                 crate::diagnostics::sort(&mut existing.diagnostics);
+                if compact {
+                    existing.compact();
+                }
             }
             None => {
                 let mut report = report;
@@ -506,6 +650,9 @@ fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>) {
                 }
                 crate::diagnostics::sort(&mut unique);
                 report.diagnostics = unique;
+                if compact {
+                    report.compact();
+                }
                 reports.push(report);
             }
         }
@@ -561,14 +708,12 @@ fn show_files(
 
 fn write_report_file(
     path: &Path,
-    format: Format,
-    reports: &[FileReport],
-    options: &report::Options,
+    write: impl Fn(&mut dyn Write) -> io::Result<()>,
 ) -> Result<(), OutputError> {
     let file = safe_fs::create_file(path, Existing::Replace)
         .map_err(|error| OutputError::Create(error.to_string()))?;
     let mut out = io::BufWriter::new(file);
-    report::write(&mut out, format, reports, options).map_err(OutputError::Write)?;
+    write(&mut out).map_err(OutputError::Write)?;
     out.flush().map_err(OutputError::Write)
 }
 
@@ -576,6 +721,145 @@ fn write_report_file(
 enum OutputError {
     Create(String),
     Write(io::Error),
+}
+
+/// Options that cannot go together, or not with standard input.
+fn conflicts(args: &CheckArgs, stdin_count: usize) -> Option<String> {
+    if stdin_count > 0 && args.fix && !args.diff {
+        return Some(
+            "`--fix` cannot write standard input back; use `--diff` to see the fixes".to_owned(),
+        );
+    }
+    if stdin_count > 0 && args.add_ignore.is_some() {
+        return Some("`--add-ignore` cannot write standard input back".to_owned());
+    }
+    if let Some(reason) = &args.add_ignore {
+        return crate::add_ignore::check_reason(reason).err();
+    }
+    None
+}
+
+fn read_baseline(path: &Path) -> Result<Baseline, String> {
+    let bytes = safe_fs::read_file(path, safe_fs::FileKind::Baseline)
+        .map_err(|error| format!("cannot read baseline {}: {error}", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("invalid baseline {}: not UTF-8", path.display()))?;
+    Baseline::parse(&parent_dir(path), &text)
+        .map_err(|message| format!("invalid baseline {}: {message}", path.display()))
+}
+
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// `--write-baseline FILE`: records every finding and reports nothing else.
+fn write_baseline(path: &Path, checked: &[Checked], failed: bool) -> io::Result<u8> {
+    let mut baseline = Baseline::new(&parent_dir(path));
+    for entry in checked {
+        baseline.record(&entry.report.file, &entry.report.diagnostics);
+    }
+    if let Err(error) = replace_file(path, &baseline.to_json()) {
+        return Ok(usage_error(&format!(
+            "cannot write baseline {}: {}",
+            path.display(),
+            describe_io_error(&error)
+        )));
+    }
+    eprint_line(format_args!(
+        "podcycle: recorded {} in {}; `--baseline {}` reports only new ones",
+        count(baseline.len(), "finding"),
+        path.display(),
+        path.display()
+    ))?;
+    Ok(if failed { EXIT_ERROR } else { EXIT_CLEAN })
+}
+
+fn baseline_summary(baseline: &Baseline) -> io::Result<()> {
+    let stale = baseline.stale();
+    let mut line = format!(
+        "podcycle: {} in the baseline not shown",
+        count(baseline.matched, "finding")
+    );
+    if stale > 0 {
+        line.push_str(&format!(
+            "; {} no longer occur (`--write-baseline` records the findings anew)",
+            count(stale, "baseline entry")
+        ));
+    }
+    eprint_line(format_args!("{line}"))
+}
+
+/// `--diff`: says how many fixes the diff holds; exits with 1 when there are some, so that a
+/// CI step can require that nothing is left to fix.
+fn diff_summary(run: &FixRun, failed: bool) -> io::Result<u8> {
+    let line = if run.files == 0 {
+        "podcycle: no fixes to apply".to_owned()
+    } else {
+        format!(
+            "podcycle: `--fix` would fix {} in {}",
+            count(run.findings(), "finding"),
+            count(run.files, "file")
+        )
+    };
+    eprint_line(format_args!("{line}"))?;
+    Ok(if failed {
+        EXIT_ERROR
+    } else if run.files > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    })
+}
+
+/// The line after the report of `--fix`: in it for the human formats, on stderr otherwise.
+fn fixed_summary(out: &mut dyn Write, format: Format, run: &FixRun) -> io::Result<()> {
+    let line = format!(
+        "Fixed {} in {}.",
+        count(run.findings(), "finding"),
+        count(run.files, "file")
+    );
+    if format.is_human() {
+        writeln!(out, "{line}")
+    } else {
+        eprint_line(format_args!("podcycle: {line}"))
+    }
+}
+
+/// `--add-ignore REASON`: a suppression comment for every finding left.
+fn add_ignores(checked: &mut [Checked], reason: &str, failed: bool) -> io::Result<u8> {
+    let outcome = ignoring::add_ignores(checked, reason)?;
+    let mut line = format!(
+        "podcycle: added {} in {}",
+        count(outcome.comments, "ignore comment"),
+        count(outcome.files, "file")
+    );
+    if outcome.left > 0 {
+        line.push_str(&format!(
+            "; {} could not be silenced with a comment",
+            count(outcome.left, "finding")
+        ));
+    }
+    eprint_line(format_args!("{line}"))?;
+    Ok(if failed || outcome.failed {
+        EXIT_ERROR
+    } else if outcome.left > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    })
+}
+
+fn count(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else if let Some(stem) = word.strip_suffix('y') {
+        format!("{n} {stem}ies")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 fn selection(args: &CheckArgs) -> Result<Selection, String> {
@@ -613,6 +897,7 @@ fn plan(
         settings,
         fail_at: fail_on.threshold(),
         role,
+        keep_text: args.fix || args.diff || args.add_ignore.is_some(),
     }
 }
 
@@ -708,12 +993,17 @@ fn print_config_error(error: &ConfigError, color: bool) -> io::Result<()> {
 
 fn lint_with_plan(name: String, bytes: Vec<u8>, plan: &Plan) -> FileReport {
     let (file, linted) = lint_bytes_with(name, bytes, &plan.settings, plan.role, &mut |_| {});
-    FileReport {
+    let mut report = FileReport {
         file,
         diagnostics: linted.diagnostics,
         objects: linted.objects,
         fail_at: plan.fail_at,
+    };
+    // Reports are written once every file is linted: keep only the lines they show.
+    if !plan.keep_text {
+        report.compact();
     }
+    report
 }
 
 /// Lints `text` as a file named `path` with `settings` and the default fail level.
@@ -734,4 +1024,100 @@ fn stderr_colors(choice: ColorChoice) -> bool {
         ColorChoice::Never => false,
         ColorChoice::Auto => colors(&io::stderr()),
     }
+}
+
+/// `--show-settings FILE`: what `check` would lint the file with, and where that comes from.
+pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
+    let selection = match selection(args) {
+        Ok(selection) => selection,
+        Err(message) => return Ok(usage_error(&message)),
+    };
+    let exclude = match exclude_set(&args.exclude) {
+        Ok(set) => set,
+        Err(message) => return Ok(usage_error(&message)),
+    };
+    let mut configs = match Configs::new(args) {
+        Ok(configs) => configs,
+        Err(error) => {
+            print_config_error(&error, stderr_colors(args.color))?;
+            return Ok(EXIT_ERROR);
+        }
+    };
+    let config = configs.for_file(file);
+    if let Some(error) = configs.errors.first() {
+        print_config_error(error, stderr_colors(args.color))?;
+        return Ok(EXIT_ERROR);
+    }
+    let role = PatchIndex::default().role(file);
+    let plan = plan(args, &selection, config.as_deref(), Some(file), role);
+    let source = match (&config, args.no_config) {
+        (_, true) => "none (--no-config)".to_owned(),
+        (Some(config), false) => config.path.display().to_string(),
+        (None, false) => "none: no .podcycle.yaml in the file's directory or above".to_owned(),
+    };
+    let excluded = if is_excluded(config.as_deref(), &exclude, file) {
+        "yes: `exclude` matches it; it is linted only when named, without --force-exclude"
+    } else {
+        "no"
+    };
+    let fail_on = args
+        .fail_on
+        .or(config.as_ref().and_then(|c| c.fail_on))
+        .unwrap_or(FailOn::Warning);
+    let rules: Vec<_> = plan
+        .settings
+        .rules()
+        .map(|rule| (rule.name, plan.settings.severity(rule)))
+        .collect();
+    let off: Vec<&str> = crate::rules::ALL_RULES
+        .iter()
+        .filter(|rule| plan.settings.enabled(rule.name).is_none())
+        .map(|rule| rule.name)
+        .collect();
+    let role = match plan.role {
+        FileRole::Manifest => "manifest",
+        FileRole::Patch => "Kustomize patch (document checks only)",
+    };
+    let mut out = io::stdout().lock();
+    if args.format == Format::Json {
+        let value = serde_json::json!({
+            "file": file.display().to_string(),
+            "configuration": config.as_ref().map(|c| c.path.display().to_string()),
+            "excluded": excluded != "no",
+            "role": role,
+            "kube_version": plan.settings.kube_version.to_string(),
+            "fail_on": fail_on.name(),
+            "rules": rules.iter().map(|(name, severity)| serde_json::json!({"rule": name, "severity": severity})).collect::<Vec<_>>(),
+            "off": off,
+        });
+        serde_json::to_writer_pretty(&mut out, &value)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "file: {}",
+            escape_controls(&file.display().to_string())
+        )?;
+        writeln!(out, "configuration: {}", escape_controls(&source))?;
+        writeln!(out, "excluded: {excluded}")?;
+        writeln!(out, "role: {role}")?;
+        writeln!(out, "kube-version: {}", plan.settings.kube_version)?;
+        writeln!(out, "fail-on: {}", fail_on.name())?;
+        writeln!(out, "rules ({} enabled):", rules.len())?;
+        let width = rules.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+        for (name, severity) in &rules {
+            writeln!(out, "  {name:width$}  {severity}")?;
+        }
+        writeln!(
+            out,
+            "off: {}",
+            if off.is_empty() {
+                "none".to_owned()
+            } else {
+                off.join(", ")
+            }
+        )?;
+    }
+    out.flush()?;
+    Ok(EXIT_CLEAN)
 }

@@ -62,6 +62,21 @@ pub fn read_inputs<T: Send>(
         eprint_line(format_args!("podcycle: error: {error}"))?;
         inputs.failed = true;
     }
+    // `explain` reads files as they are: say what it leaves to the renderers.
+    for chart in &discovered.charts {
+        eprint_line(format_args!(
+            "podcycle: warning: {}: a Helm chart is not explained as files; run `helm template {} | podcycle explain -`",
+            escape_controls(&crate::render::display(&chart.dir)),
+            escape_controls(&crate::render::display(&chart.dir)),
+        ))?;
+    }
+    for overlay in &discovered.overlays {
+        eprint_line(format_args!(
+            "podcycle: warning: {}: a Kustomize overlay is not explained as built; run `kustomize build {} | podcycle explain -`",
+            escape_controls(&crate::render::display(overlay)),
+            escape_controls(&crate::render::display(overlay)),
+        ))?;
+    }
     let mut patches = PatchIndex::default();
     let files: Vec<(&PathBuf, FileRole)> = discovered
         .files

@@ -3,8 +3,13 @@
 
 mod check;
 mod explain;
+mod files;
+mod fixing;
+mod ignoring;
 mod init;
 mod input;
+mod statistics;
+mod values;
 
 pub use input::{lint_bytes, lint_bytes_as};
 mod rules;
@@ -52,6 +57,11 @@ pub enum Command {
     Lsp,
     /// Write a commented starter configuration, `.podcycle.yaml`.
     Init(InitArgs),
+    /// Print the shell completion script for SHELL (bash, zsh, fish, powershell, elvish).
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -159,6 +169,37 @@ pub struct CheckArgs {
     /// The namespace charts are rendered for [default: from the configuration].
     #[arg(long, value_name = "NAMESPACE", help_heading = "Rendering")]
     pub helm_namespace: Option<String>,
+    /// Apply the fixes of the findings that have one, then report what is left. Only safe
+    /// fixes, unless `--unsafe-fixes` is given; JSON files and standard input are not edited.
+    #[arg(long, help_heading = "Fixing")]
+    pub fix: bool,
+    /// Print the changes `--fix` would make as a unified diff, and change nothing; exits
+    /// with 1 when there are some.
+    #[arg(long, help_heading = "Fixing", conflicts_with_all = ["add_ignore", "write_baseline"])]
+    pub diff: bool,
+    /// With `--fix` or `--diff`, also apply fixes that change behaviour beyond the finding
+    /// (`podcycle rule NAME` says which).
+    #[arg(long, help_heading = "Fixing")]
+    pub unsafe_fixes: bool,
+    /// Report only the findings not recorded in this baseline (written by
+    /// `--write-baseline`).
+    #[arg(long, value_name = "FILE", help_heading = "Adopting")]
+    pub baseline: Option<PathBuf>,
+    /// Record the current findings in FILE, for `--baseline`, instead of reporting them.
+    #[arg(long, value_name = "FILE", help_heading = "Adopting", conflicts_with_all = ["baseline", "fix", "add_ignore", "statistics"])]
+    pub write_baseline: Option<PathBuf>,
+    /// Silence every current finding with a `# podcycle: ignore[rule] REASON` comment above
+    /// its line (the reason is required: `--add-ignore "known before rollout"`).
+    #[arg(long, value_name = "REASON", help_heading = "Adopting", conflicts_with_all = ["fix", "statistics"])]
+    pub add_ignore: Option<String>,
+    /// Print how many findings each rule has, and how many are fixable, instead of the
+    /// findings (a table, or JSON with `--format json`).
+    #[arg(long)]
+    pub statistics: bool,
+    /// Print the settings that apply to FILE — the configuration file they come from, the
+    /// rules and their severities, the Kubernetes version — and exit.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fix", "diff", "add_ignore", "write_baseline", "statistics"])]
+    pub show_settings: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -213,12 +254,16 @@ pub fn main() -> ExitCode {
         Err(error) => error.exit(),
     };
     let result = match cli.command {
-        Command::Check(args) => check::run(&args),
+        Command::Check(args) => match &args.show_settings {
+            Some(file) => check::show_settings(&args, file),
+            None => check::run(&args),
+        },
         Command::Explain(args) => explain::run(&args),
         Command::Rules(args) => rules::list(args.format),
         Command::Rule { name } => rules::show(&name),
         Command::Lsp => crate::lsp::run_stdio(),
         Command::Init(args) => init::run(&args),
+        Command::Completions { shell } => completions(shell),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -229,6 +274,22 @@ pub fn main() -> ExitCode {
             ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// Prints the completion script for `shell`, generated from the command-line definition.
+fn completions(shell: clap_complete::Shell) -> io::Result<u8> {
+    let mut out = io::stdout().lock();
+    write_completions(shell, &mut out)?;
+    out.flush()?;
+    Ok(EXIT_CLEAN)
+}
+
+/// The completion script for `shell`; the tests compare it with the committed copies.
+pub fn write_completions(shell: clap_complete::Shell, out: &mut dyn Write) -> io::Result<()> {
+    use clap::CommandFactory;
+    let mut command = Cli::command();
+    clap_complete::generate(shell, &mut command, "podcycle", out);
+    Ok(())
 }
 
 fn parse_kube_version(text: &str) -> Result<crate::versions::KubeVersion, String> {

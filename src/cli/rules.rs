@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{EXIT_CLEAN, RulesFormat, usage_error};
+use crate::fix::FixAvailability;
 use crate::rules::{ALL_RULES, find_rule};
 use crate::suggest::did_you_mean_help;
 
@@ -16,6 +17,7 @@ struct RuleEntry {
     enforcement: &'static str,
     enabled_by_default: bool,
     kubernetes_versions: String,
+    fix: &'static str,
     summary: &'static str,
 }
 
@@ -32,6 +34,7 @@ pub fn list(format: RulesFormat) -> io::Result<u8> {
                     enforcement: rule.enforcement.as_str(),
                     enabled_by_default: rule.enabled_by_default(),
                     kubernetes_versions: rule.kubernetes_versions(),
+                    fix: rule.fix.as_str(),
                     summary: rule.summary,
                 })
                 .collect();
@@ -46,13 +49,18 @@ pub fn list(format: RulesFormat) -> io::Result<u8> {
                 } else {
                     "off"
                 };
+                let fix = match rule.fix {
+                    FixAvailability::None => "",
+                    FixAvailability::Sometimes | FixAvailability::Always => "fix",
+                };
                 writeln!(
                     out,
-                    "{:width$}  {:11}  {:7}  {:10}  {}",
+                    "{:width$}  {:11}  {:7}  {:10}  {:3}  {}",
                     rule.name,
                     rule.category.as_str(),
                     severity,
                     rule.enforcement.as_str(),
+                    fix,
                     rule.summary
                 )?;
             }
@@ -74,7 +82,7 @@ pub fn show(name: &str) -> io::Result<u8> {
     writeln!(out)?;
     writeln!(
         out,
-        "Category: {}. Default severity: {}{}. Enforced by: {} ({}). Kubernetes versions: {}.",
+        "Category: {}. Default severity: {}{}. Enforced by: {} ({}). Kubernetes versions: {}. Fix: {}.",
         rule.category,
         rule.default_severity,
         if rule.enabled_by_default() {
@@ -84,7 +92,8 @@ pub fn show(name: &str) -> io::Result<u8> {
         },
         rule.enforcement,
         rule.enforcement.meaning(),
-        rule.kubernetes_versions()
+        rule.kubernetes_versions(),
+        crate::docs::fix_availability(rule)
     )?;
     writeln!(out)?;
     writeln!(out, "{}", rule.documentation().trim_end())?;

@@ -7,10 +7,25 @@ use std::sync::Arc;
 
 use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
 
-use super::{ChartSettings, Config, ConfigFile, ConfigProblem, HelmSection, SidecarEntry};
+use super::{
+    ChartSettings, Config, ConfigFile, ConfigProblem, HelmSection, PodTemplateEntry, SidecarEntry,
+};
 use crate::diagnostics::Severity;
 use crate::lifecycle::{SidecarPattern, Sidecars};
+use crate::model::WorkloadKind;
+use crate::model::custom::{self, PodTemplateKind, PodTemplateKinds, Shape};
 use crate::model::path::FieldPath;
+
+/// The kinds a custom kind's pods can be linted like.
+const LIKE_KINDS: [WorkloadKind; 7] = [
+    WorkloadKind::Deployment,
+    WorkloadKind::StatefulSet,
+    WorkloadKind::DaemonSet,
+    WorkloadKind::ReplicaSet,
+    WorkloadKind::ReplicationController,
+    WorkloadKind::Job,
+    WorkloadKind::Pod,
+];
 use crate::rules::{ALL_RULES, Part, Rule, find_rule};
 use crate::settings::{FailOn, Selection, Selector};
 use crate::source::Span;
@@ -55,6 +70,9 @@ impl<'d> Checker<'d> {
             sidecars: Arc::new(Sidecars::new(self.sidecars(raw.sidecars.as_deref()))),
             charts: self.charts(raw.helm.as_ref()),
             fail_on_unrendered: raw.fail_on_unrendered,
+            pod_templates: Arc::new(PodTemplateKinds::new(
+                self.pod_templates(raw.pod_templates.as_deref()),
+            )),
         }
     }
 
@@ -241,6 +259,74 @@ impl<'d> Checker<'d> {
             });
         }
         charts
+    }
+
+    fn pod_templates(&mut self, entries: Option<&[PodTemplateEntry]>) -> Vec<PodTemplateKind> {
+        let mut kinds = Vec::new();
+        for (index, entry) in entries.unwrap_or_default().iter().enumerate() {
+            let at = key("pod-templates").index(index);
+            let mut fine = true;
+            for (name, value) in [
+                ("apiVersion", &entry.api_version),
+                ("kind", &entry.kind),
+                ("path", &entry.path),
+            ] {
+                if value.trim().is_empty() {
+                    self.problem(
+                        &at,
+                        Part::Value,
+                        format!("a pod-templates entry needs `{name}`"),
+                        Some("e.g. `- {apiVersion: example.com/v1, kind: Widget, path: spec.template, like: Deployment}`".to_owned()),
+                    );
+                    fine = false;
+                }
+            }
+            if !entry.path.trim().is_empty()
+                && let Err(message) = custom::parse_path(&entry.path)
+            {
+                self.problem(&at.key("path"), Part::Value, message, None);
+                fine = false;
+            }
+            let like = match entry.like.as_deref() {
+                None => Some(WorkloadKind::Pod),
+                Some(name) => {
+                    let found = LIKE_KINDS.iter().find(|k| k.name() == name).copied();
+                    if found.is_none() {
+                        let names: Vec<&str> = LIKE_KINDS.iter().map(|k| k.name()).collect();
+                        self.problem(
+                            &at.key("like"),
+                            Part::Value,
+                            format!("unknown kind `{name}`"),
+                            Some(suggestion(
+                                name,
+                                &names,
+                                "use Deployment, StatefulSet, DaemonSet, Job or Pod",
+                            )),
+                        );
+                    }
+                    found
+                }
+            };
+            if let (true, Some(like)) = (fine, like) {
+                let group = entry
+                    .api_version
+                    .rsplit_once('/')
+                    .map_or("", |(group, _)| group)
+                    .to_owned();
+                kinds.push(PodTemplateKind {
+                    group,
+                    kind: entry.kind.clone(),
+                    paths: vec![entry.path.clone()],
+                    like,
+                    shape: Shape::PodTemplate,
+                    restart_policy: None,
+                    restart_policy_key: None,
+                    extra_spec_fields: Vec::new(),
+                    names_containers: false,
+                });
+            }
+        }
+        kinds
     }
 
     /// A glob, or a problem at the key or value that holds it.

@@ -19,6 +19,7 @@ pub use starter::STARTER;
 
 use crate::diagnostics::Severity;
 use crate::lifecycle::Sidecars;
+use crate::model::custom::PodTemplateKinds;
 use crate::model::path::{FieldPath, PathSegment};
 use crate::rules::Rule;
 use crate::safe_fs::{self, FileKind};
@@ -84,6 +85,27 @@ pub struct ConfigFile {
     /// Exit with status 1 when a chart or overlay cannot be rendered (Helm or Kustomize
     /// missing, a render error, a dependency not vendored). Default `false`: a warning.
     pub fail_on_unrendered: Option<bool>,
+    /// Custom workload kinds whose pod templates are linted, besides the built-in ones (Argo
+    /// Rollouts and Workflows, OpenKruise, Knative, KEDA, Kubeflow, Ray).
+    pub pod_templates: Option<Vec<PodTemplateEntry>>,
+}
+
+/// A custom kind and where its pod templates are.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct PodTemplateEntry {
+    /// The kind's `apiVersion` (`example.com/v1`); any version of its group matches.
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub kind: String,
+    /// The path to each pod template (a mapping with `metadata` and `spec`, like a
+    /// Deployment's `spec.template`); `[*]` stands for every list item and `*` for every value
+    /// of a mapping: `spec.workers[*].template`.
+    pub path: String,
+    /// The built-in kind whose rules the pods follow — their allowed restart policy and whether
+    /// they run forever or to completion: `Deployment`, `StatefulSet`, `DaemonSet`, `Job` or
+    /// `Pod` (the default: no constraint from a controller).
+    pub like: Option<String>,
 }
 
 /// Helm settings.
@@ -149,6 +171,7 @@ pub struct Config {
     pub sidecars: Arc<Sidecars>,
     /// Helm charts and how to render them (paths relative to `root`).
     charts: Vec<ChartSettings>,
+    pub pod_templates: Arc<PodTemplateKinds>,
     pub fail_on_unrendered: Option<bool>,
 }
 
@@ -243,7 +266,8 @@ impl Config {
         let mut settings = Settings::default()
             .with_selection(&self.selection)
             .with_selection(cli)
-            .with_sidecars(Arc::clone(&self.sidecars));
+            .with_sidecars(Arc::clone(&self.sidecars))
+            .with_pod_templates(Arc::clone(&self.pod_templates));
         for &(rule, severity) in &self.severities {
             settings = settings.with_severity(rule, severity);
         }
@@ -526,12 +550,30 @@ fn serde_problem(document: &yaml::Document, path: &[PathSegment], message: &str)
         located.key.unwrap_or(located.value)
     };
     let field = FieldPath::new(path.to_vec());
+    // Name what was written: `1.29` or `y`, not an example.
+    let written = located
+        .complete
+        .then(|| document.scalar(located.node))
+        .flatten()
+        .map(|scalar| scalar.value.to_string());
     let help = message.contains("expected a string").then(|| {
-        "quote the value: YAML reads `1.30` as the number 1.3 and `yes` as true".to_owned()
+        let what = if message.starts_with("invalid type: boolean") {
+            "a boolean"
+        } else {
+            "a number"
+        };
+        match written {
+            Some(written) => {
+                format!(
+                    "quote the value: `\"{written}\"`; unquoted, YAML reads `{written}` as {what}"
+                )
+            }
+            None => format!("quote the value: unquoted, YAML reads it as {what}"),
+        }
     });
     ConfigProblem {
         span,
-        message: format!("`{field}`: {}", crate::lint::friendly_type_error(message)),
+        message: format!("`{field}`: {}", crate::rules::friendly_type_error(message)),
         help,
     }
 }

@@ -57,6 +57,13 @@ fn wrong_types_are_located() {
     let (at, _, help) = problem("kube-version: 1.30\n");
     assert_eq!(at, "1.30");
     assert!(help.unwrap().starts_with("quote the value"));
+    // The help names what was written, not an example.
+    let (_, _, help) = problem("kube-version: 1.29\n");
+    let help = help.unwrap();
+    assert!(
+        help.contains("`\"1.29\"`") && !help.contains("1.30"),
+        "{help}"
+    );
 }
 
 #[test]

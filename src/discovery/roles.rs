@@ -1,5 +1,5 @@
 //! The role of each file found: complete manifests, or partial objects — Kustomize patches,
-//! and the expected-state files of test frameworks (kuttl). A patch is a partial object that
+//! and the expected-state files of test frameworks (kuttl, Chainsaw). A patch is a partial object that
 //! Kustomize merges into a full one, so object rules would report fields it leaves out on
 //! purpose (a Job patch without `restartPolicy`) and its merge directives (`$patch: delete`).
 //! Partial objects get the document checks (syntax, duplicate keys) only; the overlay that
@@ -41,11 +41,71 @@ impl PatchIndex {
             return true;
         }
         let directory = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let listed = self
-            .listed
-            .entry(directory.clone())
-            .or_insert_with(|| listed_patches(&directory));
+        let listed = self.listed.entry(directory.clone()).or_insert_with(|| {
+            let mut listed = listed_patches(&directory);
+            listed.extend(chainsaw_assertions(&directory));
+            listed
+        });
         listed.contains(&normalize(path))
+    }
+}
+
+/// The files a Chainsaw test in `directory` (`chainsaw-test.yaml`) asserts or expects as
+/// errors, and the test file itself: expected state with JMESPath expressions, not objects to
+/// apply. Files the test applies stay manifests.
+fn chainsaw_assertions(directory: &Path) -> HashSet<PathBuf> {
+    let mut found = HashSet::new();
+    for name in CHAINSAW_TEST_FILES {
+        let test = directory.join(name);
+        let Ok(bytes) = safe_fs::read_file(&test, FileKind::Manifest) else {
+            continue;
+        };
+        found.insert(normalize(&test));
+        let text = String::from_utf8_lossy(&bytes);
+        for document in yaml::parse_stream(&text) {
+            let Some(root) = document.root else { continue };
+            let Ok(value) = yaml::to_json(&document, root) else {
+                continue;
+            };
+            let mut files = Vec::new();
+            chainsaw_files(&value, &mut files, 0);
+            for file in files {
+                found.insert(normalize(&directory.join(file)));
+            }
+        }
+    }
+    found
+}
+
+/// The names Chainsaw reads as a test.
+const CHAINSAW_TEST_FILES: [&str; 3] = [
+    "chainsaw-test.yaml",
+    "chainsaw-test.yml",
+    "chainsaw-test.json",
+];
+
+/// `file:` of every `assert` and `error` operation, at any depth of the test.
+fn chainsaw_files<'a>(value: &'a Value, out: &mut Vec<&'a str>, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                if matches!(key.as_str(), "assert" | "error")
+                    && let Some(file) = value.get("file").and_then(Value::as_str)
+                {
+                    out.push(file);
+                }
+                chainsaw_files(value, out, depth + 1);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                chainsaw_files(item, out, depth + 1);
+            }
+        }
+        _ => {}
     }
 }
 

@@ -16,7 +16,7 @@ pub use select::{ObjectSelector, Selection};
 use crate::lint::ObjectVisit;
 use crate::model::ObjectRef;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExplainFormat {
     /// A timeline for the terminal.
     Text,
@@ -24,6 +24,26 @@ pub enum ExplainFormat {
     Json,
     /// Markdown with Mermaid Gantt charts, for GitHub issues and pull requests.
     Mermaid,
+}
+
+impl ExplainFormat {
+    pub const ALL: [ExplainFormat; 3] = [
+        ExplainFormat::Text,
+        ExplainFormat::Json,
+        ExplainFormat::Mermaid,
+    ];
+
+    /// The name `--format` takes, and one line on what it is.
+    pub fn name_and_description(self) -> (&'static str, &'static str) {
+        match self {
+            ExplainFormat::Text => ("text", "a timeline for the terminal"),
+            ExplainFormat::Json => ("json", "the JSON schema of docs/explain.md"),
+            ExplainFormat::Mermaid => (
+                "mermaid",
+                "Markdown with Mermaid Gantt charts, for GitHub issues and pull requests",
+            ),
+        }
+    }
 }
 
 /// What a file holds for explain: its pods, and the selected objects without one.

@@ -244,7 +244,8 @@ impl PodExplanation {
     /// Explains the pod an object visit carries, if it has one.
     pub fn from_visit(visit: &ObjectVisit<'_>) -> Option<PodExplanation> {
         let (site, life) = visit.pod?;
-        let span = locate(visit.document, visit.object, &site.spec_path, Part::Key);
+        let spec_path = visit.spec_path.unwrap_or(&site.spec_path);
+        let span = locate(visit.document, visit.object, spec_path, Part::Key);
         let schedule = life.schedule();
         // Charts draw an unknown wait a tenth of the known timeline long (at least 1s), so
         // that the order shows.
@@ -268,7 +269,7 @@ impl PodExplanation {
             file: visit.file.path.clone(),
             line: visit.file.line_col(span.start).line,
             object: visit.object.object.clone(),
-            field: site.spec_path.to_string(),
+            field: spec_path.to_string(),
             startup: startup_steps(life, &schedule, &drawn),
             earliest_ready_seconds: schedule.pod_ready.map(Secs),
             not_counted: not_counted(life),

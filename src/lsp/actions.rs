@@ -12,9 +12,6 @@ use crate::source::Span;
 use crate::suppression::REASON_PLACEHOLDER;
 use crate::yaml::parse_stream;
 
-/// Rules that a comment cannot silence: a syntax error is fixed, not ignored.
-const NOT_SUPPRESSIBLE: &[&str] = &["yaml-syntax"];
-
 /// The diagnostics a code action request is about: those that touch `range` (byte offsets),
 /// and those the client lists in its context (Neovim sends the cursor's position and the
 /// diagnostics of its line), matched by rule and range.
@@ -90,53 +87,11 @@ fn workspace_edit(uri: &Uri, text: &Text<'_>, edits: &[TextEdit]) -> WorkspaceEd
 }
 
 /// `# podcycle: ignore[rule] TODO: reason` alone on a new line above the line where the
-/// diagnostic starts, indented like it; or the rule added to such a comment already there.
-/// `None` when the rule is listed there already or cannot be suppressed.
+/// diagnostic starts, or the rule added to such a comment already there.
 pub fn ignore_comment(text: &Text<'_>, diagnostic: &Diagnostic) -> Option<TextEdit> {
-    if NOT_SUPPRESSIBLE.contains(&diagnostic.rule) {
-        return None;
-    }
-    let rule = diagnostic.rule;
-    let lines = text.lines;
-    let line = lines.line_of(diagnostic.span.start as usize);
-    if line > 0 {
-        let above = lines.line_start(line - 1);
-        let content = &text.text[above..lines.content_end(text.text, line - 1)];
-        if let Some((names, close)) = ignore_list(content) {
-            if names.split(',').any(|name| name.trim() == rule) {
-                return None;
-            }
-            return Some(TextEdit {
-                span: Span::empty(above + close),
-                text: format!(", {rule}"),
-            });
-        }
-    }
-    let start = lines.line_start(line);
-    let indent: String = text.text[start..]
-        .chars()
-        .take_while(|&c| c == ' ' || c == '\t')
-        .collect();
-    let newline = if text.text.contains("\r\n") {
-        "\r\n"
-    } else {
-        "\n"
-    };
-    Some(TextEdit {
-        span: Span::empty(start),
-        text: format!("{indent}# podcycle: ignore[{rule}] {REASON_PLACEHOLDER}{newline}"),
-    })
-}
-
-/// The rule list of a line that holds only an ignore comment, and the offset of its `]`.
-fn ignore_list(line: &str) -> Option<(&str, usize)> {
-    let trimmed = line.trim_start();
-    let rest = trimmed.strip_prefix('#')?.trim_start();
-    let rest = rest.strip_prefix("podcycle:")?.trim_start();
-    let list = rest.strip_prefix("ignore[")?;
-    let close = list.find(']')?;
-    let offset = line.len() - list.len() + close;
-    Some((&list[..close], offset))
+    // A suppression needs a reason, and an edit cannot ask for one: the placeholder says what
+    // is left to do, and `unused-suppression` reports it until it is replaced.
+    crate::add_ignore::ignore_comment(text.text, text.lines, diagnostic, REASON_PLACEHOLDER)
 }
 
 #[cfg(test)]
@@ -187,16 +142,5 @@ mod tests {
             comment("a: 1\r\nb: 2\r\n", "b", "x").unwrap(),
             "a: 1\r\n# podcycle: ignore[x] TODO: reason\r\nb: 2\r\n"
         );
-    }
-
-    #[test]
-    fn extends_a_comment_that_is_there() {
-        let source = "  # podcycle: ignore[a] known\n  b: 1\n";
-        assert_eq!(
-            comment(source, "b: 1", "c").unwrap(),
-            "  # podcycle: ignore[a, c] known\n  b: 1\n"
-        );
-        assert_eq!(comment(source, "b: 1", "a"), None);
-        assert_eq!(comment("a: [\n", "[", "yaml-syntax"), None);
     }
 }

@@ -68,7 +68,7 @@ pub fn analyse(path: &str, text: &str, settings: &Settings, role: FileRole) -> V
             let source = text.get(starts[i]..end).unwrap_or_default();
             (
                 u32::try_from(starts[i]).unwrap_or(u32::MAX),
-                holds_workloads(document, source),
+                holds_workloads(document, source, settings),
             )
         })
         .collect();
@@ -84,8 +84,14 @@ pub fn analyse(path: &str, text: &str, settings: &Settings, role: FileRole) -> V
 
 /// Whether a document holds Kubernetes workloads. A document that a syntax error cut short
 /// (typing in progress) has no tree; its top-level `apiVersion` and `kind` lines decide.
-fn holds_workloads(document: &Document, source: &str) -> bool {
+fn holds_workloads(document: &Document, source: &str, settings: &Settings) -> bool {
     if !workload_objects(document).is_empty() {
+        return true;
+    }
+    let kinds = settings.pod_templates();
+    if !crate::model::custom_workloads_among(document, &crate::model::objects(document), kinds)
+        .is_empty()
+    {
         return true;
     }
     if document.root.is_some() {
@@ -94,7 +100,9 @@ fn holds_workloads(document: &Document, source: &str) -> bool {
     let (api_version, kind) = top_level_type(source);
     match (api_version, kind) {
         (Some(api_version), Some(kind)) => {
-            kind.ends_with("List") || WorkloadKind::from_type(api_version, kind).is_some()
+            kind.ends_with("List")
+                || WorkloadKind::from_type(api_version, kind).is_some()
+                || settings.pod_templates().find(api_version, kind).is_some()
         }
         _ => false,
     }

@@ -19,6 +19,7 @@ pub mod analysis;
 pub mod config;
 pub mod convert;
 pub mod hover;
+pub mod rendered;
 pub mod server;
 pub mod transport;
 pub mod worker;

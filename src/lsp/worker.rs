@@ -14,6 +14,7 @@ use lsp_types::{LogMessageParams, MessageType, PublishDiagnosticsParams, Uri};
 use super::analysis::lsp_diagnostics;
 use super::config::file_role;
 use super::convert::ClientInfo;
+use super::rendered::{Rendered, rendered_findings};
 use crate::settings::Settings;
 
 /// Lint once the changes have paused this long.
@@ -84,12 +85,24 @@ fn lint(job: LintJob, client: ClientInfo, send: &impl Fn(Message)) {
     // A bug in a rule must not take the editor's diagnostics down with it: report it, keep
     // serving, and leave the last published diagnostics in place.
     let computed = catch_unwind(AssertUnwindSafe(|| match &settings {
-        Some(settings) => lsp_diagnostics(&uri, &text, settings, file_role(&uri), client),
+        Some(settings) => lint_or_render(&uri, &text, settings, client),
         // Excluded by the configuration: nothing to show, as with `check`.
-        None => Vec::new(),
+        None => (Vec::new(), None),
     }));
     match computed {
-        Ok(diagnostics) => send(publish(uri, version, diagnostics)),
+        Ok((diagnostics, notice)) => {
+            if let Some(message) = notice {
+                // What could not be rendered is said, never passed off as a clean file.
+                send(Message::Notification(Notification::new(
+                    LogMessage::METHOD.to_owned(),
+                    LogMessageParams {
+                        typ: MessageType::WARNING,
+                        message,
+                    },
+                )));
+            }
+            send(publish(uri, version, diagnostics));
+        }
         Err(_) => {
             let message = format!(
                 "podcycle could not lint {} (version {version:?}); please report this with the file",
@@ -104,6 +117,46 @@ fn lint(job: LintJob, client: ClientInfo, send: &impl Fn(Message)) {
             )));
         }
     }
+}
+
+/// The diagnostics of a document: a Helm template's or a patch's through the rendered chart or
+/// overlay (with a notice when it cannot be rendered), any other file's as `check` lints it.
+fn lint_or_render(
+    uri: &Uri,
+    text: &str,
+    settings: &Settings,
+    client: ClientInfo,
+) -> (Vec<lsp_types::Diagnostic>, Option<String>) {
+    let rendered = match super::config::file_path(uri) {
+        Some(path) => rendered_findings(&path, text, settings),
+        None => Rendered::NotRendered,
+    };
+    match rendered {
+        Rendered::NotRendered => (
+            lsp_diagnostics(uri, text, settings, file_role(uri), client),
+            None,
+        ),
+        Rendered::Findings(found) => (converted(uri, text, &found, client), None),
+        Rendered::Unavailable(reason) => (Vec::new(), Some(format!("podcycle: {reason}"))),
+    }
+}
+
+fn converted(
+    uri: &Uri,
+    text: &str,
+    found: &[crate::diagnostics::Diagnostic],
+    client: ClientInfo,
+) -> Vec<lsp_types::Diagnostic> {
+    let lines = crate::source::LineIndex::new(text);
+    let text = super::convert::Text {
+        text,
+        lines: &lines,
+        encoding: client.encoding,
+    };
+    found
+        .iter()
+        .map(|diagnostic| super::convert::diagnostic(diagnostic, uri, &text, client))
+        .collect()
 }
 
 fn publish(uri: Uri, version: Option<i32>, diagnostics: Vec<lsp_types::Diagnostic>) -> Message {

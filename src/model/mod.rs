@@ -1,5 +1,6 @@
 //! Kubernetes objects found in YAML documents, and the pod specs inside them.
 
+pub mod custom;
 pub mod patch;
 pub mod path;
 pub mod services;
@@ -59,33 +60,54 @@ pub fn workloads_among(document: &Document, objects: &[AnyObject]) -> Vec<Object
         .iter()
         .filter_map(|object| {
             let kind = WorkloadKind::from_type(&object.api_version, &object.kind)?;
-            let metadata = |field: &str| {
-                let located = lookup(
-                    document,
-                    object.root,
-                    &[
-                        PathSegment::Key("metadata".to_owned()),
-                        PathSegment::Key(field.to_owned()),
-                    ],
-                );
-                located
-                    .complete
-                    .then(|| document.scalar_str(located.node).map(str::to_owned))
-                    .flatten()
-            };
-            Some(ObjectSite {
-                root: object.root,
-                prefix: object.prefix.clone(),
-                object: ObjectRef {
-                    name: metadata("name"),
-                    namespace: metadata("namespace"),
-                    api_version: object.api_version.clone(),
-                    kind: object.kind.clone(),
-                },
-                kind,
-            })
+            Some(site(document, object, kind))
         })
         .collect()
+}
+
+/// The objects of custom kinds with pod templates among `objects` (`model::custom`), each with
+/// its kind; the site's `kind` is the built-in kind whose rules its pods follow.
+pub fn custom_workloads_among(
+    document: &Document,
+    objects: &[AnyObject],
+    kinds: &custom::PodTemplateKinds,
+) -> Vec<(ObjectSite, custom::PodTemplateKind)> {
+    objects
+        .iter()
+        .filter(|object| WorkloadKind::from_type(&object.api_version, &object.kind).is_none())
+        .filter_map(|object| {
+            let kind = kinds.find(&object.api_version, &object.kind)?;
+            Some((site(document, object, kind.like), kind))
+        })
+        .collect()
+}
+
+fn site(document: &Document, object: &AnyObject, kind: WorkloadKind) -> ObjectSite {
+    let metadata = |field: &str| {
+        let located = lookup(
+            document,
+            object.root,
+            &[
+                PathSegment::Key("metadata".to_owned()),
+                PathSegment::Key(field.to_owned()),
+            ],
+        );
+        located
+            .complete
+            .then(|| document.scalar_str(located.node).map(str::to_owned))
+            .flatten()
+    };
+    ObjectSite {
+        root: object.root,
+        prefix: object.prefix.clone(),
+        object: ObjectRef {
+            name: metadata("name"),
+            namespace: metadata("namespace"),
+            api_version: object.api_version.clone(),
+            kind: object.kind.clone(),
+        },
+        kind,
+    }
 }
 
 /// A Kubernetes object of any kind: a mapping with `apiVersion` and `kind`.

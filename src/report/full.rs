@@ -8,7 +8,7 @@ use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer};
 use super::FileReport;
 use crate::diagnostics::{Diagnostic, Placement, RenderTool, Rendered, Severity};
 use crate::escape::{Remap, escape_controls, escape_source};
-use crate::source::{SourceFile, Span, clamp_to_char_boundary};
+use crate::source::{SourceFile, Span};
 
 /// rustc-style diagnostics with source snippets.
 pub fn write(out: &mut dyn Write, reports: &[FileReport], color: bool) -> io::Result<()> {
@@ -226,6 +226,56 @@ fn excerpts<'a>(
     primary: Option<Span>,
     labels: &'a [(&'a SourceFile, Span, &'a str)],
 ) -> FileExcerpts<'a> {
+    let regions = regions(file, primary, labels);
+    let texts = regions
+        .iter()
+        .map(|region| {
+            let (first, last) = lines_of(region);
+            let start = file.line_start(first);
+            let end = file.line_start(last + 1);
+            let (excerpt, remap) = escape_source(file.slice(start..end));
+            (first, start, excerpt, remap)
+        })
+        .collect();
+    FileExcerpts {
+        path: escape_controls(&file.path),
+        regions,
+        texts,
+    }
+}
+
+/// The first and last line of a region.
+fn lines_of(region: &[Place<'_>]) -> (usize, usize) {
+    let first = region.iter().map(|p| p.first).min().unwrap_or(0);
+    let last = region.iter().map(|p| p.last).max().unwrap_or(0);
+    (first, last)
+}
+
+/// The lines (0-based, first and last of each excerpt) that this format shows of a
+/// diagnostic's own file: what a report must keep of the file to render it.
+pub(super) fn lines_shown(file: &SourceFile, diagnostic: &Diagnostic) -> Vec<(usize, usize)> {
+    let labels: Vec<(&SourceFile, Span, &str)> = diagnostic
+        .labels
+        .iter()
+        .map(|l| (l.file_or(file), l.span, l.message.as_str()))
+        .collect();
+    let placed = diagnostic
+        .rendered
+        .as_ref()
+        .is_none_or(|rendered| rendered.placement != Placement::File);
+    let primary = placed.then_some(diagnostic.span);
+    regions(file, primary, &labels)
+        .iter()
+        .map(|region| lines_of(region))
+        .collect()
+}
+
+/// The places of one file, grouped into regions of nearby lines; the primary's region first.
+fn regions<'a>(
+    file: &SourceFile,
+    primary: Option<Span>,
+    labels: &'a [(&'a SourceFile, Span, &'a str)],
+) -> Vec<Vec<Place<'a>>> {
     let mut places: Vec<Place<'a>> = primary
         .map(|span| place(file, span, None, true))
         .into_iter()
@@ -254,26 +304,7 @@ fn excerpts<'a>(
         let region = regions.remove(primary);
         regions.insert(0, region);
     }
-    let texts = regions
-        .iter()
-        .map(|region| {
-            let first = region.iter().map(|p| p.first).min().unwrap_or(0);
-            let last = region.iter().map(|p| p.last).max().unwrap_or(0);
-            let start = file.lines.line_start(first);
-            let end = if last + 1 < file.lines.line_count() {
-                file.lines.line_start(last + 1)
-            } else {
-                file.text.len()
-            };
-            let (excerpt, remap) = escape_source(&file.text[start..end]);
-            (first, start, excerpt, remap)
-        })
-        .collect();
-    FileExcerpts {
-        path: escape_controls(&file.path),
-        regions,
-        texts,
-    }
+    regions
 }
 
 fn place<'a>(
@@ -283,13 +314,10 @@ fn place<'a>(
     primary: bool,
 ) -> Place<'a> {
     let mut span = visible(file, span);
-    let first = file.lines.line_of(span.start as usize);
-    let mut last = file.lines.line_of(span.end as usize);
+    let first = file.line_of(span.start as usize);
+    let mut last = file.line_of(span.end as usize);
     if last - first > MAX_SPAN_LINES {
-        let end = file
-            .lines
-            .content_end(&file.text, first)
-            .max(span.start as usize);
+        let end = file.content_end(first).max(span.start as usize);
         span = visible(file, Span::new(span.start as usize, end));
         last = first;
     }
@@ -305,15 +333,12 @@ fn place<'a>(
 /// A span the renderer can point at: at least one character wide where the text allows, and
 /// on character boundaries.
 fn visible(file: &SourceFile, span: Span) -> Span {
-    let text = &file.text;
-    let start = clamp_to_char_boundary(text, span.start as usize);
-    let mut end = clamp_to_char_boundary(text, span.end as usize).max(start);
+    let start = file.clamp_to_char_boundary(span.start as usize);
+    let mut end = file.clamp_to_char_boundary(span.end as usize).max(start);
     if end == start {
-        end = text[start..]
-            .chars()
-            .next()
-            .filter(|&c| c != '\n' && c != '\r')
-            .map_or(start, |c| start + c.len_utf8());
+        // The next character on the line, if any (the slice stops before the line break).
+        let rest = file.slice(start..file.content_end(file.line_of(start)));
+        end = rest.chars().next().map_or(start, |c| start + c.len_utf8());
     }
     Span::new(start, end)
 }

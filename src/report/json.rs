@@ -2,7 +2,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{FileReport, range};
+use super::{FileReport, RenderedFix, range, rendered_fixes};
 use crate::diagnostics::{Diagnostic, Enforcement, Severity};
 use crate::model::ObjectRef;
 use crate::source::SourceFile;
@@ -28,6 +28,50 @@ pub struct JsonDiagnostic {
     pub labels: Vec<JsonLabel>,
     /// Set for a finding in the output of Helm or Kustomize, mapped back to `file`.
     pub rendered: Option<JsonRendered>,
+    /// The fixes that resolve it, as text edits (`check --format json` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixes: Option<Vec<JsonFix>>,
+}
+
+/// A fix: what it does, whether `--fix` applies it without `--unsafe-fixes`, and its edits.
+#[derive(Clone, Debug, Serialize)]
+pub struct JsonFix {
+    pub title: String,
+    pub applicability: &'static str,
+    pub edits: Vec<JsonEdit>,
+}
+
+/// Replace the range (end exclusive; empty for an insertion) with `content`.
+#[derive(Clone, Debug, Serialize)]
+pub struct JsonEdit {
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    pub content: String,
+}
+
+impl JsonFix {
+    fn new(file: &SourceFile, rendered: &RenderedFix<'_>) -> JsonFix {
+        JsonFix {
+            title: rendered.fix.title.clone(),
+            applicability: rendered.fix.applicability.as_str(),
+            edits: rendered
+                .edits
+                .iter()
+                .map(|edit| {
+                    let (line, column, end_line, end_column) = range(file, edit.span);
+                    JsonEdit {
+                        line,
+                        column,
+                        end_line,
+                        end_column,
+                        content: edit.text.clone(),
+                    }
+                })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -87,6 +131,7 @@ impl JsonDiagnostic {
                     }
                 })
                 .collect(),
+            fixes: None,
             rendered: diagnostic.rendered.as_ref().map(|rendered| JsonRendered {
                 tool: rendered.tool.as_str(),
                 input: rendered.input.clone(),
@@ -101,10 +146,20 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
     let items: Vec<JsonDiagnostic> = reports
         .iter()
         .flat_map(|report| {
+            let fixes = rendered_fixes(&report.file, &report.diagnostics);
             report
                 .diagnostics
                 .iter()
-                .map(|diagnostic| JsonDiagnostic::new(&report.file, diagnostic))
+                .zip(fixes)
+                .map(|(diagnostic, fixes)| JsonDiagnostic {
+                    fixes: Some(
+                        fixes
+                            .iter()
+                            .map(|fix| JsonFix::new(&report.file, fix))
+                            .collect(),
+                    ),
+                    ..JsonDiagnostic::new(&report.file, diagnostic)
+                })
         })
         .collect();
     serde_json::to_writer_pretty(&mut *out, &items)?;

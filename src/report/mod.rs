@@ -3,6 +3,7 @@
 mod concise;
 mod full;
 mod github;
+mod gitlab;
 mod json;
 mod junit;
 mod sarif;
@@ -35,9 +36,40 @@ impl FileReport {
     pub fn fails(&self, diagnostic: &Diagnostic) -> bool {
         self.fail_at.is_some_and(|at| diagnostic.severity >= at)
     }
+
+    /// Keeps of the file only the lines that some format shows or counts columns on, so that
+    /// a run over many files holds a few lines of each rather than every file whole. Every
+    /// format renders the compacted report exactly as the whole one. A report with fixes keeps
+    /// the whole file: the formats that show fixes compute their edits from it.
+    pub fn compact(&mut self) {
+        // The fixes some formats show are computed from the whole text.
+        if self.diagnostics.iter().any(|d| !d.fixes.is_empty()) {
+            return;
+        }
+        let file = &self.file;
+        let mut lines = Vec::new();
+        for diagnostic in &self.diagnostics {
+            let own_labels = diagnostic
+                .labels
+                .iter()
+                .filter(|label| label.file.as_ref().is_none_or(|f| f.path == file.path));
+            for span in std::iter::once(diagnostic.span).chain(own_labels.map(|l| l.span)) {
+                for offset in [span.start, span.end] {
+                    let line = file.line_of(offset as usize);
+                    lines.push(line..=line);
+                }
+            }
+            lines.extend(
+                full::lines_shown(file, diagnostic)
+                    .into_iter()
+                    .map(|(first, last)| first..=last),
+            );
+        }
+        self.file = self.file.excerpt(lines);
+    }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// Source snippets with labels and help, like rustc (the default).
     Full,
@@ -51,6 +83,8 @@ pub enum Format {
     Github,
     /// JUnit XML: a test suite per file, a test case per object.
     Junit,
+    /// GitLab Code Quality JSON, for merge request widgets.
+    Gitlab,
 }
 
 /// What some formats need besides the findings.
@@ -148,14 +182,41 @@ impl RunNotes {
 }
 
 impl Format {
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::Full,
         Format::Concise,
         Format::Json,
         Format::Sarif,
         Format::Github,
         Format::Junit,
+        Format::Gitlab,
     ];
+
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Full => "full",
+            Format::Concise => "concise",
+            Format::Json => "json",
+            Format::Sarif => "sarif",
+            Format::Github => "github",
+            Format::Junit => "junit",
+            Format::Gitlab => "gitlab",
+        }
+    }
+
+    /// One line on what it is, for `--help`.
+    pub fn description(self) -> &'static str {
+        match self {
+            Format::Full => "source snippets with labels and help, like rustc (the default)",
+            Format::Concise => "one line per finding: `file:line:col: severity[rule] message`",
+            Format::Json => "a JSON array of findings (see docs/output.md)",
+            Format::Sarif => "SARIF 2.1.0, for GitHub code scanning and other SARIF viewers",
+            Format::Github => "GitHub Actions workflow commands, shown as annotations",
+            Format::Junit => "JUnit XML: a test suite per file, a test case per object",
+            Format::Gitlab => "GitLab Code Quality JSON, for merge request widgets",
+        }
+    }
 
     /// Human formats end with a summary line; machine formats print nothing else.
     pub fn is_human(self) -> bool {
@@ -177,6 +238,7 @@ pub fn write(
         Format::Sarif => sarif::write(out, reports, options)?,
         Format::Github => github::write(out, reports, &options.run)?,
         Format::Junit => junit::write(out, reports, &options.run)?,
+        Format::Gitlab => gitlab::write(out, reports)?,
     }
     if format.is_human() {
         let mut summary = Summary::of(reports);
@@ -189,8 +251,45 @@ pub fn write(
         for line in options.run.summary_lines() {
             writeln!(out, "{line}")?;
         }
+        if let Some(line) = fixable_line(reports) {
+            writeln!(out, "{line}")?;
+        }
     }
     Ok(())
+}
+
+/// How many findings `check --fix` would fix, for the human formats (as ruff says it), and how
+/// many more `--unsafe-fixes` would; `None` when there are none.
+fn fixable_line(reports: &[FileReport]) -> Option<String> {
+    use crate::fix::Applicability;
+    let (mut safe, mut unsafe_only) = (0, 0);
+    for diagnostic in reports.iter().flat_map(|r| &r.diagnostics) {
+        if diagnostic
+            .fixes
+            .iter()
+            .any(|f| f.applicability == Applicability::Safe)
+        {
+            safe += 1;
+        } else if !diagnostic.fixes.is_empty() {
+            unsafe_only += 1;
+        }
+    }
+    let findings = |n: usize| if n == 1 { "finding" } else { "findings" };
+    match (safe, unsafe_only) {
+        (0, 0) => None,
+        (0, n) => Some(format!(
+            "{n} {} fixable with `podcycle check --fix --unsafe-fixes`.",
+            findings(n)
+        )),
+        (n, 0) => Some(format!(
+            "{n} {} fixable with `podcycle check --fix`.",
+            findings(n)
+        )),
+        (n, m) => Some(format!(
+            "{n} {} fixable with `podcycle check --fix` ({m} more with `--unsafe-fixes`).",
+            findings(n)
+        )),
+    }
 }
 
 /// The `file://` URI of a directory, ending with `/`, for [`Options::source_root`].
@@ -203,6 +302,37 @@ pub fn directory_uri(directory: &std::path::Path) -> String {
         path.push('/');
     }
     format!("file://{}", sarif::percent_encode(&path))
+}
+
+/// A fix of a finding with the text edits it makes in its file.
+pub(crate) struct RenderedFix<'a> {
+    pub fix: &'a crate::fix::Fix,
+    pub edits: Vec<crate::fix::TextEdit>,
+}
+
+/// Each diagnostic's fixes that render on the file's text (the order of `diagnostics`); the
+/// file is parsed again only when some diagnostic has a fix.
+pub(crate) fn rendered_fixes<'a>(
+    file: &SourceFile,
+    diagnostics: &'a [Diagnostic],
+) -> Vec<Vec<RenderedFix<'a>>> {
+    if diagnostics.iter().all(|d| d.fixes.is_empty()) {
+        return diagnostics.iter().map(|_| Vec::new()).collect();
+    }
+    let documents = crate::yaml::parse_stream(&file.text);
+    diagnostics
+        .iter()
+        .map(|diagnostic| {
+            diagnostic
+                .fixes
+                .iter()
+                .filter_map(|fix| {
+                    crate::fix::text_edits(&file.text, &documents, fix)
+                        .map(|edits| RenderedFix { fix, edits })
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Line and column (1-based, columns in characters, end exclusive) of a span.

@@ -6,9 +6,10 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{FileReport, Options, range};
+use super::{FileReport, Options, RenderedFix, range, rendered_fixes};
 use crate::diagnostics::{Diagnostic, Placement, Severity};
-use crate::docs::{rule_url, what_it_does};
+use crate::docs::what_it_does;
+use crate::fingerprint::Fnv;
 use crate::rules::{ALL_RULES, Rule};
 use crate::source::{SourceFile, Span};
 
@@ -122,6 +123,8 @@ struct SarifResult<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     related_locations: Vec<RelatedLocation<'a>>,
     partial_fingerprints: BTreeMap<&'static str, String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fixes: Vec<SarifFix>,
     properties: ResultProperties,
 }
 
@@ -129,6 +132,35 @@ struct SarifResult<'a> {
 struct ResultProperties {
     /// Who acts on this finding: `decoder`, `api-server`, `runtime` or `advice`.
     enforcement: &'static str,
+}
+
+/// A fix as SARIF describes one: replacements in the result's file.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifFix {
+    description: Message,
+    artifact_changes: [ArtifactChange; 1],
+    properties: FixProperties,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactChange {
+    artifact_location: ArtifactLocation,
+    replacements: Vec<Replacement>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Replacement {
+    deleted_region: Region,
+    inserted_content: Message,
+}
+
+/// Whether `check --fix` applies it without `--unsafe-fixes`.
+#[derive(Serialize)]
+struct FixProperties {
+    applicability: &'static str,
 }
 
 #[derive(Serialize)]
@@ -197,7 +229,8 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
     for report in reports {
         let artifact = || artifact_location(&report.file.uri_path_bytes());
         let mut seen: HashMap<String, usize> = HashMap::new();
-        for diagnostic in &report.diagnostics {
+        let fixes = rendered_fixes(&report.file, &report.diagnostics);
+        for (diagnostic, fixes) in report.diagnostics.iter().zip(fixes) {
             let fingerprint = fingerprint(&report.file, diagnostic);
             let occurrence = seen.entry(fingerprint.clone()).or_default();
             *occurrence += 1;
@@ -241,6 +274,10 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
                     FINGERPRINT,
                     format!("{fingerprint}:{occurrence}"),
                 )]),
+                fixes: fixes
+                    .iter()
+                    .map(|fix| sarif_fix(&report.file, fix))
+                    .collect(),
                 properties: ResultProperties {
                     enforcement: diagnostic.enforcement.as_str(),
                 },
@@ -315,9 +352,9 @@ fn descriptor(rule: &'static Rule) -> ReportingDescriptor {
         full_description: Message {
             text: what_it_does(rule),
         },
-        help_uri: rule_url(rule),
+        help_uri: rule.url(),
         help: MultiformatMessage {
-            text: format!("{} See {}", sentence(rule.summary), rule_url(rule)),
+            text: format!("{} See {}", sentence(rule.summary), rule.url()),
             markdown: documentation,
         },
         default_configuration: Configuration {
@@ -332,6 +369,30 @@ fn descriptor(rule: &'static Rule) -> ReportingDescriptor {
     }
 }
 
+fn sarif_fix(file: &SourceFile, rendered: &RenderedFix<'_>) -> SarifFix {
+    SarifFix {
+        description: Message {
+            text: sentence(&rendered.fix.title),
+        },
+        artifact_changes: [ArtifactChange {
+            artifact_location: artifact_location(&file.uri_path_bytes()),
+            replacements: rendered
+                .edits
+                .iter()
+                .map(|edit| Replacement {
+                    deleted_region: region(file, edit.span),
+                    inserted_content: Message {
+                        text: edit.text.clone(),
+                    },
+                })
+                .collect(),
+        }],
+        properties: FixProperties {
+            applicability: rendered.fix.applicability.as_str(),
+        },
+    }
+}
+
 fn level(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "error",
@@ -340,7 +401,8 @@ fn level(severity: Severity) -> &'static str {
     }
 }
 
-/// SARIF messages are sentences: the finding, then what to do about it.
+/// SARIF messages are sentences: the finding, the notes, then what to do about it, each
+/// after a label, so that none needs a capital letter (field names keep their case).
 fn message_text(diagnostic: &Diagnostic) -> String {
     let mut text = sentence(&diagnostic.message);
     let placement_notes = diagnostic
@@ -352,7 +414,7 @@ fn message_text(diagnostic: &Diagnostic) -> String {
         .iter()
         .chain(placement_notes.iter().flatten())
     {
-        text.push(' ');
+        text.push_str(" Note: ");
         text.push_str(&sentence(note));
     }
     if let Some(help) = &diagnostic.help {
@@ -362,13 +424,11 @@ fn message_text(diagnostic: &Diagnostic) -> String {
     text
 }
 
-/// Upper-cases the first letter and ends with a period, unless it ends with punctuation.
+/// Ends the text with a period, unless it ends with punctuation. The first letter keeps its
+/// case: messages often start with a Kubernetes field name (`readinessProbe`, `preStop`),
+/// which is case-sensitive and must read as the manifest spells it.
 fn sentence(text: &str) -> String {
-    let mut chars = text.chars();
-    let mut sentence: String = match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    };
+    let mut sentence = text.to_owned();
     if !sentence.ends_with(['.', '?', '!']) {
         sentence.push('.');
     }
@@ -478,34 +538,15 @@ fn fingerprint(file: &SourceFile, diagnostic: &Diagnostic) -> String {
             hash.write(diagnostic.field.as_deref().unwrap_or_default());
         }
         None => {
-            let line = file.lines.line_of(diagnostic.span.start as usize);
-            let start = file.lines.line_start(line);
-            let end = file.lines.content_end(&file.text, line);
-            hash.write(file.text[start..end].trim());
+            let line = file.line_of(diagnostic.span.start as usize);
+            hash.write(
+                file.slice(file.line_start(line)..file.content_end(line))
+                    .trim(),
+            );
         }
     }
     hash.write(&diagnostic.message);
-    format!("{:016x}", hash.0)
-}
-
-/// 64-bit FNV-1a: tiny, and the same on every platform and Rust version, which fingerprints
-/// need (`std`'s hashers promise neither).
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv {
-    fn write(&mut self, text: &str) {
-        // A separator keeps ("ab", "c") apart from ("a", "bc").
-        for byte in text.bytes().chain(std::iter::once(0xff)) {
-            self.0 ^= u64::from(byte);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
+    format!("{:016x}", hash.finish())
 }
 
 #[cfg(test)]
@@ -515,8 +556,12 @@ mod tests {
     #[test]
     fn names_messages_and_uris() {
         assert_eq!(pascal_case("init-container-probe"), "InitContainerProbe");
-        assert_eq!(sentence("unknown field `x`"), "Unknown field `x`.");
-        assert_eq!(sentence("did you mean `x`?"), "Did you mean `x`?");
+        assert_eq!(sentence("unknown field `x`"), "unknown field `x`.");
+        assert_eq!(sentence("did you mean `x`?"), "did you mean `x`?");
+        assert_eq!(
+            sentence("readinessProbe is not allowed on init container `m`"),
+            "readinessProbe is not allowed on init container `m`."
+        );
         assert_eq!(
             percent_encode("deploy/my app#1.yaml"),
             "deploy/my%20app%231.yaml"
@@ -525,16 +570,5 @@ mod tests {
         let absolute = artifact_location(b"/srv/x.yaml");
         assert_eq!(absolute.uri, "file:///srv/x.yaml");
         assert!(absolute.uri_base_id.is_none());
-    }
-
-    #[test]
-    fn fnv_is_the_reference_function() {
-        // FNV-1a of "a" is af63dc4c8601ec8c; the separator byte follows it here.
-        let mut plain = Fnv::default();
-        for byte in b"a" {
-            plain.0 ^= u64::from(*byte);
-            plain.0 = plain.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        assert_eq!(plain.0, 0xaf63_dc4c_8601_ec8c);
     }
 }

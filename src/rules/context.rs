@@ -4,10 +4,34 @@
 use crate::diagnostics::{Enforcement, Severity};
 use crate::fix::Fix;
 use crate::lifecycle::Lifecycle;
-use crate::model::PodSite;
 use crate::model::path::FieldPath;
 use crate::model::services::Service;
+use crate::model::{AnyObject, ObjectSite, PodSite};
+use crate::source::Span;
 use crate::versions::KubeVersion;
+use crate::yaml::{ConversionError, Document};
+
+/// The input of a document rule: one YAML document as read, and the objects in it.
+pub struct DocumentContext<'a> {
+    pub document: &'a Document,
+    /// Every object of the document (the document itself, or the items of a `List`).
+    pub objects: &'a [AnyObject],
+    /// The workload objects that could not be turned into JSON (aliases that expand too far,
+    /// nesting too deep), with why. Empty for partial objects, which are not converted.
+    pub unconvertible: &'a [(&'a ObjectSite, ConversionError)],
+    /// Kustomize patches and other partial objects: only the YAML itself is judged.
+    pub partial: bool,
+    pub kube: KubeVersion,
+}
+
+/// The input of an object rule: a workload object and what decoding it into the Kubernetes
+/// type found.
+pub struct ObjectContext<'a> {
+    pub document: &'a Document,
+    pub object: &'a ObjectSite,
+    pub decoded: &'a podcycle_k8s::Decoded,
+    pub kube: KubeVersion,
+}
 
 /// The input of a pod rule.
 pub struct PodContext<'a> {
@@ -70,6 +94,13 @@ pub struct Finding {
     pub enforcement: Option<Enforcement>,
     /// Changes that certainly resolve the finding, with paths from the object root.
     pub fixes: Vec<Fix>,
+    /// For a finding about the YAML text rather than a field (a syntax error, a key written
+    /// twice): where it is, used instead of looking `at` up.
+    pub span: Option<Span>,
+    /// Secondary places in the text, for findings placed by `span`.
+    pub span_labels: Vec<(Span, String)>,
+    /// The finding is about the document, not a field of an object: no field path is given.
+    pub no_field: bool,
 }
 
 impl Finding {
@@ -105,6 +136,25 @@ impl Finding {
         self
     }
 
+    /// A secondary place in the text (for findings placed by span).
+    pub fn span_label(&mut self, span: Span, message: impl Into<String>) -> &mut Self {
+        self.span_labels.push((span, message.into()));
+        self
+    }
+
+    /// The field the finding is about, for a finding placed by span (`None` for the document
+    /// itself).
+    pub fn field(&mut self, field: Option<FieldPath>) -> &mut Self {
+        match field {
+            Some(path) => {
+                self.at = Target::key(path);
+                self.no_field = false;
+            }
+            None => self.no_field = true,
+        }
+        self
+    }
+
     pub fn container(&mut self, name: &str) -> &mut Self {
         self.container = Some(name.to_owned());
         self
@@ -129,8 +179,20 @@ impl Findings {
             severity: None,
             enforcement: None,
             fixes: Vec::new(),
+            span: None,
+            span_labels: Vec::new(),
+            no_field: false,
         });
         self.items.last_mut().expect("just pushed")
+    }
+
+    /// Reports a problem of the YAML text at `span`, about no particular field (set one with
+    /// [`Finding::field`]).
+    pub fn report_span(&mut self, span: Span, message: impl Into<String>) -> &mut Finding {
+        let finding = self.report(Target::key(FieldPath::default()), message);
+        finding.span = Some(span);
+        finding.no_field = true;
+        finding
     }
 
     pub fn take(&mut self) -> Vec<Finding> {

@@ -14,7 +14,10 @@ mod suspicious;
 
 use std::fmt;
 
-pub use context::{Finding, Findings, Part, PodContext, Target};
+pub use context::{DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Target};
+pub(crate) use correctness::invalid_type::friendly_type_error;
+pub(crate) use correctness::invalid_value::ordinal_container;
+pub use correctness::yaml_syntax::RULE as YAML_SYNTAX;
 pub use registry::{ALL_RULES, RUNTIME_ERRORS, find_rule};
 pub(crate) use suspicious::poststart_blocks_sidecar::name_list;
 pub use suspicious::unused_suppression::RULE as UNUSED_SUPPRESSION;
@@ -87,15 +90,24 @@ impl fmt::Display for Category {
 pub enum Check {
     /// Runs once per pod spec, on the spec and its derived lifecycle.
     Pod(fn(&PodContext<'_>, &mut Findings)),
-    /// Reported by the pipeline itself while reading a document (syntax, types, fields).
-    Document,
+    /// Runs once per YAML document, on the tree as read and the objects in it (syntax, keys,
+    /// apiVersion and kind).
+    Document(fn(&DocumentContext<'_>, &mut Findings)),
+    /// Runs once per workload object, on what decoding it into the Kubernetes type found
+    /// (fields, types).
+    Object(fn(&ObjectContext<'_>, &mut Findings)),
+    /// Judges the suppressions of a document once every other rule has run: reported by the
+    /// suppression pass (`suppression.rs`), which knows what each suppression silenced.
+    Suppressions,
 }
 
 impl fmt::Debug for Check {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Check::Pod(_) => "Check::Pod",
-            Check::Document => "Check::Document",
+            Check::Document(_) => "Check::Document",
+            Check::Object(_) => "Check::Object",
+            Check::Suppressions => "Check::Suppressions",
         })
     }
 }
@@ -120,6 +132,8 @@ pub struct Rule {
     /// The rule reads the Services of the file ([`PodContext::services`]); the pipeline
     /// collects them only when such a rule runs.
     pub reads_services: bool,
+    /// Whether its findings come with fixes (`check --fix`, quick fixes in editors).
+    pub fix: crate::fix::FixAvailability,
     /// The file that declares it, for "view source" links.
     pub source: &'static str,
 }
@@ -181,6 +195,7 @@ macro_rules! declare_rule {
             $(severity: $severity:ident,)?
             $(feature: $feature:expr,)?
             $(services: $services:literal,)?
+            $(fix: $fix:ident,)?
             summary: $summary:literal,
             check: $check:expr $(,)?
         }
@@ -199,6 +214,7 @@ macro_rules! declare_rule {
             check: $check,
             feature: declare_rule!(@feature $($feature)?),
             reads_services: declare_rule!(@services $($services)?),
+            fix: declare_rule!(@fix $($fix)?),
             source: file!(),
         };
     };
@@ -208,5 +224,7 @@ macro_rules! declare_rule {
     (@feature $feature:expr) => { Some(&$feature) };
     (@services) => { false };
     (@services $services:literal) => { $services };
+    (@fix) => { $crate::fix::FixAvailability::None };
+    (@fix $fix:ident) => { $crate::fix::FixAvailability::$fix };
 }
 pub(crate) use declare_rule;

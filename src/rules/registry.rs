@@ -6,6 +6,7 @@ use super::{advice, correctness, pedantic, suspicious};
 pub static ALL_RULES: &[&Rule] = &[
     &correctness::yaml_syntax::RULE,
     &correctness::duplicate_key::RULE,
+    &correctness::unserved_api_version::RULE,
     &correctness::unknown_field::RULE,
     &correctness::invalid_type::RULE,
     &correctness::init_container_probe::RULE,

@@ -9,6 +9,7 @@ use super::node::{
     Children, Comment, Document, DuplicateKey, Node, NodeId, NodeKind, ScalarStyle, SyntaxError,
 };
 use super::resolve::{Resolved, key_string, resolve};
+use crate::model::path::PathSegment;
 use crate::source::Span;
 
 /// Reads every document of a YAML stream. A syntax error abandons its document; reading goes
@@ -89,34 +90,34 @@ enum Frame<'t> {
 /// moves them to a hash map.
 #[derive(Default)]
 struct SeenKeys<'t> {
-    list: Vec<(Cow<'t, str>, Span)>,
-    map: HashMap<Cow<'t, str>, Span>,
+    list: Vec<(Cow<'t, str>, NodeId)>,
+    map: HashMap<Cow<'t, str>, NodeId>,
 }
 
 impl<'t> SeenKeys<'t> {
     const LIST_LIMIT: usize = 16;
 
-    /// Where `key` was first written, if it was.
-    fn first(&self, key: &str) -> Option<Span> {
+    /// The node where `key` was first written, if it was.
+    fn first(&self, key: &str) -> Option<NodeId> {
         if self.map.is_empty() {
             self.list
                 .iter()
                 .find(|(seen, _)| seen == key)
-                .map(|&(_, span)| span)
+                .map(|&(_, id)| id)
         } else {
             self.map.get(key).copied()
         }
     }
 
-    fn insert(&mut self, key: Cow<'t, str>, span: Span) {
+    fn insert(&mut self, key: Cow<'t, str>, id: NodeId) {
         if self.map.is_empty() {
             if self.list.len() < Self::LIST_LIMIT {
-                self.list.push((key, span));
+                self.list.push((key, id));
                 return;
             }
             self.map.extend(self.list.drain(..));
         }
-        self.map.insert(key, span);
+        self.map.insert(key, id);
     }
 }
 
@@ -325,6 +326,32 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
 
     /// Attaches a finished node to its parent (or makes it the document root).
     fn value(&mut self, id: NodeId) {
+        let Some(document) = self.current.as_ref() else {
+            return;
+        };
+        // Duplicate keys are found as keys arrive, so the first occurrence is known.
+        let duplicate = match self.stack.last() {
+            Some(Frame::Mapping {
+                id: mapping,
+                pending_key: None,
+                seen,
+                ..
+            }) => key_text(self.text, document, id)
+                .filter(|key| key != "<<")
+                .map(|key| match seen.first(&key) {
+                    Some(first) => Err(DuplicateKey {
+                        key: key.clone().into_owned(),
+                        first: document.node(first).span,
+                        second: document.node(id).span,
+                        path: self.path_to(&key),
+                        mapping: *mapping,
+                        first_key: first,
+                        second_key: id,
+                    }),
+                    None => Ok(key),
+                }),
+            _ => None,
+        };
         let Some(document) = self.current.as_mut() else {
             return;
         };
@@ -336,23 +363,49 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
             }) => match pending_key.take() {
                 None => {
                     *pending_key = Some(id);
-                    // Duplicate keys are found as keys arrive, so the first occurrence is known.
-                    let key = key_text(self.text, document, id).filter(|key| key != "<<");
-                    if let Some(key) = key {
-                        let span = document.node(id).span;
-                        match seen.first(&key) {
-                            Some(first) => document.duplicate_keys.push(DuplicateKey {
-                                key: key.into_owned(),
-                                first,
-                                second: span,
-                            }),
-                            None => seen.insert(key, span),
-                        }
+                    match duplicate {
+                        Some(Ok(key)) => seen.insert(key, id),
+                        Some(Err(duplicate)) => document.duplicate_keys.push(duplicate),
+                        None => {}
                     }
                 }
                 Some(key) => self.entries.push((key, id)),
             },
         }
+    }
+
+    /// The path from the document root to `key` in the innermost open mapping: the keys and
+    /// indexes of the collections being read.
+    fn path_to(&self, key: &str) -> Vec<PathSegment> {
+        let Some(document) = self.current.as_ref() else {
+            return Vec::new();
+        };
+        let mut path = Vec::with_capacity(self.stack.len() + 1);
+        let open = &self.stack[..self.stack.len().saturating_sub(1)];
+        for (depth, frame) in open.iter().enumerate() {
+            match frame {
+                Frame::Sequence { start, .. } => {
+                    // The sequence's items so far end where the next open sequence's begin.
+                    let end = self.stack[depth + 1..]
+                        .iter()
+                        .find_map(|inner| match inner {
+                            Frame::Sequence { start, .. } => Some(*start),
+                            Frame::Mapping { .. } => None,
+                        })
+                        .unwrap_or(self.items.len());
+                    path.push(PathSegment::Index(end - start));
+                }
+                Frame::Mapping { pending_key, .. } => {
+                    let name = pending_key
+                        .and_then(|k| key_text(self.text, document, k))
+                        .map(Cow::into_owned)
+                        .unwrap_or_default();
+                    path.push(PathSegment::Key(name));
+                }
+            }
+        }
+        path.push(PathSegment::Key(key.to_owned()));
+        path
     }
 
     fn close_collection(&mut self, end: usize) {

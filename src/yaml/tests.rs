@@ -79,6 +79,25 @@ fn block_scalars_end_with_their_last_line() {
 }
 
 #[test]
+fn quoted_scalars_continued_at_the_keys_indent_are_read_as_kubectl_reads_them() {
+    // go-yaml v2 and v3 (kubectl, kustomize) accept a quoted scalar whose continuation lines
+    // sit at the indentation of its key, and fold the line break into a space; YAML 1.2 calls
+    // it an error. A plain scalar there is an error in go-yaml too.
+    let text = "metadata:\n  annotations:\n    note: \"first line\n    continued\"\n    list: '[\n        1\n    ]'\n";
+    let documents = parse_stream(text);
+    assert!(documents[0].errors.is_empty(), "{:?}", documents[0].errors);
+    let root = documents[0].root.unwrap();
+    let value = crate::yaml::to_json(&documents[0], root).unwrap();
+    assert_eq!(
+        value["metadata"]["annotations"]["note"],
+        "first line continued"
+    );
+    assert_eq!(value["metadata"]["annotations"]["list"], "[ 1 ]");
+    let plain = parse_stream("metadata:\n  annotations:\n    note: first line\n    continued\n");
+    assert!(!plain[0].errors.is_empty());
+}
+
+#[test]
 fn nodes_stay_small() {
     // Every scalar of a long flow sequence is a node: their size is most of a tree's memory.
     assert!(std::mem::size_of::<super::node::Node>() <= 24);

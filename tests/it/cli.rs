@@ -29,6 +29,7 @@ fn concise_format() {
     testdata/cli/bad.yaml:24:11: warning[poststart-blocks-sidecar] postStart of `web` delays the start of sidecar `istio-proxy`
     testdata/cli/bad.yaml:27:11: error[prestop-exceeds-grace-period] the preStop `sleep` action of 25s is longer than the 20s grace period, which the API server rejects
     Found 2 errors, 1 warning in 1 of 2 files.
+    1 finding fixable with `podcycle check --fix`.
     ");
 }
 

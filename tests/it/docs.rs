@@ -50,6 +50,64 @@ fn generated_rule_docs_are_up_to_date() {
     );
 }
 
+/// The shell completions and man pages in `assets/` are generated from the command-line
+/// definition; a new option must show up in them.
+#[test]
+fn completions_and_man_pages_are_up_to_date() {
+    use clap::CommandFactory;
+    use clap_complete::Shell;
+
+    let mut stale = Vec::new();
+    let dir = Path::new("assets/completions");
+    for (shell, file) in [
+        (Shell::Bash, "podcycle.bash"),
+        (Shell::Zsh, "_podcycle"),
+        (Shell::Fish, "podcycle.fish"),
+        (Shell::PowerShell, "_podcycle.ps1"),
+        (Shell::Elvish, "podcycle.elv"),
+    ] {
+        let mut script = Vec::new();
+        podcycle::cli::write_completions(shell, &mut script).unwrap();
+        check_or_update(
+            &dir.join(file),
+            &String::from_utf8(script).unwrap(),
+            &mut stale,
+        );
+    }
+    let command = podcycle::cli::Cli::command();
+    let man = Path::new("assets/man");
+    let render = |command: clap::Command| {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(command).render(&mut page).unwrap();
+        String::from_utf8(page).unwrap()
+    };
+    check_or_update(
+        &man.join("podcycle.1"),
+        &render(command.clone()),
+        &mut stale,
+    );
+    let mut pages = vec!["podcycle.1".to_owned()];
+    for subcommand in command.get_subcommands() {
+        // clap names commands with `'static` strings; the test runs once.
+        let name: &'static str =
+            Box::leak(format!("podcycle-{}", subcommand.get_name()).into_boxed_str());
+        let page = subcommand.clone().name(name).display_name(name);
+        pages.push(format!("{name}.1"));
+        check_or_update(&man.join(format!("{name}.1")), &render(page), &mut stale);
+    }
+    for entry in fs::read_dir(man).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if !pages.contains(&name) {
+            stale.push(format!("assets/man/{name} (no such command)"));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale completions or man pages: {}\nrun `UPDATE_DOCS=1 cargo test --test docs` to regenerate them",
+        stale.join(", ")
+    );
+}
+
 #[test]
 fn the_committed_config_schema_is_up_to_date() {
     let mut stale = Vec::new();

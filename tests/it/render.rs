@@ -489,3 +489,81 @@ fn an_excluded_directory_excludes_a_file_named_under_it() {
     assert!(!stdout(&output).contains("bad.yaml"));
     assert!(Path::new("testdata/cli/bad.yaml").is_file());
 }
+
+#[test]
+fn the_language_server_publishes_a_templates_findings_through_its_chart() {
+    use podcycle::lsp::rendered::{Rendered, rendered_findings};
+    if !renderers() {
+        return;
+    }
+    let template = Path::new("testdata/render/web/templates/deployment.yaml");
+    let text = std::fs::read_to_string(template).unwrap();
+    let settings = podcycle::settings::Settings::default();
+    let Rendered::Findings(found) = rendered_findings(template, &text, &settings) else {
+        panic!("the chart renders");
+    };
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let file = podcycle::source::SourceFile::new("deployment.yaml", text.clone());
+    assert_eq!(file.line_col(found[0].span.start).line, 22);
+    // The values label points into values.yaml, which the editor links to.
+    let values = found[0]
+        .labels
+        .iter()
+        .find_map(|l| l.file.as_ref())
+        .expect("a label in the values file");
+    assert!(
+        values.path.ends_with("testdata/render/web/values.yaml"),
+        "{}",
+        values.path
+    );
+    // Unsaved changes: nothing is claimed about a text the renderer has not seen.
+    let edited = format!("{text}# editing\n");
+    assert!(matches!(
+        rendered_findings(template, &edited, &settings),
+        Rendered::Unavailable(_)
+    ));
+    // A manifest that is neither a template nor a patch is linted as it is.
+    assert!(matches!(
+        rendered_findings(Path::new("testdata/cli/bad.yaml"), "", &settings),
+        Rendered::NotRendered
+    ));
+}
+
+#[test]
+fn what_cannot_be_placed_exactly_says_so() {
+    if !renderers() {
+        return;
+    }
+    // Two `tpl` actions could each have written the grace period: no guess.
+    let output = check(&["--format", "json", "testdata/render/generated"]);
+    let items = json(&output);
+    let grace = finding(
+        &items,
+        "zero-grace-period",
+        "generated/templates/deployment.yaml",
+    );
+    assert_eq!(grace["rendered"]["placement"], "object");
+    assert_eq!(grace["line"].as_u64(), Some(2), "the object's `kind:` line");
+    assert_eq!(
+        grace["field"],
+        "spec.template.spec.terminationGracePeriodSeconds"
+    );
+    let prestop = finding(
+        &items,
+        "prestop-exceeds-grace-period",
+        "generated/templates/deployment.yaml",
+    );
+    assert_eq!(prestop["rendered"]["placement"], "exact");
+    assert!(
+        prestop["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("podcycle cannot place it in the chart")),
+        "{prestop:#}"
+    );
+    let full = stdout(&check(&["testdata/render/generated"]));
+    assert!(
+        full.contains("podcycle cannot place `spec.template.spec.terminationGracePeriodSeconds` exactly in this file; it points at the declaration of Deployment/generated"),
+        "{full}"
+    );
+}

@@ -191,16 +191,19 @@ fn title_case(category: &str) -> String {
 }
 
 fn rule_source(name: &str, category: &str) -> String {
-    // The usual claim of each category; the author changes it where the rule's differs.
-    let enforcement = match category {
-        "correctness" => "ApiServer",
-        "suspicious" => "Runtime",
-        _ => "Advice",
-    };
     RULE_TEMPLATE
         .replace("RULE_NAME", name)
         .replace("RULE_CATEGORY", &title_case(category))
-        .replace("RULE_ENFORCEMENT", enforcement)
+        .replace("RULE_ENFORCEMENT", default_enforcement(category))
+}
+
+/// The usual claim of a category's findings; the author changes it where the rule differs.
+fn default_enforcement(category: &str) -> &'static str {
+    match category {
+        "correctness" => "ApiServer",
+        "suspicious" => "Runtime",
+        _ => "Advice",
+    }
 }
 
 fn failing_fixture(name: &str, category: &str) -> String {

@@ -1,25 +1,30 @@
+use crate::diagnostics::Severity;
 use crate::lifecycle::{ContainerLife, Role};
-use crate::rules::{Findings, PodContext, Target, declare_rule};
-use crate::versions::CONTAINER_RESTART_RULES;
+use crate::rules::{Enforcement, Findings, PodContext, Target, declare_rule};
+use crate::versions::{CONTAINER_RESTART_RULES, KubeVersion, RESTART_ALL_CONTAINERS, Stage};
 
 declare_rule! {
     /// ## What it does
     /// Finds a container-level `restartPolicy` (or `restartPolicyRules`) that the target
-    /// Kubernetes version rejects:
-    /// - before container restart rules are on (`ContainerRestartRules`, beta and on by default
-    ///   from 1.35): an init container's `restartPolicy` other than `Always`, and any
-    ///   `restartPolicy` on an app container;
-    /// - from then on: a value other than `Always`, `OnFailure` or `Never`, and
-    ///   `restartPolicyRules` that break the API's constraints — rules without an explicit
-    ///   container `restartPolicy`, rules on a native sidecar, more than 20 rules, a rule
-    ///   without `exitCodes`, an operator other than `In`/`NotIn`, more than 255 exit codes, an
-    ///   action other than `Restart`.
+    /// Kubernetes version rejects or drops:
+    /// - before container restart rules exist (1.33 and older): an init container's
+    ///   `restartPolicy` other than `Always`, and any `restartPolicy` on an app container;
+    /// - while they are alpha and off (1.34): the same values, which the API server drops
+    ///   (a warning: the pod is accepted without them);
+    /// - from 1.35, when they are on by default: a value other than `Always`, `OnFailure` or
+    ///   `Never`, and `restartPolicyRules` that break the API's constraints — rules without an
+    ///   explicit container `restartPolicy`, more than 20 rules, a rule without `exitCodes`, an
+    ///   operator other than `In`/`NotIn`, more than 255 exit codes, an action other than
+    ///   `Restart` (or `RestartAllContainers` from 1.36), and rules on a native sidecar before
+    ///   1.36 (`RestartAllContainersOnContainerExits` allows them).
     ///
     /// ## Why is this bad?
     /// The API server rejects the pod or workload. Before restart rules, the only
     /// container-level policy is `restartPolicy: Always` on an init container, which makes it
     /// a native sidecar; everything else is `Unsupported value` or
-    /// `Forbidden: may not be set for non-init containers`.
+    /// `Forbidden: may not be set for non-init containers`. In 1.34 the API server drops such
+    /// values before it validates (`dropContainerRestartRules` in `pkg/api/pod/util.go`), so
+    /// the container silently follows the pod's `restartPolicy`.
     ///
     /// ## Example
     /// ```yaml
@@ -92,6 +97,10 @@ const MAX_EXIT_CODES: usize = 255;
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     let rules_enabled = CONTAINER_RESTART_RULES.enabled(ctx.kube);
+    if CONTAINER_RESTART_RULES.stage(ctx.kube) == Stage::Alpha {
+        report_dropped(ctx, findings);
+        return;
+    }
     for container in &ctx.life.containers {
         let Some(policy) = container.container.restart_policy.as_deref() else {
             if rules_enabled
@@ -103,7 +112,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             {
                 findings
                     .report(
-                        Target::key(container.path.key("restartPolicyRules")),
+                        // Where the API server reports it: the `restartPolicy` it requires.
+                        Target::key(container.path.key("restartPolicy")),
                         format!(
                             "restartPolicyRules of `{}` need an explicit container `restartPolicy`",
                             container.name
@@ -111,6 +121,10 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     )
                     .help(
                         "set `restartPolicy` on the container too, even when it matches the pod's",
+                    )
+                    .label(
+                        Target::key(container.path.key("restartPolicyRules")),
+                        "the rules are set here",
                     )
                     .container(container.name);
             }
@@ -176,12 +190,51 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 .container(container.name);
         }
         if rules_enabled {
-            check_rules(container, policy, findings);
+            check_rules(container, policy, ctx.kube, findings);
         }
     }
 }
 
-fn check_rules(container: &ContainerLife<'_>, policy: &str, findings: &mut Findings) {
+/// While container restart rules are alpha and off, the API server drops a container
+/// `restartPolicy` other than an init container's `Always`, and every `restartPolicyRules`,
+/// before it validates (`dropContainerRestartRules`, pkg/api/pod/util.go): the pod is
+/// accepted without them.
+fn report_dropped(ctx: &PodContext<'_>, findings: &mut Findings) {
+    for container in &ctx.life.containers {
+        let c = container.container;
+        let is_init = container.role != Role::App;
+        // `unsupported-feature` reports the dropped `restartPolicyRules`.
+        let Some(policy) = c
+            .restart_policy
+            .as_deref()
+            .filter(|&policy| !(is_init && policy == "Always"))
+        else {
+            continue;
+        };
+        findings
+            .report(
+                Target::value(container.path.key("restartPolicy")),
+                format!(
+                    "Kubernetes {} drops the restartPolicy `{policy}` of `{}`: {} is alpha and off by default",
+                    ctx.kube, container.name, CONTAINER_RESTART_RULES.description
+                ),
+            )
+            .help(format!(
+                "remove it, or target a cluster where it is on ({})",
+                CONTAINER_RESTART_RULES.availability()
+            ))
+            .enforcement(Enforcement::Runtime)
+            .severity(Severity::Warning)
+            .container(container.name);
+    }
+}
+
+fn check_rules(
+    container: &ContainerLife<'_>,
+    policy: &str,
+    kube: KubeVersion,
+    findings: &mut Findings,
+) {
     let Some(rules) = container
         .container
         .restart_policy_rules
@@ -191,7 +244,10 @@ fn check_rules(container: &ContainerLife<'_>, policy: &str, findings: &mut Findi
         return;
     };
     let path = container.path.key("restartPolicyRules");
-    if container.role == Role::Sidecar || (container.role == Role::Init && policy == "Always") {
+    let restart_all = RESTART_ALL_CONTAINERS.enabled(kube);
+    if !restart_all
+        && (container.role == Role::Sidecar || (container.role == Role::Init && policy == "Always"))
+    {
         findings
             .report(
                 Target::key(path.clone()),
@@ -218,13 +274,25 @@ fn check_rules(container: &ContainerLife<'_>, policy: &str, findings: &mut Findi
     }
     for (index, rule) in rules.iter().enumerate() {
         let rule_path = path.index(index);
-        if rule.action != "Restart" {
+        let allowed =
+            rule.action == "Restart" || (restart_all && rule.action == "RestartAllContainers");
+        if !allowed {
             findings
                 .report(
                     Target::value(rule_path.key("action")),
-                    format!("restart rule action `{}` is not supported", rule.action),
+                    format!(
+                        "restart rule action `{}` is not supported by Kubernetes {kube}",
+                        rule.action
+                    ),
                 )
-                .help("use `Restart`")
+                .help(if restart_all {
+                    "use `Restart` or `RestartAllContainers`".to_owned()
+                } else {
+                    format!(
+                        "use `Restart`; `RestartAllContainers` needs {}",
+                        RESTART_ALL_CONTAINERS.availability()
+                    )
+                })
                 .container(container.name);
         }
         let Some(exit_codes) = &rule.exit_codes else {

@@ -1,14 +1,24 @@
-use crate::rules::declare_rule;
+use std::collections::HashMap;
+
+use crate::diagnostics::Severity;
+use crate::model::path::FieldPath;
+use crate::rules::{DocumentContext, Findings, declare_rule};
+use crate::yaml::NodeId;
 
 declare_rule! {
     /// ## What it does
     /// Finds a key written twice in the same mapping.
     ///
     /// ## Why is this bad?
-    /// The two values do not merge. `kubectl` rejects the document with
-    /// `mapping key "…" already defined at line …`, while other tools in a delivery chain
-    /// (Helm among them) silently keep only the last value, so the first is lost without a
-    /// word — a second `volumeMounts:` or `env:` drops everything the first one listed.
+    /// The two values do not merge, and the tools disagree on what the document means.
+    /// `kubectl apply -f` (through sigs.k8s.io/yaml) and Helm silently keep only the last value,
+    /// so the first is lost without a word — a second `volumeMounts:` or `env:` drops
+    /// everything the first one listed. `kustomize build` and `kubectl apply -k` reject the
+    /// document: `mapping key "…" already defined at line …`.
+    ///
+    /// A key repeated with different values is an error: the manifest is either refused or
+    /// silently loses data. A key repeated with the same value is a warning: only Kustomize
+    /// refuses it.
     ///
     /// ## Example
     /// ```yaml
@@ -49,6 +59,51 @@ declare_rule! {
         category: Correctness,
         enforcement: Decoder,
         summary: "key written twice in one mapping",
-        check: crate::rules::Check::Document,
+        check: crate::rules::Check::Document(check),
+    }
+}
+
+fn check(ctx: &DocumentContext<'_>, findings: &mut Findings) {
+    let document = ctx.document;
+    // Each mapping's values by key node, built once: a mapping may repeat a key many times.
+    let mut values_by_key: HashMap<NodeId, HashMap<NodeId, NodeId>> = HashMap::new();
+    for duplicate in &document.duplicate_keys {
+        let key = &duplicate.key;
+        let values_of = values_by_key.entry(duplicate.mapping).or_insert_with(|| {
+            document
+                .mapping(duplicate.mapping)
+                .unwrap_or_default()
+                .iter()
+                .copied()
+                .collect()
+        });
+        let values = (
+            values_of.get(&duplicate.first_key).copied(),
+            values_of.get(&duplicate.second_key).copied(),
+        );
+        let same = matches!(values, (Some(a), Some(b)) if document.same_value(a, b));
+        let (message, help) = if same {
+            (
+                format!(
+                    "`{key}` is written twice with the same value: `kustomize build` rejects the document (`kubectl apply -f` reads it)"
+                ),
+                format!("remove the second `{key}`"),
+            )
+        } else {
+            (
+                format!(
+                    "`{key}` is written twice: `kubectl apply -f` keeps only the last value, and `kustomize build` rejects the document"
+                ),
+                format!("write `{key}` once, with everything it should hold"),
+            )
+        };
+        let finding = findings
+            .report_span(duplicate.second, message)
+            .help(help)
+            .span_label(duplicate.first, format!("`{key}` is first written here"))
+            .field(Some(FieldPath::new(duplicate.path.clone())));
+        if same {
+            finding.severity(Severity::Warning);
+        }
     }
 }

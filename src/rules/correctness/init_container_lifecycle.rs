@@ -60,6 +60,13 @@ declare_rule! {
     ///         image: nginx:1.25
     /// ```
     ///
+    /// ## Fix
+    /// Where the init container can be seen never to exit (a well-known proxy or server image,
+    /// `sleep infinity`, an endless loop) and the target version has native sidecars,
+    /// `check --fix` and the editor's quick fix add `restartPolicy: Always`, which makes it a
+    /// sidecar. The fix is safe: a container that never exits can only have been meant to run
+    /// beside the others.
+    ///
     /// ## References
     /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`, `validateInitContainers`:
     ///   `lifecycle` on an init container whose restart policy is not `Always` is `Forbidden`.
@@ -68,6 +75,7 @@ declare_rule! {
         name: "init-container-lifecycle",
         category: Correctness,
         enforcement: ApiServer,
+        fix: Sometimes,
         summary: "lifecycle hooks on an init container that is not a sidecar",
         check: crate::rules::Check::Pod(check),
     }

@@ -48,6 +48,13 @@ declare_rule! {
     ///     image: example/app:1.0
     /// ```
     ///
+    /// ## Fix
+    /// Where the init container can be seen never to exit (a well-known proxy or server image,
+    /// `sleep infinity`, an endless loop) and the target version has native sidecars,
+    /// `check --fix` and the editor's quick fix add `restartPolicy: Always`, which makes it a
+    /// sidecar. The fix is safe: a container that never exits can only have been meant to run
+    /// beside the others.
+    ///
     /// ## References
     /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`, `validateInitContainers`:
     ///   each probe on an init container whose restart policy is not `Always` is `Forbidden`.
@@ -56,6 +63,7 @@ declare_rule! {
         name: "init-container-probe",
         category: Correctness,
         enforcement: ApiServer,
+        fix: Sometimes,
         summary: "probe on an init container that is not a sidecar",
         check: crate::rules::Check::Pod(check),
     }

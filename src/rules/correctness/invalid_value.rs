@@ -1,6 +1,6 @@
 use crate::lifecycle::{HandlerUse, handlers};
 use crate::model::path::FieldPath;
-use crate::model::{IntOrString, Origin};
+use crate::model::{IntOrString, Origin, WorkloadKind};
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 use crate::versions::POD_LIFECYCLE_SLEEP_ACTION_ALLOW_ZERO;
 
@@ -18,7 +18,14 @@ declare_rule! {
     /// - a negative `sleep`, a zero `sleep` before the cluster version allows it, and a
     ///   `postStart` sleep longer than the grace period (for `preStop`,
     ///   `prestop-exceeds-grace-period` reports it);
-    /// - a bare Pod's `restartPolicy` other than `Always`, `OnFailure` or `Never`.
+    /// - a pod spec without `containers` (in a Kustomize patch, which podcycle recognises as
+    ///   one, it is fine);
+    /// - a bare Pod's or a PodTemplate's `restartPolicy` other than `Always`, `OnFailure` or
+    ///   `Never`;
+    /// - a port name used twice in one container's `ports`;
+    /// - a container without a `name`, or with a name that is not a DNS label (1–63
+    ///   lowercase letters, digits and dashes, starting and ending with a letter or digit);
+    /// - a port `protocol` other than `TCP`, `UDP` or `SCTP`.
     ///
     /// ## Why is this bad?
     /// The API server rejects the pod or workload (`Invalid value`, `Unsupported value`), so
@@ -59,7 +66,8 @@ declare_rule! {
     ///   (non-negative fields), `ValidatePortNumOrName` and `validateContainerPorts` (ports and
     ///   `IsValidPortName`), `validateHTTPGetAction` (scheme), `validateGRPCAction`,
     ///   `validateSleepAction`, `ValidatePodSpec` (`activeDeadlineSeconds`), `validateRestartPolicy`.
-    /// - kubernetes/apimachinery `pkg/util/validation/validation.go`, `IsValidPortName`.
+    /// - kubernetes/apimachinery `pkg/util/validation/validation.go`, `IsValidPortName`,
+    ///   `IsDNS1123Label` (container names, checked by `validateContainerCommon`).
     pub static RULE = {
         name: "invalid-value",
         category: Correctness,
@@ -179,8 +187,62 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             }
         }
     }
+    if ctx.site.spec.containers.is_empty() {
+        findings
+            .report(
+                Target::key(ctx.site.spec_path.key("containers")),
+                "the pod spec has no containers, which the API server requires",
+            )
+            .help("list at least one container under `containers`");
+    }
+    for (list, containers) in [
+        ("containers", &ctx.site.spec.containers[..]),
+        (
+            "initContainers",
+            ctx.site.spec.init_containers.as_deref().unwrap_or_default(),
+        ),
+    ] {
+        for (index, container) in containers.iter().enumerate() {
+            check_container_name(ctx, findings, list, index, &container.name);
+        }
+    }
     for container in &ctx.life.containers {
+        let mut port_names: Vec<&str> = Vec::new();
         for (index, port) in container.container.ports.iter().flatten().enumerate() {
+            if let Some(name) = port.name.as_deref().filter(|n| !n.is_empty()) {
+                if port_names.contains(&name) {
+                    findings
+                        .report(
+                            Target::value(container.path.key("ports").index(index).key("name")),
+                            format!(
+                                "port name `{name}` is used twice in the ports of `{}`",
+                                container.name
+                            ),
+                        )
+                        .help("give each port of a container its own name")
+                        .container(container.name);
+                }
+                port_names.push(name);
+            }
+            if let Some(protocol) = port
+                .protocol
+                .as_deref()
+                .filter(|p| !matches!(*p, "TCP" | "UDP" | "SCTP"))
+            {
+                findings
+                    .report(
+                        Target::value(container.path.key("ports").index(index).key("protocol")),
+                        format!(
+                            "protocol `{protocol}` of a port of `{}` is not supported",
+                            container.name
+                        ),
+                    )
+                    .help(format!(
+                        "use `TCP`, `UDP` or `SCTP`{}",
+                        upper_case_hint(protocol)
+                    ))
+                    .container(container.name);
+            }
             let path = container.path.key("ports").index(index);
             if !PORT_RANGE.contains(&i64::from(port.container_port)) {
                 findings
@@ -223,7 +285,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             )
             .help("remove it for no deadline");
     }
-    if ctx.site.origin == Origin::Pod
+    // A bare Pod or a PodTemplate; the controllers' own constraints are
+    // `workload-restart-policy`'s.
+    if (ctx.site.origin == Origin::Pod || ctx.site.kind == WorkloadKind::PodTemplate)
         && let Some(policy) = spec
             .restart_policy
             .as_deref()
@@ -238,6 +302,70 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 "use `Always`, `OnFailure` or `Never`{}",
                 upper_case_hint(policy)
             ));
+    }
+}
+
+/// A container needs a name, and the name is a DNS label (`validateContainerCommon`).
+fn check_container_name(
+    ctx: &PodContext<'_>,
+    findings: &mut Findings,
+    list: &str,
+    index: usize,
+    name: &str,
+) {
+    let path = ctx.site.spec_path.key(list).index(index).key("name");
+    let which = ordinal_container(list, index);
+    if name.is_empty() {
+        findings
+            .report(
+                Target::value(path),
+                format!("{which} has no `name`, which the API server requires"),
+            )
+            .help("give every container a unique name: lowercase letters, digits and dashes");
+        return;
+    }
+    if let Some(problem) = dns_label_problem(name) {
+        findings
+            .report(
+                Target::value(path),
+                format!("container name `{name}` is not valid: {problem}"),
+            )
+            .help("use 1 to 63 lowercase letters, digits and dashes, starting and ending with a letter or digit")
+            .container(name);
+    }
+}
+
+/// "the 2nd container", "the 1st init container": how to name a container without a name.
+pub(crate) fn ordinal_container(list: &str, index: usize) -> String {
+    let n = index + 1;
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    let kind = match list {
+        "initContainers" => "init container",
+        "ephemeralContainers" => "ephemeral container",
+        _ => "container",
+    };
+    format!("the {n}{suffix} {kind}")
+}
+
+/// Why `name` is not a DNS-1123 label (`IsDNS1123Label`), if it is not.
+fn dns_label_problem(name: &str) -> Option<&'static str> {
+    if name.len() > 63 {
+        Some("it must be at most 63 characters long")
+    } else if !name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        Some("it may contain only lowercase letters, digits and dashes")
+    } else if name.starts_with('-') || name.ends_with('-') {
+        Some("it must start and end with a letter or digit")
+    } else {
+        None
     }
 }
 
@@ -312,7 +440,7 @@ fn upper_case_hint(value: &str) -> String {
         if candidate != value
             && matches!(
                 candidate.as_str(),
-                "HTTP" | "HTTPS" | "Always" | "OnFailure" | "Never"
+                "HTTP" | "HTTPS" | "Always" | "OnFailure" | "Never" | "TCP" | "UDP" | "SCTP"
             )
         {
             return format!("; values are case-sensitive: `{candidate}`");
@@ -324,6 +452,21 @@ fn upper_case_hint(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn container_names_and_ordinals() {
+        assert_eq!(dns_label_problem("web-1"), None);
+        assert!(dns_label_problem("Web_1").is_some());
+        assert!(dns_label_problem("-web").is_some());
+        assert!(dns_label_problem(&"a".repeat(64)).is_some());
+        assert_eq!(ordinal_container("containers", 1), "the 2nd container");
+        assert_eq!(
+            ordinal_container("initContainers", 0),
+            "the 1st init container"
+        );
+        assert_eq!(ordinal_container("containers", 10), "the 11th container");
+        assert_eq!(ordinal_container("containers", 22), "the 23rd container");
+    }
 
     #[test]
     fn port_names() {

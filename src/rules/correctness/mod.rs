@@ -16,6 +16,7 @@ pub mod tcp_socket_hook;
 pub mod template_active_deadline;
 pub mod undeclared_port;
 pub mod unknown_field;
+pub mod unserved_api_version;
 pub mod unsupported_feature;
 pub mod workload_restart_policy;
 pub mod yaml_syntax;

@@ -72,6 +72,12 @@ declare_rule! {
     ///               seconds: 10
     /// ```
     ///
+    /// ## Fix
+    /// Safe: raise `terminationGracePeriodSeconds` to the hook's time plus the default 30
+    /// seconds (`check --fix`). Unsafe, with `--fix --unsafe-fixes` and in editors: where the
+    /// hook is an exec that only sleeps and the target version has the `sleep` action, use the
+    /// action as well; the wait then runs in the kubelet instead of the container.
+    ///
     /// ## References
     /// - kubernetes/kubernetes `pkg/kubelet/kuberuntime/kuberuntime_container.go`,
     ///   `killContainer`: the preStop hook runs within the grace period, its time is subtracted,
@@ -87,6 +93,7 @@ declare_rule! {
         category: Correctness,
         enforcement: Runtime,
         severity: Warning,
+        fix: Sometimes,
         summary: "preStop hook that takes the whole termination grace period or more",
         check: crate::rules::Check::Pod(check),
     }
@@ -137,7 +144,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
 
 /// Raise the grace period so the application keeps the default 30 s after the hook; and where
 /// the hook is an exec that only sleeps and the target version has the `sleep` action, the
-/// same with the action instead (it needs no `sleep` binary in the image).
+/// same with the action instead (it needs no `sleep` binary in the image). The second is
+/// unsafe: the hook then runs in the kubelet, not in the container, which is a change beyond
+/// the finding.
 fn fixes(
     ctx: &PodContext<'_>,
     container: &ContainerLife<'_>,
@@ -167,7 +176,7 @@ fn fixes(
         && hook.handler == HandlerKind::Exec
         && POD_LIFECYCLE_SLEEP_ACTION.enabled(ctx.kube)
     {
-        fixes.push(Fix::new(
+        fixes.push(Fix::new_unsafe(
             format!(
                 "Use the `sleep` action for the preStop delay and raise terminationGracePeriodSeconds to {grace}"
             ),

@@ -74,11 +74,11 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             Target::key(ctx.site.spec_path.key("activeDeadlineSeconds")),
             format!(
                 "activeDeadlineSeconds is not allowed in a {} pod template",
-                ctx.site.kind.name()
+                ctx.site.object.kind.as_str()
             ),
         )
         .help(format!(
             "remove it: a {} keeps its pods running; use a Job for work with a deadline",
-            ctx.site.kind.name()
+            ctx.site.object.kind.as_str()
         ));
 }

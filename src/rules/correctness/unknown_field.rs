@@ -1,4 +1,6 @@
-use crate::rules::declare_rule;
+use crate::model::path::FieldPath;
+use crate::rules::{Findings, ObjectContext, Target, declare_rule};
+use crate::suggest::did_you_mean_help;
 
 declare_rule! {
     /// ## What it does
@@ -57,6 +59,34 @@ declare_rule! {
         category: Correctness,
         enforcement: ApiServer,
         summary: "field that the Kubernetes type does not have",
-        check: crate::rules::Check::Document,
+        check: crate::rules::Check::Object(check),
+    }
+}
+
+fn check(ctx: &ObjectContext<'_>, findings: &mut Findings) {
+    let kind = ctx.object.kind;
+    let legacy = ctx.object.object.api_version != kind.current_api_version();
+    let pod_spec_path = FieldPath::from_keys(kind.pod_spec_path());
+    for unknown in &ctx.decoded.unknown_fields {
+        let path = FieldPath::new(unknown.path.clone());
+        // Legacy API versions had fields of their own outside the pod template.
+        if legacy && !path.segments().starts_with(pod_spec_path.segments()) {
+            continue;
+        }
+        let Some(podcycle_k8s::PathSegment::Key(name)) = unknown.path.last() else {
+            continue;
+        };
+        let help = did_you_mean_help(name, unknown.known_fields).unwrap_or_else(|| {
+            format!(
+                "remove it; `{}` has no field of that name",
+                unknown.type_name
+            )
+        });
+        findings
+            .report(
+                Target::key(path),
+                format!("unknown field `{name}` in {}", unknown.type_name),
+            )
+            .help(help);
     }
 }

@@ -70,7 +70,7 @@ declare_rule! {
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     let site = ctx.site;
-    let kind = site.kind.name();
+    let kind = site.object.kind.as_str();
     let policy = site.spec.restart_policy.as_deref();
     let field = site.spec_path.key("restartPolicy");
     if site.is_long_running_controller() {

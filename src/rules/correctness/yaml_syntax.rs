@@ -1,4 +1,4 @@
-use crate::rules::declare_rule;
+use crate::rules::{DocumentContext, Findings, declare_rule};
 
 declare_rule! {
     /// ## What it does
@@ -48,6 +48,15 @@ declare_rule! {
         category: Correctness,
         enforcement: Decoder,
         summary: "document that is not valid YAML",
-        check: crate::rules::Check::Document,
+        check: crate::rules::Check::Document(check),
+    }
+}
+
+fn check(ctx: &DocumentContext<'_>, findings: &mut Findings) {
+    for error in &ctx.document.errors {
+        findings.report_span(error.span, error.message.clone());
+    }
+    for (_, error) in ctx.unconvertible {
+        findings.report_span(error.span, error.message.clone());
     }
 }

@@ -1,3 +1,4 @@
+use crate::fix::{Fix, FixEdit};
 use crate::lifecycle::{HandlerKind, HookDuration, Role};
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 use crate::versions::POD_LIFECYCLE_SLEEP_ACTION;
@@ -60,6 +61,9 @@ declare_rule! {
     ///               seconds: 5
     /// ```
     ///
+    /// ## Fix
+    /// Safe: `check --fix` replaces the exec hook with the `sleep` action of the same seconds.
+    ///
     /// ## References
     /// - kubernetes/enhancements KEP-3960 (pod lifecycle sleep action): a sleep "without
     ///   needing a sleep binary in my image".
@@ -73,6 +77,7 @@ declare_rule! {
         category: Pedantic,
         enforcement: Advice,
         feature: POD_LIFECYCLE_SLEEP_ACTION,
+        fix: Always,
         summary: "preStop exec hook that only sleeps, where the sleep action would do",
         check: crate::rules::Check::Pod(check),
     }
@@ -107,6 +112,14 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .help(format!(
                 "use the `sleep` action instead: `preStop: {{sleep: {{seconds: {seconds:.0}}}}}`"
             ))
-            .container(container.name);
+            .container(container.name)
+            .fix(Fix::new(
+                format!("Use the `sleep` action for the {seconds:.0}s preStop delay"),
+                vec![FixEdit::Replace {
+                    path: hook.path.key("exec"),
+                    key: "sleep".to_owned(),
+                    fields: vec![("seconds".to_owned(), format!("{seconds:.0}"))],
+                }],
+            ));
     }
 }

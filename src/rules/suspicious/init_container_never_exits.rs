@@ -70,6 +70,13 @@ declare_rule! {
     ///         image: nginx:1.25
     /// ```
     ///
+    /// ## Fix
+    /// Where the init container can be seen never to exit (a well-known proxy or server image,
+    /// `sleep infinity`, an endless loop) and the target version has native sidecars,
+    /// `check --fix` and the editor's quick fix add `restartPolicy: Always`, which makes it a
+    /// sidecar. The fix is safe: a container that never exits can only have been meant to run
+    /// beside the others.
+    ///
     /// ## References
     /// - kubernetes/kubernetes `pkg/kubelet/kuberuntime/kuberuntime_container.go`,
     ///   `computeInitContainerActions`: a running classic init container is left to finish
@@ -83,6 +90,7 @@ declare_rule! {
         name: "init-container-never-exits",
         category: Suspicious,
         enforcement: Runtime,
+        fix: Sometimes,
         summary: "classic init container whose command never exits",
         check: crate::rules::Check::Pod(check),
     }

@@ -70,6 +70,6 @@ declare_rule! {
         category: Suspicious,
         enforcement: Advice,
         summary: "suppression that silences nothing, names an unknown rule or gives no reason",
-        check: crate::rules::Check::Document,
+        check: crate::rules::Check::Suppressions,
     }
 }

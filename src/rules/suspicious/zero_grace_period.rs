@@ -1,5 +1,7 @@
-use crate::lifecycle::{ContainerLife, Role};
+use crate::fix::{Fix, FixEdit};
+use crate::lifecycle::{ContainerLife, DEFAULT_GRACE_PERIOD_SECONDS, HookDuration, Role};
 use crate::model::WorkloadKind;
+use crate::rules::fixes::grace_period_after;
 use crate::rules::suspicious::poststart_blocks_sidecar::name_list;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 
@@ -69,6 +71,11 @@ declare_rule! {
     ///               seconds: 10
     /// ```
     ///
+    /// ## Fix
+    /// Unsafe, applied only with `check --fix --unsafe-fixes` (and offered in editors): set
+    /// `terminationGracePeriodSeconds` to 30, or to the longest preStop sleep plus 30. A zero
+    /// grace period may be deliberate, and every deletion of the pod then waits that long.
+    ///
     /// ## References
     /// - kubernetes/kubernetes `pkg/registry/core/pod/strategy.go`, `CheckGracefulDelete`: the
     ///   pod's `terminationGracePeriodSeconds` becomes the deletion grace period; 0 deletes the
@@ -88,6 +95,7 @@ declare_rule! {
         name: "zero-grace-period",
         category: Suspicious,
         enforcement: Runtime,
+        fix: Sometimes,
         summary: "zero or negative terminationGracePeriodSeconds with a preStop hook, or on a StatefulSet",
         check: crate::rules::Check::Pod(check),
     }
@@ -150,6 +158,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         } else {
             "set it to the preStop time plus the seconds the application needs to shut down, or remove it for the default of 30"
         });
+    if let Some(fix) = restore_grace_period(ctx, &hooked) {
+        finding.fix(fix);
+    }
     for container in hooked {
         if let Some(hook) = &container.pre_stop {
             finding.label(
@@ -158,4 +169,30 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             );
         }
     }
+}
+
+/// Sets the grace period to the default 30 seconds (what removing the field gives), or to the
+/// longest preStop sleep plus 30. Unsafe: a zero grace period may be deliberate (fast
+/// failover), and every deletion of the pod may then take that long. `None` when a hook
+/// never returns: no grace period fits it.
+fn restore_grace_period(ctx: &PodContext<'_>, hooked: &[&ContainerLife<'_>]) -> Option<Fix> {
+    let mut seconds = DEFAULT_GRACE_PERIOD_SECONDS;
+    for container in hooked {
+        let hook = container.pre_stop.as_ref()?;
+        match hook.duration {
+            HookDuration::Forever => return None,
+            HookDuration::Unknown => {}
+            known => {
+                let hook_seconds = known.known_seconds()?;
+                seconds = seconds.max(grace_period_after(hook_seconds)?);
+            }
+        }
+    }
+    Some(Fix::new_unsafe(
+        format!("Set terminationGracePeriodSeconds to {seconds}"),
+        vec![FixEdit::Set {
+            path: ctx.site.spec_path.key("terminationGracePeriodSeconds"),
+            value: seconds.to_string(),
+        }],
+    ))
 }

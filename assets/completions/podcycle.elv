@@ -1,0 +1,128 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[podcycle] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'podcycle'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'podcycle'= {
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand check 'Lint files and directories (recursively); `-` reads standard input'
+            cand explain 'Show the order in which the kubelet starts and stops each pod''s containers, with the time budgets of probes, hooks and the grace period, and the findings of `check`'
+            cand rules 'List every rule with its category and default severity'
+            cand rule 'Print one rule''s documentation'
+            cand lsp 'Run the language server on standard input and output, for editors'
+            cand init 'Write a commented starter configuration, `.podcycle.yaml`'
+            cand completions 'Print the shell completion script for SHELL (bash, zsh, fish, powershell, elvish)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'podcycle;check'= {
+            cand --format 'Output format'
+            cand --select 'Rules or categories to run instead of the defaults (comma-separated; `all` for every rule)'
+            cand --extend-select 'Rules or categories to run in addition to the selected ones'
+            cand --ignore 'Rules or categories not to run'
+            cand --fail-on 'Exit with 1 when a finding at or above this severity is reported [default: warning, or `fail-on` from the configuration]'
+            cand --stdin-filename 'The file name to report for standard input; the configuration nearest to it applies. Without paths, standard input is read; beside paths, give `-` too'
+            cand --exclude 'Skip files and directories matching this glob while walking directories (repeatable). Files named on the command line are linted unless `--force-exclude` is given'
+            cand --kube-version 'The Kubernetes version of the cluster, e.g. `1.29`: rules judge features by what this version has and enables by default [default: `kube-version` from the configuration, else the newest version modelled]'
+            cand -o 'Write the report to FILE instead of standard output'
+            cand --output 'Write the report to FILE instead of standard output'
+            cand --config 'Use this configuration file for every linted file instead of the nearest `.podcycle.yaml` above each'
+            cand --color 'When to use colours in the full and concise formats [auto: on a terminal, unless `NO_COLOR`, `CLICOLOR=0` or `TERM=dumb`; `CLICOLOR_FORCE` forces them]'
+            cand --helm 'The `helm` executable [default: `helm` on PATH]'
+            cand --kustomize 'The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH]'
+            cand --render-timeout 'Stop a renderer that runs longer than this'
+            cand --helm-values 'A values file for every chart rendered in this run, after the chart''s own `values.yaml` and those the configuration names (repeatable)'
+            cand --helm-release 'The release name charts are rendered with [default: from the configuration, else Helm''s `release-name`]'
+            cand --helm-namespace 'The namespace charts are rendered for [default: from the configuration]'
+            cand --baseline 'Report only the findings not recorded in this baseline (written by `--write-baseline`)'
+            cand --write-baseline 'Record the current findings in FILE, for `--baseline`, instead of reporting them'
+            cand --add-ignore 'Silence every current finding with a `# podcycle: ignore[rule] REASON` comment above its line (the reason is required: `--add-ignore "known before rollout"`)'
+            cand --show-settings 'Print the settings that apply to FILE — the configuration file they come from, the rules and their severities, the Kubernetes version — and exit'
+            cand --force-exclude 'Apply `--exclude` and the configuration''s `exclude` to files named on the command line too (for pre-commit, which names every changed file)'
+            cand --no-config 'Ignore configuration files'
+            cand --isolated 'Read only the configuration named with `--config` (none without it), and honour no ignore files (`.gitignore`, `.ignore`): for CI on pull requests, where those files are part of the change under review'
+            cand --show-files 'List the files that would be linted, the charts and overlays that would be rendered, and what is skipped and why; lint nothing'
+            cand --no-render 'Do not render Helm charts or build Kustomize overlays (each is reported as not rendered)'
+            cand --fail-on-unrendered 'Exit with 1 when a chart or overlay could not be rendered [default: a warning that does not change the exit code, or `fail-on-unrendered` from the configuration]'
+            cand --fix 'Apply the fixes of the findings that have one, then report what is left. Only safe fixes, unless `--unsafe-fixes` is given; JSON files and standard input are not edited'
+            cand --diff 'Print the changes `--fix` would make as a unified diff, and change nothing; exits with 1 when there are some'
+            cand --unsafe-fixes 'With `--fix` or `--diff`, also apply fixes that change behaviour beyond the finding (`podcycle rule NAME` says which)'
+            cand --statistics 'Print how many findings each rule has, and how many are fixable, instead of the findings (a table, or JSON with `--format json`)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'podcycle;explain'= {
+            cand --object 'Explain only this object, written as kubectl does: `Deployment/web`, `deploy/web`'
+            cand --container 'Show only this container''s part of the timeline, notes and findings'
+            cand --format 'Output format'
+            cand --kube-version 'The Kubernetes version of the cluster, for the findings listed under each timeline [default: `kube-version` from the configuration, else the newest version modelled]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'podcycle;rules'= {
+            cand --format 'format'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'podcycle;rule'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'podcycle;lsp'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'podcycle;init'= {
+            cand --force 'Replace an existing file'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'podcycle;completions'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'podcycle;help'= {
+            cand check 'Lint files and directories (recursively); `-` reads standard input'
+            cand explain 'Show the order in which the kubelet starts and stops each pod''s containers, with the time budgets of probes, hooks and the grace period, and the findings of `check`'
+            cand rules 'List every rule with its category and default severity'
+            cand rule 'Print one rule''s documentation'
+            cand lsp 'Run the language server on standard input and output, for editors'
+            cand init 'Write a commented starter configuration, `.podcycle.yaml`'
+            cand completions 'Print the shell completion script for SHELL (bash, zsh, fish, powershell, elvish)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'podcycle;help;check'= {
+        }
+        &'podcycle;help;explain'= {
+        }
+        &'podcycle;help;rules'= {
+        }
+        &'podcycle;help;rule'= {
+        }
+        &'podcycle;help;lsp'= {
+        }
+        &'podcycle;help;init'= {
+        }
+        &'podcycle;help;completions'= {
+        }
+        &'podcycle;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

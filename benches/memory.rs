@@ -1,0 +1,225 @@
+//! Peak memory of `podcycle check` beside its throughput: the release binary, run as a user
+//! runs it, on the generated corpus of `corpus.rs` written to disk and on the shared corpus of
+//! real manifests when it is present. Each round runs every case once, in turn; the table gives
+//! medians of the wall and CPU time and the largest peak resident set size (the kernel's
+//! `ru_maxrss` of the child, from `wait4`) against the size of the input. The target is a peak
+//! of at most twice the input.
+//!
+//! `cargo bench --bench memory`; `PODCYCLE_BENCH_ROUNDS` (default 5) sets the rounds and
+//! `PODCYCLE_BENCH_CORPUS` the directory of real manifests (default: `../shared/corpus` or
+//! `../../shared/corpus` beside the repository). `cargo bench --bench memory -- --write-corpus
+//! DIR` only writes the generated corpus into `DIR` (for `benches/peers/`).
+
+#[allow(dead_code)]
+mod corpus;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(at) = args.iter().position(|a| a == "--write-corpus") {
+        let Some(dir) = args.get(at + 1) else {
+            eprintln!("--write-corpus needs a directory");
+            std::process::exit(2);
+        };
+        let bytes = write_corpus(Path::new(dir));
+        println!(
+            "wrote {} files, {:.1} MB, into {dir}",
+            corpus::FILES,
+            bytes as f64 / 1e6
+        );
+        return;
+    }
+    if args.iter().any(|a| a == "--list") {
+        println!("memory: bench");
+        return;
+    }
+    // `cargo bench` passes `--bench`; a filter naming another benchmark skips this one.
+    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    if !args.iter().any(|a| a == "--bench")
+        || filters.iter().any(|f| !"memory".contains(f.as_str()))
+    {
+        return;
+    }
+    let rounds = std::env::var("PODCYCLE_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .unwrap_or(5);
+
+    let generated = tempfile::tempdir().expect("a temporary directory");
+    write_corpus(generated.path());
+    let mut inputs = vec![Input::new("generated corpus", generated.path())];
+    match real_corpus() {
+        Some(dir) => inputs.push(Input::new("shared corpus", &dir)),
+        None => println!(
+            "no corpus of real manifests (set PODCYCLE_BENCH_CORPUS); measuring the generated one only"
+        ),
+    }
+    let formats = ["full", "json"];
+
+    let before = cpu_pressure();
+    let mut runs: Vec<Vec<Run>> = vec![Vec::new(); inputs.len() * formats.len()];
+    for _ in 0..rounds {
+        for (i, input) in inputs.iter().enumerate() {
+            for (f, format) in formats.iter().enumerate() {
+                runs[i * formats.len() + f].push(run_check(&input.dir, format));
+            }
+        }
+    }
+
+    println!("\n`podcycle check --no-render`, {rounds} rounds, output to /dev/null\n");
+    println!(
+        "| input | format | median wall | MB/s | median CPU (user+sys) | peak RSS (max of rounds) | peak / input (target ≤ 2) |"
+    );
+    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+    for (i, input) in inputs.iter().enumerate() {
+        for (f, format) in formats.iter().enumerate() {
+            let runs = &runs[i * formats.len() + f];
+            let wall = median(runs.iter().map(|r| r.wall));
+            let cpu = median(runs.iter().map(|r| r.cpu));
+            let peak = runs.iter().map(|r| r.max_rss).max().unwrap_or(0);
+            let mb = input.bytes as f64 / 1e6;
+            println!(
+                "| {} ({} files, {mb:.1} MB) | {format} | {:.0} ms | {:.1} | {:.0} ms | {:.1} MB | {:.2} |",
+                input.name,
+                input.files,
+                wall.as_secs_f64() * 1e3,
+                mb / wall.as_secs_f64(),
+                cpu.as_secs_f64() * 1e3,
+                peak as f64 / 1e6,
+                peak as f64 / input.bytes as f64,
+            );
+        }
+    }
+    if let (Some(before), Some(after)) = (before, cpu_pressure()) {
+        println!(
+            "\nCPU pressure (share of time some runnable task waited for a CPU, last 10 s): \
+             {before}% before, {after}% after; above a few percent, the machine was shared"
+        );
+    }
+}
+
+/// Writes the generated corpus under `dir`; returns its size in bytes.
+fn write_corpus(dir: &Path) -> usize {
+    let mut bytes = 0;
+    for file in corpus::generate(corpus::FILES, corpus::WORKLOADS_PER_FILE) {
+        let path = dir.join(&file.name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("creating the corpus directory");
+        }
+        std::fs::write(&path, &file.text).expect("writing the corpus");
+        bytes += file.text.len();
+    }
+    bytes
+}
+
+/// The directory of real manifests: `PODCYCLE_BENCH_CORPUS`, else the shared corpus beside the
+/// repository or beside its parent (a worktree).
+fn real_corpus() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("PODCYCLE_BENCH_CORPUS") {
+        return Some(PathBuf::from(dir));
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    ["../shared/corpus", "../../shared/corpus"]
+        .iter()
+        .map(|relative| root.join(relative))
+        .find(|dir| dir.is_dir())
+}
+
+struct Input {
+    name: &'static str,
+    dir: PathBuf,
+    /// The files `podcycle check` lints there, and their size.
+    files: usize,
+    bytes: u64,
+}
+
+impl Input {
+    /// Counts what `podcycle check --show-files` says it lints, so the input is the bytes
+    /// podcycle reads, not every file in the directory.
+    fn new(name: &'static str, dir: &Path) -> Input {
+        let output = Command::new(env!("CARGO_BIN_EXE_podcycle"))
+            .args(["check", "--no-render", "--show-files", "."])
+            .current_dir(dir)
+            .output()
+            .expect("podcycle runs");
+        let listing = String::from_utf8_lossy(&output.stdout);
+        let mut files = 0;
+        let mut bytes = 0;
+        for line in listing.lines() {
+            let Some((path, what)) = line.split_once(": ") else {
+                continue;
+            };
+            if what.starts_with("lint") {
+                files += 1;
+                bytes += std::fs::metadata(dir.join(path)).map_or(0, |m| m.len());
+            }
+        }
+        Input {
+            name,
+            dir: dir.to_owned(),
+            files,
+            bytes,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Run {
+    wall: Duration,
+    cpu: Duration,
+    /// Bytes.
+    max_rss: u64,
+}
+
+/// Runs `podcycle check --no-render --format FORMAT .` in `dir`, output discarded, and reads
+/// the child's resource use from `wait4`.
+fn run_check(dir: &Path, format: &str) -> Run {
+    let start = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_podcycle"))
+        .args(["check", "--no-render", "--format", format, "."])
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("podcycle runs");
+    let pid = libc::pid_t::try_from(child.id()).expect("a process id");
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data that `wait4` fills in; the child is ours and not yet
+    // waited for (`Child` is never waited on below).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = start.elapsed();
+    assert_eq!(waited, pid, "waiting for podcycle");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) <= 1,
+        "podcycle check failed in {}",
+        dir.display()
+    );
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    Run {
+        wall,
+        cpu: time(usage.ru_utime) + time(usage.ru_stime),
+        // Linux gives kilobytes.
+        max_rss: usage.ru_maxrss as u64 * 1024,
+    }
+}
+
+fn median(values: impl Iterator<Item = Duration>) -> Duration {
+    let mut sorted: Vec<Duration> = values.collect();
+    sorted.sort();
+    sorted.get(sorted.len() / 2).copied().unwrap_or_default()
+}
+
+/// The `some avg10` figure of Linux's pressure stall information for the CPU.
+fn cpu_pressure() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/pressure/cpu").ok()?;
+    let line = text.lines().find(|l| l.starts_with("some "))?;
+    let field = line.split_whitespace().find(|f| f.starts_with("avg10="))?;
+    Some(field["avg10=".len()..].to_owned())
+}

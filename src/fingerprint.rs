@@ -1,0 +1,151 @@
+//! What identifies a finding across edits of its file: its rule, its file, and the object and
+//! field it is about — not its line, which moves when lines are added above it, nor its
+//! message, which changes with the wording or a number in it. Baselines (`--baseline`) and the
+//! GitLab report's fingerprints are built from it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnostics::Diagnostic;
+use crate::source::SourceFile;
+
+/// The object a finding is in, as a cluster names it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ObjectName {
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// A finding's identity. Findings outside any object (a syntax error) have no object or
+/// field; the text of their line stands in for them.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Identity {
+    pub rule: String,
+    /// The file's path, with `/` between components.
+    pub file: String,
+    #[serde(default)]
+    pub object: Option<ObjectName>,
+    #[serde(default)]
+    pub field: Option<String>,
+    /// The trimmed text of the finding's line, for findings without an object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_text: Option<String>,
+}
+
+impl Identity {
+    /// The identity of `diagnostic` in `file`, with the file named `path`.
+    pub fn of(path: &str, file: &SourceFile, diagnostic: &Diagnostic) -> Identity {
+        let object = diagnostic.object.as_ref().map(|object| ObjectName {
+            kind: object.kind.clone(),
+            namespace: object.namespace.clone(),
+            name: object.name.clone(),
+        });
+        let line_text = object.is_none().then(|| {
+            let line = file.lines.line_of(diagnostic.span.start as usize);
+            let start = file.lines.line_start(line);
+            let end = file.lines.content_end(&file.text, line);
+            file.text[start..end.max(start)].trim().to_owned()
+        });
+        Identity {
+            rule: diagnostic.rule.to_owned(),
+            file: path.replace('\\', "/"),
+            object,
+            field: diagnostic.field.clone(),
+            line_text,
+        }
+    }
+
+    /// A 64-bit hash of the identity, as 16 hex digits; the same on every platform.
+    pub fn hash(&self) -> String {
+        let mut hash = Fnv::default();
+        hash.write(&self.rule);
+        hash.write(&self.file);
+        if let Some(object) = &self.object {
+            hash.write(&object.kind);
+            hash.write(object.namespace.as_deref().unwrap_or_default());
+            hash.write(object.name.as_deref().unwrap_or_default());
+        }
+        hash.write(self.field.as_deref().unwrap_or_default());
+        hash.write(self.line_text.as_deref().unwrap_or_default());
+        format!("{:016x}", hash.finish())
+    }
+}
+
+/// 64-bit FNV-1a: tiny, and the same on every platform and Rust version, which fingerprints
+/// need (`std`'s hashers promise neither).
+pub struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    /// Adds `text`, then a separator, which keeps ("ab", "c") apart from ("a", "bc").
+    pub fn write(&mut self, text: &str) {
+        for byte in text.bytes() {
+            self.byte(byte);
+        }
+        self.byte(0xff);
+    }
+
+    fn byte(&mut self, byte: u8) {
+        self.0 ^= u64::from(byte);
+        self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+
+    pub fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_is_the_reference_function() {
+        // FNV-1a of "a" is af63dc4c8601ec8c; `write` adds the separator byte after it.
+        let mut plain = Fnv::default();
+        plain.byte(b'a');
+        assert_eq!(plain.finish(), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn identity_ignores_lines_and_messages() {
+        let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n";
+        let file = SourceFile::new("a.yaml", text);
+        let shifted = SourceFile::new("a.yaml", format!("# moved\n{text}"));
+        let diagnostic = |span_start: usize, message: &str| Diagnostic {
+            rule: "x",
+            severity: crate::diagnostics::Severity::Error,
+            enforcement: crate::diagnostics::Enforcement::Runtime,
+            message: message.to_owned(),
+            help: None,
+            notes: Vec::new(),
+            span: crate::source::Span::new(span_start, span_start + 1),
+            labels: Vec::new(),
+            object: Some(crate::model::ObjectRef {
+                api_version: "v1".to_owned(),
+                kind: "Pod".to_owned(),
+                name: Some("p".to_owned()),
+                namespace: None,
+            }),
+            container: None,
+            field: Some("spec".to_owned()),
+            fixes: Vec::new(),
+            rendered: None,
+        };
+        let a = Identity::of("a.yaml", &file, &diagnostic(0, "one"));
+        let b = Identity::of("a.yaml", &shifted, &diagnostic(8, "two"));
+        assert_eq!(a, b);
+        assert_eq!(a.hash(), b.hash());
+        assert_ne!(
+            a.hash(),
+            Identity::of("b.yaml", &file, &diagnostic(0, "one")).hash()
+        );
+    }
+}

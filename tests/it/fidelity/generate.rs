@@ -1,0 +1,551 @@
+//! The generated corpus: lifecycle-heavy pod specs in every workload kind, with the edge values
+//! the rules are about (init containers, native sidecars, hooks of every handler kind, probes,
+//! grace periods, restart policies and rules, ports, names, served and unserved apiVersions).
+//! Everything else in the object is valid, so a rejection is about the lifecycle.
+
+use std::fmt::Write as _;
+
+use proptest::collection::vec;
+use proptest::option;
+use proptest::prelude::*;
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+#[derive(Clone, Copy, Debug)]
+pub enum Kind {
+    Pod,
+    PodTemplate,
+    ReplicationController,
+    Deployment,
+    ReplicaSet,
+    StatefulSet,
+    DaemonSet,
+    Job,
+    CronJob,
+}
+
+#[derive(Clone, Debug)]
+pub struct Spec {
+    kind: Kind,
+    /// An apiVersion the kind is not served under (`apps/v1` for a Pod, `extensions/v1beta1`).
+    wrong_api_version: bool,
+    grace: Option<i64>,
+    active_deadline: Option<i64>,
+    restart_policy: Option<&'static str>,
+    init: Vec<Container>,
+    containers: Vec<Container>,
+}
+
+#[derive(Clone, Debug)]
+struct Container {
+    name: Name,
+    restart_policy: Option<&'static str>,
+    restart_rules: Option<RestartRule>,
+    ports: Vec<Port>,
+    liveness: Option<Probe>,
+    readiness: Option<Probe>,
+    startup: Option<Probe>,
+    post_start: Option<Handler>,
+    pre_stop: Option<Handler>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Name {
+    /// `c<index>`: unique.
+    Unique,
+    /// `c0`: a duplicate unless it is the first container.
+    First,
+    Missing,
+    Invalid,
+}
+
+#[derive(Clone, Debug)]
+struct RestartRule {
+    action: &'static str,
+    operator: &'static str,
+    exit_codes: Vec<i32>,
+}
+
+#[derive(Clone, Debug)]
+struct Port {
+    number: i64,
+    name: Option<&'static str>,
+}
+
+#[derive(Clone, Debug)]
+struct Probe {
+    handler: Handler,
+    initial_delay: Option<i64>,
+    timeout: Option<i64>,
+    period: Option<i64>,
+    success: Option<i64>,
+    failure: Option<i64>,
+    grace: Option<i64>,
+}
+
+#[derive(Clone, Debug)]
+enum Handler {
+    Exec(Vec<String>),
+    HttpGet {
+        port: PortRef,
+        scheme: Option<&'static str>,
+    },
+    TcpSocket(PortRef),
+    Grpc(i64),
+    Sleep(i64),
+    /// No handler at all.
+    Empty,
+    /// Two handlers.
+    Two,
+}
+
+#[derive(Clone, Debug)]
+enum PortRef {
+    Number(i64),
+    Name(&'static str),
+}
+
+const PORT_NAMES: [&str; 5] = ["http", "metrics", "8080", "HTTP", "grpc-health"];
+
+fn seconds() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        4 => 0i64..120,
+        1 => Just(-1i64),
+        1 => Just(30i64),
+        1 => Just(3600i64),
+    ]
+}
+
+fn port_ref() -> impl Strategy<Value = PortRef> {
+    prop_oneof![
+        3 => prop_oneof![Just(80i64), Just(8080), Just(0), Just(70000), Just(9090)].prop_map(PortRef::Number),
+        2 => proptest::sample::select(&PORT_NAMES[..]).prop_map(PortRef::Name),
+    ]
+}
+
+fn exec_command() -> impl Strategy<Value = Vec<String>> {
+    let sleep = 0i64..90;
+    prop_oneof![
+        sleep
+            .clone()
+            .prop_map(|s| vec!["sleep".to_owned(), s.to_string()]),
+        sleep.prop_map(|s| vec![
+            "sh".to_owned(),
+            "-c".to_owned(),
+            format!("sleep {s}; nginx -s quit")
+        ]),
+        Just(vec!["/bin/true".to_owned()]),
+        Just(vec![
+            "sh".to_owned(),
+            "-c".to_owned(),
+            "until nc -z localhost 9090; do sleep 1; done".to_owned()
+        ]),
+        Just(Vec::new()),
+    ]
+}
+
+fn hook() -> impl Strategy<Value = Handler> {
+    prop_oneof![
+        3 => exec_command().prop_map(Handler::Exec),
+        2 => (port_ref(), option::of(proptest::sample::select(&["HTTP", "HTTPS", "http"][..])))
+            .prop_map(|(port, scheme)| Handler::HttpGet { port, scheme }),
+        1 => port_ref().prop_map(Handler::TcpSocket),
+        3 => prop_oneof![0i64..60, Just(-1i64), Just(30), Just(45)].prop_map(Handler::Sleep),
+        1 => Just(Handler::Empty),
+        1 => Just(Handler::Two),
+    ]
+}
+
+fn probe() -> impl Strategy<Value = Probe> {
+    let handler = prop_oneof![
+        2 => exec_command().prop_map(Handler::Exec),
+        3 => (port_ref(), option::of(proptest::sample::select(&["HTTP", "HTTPS", "http"][..])))
+            .prop_map(|(port, scheme)| Handler::HttpGet { port, scheme }),
+        2 => port_ref().prop_map(Handler::TcpSocket),
+        1 => prop_oneof![Just(9090i64), Just(0), Just(70000)].prop_map(Handler::Grpc),
+        1 => Just(Handler::Empty),
+        1 => Just(Handler::Two),
+    ];
+    let edge = || {
+        option::weighted(
+            0.3,
+            prop_oneof![Just(-1i64), Just(0), Just(1), Just(2), Just(10)],
+        )
+    };
+    (
+        handler,
+        edge(),
+        edge(),
+        edge(),
+        edge(),
+        edge(),
+        option::weighted(0.2, prop_oneof![Just(-1i64), Just(0), Just(5)]),
+    )
+        .prop_map(
+            |(handler, initial_delay, timeout, period, success, failure, grace)| Probe {
+                handler,
+                initial_delay,
+                timeout,
+                period,
+                success,
+                failure,
+                grace,
+            },
+        )
+}
+
+fn container(init: bool) -> impl Strategy<Value = Container> {
+    let name = prop_oneof![
+        20 => Just(Name::Unique),
+        1 => Just(Name::First),
+        1 => Just(Name::Missing),
+        1 => Just(Name::Invalid),
+    ];
+    let restart_policy = if init {
+        option::weighted(
+            0.5,
+            prop_oneof![8 => Just("Always"), 1 => Just("Never"), 1 => Just("always")],
+        )
+        .boxed()
+    } else {
+        option::weighted(
+            0.1,
+            prop_oneof![Just("Always"), Just("Never"), Just("OnFailure")],
+        )
+        .boxed()
+    };
+    let rule = (
+        prop_oneof![4 => Just("Restart"), 1 => Just("Stop")],
+        prop_oneof![4 => Just("In"), 1 => Just("NotIn"), 1 => Just("Equals")],
+        vec(0i32..256, 0..3),
+    )
+        .prop_map(|(action, operator, exit_codes)| RestartRule {
+            action,
+            operator,
+            exit_codes,
+        });
+    let port = (
+        prop_oneof![4 => Just(8080i64), 2 => Just(9090), 1 => Just(0), 1 => Just(70000)],
+        option::of(proptest::sample::select(&PORT_NAMES[..])),
+    )
+        .prop_map(|(number, name)| Port { number, name });
+    (
+        name,
+        restart_policy,
+        option::weighted(0.1, rule),
+        vec(port, 0..3),
+        option::weighted(0.4, probe()),
+        option::weighted(0.4, probe()),
+        option::weighted(0.3, probe()),
+        option::weighted(0.3, hook()),
+        option::weighted(0.5, hook()),
+    )
+        .prop_map(
+            |(
+                name,
+                restart_policy,
+                restart_rules,
+                ports,
+                liveness,
+                readiness,
+                startup,
+                post_start,
+                pre_stop,
+            )| {
+                Container {
+                    name,
+                    restart_policy,
+                    restart_rules,
+                    ports,
+                    liveness,
+                    readiness,
+                    startup,
+                    post_start,
+                    pre_stop,
+                }
+            },
+        )
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    let kind = proptest::sample::select(
+        &[
+            Kind::Pod,
+            Kind::PodTemplate,
+            Kind::ReplicationController,
+            Kind::Deployment,
+            Kind::ReplicaSet,
+            Kind::StatefulSet,
+            Kind::DaemonSet,
+            Kind::Job,
+            Kind::CronJob,
+        ][..],
+    );
+    (
+        kind,
+        proptest::bool::weighted(0.03),
+        option::weighted(0.5, seconds()),
+        option::weighted(0.1, prop_oneof![Just(0i64), Just(-5), Just(1), Just(600)]),
+        option::weighted(
+            0.6,
+            prop_oneof![
+                Just("Always"),
+                Just("OnFailure"),
+                Just("Never"),
+                Just("always")
+            ],
+        ),
+        vec(container(true), 0..3),
+        vec(container(false), 1..3),
+    )
+        .prop_map(
+            |(
+                kind,
+                wrong_api_version,
+                grace,
+                active_deadline,
+                restart_policy,
+                init,
+                containers,
+            )| Spec {
+                kind,
+                wrong_api_version,
+                grace,
+                active_deadline,
+                restart_policy,
+                init,
+                containers,
+            },
+        )
+}
+
+/// The spec number `index` of the run seeded with `seed`, with its value tree so a failing
+/// spec can be shrunk: every spec has its own generator, so any one can be regenerated alone.
+pub fn value_tree(seed: u64, index: u64) -> impl ValueTree<Value = Spec> {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    bytes[8..16].copy_from_slice(&index.to_le_bytes());
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+    spec()
+        .new_tree(&mut runner)
+        .expect("the strategy never rejects")
+}
+
+impl Spec {
+    /// The manifest, as one YAML document (without `---`).
+    pub fn to_yaml(&self, name: &str) -> String {
+        let mut out = String::new();
+        let (api_version, kind, wrong) = match self.kind {
+            Kind::Pod => ("v1", "Pod", "apps/v1"),
+            Kind::PodTemplate => ("v1", "PodTemplate", "apps/v1"),
+            Kind::ReplicationController => ("v1", "ReplicationController", "apps/v1"),
+            Kind::Deployment => ("apps/v1", "Deployment", "extensions/v1beta1"),
+            Kind::ReplicaSet => ("apps/v1", "ReplicaSet", "extensions/v1beta1"),
+            Kind::StatefulSet => ("apps/v1", "StatefulSet", "apps/v1beta1"),
+            Kind::DaemonSet => ("apps/v1", "DaemonSet", "extensions/v1beta1"),
+            Kind::Job => ("batch/v1", "Job", "batch/v1beta1"),
+            Kind::CronJob => ("batch/v1", "CronJob", "batch/v1beta1"),
+        };
+        let api_version = if self.wrong_api_version {
+            wrong
+        } else {
+            api_version
+        };
+        let _ = writeln!(
+            out,
+            "apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: {name}"
+        );
+        let labels = "{app: gen}";
+        let indent = match self.kind {
+            Kind::Pod => {
+                out.push_str("spec:\n");
+                2
+            }
+            Kind::PodTemplate => {
+                let _ = writeln!(out, "template:\n  metadata:\n    labels: {labels}\n  spec:");
+                4
+            }
+            Kind::ReplicationController => {
+                let _ = writeln!(
+                    out,
+                    "spec:\n  selector: {labels}\n  template:\n    metadata:\n      labels: {labels}\n    spec:"
+                );
+                6
+            }
+            Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::StatefulSet => {
+                let _ = writeln!(
+                    out,
+                    "spec:\n  selector:\n    matchLabels: {labels}\n  template:\n    metadata:\n      labels: {labels}\n    spec:"
+                );
+                6
+            }
+            Kind::Job => {
+                let _ = writeln!(out, "spec:\n  template:\n    spec:");
+                6
+            }
+            Kind::CronJob => {
+                let _ = writeln!(
+                    out,
+                    "spec:\n  schedule: \"@daily\"\n  jobTemplate:\n    spec:\n      template:\n        spec:"
+                );
+                10
+            }
+        };
+        let pad = " ".repeat(indent);
+        if let Some(grace) = self.grace {
+            let _ = writeln!(out, "{pad}terminationGracePeriodSeconds: {grace}");
+        }
+        if let Some(deadline) = self.active_deadline {
+            let _ = writeln!(out, "{pad}activeDeadlineSeconds: {deadline}");
+        }
+        if let Some(policy) = self.restart_policy {
+            let _ = writeln!(out, "{pad}restartPolicy: {policy}");
+        }
+        let mut index = 0;
+        for (key, list) in [
+            ("initContainers", &self.init),
+            ("containers", &self.containers),
+        ] {
+            if list.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "{pad}{key}:");
+            for container in list {
+                container.write(&mut out, &pad, index);
+                index += 1;
+            }
+        }
+        out
+    }
+}
+
+impl Container {
+    fn write(&self, out: &mut String, pad: &str, index: usize) {
+        let item = format!("{pad}  ");
+        match self.name {
+            Name::Unique => {
+                let _ = writeln!(out, "{pad}- name: c{index}");
+            }
+            Name::First => {
+                let _ = writeln!(out, "{pad}- name: c0");
+            }
+            Name::Invalid => {
+                let _ = writeln!(out, "{pad}- name: Web_{index}");
+            }
+            Name::Missing => {
+                let _ = writeln!(out, "{pad}- image: busybox:1.36");
+            }
+        }
+        if !matches!(self.name, Name::Missing) {
+            let _ = writeln!(out, "{item}image: busybox:1.36");
+        }
+        if let Some(policy) = self.restart_policy {
+            let _ = writeln!(out, "{item}restartPolicy: {policy}");
+        }
+        if let Some(rule) = &self.restart_rules {
+            let codes: Vec<String> = rule.exit_codes.iter().map(i32::to_string).collect();
+            let _ = writeln!(
+                out,
+                "{item}restartPolicyRules:\n{item}- action: {}\n{item}  exitCodes: {{operator: {}, values: [{}]}}",
+                rule.action,
+                rule.operator,
+                codes.join(", ")
+            );
+        }
+        if !self.ports.is_empty() {
+            let _ = writeln!(out, "{item}ports:");
+            for port in &self.ports {
+                match port.name {
+                    Some(name) => {
+                        let _ = writeln!(
+                            out,
+                            "{item}- {{containerPort: {}, name: \"{name}\"}}",
+                            port.number
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(out, "{item}- containerPort: {}", port.number);
+                    }
+                }
+            }
+        }
+        for (key, probe) in [
+            ("livenessProbe", &self.liveness),
+            ("readinessProbe", &self.readiness),
+            ("startupProbe", &self.startup),
+        ] {
+            let Some(probe) = probe else { continue };
+            let _ = writeln!(out, "{item}{key}:");
+            let inner = format!("{item}  ");
+            probe.handler.write(out, &inner);
+            for (field, value) in [
+                ("initialDelaySeconds", probe.initial_delay),
+                ("timeoutSeconds", probe.timeout),
+                ("periodSeconds", probe.period),
+                ("successThreshold", probe.success),
+                ("failureThreshold", probe.failure),
+                ("terminationGracePeriodSeconds", probe.grace),
+            ] {
+                if let Some(value) = value {
+                    let _ = writeln!(out, "{inner}{field}: {value}");
+                }
+            }
+        }
+        if self.post_start.is_some() || self.pre_stop.is_some() {
+            let _ = writeln!(out, "{item}lifecycle:");
+            for (key, hook) in [("postStart", &self.post_start), ("preStop", &self.pre_stop)] {
+                let Some(hook) = hook else { continue };
+                let _ = writeln!(out, "{item}  {key}:");
+                hook.write(out, &format!("{item}    "));
+            }
+        }
+    }
+}
+
+impl Handler {
+    fn write(&self, out: &mut String, pad: &str) {
+        match self {
+            Handler::Exec(command) => {
+                let words: Vec<String> = command.iter().map(|w| format!("{w:?}")).collect();
+                let _ = writeln!(out, "{pad}exec:\n{pad}  command: [{}]", words.join(", "));
+            }
+            Handler::HttpGet { port, scheme } => {
+                let _ = writeln!(
+                    out,
+                    "{pad}httpGet:\n{pad}  path: /healthz\n{pad}  port: {}",
+                    port.yaml()
+                );
+                if let Some(scheme) = scheme {
+                    let _ = writeln!(out, "{pad}  scheme: {scheme}");
+                }
+            }
+            Handler::TcpSocket(port) => {
+                let _ = writeln!(out, "{pad}tcpSocket:\n{pad}  port: {}", port.yaml());
+            }
+            Handler::Grpc(port) => {
+                let _ = writeln!(out, "{pad}grpc:\n{pad}  port: {port}");
+            }
+            Handler::Sleep(seconds) => {
+                let _ = writeln!(out, "{pad}sleep:\n{pad}  seconds: {seconds}");
+            }
+            // Timing fields only, or `null`.
+            Handler::Empty => {}
+            Handler::Two => {
+                let _ = writeln!(
+                    out,
+                    "{pad}exec:\n{pad}  command: [/bin/true]\n{pad}tcpSocket:\n{pad}  port: 8080"
+                );
+            }
+        }
+    }
+}
+
+impl PortRef {
+    fn yaml(&self) -> String {
+        match self {
+            PortRef::Number(number) => number.to_string(),
+            PortRef::Name(name) => format!("\"{name}\""),
+        }
+    }
+}
