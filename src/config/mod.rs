@@ -190,7 +190,8 @@ pub enum ConfigError {
     Unreadable { path: PathBuf, message: String },
     /// It can be read, and these problems are in it.
     Invalid {
-        file: SourceFile,
+        /// Boxed: the file is large, and `Result`s carry this error.
+        file: Box<SourceFile>,
         problems: Vec<ConfigProblem>,
     },
 }
@@ -257,7 +258,10 @@ impl Config {
                 root,
                 ..config
             }),
-            Err(problems) => Err(ConfigError::Invalid { file, problems }),
+            Err(problems) => Err(ConfigError::Invalid {
+                file: Box::new(file),
+                problems,
+            }),
         }
     }
 
