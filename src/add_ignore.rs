@@ -133,21 +133,13 @@ mod tests {
 
     fn finding(rule: &'static str, source: &str, at: &str) -> Diagnostic {
         let start = source.find(at).unwrap();
-        Diagnostic {
+        Diagnostic::new(
             rule,
-            severity: crate::diagnostics::Severity::Error,
-            enforcement: crate::diagnostics::Enforcement::Runtime,
-            message: String::new(),
-            help: None,
-            notes: Vec::new(),
-            span: Span::new(start, start + at.len()),
-            labels: Vec::new(),
-            object: None,
-            container: None,
-            field: None,
-            fixes: Vec::new(),
-            rendered: None,
-        }
+            crate::diagnostics::Severity::Error,
+            crate::diagnostics::Enforcement::Runtime,
+            Span::new(start, start + at.len()),
+            String::new(),
+        )
     }
 
     fn comment(source: &str, at: &str, rule: &'static str) -> Option<String> {

@@ -128,19 +128,14 @@ mod tests {
 
     fn finding(rule: &'static str, fixes: Vec<Fix>) -> Diagnostic {
         Diagnostic {
-            rule,
-            severity: crate::diagnostics::Severity::Error,
-            enforcement: crate::diagnostics::Enforcement::Runtime,
-            message: String::new(),
-            help: None,
-            notes: Vec::new(),
-            span: Span::new(0, 1),
-            labels: Vec::new(),
-            object: None,
-            container: None,
-            field: None,
             fixes,
-            rendered: None,
+            ..Diagnostic::new(
+                rule,
+                crate::diagnostics::Severity::Error,
+                crate::diagnostics::Enforcement::Runtime,
+                Span::new(0, 1),
+                String::new(),
+            )
         }
     }
 

@@ -218,6 +218,32 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// A finding with only what every finding has: the rest (help, notes, labels, object,
+    /// container, field, fixes, rendering) is added by its producer where it has it.
+    pub fn new(
+        rule: &'static str,
+        severity: Severity,
+        enforcement: Enforcement,
+        span: Span,
+        message: String,
+    ) -> Diagnostic {
+        Diagnostic {
+            rule,
+            severity,
+            enforcement,
+            message,
+            help: None,
+            notes: Vec::new(),
+            span,
+            labels: Vec::new(),
+            object: None,
+            container: None,
+            field: None,
+            fixes: Vec::new(),
+            rendered: None,
+        }
+    }
+
     /// Output order: position, then rule name, then message, so output is deterministic.
     pub fn sort_key(&self) -> (u32, u32, &'static str, &str) {
         (self.span.start, self.span.end, self.rule, &self.message)

@@ -120,24 +120,20 @@ mod tests {
         let file = SourceFile::new("a.yaml", text);
         let shifted = SourceFile::new("a.yaml", format!("# moved\n{text}"));
         let diagnostic = |span_start: usize, message: &str| Diagnostic {
-            rule: "x",
-            severity: crate::diagnostics::Severity::Error,
-            enforcement: crate::diagnostics::Enforcement::Runtime,
-            message: message.to_owned(),
-            help: None,
-            notes: Vec::new(),
-            span: crate::source::Span::new(span_start, span_start + 1),
-            labels: Vec::new(),
             object: Some(crate::model::ObjectRef {
                 api_version: "v1".to_owned(),
                 kind: "Pod".to_owned(),
                 name: Some("p".to_owned()),
                 namespace: None,
             }),
-            container: None,
             field: Some("spec".to_owned()),
-            fixes: Vec::new(),
-            rendered: None,
+            ..Diagnostic::new(
+                "x",
+                crate::diagnostics::Severity::Error,
+                crate::diagnostics::Enforcement::Runtime,
+                crate::source::Span::new(span_start, span_start + 1),
+                message.to_owned(),
+            )
         };
         let a = Identity::of("a.yaml", &file, &diagnostic(0, "one"));
         let b = Identity::of("a.yaml", &shifted, &diagnostic(8, "two"));

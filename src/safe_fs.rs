@@ -335,7 +335,7 @@ impl fmt::Display for WriteError {
                 shown(tree)
             ),
             WriteError::AlreadyExists => f.write_str("it already exists"),
-            WriteError::Io(error) => f.write_str(&crate::discovery::describe_io_error(error)),
+            WriteError::Io(error) => f.write_str(&describe_io_error(error)),
         }
     }
 }
@@ -397,6 +397,16 @@ pub fn create_file(path: &Path, existing: Existing) -> Result<File, WriteError> 
             Ok(target) => WriteError::Link { target },
             Err(_) => WriteError::Io(error),
         }),
+    }
+}
+
+/// An I/O error in the words a user expects after a path: "no such file or directory", not
+/// "No such file or directory (os error 2)".
+pub fn describe_io_error(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => error.to_string(),
     }
 }
 

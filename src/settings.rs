@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::diagnostics::Severity;
 use crate::lifecycle::Sidecars;
 use crate::model::custom::PodTemplateKinds;
-use crate::rules::{ALL_RULES, Category, Rule};
+use crate::rules::{ALL_RULES, Category, Redirect, Rule, find_redirect};
 use crate::suggest::did_you_mean_help;
 use crate::versions::{KubeVersion, NEWEST_MODELLED};
 
@@ -99,6 +99,8 @@ pub enum Selector {
     All,
     Category(Category),
     Rule(&'static Rule),
+    /// A former rule name: the rules that took its checks over.
+    Renamed(&'static Redirect),
 }
 
 impl Selector {
@@ -111,6 +113,9 @@ impl Selector {
         }
         if let Some(rule) = ALL_RULES.iter().find(|r| r.name == text) {
             return Ok(Selector::Rule(rule));
+        }
+        if let Some(redirect) = find_redirect(text) {
+            return Ok(Selector::Renamed(redirect));
         }
         let names: Vec<&str> = ALL_RULES
             .iter()
@@ -127,6 +132,7 @@ impl Selector {
             Selector::All => true,
             Selector::Category(category) => rule.category == category,
             Selector::Rule(selected) => selected.name == rule.name,
+            Selector::Renamed(redirect) => redirect.to.iter().any(|r| r.name == rule.name),
         }
     }
 }

@@ -20,15 +20,13 @@ use crate::baseline::Baseline;
 use crate::config::{self, Config, ConfigError};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::discovery::roles::{PatchIndex, role_by_name};
-use crate::discovery::{
-    Discovered, Skip, WalkOptions, describe_io_error, discover_with, exclude_set, excluded,
-};
+use crate::discovery::{Discovered, Skip, WalkOptions, discover_with, exclude_set, excluded};
 use crate::escape::escape_controls;
 use crate::fix::Applicability;
 use crate::lint::FileRole;
 use crate::render::{self, HelmOptions, Input, NotRendered, Output, Tools};
 use crate::report::{self, FileReport, Format, RunNotes, Unrendered, render_problem};
-use crate::safe_fs::{self, Existing};
+use crate::safe_fs::{self, Existing, describe_io_error};
 use crate::settings::{FailOn, Selection, Selector, Settings};
 use crate::source::SourceFile;
 

@@ -11,9 +11,9 @@ use super::check::Checked;
 use super::eprint_line;
 use super::files::replace_file;
 use crate::apply_fixes::fix_text;
-use crate::discovery::describe_io_error;
 use crate::escape::escape_controls;
 use crate::fix::Applicability;
+use crate::safe_fs::describe_io_error;
 
 /// What fixing did, over all files.
 #[derive(Debug, Default)]

@@ -12,9 +12,9 @@ use super::files::replace_file;
 use super::fixing::text_on_disk;
 use crate::add_ignore::{NOT_SUPPRESSIBLE, ignore_line};
 use crate::diagnostics::Diagnostic;
-use crate::discovery::describe_io_error;
 use crate::fingerprint::Identity;
 use crate::fix::{TextEdit, apply};
+use crate::safe_fs::describe_io_error;
 use crate::source::{LineIndex, SourceFile};
 
 #[derive(Debug, Default)]

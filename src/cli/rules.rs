@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{EXIT_CLEAN, RulesFormat, usage_error};
 use crate::fix::FixAvailability;
-use crate::rules::{ALL_RULES, find_rule};
+use crate::rules::{ALL_RULES, find_redirect, find_rule};
 use crate::suggest::did_you_mean_help;
 
 #[derive(Serialize)]
@@ -70,6 +70,20 @@ pub fn list(format: RulesFormat) -> io::Result<u8> {
 }
 
 pub fn show(name: &str) -> io::Result<u8> {
+    if let Some(redirect) = find_redirect(name) {
+        let mut out = io::stdout().lock();
+        writeln!(out, "# {name}")?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "`{name}` was split into the rules below; selections, severities and suppressions that name `{name}` apply to all of them."
+        )?;
+        writeln!(out)?;
+        for rule in redirect.to {
+            writeln!(out, "- {}: {}", rule.name, rule.summary)?;
+        }
+        return Ok(EXIT_CLEAN);
+    }
     let Some(rule) = find_rule(name) else {
         let names: Vec<&str> = ALL_RULES.iter().map(|r| r.name).collect();
         let help = did_you_mean_help(name, &names)

@@ -26,7 +26,7 @@ const LIKE_KINDS: [WorkloadKind; 7] = [
     WorkloadKind::Job,
     WorkloadKind::Pod,
 ];
-use crate::rules::{ALL_RULES, Part, Rule, find_rule};
+use crate::rules::{ALL_RULES, Part, Rule, rules_named};
 use crate::settings::{FailOn, Selection, Selector};
 use crate::source::Span;
 use crate::suggest::did_you_mean_help;
@@ -132,8 +132,8 @@ impl<'d> Checker<'d> {
         let mut checked = Vec::new();
         for (name, severity) in severities.into_iter().flatten() {
             let path = key("severity").key(name);
-            let rule = find_rule(name);
-            if rule.is_none() {
+            let rules = rules_named(name);
+            if rules.is_empty() {
                 let names: Vec<&str> = ALL_RULES.iter().map(|r| r.name).collect();
                 self.problem(
                     &path,
@@ -143,7 +143,7 @@ impl<'d> Checker<'d> {
                 );
             }
             match severity.parse::<Severity>() {
-                Ok(severity) => checked.extend(rule.map(|r| (r, severity))),
+                Ok(severity) => checked.extend(rules.iter().map(|&r| (r, severity))),
                 Err(_) => self.problem(
                     &path,
                     Part::Value,

@@ -7,7 +7,7 @@ use schemars::{Schema, SchemaGenerator, json_schema};
 use serde_json::{Value, json};
 
 use super::{ConfigFile, SCHEMA_URL};
-use crate::rules::{ALL_RULES, Category};
+use crate::rules::{ALL_RULES, Category, REDIRECTS, Redirect};
 use crate::settings::FailOn;
 
 /// The schema, as committed: pretty JSON ending with a newline.
@@ -50,9 +50,23 @@ fn selector() -> Value {
 }
 
 fn rule_choices() -> impl Iterator<Item = Value> {
-    ALL_RULES
+    let rules = ALL_RULES
         .iter()
-        .map(|rule| json!({"const": rule.name, "description": rule.summary}))
+        .map(|rule| json!({"const": rule.name, "description": rule.summary}));
+    let former = REDIRECTS.iter().map(|redirect| {
+        json!({"const": redirect.from, "description": renamed(redirect), "deprecated": true})
+    });
+    rules.chain(former)
+}
+
+/// What a former rule name stands for now.
+fn renamed(redirect: &Redirect) -> String {
+    let names: Vec<String> = redirect
+        .to
+        .iter()
+        .map(|r| format!("`{}`", r.name))
+        .collect();
+    format!("former name of {}", names.join(", "))
 }
 
 pub(super) fn selectors(_: &mut SchemaGenerator) -> Schema {
@@ -69,6 +83,12 @@ pub(super) fn severities(_: &mut SchemaGenerator) -> Schema {
                 format!("{} (default: {})", rule.summary, rule.default_severity).into();
             (rule.name.to_owned(), entry)
         })
+        .chain(REDIRECTS.iter().map(|redirect| {
+            let mut entry = severity.clone();
+            entry["description"] = renamed(redirect).into();
+            entry["deprecated"] = true.into();
+            (redirect.from.to_owned(), entry)
+        }))
         .collect();
     json_schema!({
         "type": "object",

@@ -14,6 +14,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 
 use crate::render::{helm, kustomize};
+use crate::safe_fs::describe_io_error;
 
 /// Extensions of manifest files found by walking a directory.
 pub const MANIFEST_EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
@@ -329,14 +330,6 @@ fn has_manifest_extension(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| MANIFEST_EXTENSIONS.contains(&e))
-}
-
-pub fn describe_io_error(error: &std::io::Error) -> String {
-    match error.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".to_owned(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-        _ => error.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -149,15 +149,7 @@ pub fn diagnostic(
         message.push_str("\nhelp: ");
         message.push_str(help);
     }
-    let placement_notes = diagnostic
-        .rendered
-        .as_ref()
-        .map(|rendered| crate::report::placement_note(diagnostic, rendered));
-    for note in diagnostic
-        .notes
-        .iter()
-        .chain(placement_notes.iter().flatten())
-    {
+    for note in &crate::report::notes(diagnostic) {
         message.push_str("\nnote: ");
         message.push_str(note);
     }

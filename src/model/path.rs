@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-pub use podcycle_k8s::PathSegment;
+pub use podcycle_path::PathSegment;
 
 /// A path from an object's root to one of its fields.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -60,7 +60,7 @@ impl FieldPath {
 
 impl fmt::Display for FieldPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        podcycle_k8s::DisplayPath(&self.0).fmt(f)
+        podcycle_path::DisplayPath(&self.0).fmt(f)
     }
 }
 

@@ -79,7 +79,7 @@ pub fn run(program: &Path, args: &[&OsStr], dir: &Path, timeout: Duration) -> Ou
             return Outcome::Failed(format!(
                 "cannot run {}: {}",
                 program.display(),
-                crate::discovery::describe_io_error(&error)
+                crate::safe_fs::describe_io_error(&error)
             ));
         }
     };

@@ -1,9 +1,9 @@
 //! The structure of rendered output that source maps work from: which document holds an
 //! offset, and the YAML key each line writes with its path of keys and indices.
 
-use crate::model::path::PathSegment;
 use crate::source::{SourceFile, Span};
 use crate::yaml::{Document, Kind, NodeId};
+use podcycle_path::PathSegment;
 
 /// A mapping key in rendered output.
 #[derive(Clone, Debug)]

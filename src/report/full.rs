@@ -32,12 +32,11 @@ fn render(renderer: &Renderer, file: &SourceFile, diagnostic: &Diagnostic) -> St
         .iter()
         .map(|l| (l.file_or(file), l.span, l.message.as_str()))
         .collect();
-    let mut notes = diagnostic.notes.clone();
-    let mut placed = true;
-    if let Some(rendered) = &diagnostic.rendered {
-        notes.extend(placement_note(diagnostic, rendered));
-        placed = rendered.placement != Placement::File;
-    }
+    let notes = notes(diagnostic);
+    let placed = diagnostic
+        .rendered
+        .as_ref()
+        .is_none_or(|rendered| rendered.placement != Placement::File);
     render_snippet(
         renderer,
         file,
@@ -51,6 +50,16 @@ fn render(renderer: &Renderer, file: &SourceFile, diagnostic: &Diagnostic) -> St
             help: diagnostic.help.as_deref(),
         },
     )
+}
+
+/// A finding's notes, then what its place in rendered output says ([`placement_note`]): what
+/// every format prints after the message.
+pub fn notes(diagnostic: &Diagnostic) -> Vec<String> {
+    let mut notes = diagnostic.notes.clone();
+    if let Some(rendered) = &diagnostic.rendered {
+        notes.extend(placement_note(diagnostic, rendered));
+    }
+    notes
 }
 
 /// What the reader of a finding in rendered output needs to know: where it was rendered, and

@@ -44,15 +44,7 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], run: &super::RunNotes)
             // Each piece on its own line: the text is escaped first, so that only these
             // newlines remain (as `%0A`).
             let mut message = escape_controls(&diagnostic.message).into_owned();
-            let placement_notes = diagnostic
-                .rendered
-                .as_ref()
-                .map(|rendered| super::full::placement_note(diagnostic, rendered));
-            for note in diagnostic
-                .notes
-                .iter()
-                .chain(placement_notes.iter().flatten())
-            {
+            for note in &super::full::notes(diagnostic) {
                 message.push_str("\nnote: ");
                 message.push_str(&escape_controls(note));
             }

@@ -15,7 +15,7 @@ use crate::diagnostics::{Diagnostic, Severity};
 use crate::model::ObjectRef;
 use crate::source::SourceFile;
 
-pub use full::{placement_note, render_problem};
+pub use full::{notes, render_problem};
 pub use json::{JsonDiagnostic, JsonLabel};
 pub use sarif::percent_encode;
 pub use summary::Summary;

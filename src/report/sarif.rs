@@ -405,15 +405,7 @@ fn level(severity: Severity) -> &'static str {
 /// after a label, so that none needs a capital letter (field names keep their case).
 fn message_text(diagnostic: &Diagnostic) -> String {
     let mut text = sentence(&diagnostic.message);
-    let placement_notes = diagnostic
-        .rendered
-        .as_ref()
-        .map(|rendered| super::full::placement_note(diagnostic, rendered));
-    for note in diagnostic
-        .notes
-        .iter()
-        .chain(placement_notes.iter().flatten())
-    {
+    for note in &super::full::notes(diagnostic) {
         text.push_str(" Note: ");
         text.push_str(&sentence(note));
     }

@@ -19,7 +19,12 @@ pub static ALL_RULES: &[&Rule] = &[
     &correctness::invalid_handler::RULE,
     &correctness::probe_success_threshold::RULE,
     &correctness::probe_grace_period::RULE,
-    &correctness::invalid_value::RULE,
+    &correctness::negative_probe_field::RULE,
+    &correctness::invalid_sleep::RULE,
+    &correctness::invalid_container_name::RULE,
+    &correctness::invalid_container_port::RULE,
+    &correctness::missing_containers::RULE,
+    &correctness::invalid_active_deadline::RULE,
     &correctness::unsupported_feature::RULE,
     &correctness::undeclared_port::RULE,
     &correctness::tcp_socket_hook::RULE,
@@ -45,6 +50,41 @@ pub static ALL_RULES: &[&Rule] = &[
 
 pub fn find_rule(name: &str) -> Option<&'static Rule> {
     ALL_RULES.iter().copied().find(|rule| rule.name == name)
+}
+
+/// A former rule name and the rules that took its checks over. Selections, severities and
+/// suppressions that use the old name keep working: they apply to all of its successors.
+#[derive(Debug)]
+pub struct Redirect {
+    pub from: &'static str,
+    pub to: &'static [&'static Rule],
+}
+
+pub static REDIRECTS: &[Redirect] = &[Redirect {
+    from: "invalid-value",
+    to: &[
+        &correctness::negative_probe_field::RULE,
+        &correctness::invalid_handler::RULE,
+        &correctness::invalid_sleep::RULE,
+        &correctness::invalid_container_name::RULE,
+        &correctness::invalid_container_port::RULE,
+        &correctness::missing_containers::RULE,
+        &correctness::invalid_active_deadline::RULE,
+        &correctness::workload_restart_policy::RULE,
+    ],
+}];
+
+pub fn find_redirect(name: &str) -> Option<&'static Redirect> {
+    REDIRECTS.iter().find(|redirect| redirect.from == name)
+}
+
+/// The rules a name stands for: the rule of that name, the successors of a former name, or
+/// none.
+pub fn rules_named(name: &str) -> &'static [&'static Rule] {
+    if let Some(rule) = ALL_RULES.iter().find(|rule| rule.name == name) {
+        return std::slice::from_ref(rule);
+    }
+    find_redirect(name).map_or(&[], |redirect| redirect.to)
 }
 
 /// Rules whose `runtime` findings are errors: each means the pod can never run or become

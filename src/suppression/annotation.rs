@@ -7,7 +7,7 @@ use super::comment::{has_words, is_placeholder, placeholder_problem};
 use super::{Named, Origin, Suppression, SuppressionProblem};
 use crate::model::AnyObject;
 use crate::model::path::PathSegment;
-use crate::rules::find_rule;
+use crate::rules::rules_named;
 use crate::source::{SourceFile, Span};
 use crate::yaml::{Document, lookup};
 
@@ -110,7 +110,7 @@ pub(super) fn read(
                         .map(|&name| Named {
                             name: name.to_owned(),
                             span: key_span,
-                            rule: find_rule(name),
+                            rules: rules_named(name),
                             used: false,
                         })
                         .collect(),
@@ -141,7 +141,7 @@ fn annotation_names(file: &SourceFile, value_span: Span, list: &str) -> Vec<Name
             Named {
                 name: name.to_owned(),
                 span,
-                rule: find_rule(name),
+                rules: rules_named(name),
                 used: false,
             }
         })

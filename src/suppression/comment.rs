@@ -2,7 +2,7 @@
 //! reading one comment into the rules it names and its reason, or into what is wrong with it.
 
 use super::{Named, SuppressionProblem};
-use crate::rules::find_rule;
+use crate::rules::rules_named;
 use crate::source::Span;
 use crate::suggest::did_you_mean_help;
 use crate::yaml::Comment;
@@ -123,7 +123,7 @@ pub(super) fn parse_comment(comment: &Comment) -> Option<Result<Directive, Suppr
             names.push(Named {
                 name: trimmed.to_owned(),
                 span: span_of(offset, offset + trimmed.len()),
-                rule: find_rule(trimmed),
+                rules: rules_named(trimmed),
                 used: false,
             });
         }
@@ -174,7 +174,7 @@ mod tests {
         directive
             .names
             .iter()
-            .map(|n| (n.name.as_str(), n.rule.is_some()))
+            .map(|n| (n.name.as_str(), !n.rules.is_empty()))
             .collect()
     }
 

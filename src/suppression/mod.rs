@@ -45,7 +45,8 @@ struct Named {
     name: String,
     /// Where the name is written.
     span: Span,
-    rule: Option<&'static Rule>,
+    /// The rules it names: one, several for a former name, none for an unknown one.
+    rules: &'static [&'static Rule],
     used: bool,
 }
 
@@ -148,19 +149,20 @@ impl Suppressions {
         let mut index: HashMap<(&'static str, Option<Span>), usize> = HashMap::new();
         for (s, suppression) in self.active.iter().enumerate() {
             for (n, named) in suppression.names.iter().enumerate() {
-                let Some(rule) = named.rule else { continue };
-                let of_rule = places.entry(rule.name).or_default();
-                let at = *index
-                    .entry((rule.name, suppression.scope))
-                    .or_insert_with(|| {
-                        of_rule.push(Place {
-                            scope: suppression.scope,
-                            names: Vec::new(),
-                            used: false,
+                for rule in named.rules {
+                    let of_rule = places.entry(rule.name).or_default();
+                    let at = *index
+                        .entry((rule.name, suppression.scope))
+                        .or_insert_with(|| {
+                            of_rule.push(Place {
+                                scope: suppression.scope,
+                                names: Vec::new(),
+                                used: false,
+                            });
+                            of_rule.len() - 1
                         });
-                        of_rule.len() - 1
-                    });
-                of_rule[at].names.push((s, n));
+                    of_rule[at].names.push((s, n));
+                }
             }
         }
         let mut sweeps: HashMap<&'static str, Sweep> = places
@@ -201,13 +203,15 @@ impl Suppressions {
                 continue;
             }
             for named in &suppression.names {
-                match named.rule {
-                    None => problems.push(unknown_rule(named)),
-                    Some(rule)
+                match named.rules {
+                    [] => problems.push(unknown_rule(named)),
+                    rules
                         if complete
                             && !named.used
-                            && rule.name != crate::rules::UNUSED_SUPPRESSION.name
-                            && settings.enabled(rule.name).is_some() =>
+                            && rules.iter().any(|rule| {
+                                rule.name != crate::rules::UNUSED_SUPPRESSION.name
+                                    && settings.enabled(rule.name).is_some()
+                            }) =>
                     {
                         let help = if suppression.names.len() == 1 {
                             "remove the suppression".to_owned()
@@ -220,7 +224,7 @@ impl Suppressions {
                             help,
                         ));
                     }
-                    Some(_) => {}
+                    _ => {}
                 }
             }
         }

@@ -3,8 +3,8 @@
 use super::json::is_merge_key;
 use super::node::{Document, NodeId};
 use super::resolve::key_string;
-use crate::model::path::PathSegment;
 use crate::source::Span;
+use podcycle_path::PathSegment;
 
 /// Where a path leads in the tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,8 +2,8 @@
 
 use std::num::NonZeroU32;
 
-use crate::model::path::PathSegment;
 use crate::source::Span;
+use podcycle_path::PathSegment;
 
 /// Index of a node in its document's arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

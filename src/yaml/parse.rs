@@ -9,8 +9,8 @@ use super::node::{
     Children, Comment, Document, DuplicateKey, Node, NodeId, NodeKind, ScalarStyle, SyntaxError,
 };
 use super::resolve::{Resolved, key_string, resolve};
-use crate::model::path::PathSegment;
 use crate::source::Span;
+use podcycle_path::PathSegment;
 
 /// Reads every document of a YAML stream. A syntax error abandons its document; reading goes
 /// on at the next `---`, so one broken document does not hide the others.

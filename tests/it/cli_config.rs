@@ -426,3 +426,114 @@ fn github_annotations_and_junit_from_the_command_line() {
     );
     assert!(out.contains("type=\"init-container-probe\""), "{out}");
 }
+
+/// Findings of two rules that `invalid-value` was split into: `negative-probe-field` (line 9)
+/// and `invalid-container-port` (line 12).
+const SPLIT: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+  - name: web
+    image: nginx:1.25
+    readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: -5}
+    ports:
+    - containerPort: 8080
+      protocol: tcp
+";
+
+#[test]
+fn a_former_rule_name_selects_ignores_and_sets_the_severity_of_its_successors() {
+    let dir = workspace("former-name");
+    write(&dir, "pod.yaml", SPLIT);
+    let all = findings(&run(&dir, &["check", "--format", "json", "pod.yaml"]));
+    assert_eq!(
+        all,
+        [
+            finding("pod.yaml", "negative-probe-field", "error"),
+            finding("pod.yaml", "invalid-container-port", "error"),
+        ]
+    );
+    let selected = run(
+        &dir,
+        &[
+            "check",
+            "--format",
+            "json",
+            "--select",
+            "invalid-value",
+            "pod.yaml",
+        ],
+    );
+    assert_eq!(findings(&selected), all, "{}", stderr(&selected));
+    let ignored = run(
+        &dir,
+        &[
+            "check",
+            "--format",
+            "json",
+            "--ignore",
+            "invalid-value",
+            "pod.yaml",
+        ],
+    );
+    assert_eq!(findings(&ignored), [], "{}", stderr(&ignored));
+
+    write(
+        &dir,
+        ".podcycle.yaml",
+        "severity:\n  invalid-value: warning\n",
+    );
+    let lowered = run(&dir, &["check", "--format", "json", "pod.yaml"]);
+    assert_eq!(
+        findings(&lowered),
+        [
+            finding("pod.yaml", "negative-probe-field", "warning"),
+            finding("pod.yaml", "invalid-container-port", "warning"),
+        ],
+        "{}",
+        stderr(&lowered)
+    );
+}
+
+#[test]
+fn a_suppression_of_a_former_rule_name_silences_its_successors() {
+    let dir = workspace("former-name-suppression");
+    let suppressed = SPLIT.replace(
+        "    ports:\n",
+        "    # podcycle: ignore[invalid-value] the port is declared by the chart's values\n    ports:\n",
+    );
+    let output = check_stdin(&dir, Some("pod.yaml"), &suppressed);
+    // The port finding is silenced, and the suppression is used, so not reported.
+    assert_eq!(
+        findings(&output),
+        [finding("pod.yaml", "negative-probe-field", "error")]
+    );
+    let useless = SPLIT.replace(
+        "  containers:\n",
+        "  # podcycle: ignore[invalid-value] nothing of it is here\n  activeDeadlineSeconds: 60\n  containers:\n",
+    );
+    let output = check_stdin(&dir, Some("pod.yaml"), &useless);
+    assert!(
+        findings(&output).contains(&finding("pod.yaml", "unused-suppression", "warning")),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn the_rule_command_lists_the_successors_of_a_former_name() {
+    let dir = workspace("former-name-rule");
+    let output = run(&dir, &["rule", "invalid-value"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    for successor in [
+        "negative-probe-field",
+        "invalid-container-port",
+        "missing-containers",
+    ] {
+        assert!(text.contains(&format!("- {successor}: ")), "{text}");
+    }
+}

@@ -3,6 +3,7 @@
 //! `tests/fixtures.rs`, where every fixture is a test of its own.
 
 mod adoption;
+mod architecture;
 mod cli;
 mod cli_config;
 mod common;

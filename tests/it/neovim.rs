@@ -105,7 +105,7 @@ fn neovim_shows_the_diagnostics_of_a_manifest() {
         [
             ("init-container-never-exits".to_owned(), 16, 8, 2),
             ("init-container-probe".to_owned(), 17, 8, 1),
-            ("prestop-exceeds-grace-period".to_owned(), 23, 10, 1),
+            ("prestop-exceeds-grace-period".to_owned(), 23, 10, 2),
             ("container-restart-policy".to_owned(), 26, 105, 1),
         ]
     );
@@ -176,13 +176,18 @@ fn typing_a_deployment_in_neovim() {
     assert_eq!(at("    matchLabels: {app: web"), ["yaml-syntax@7"]);
     assert!(at("    matchLabels: {app: web}").is_empty());
     // An Envoy image as a classic init container never exits: said as soon as it is typed.
+    // Until `containers` is typed, the pod spec has none, which the API server rejects.
     assert_eq!(
         at("        image: envoyproxy"),
-        ["init-container-never-exits@15"]
+        ["missing-containers@11", "init-container-never-exits@15"]
     );
     assert_eq!(
         at("          tcpSocket"),
-        ["init-container-never-exits@15", "init-container-probe@16"]
+        [
+            "missing-containers@11",
+            "init-container-never-exits@15",
+            "init-container-probe@16"
+        ]
     );
     assert_eq!(
         at("            exec:"),

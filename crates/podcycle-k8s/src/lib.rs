@@ -7,7 +7,6 @@
 mod de;
 
 use std::cell::RefCell;
-use std::fmt;
 
 pub use k8s_openapi;
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
@@ -16,28 +15,7 @@ use k8s_openapi::api::core::v1::{Pod, PodSpec, PodTemplate, ReplicationControlle
 use serde::Deserialize;
 use serde_json::Value;
 
-/// One step of a field path: a mapping key or a sequence index.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum PathSegment {
-    Key(String),
-    Index(usize),
-}
-
-/// Writes a path the way Kubernetes error messages do: `spec.containers[0].name`.
-pub struct DisplayPath<'a>(pub &'a [PathSegment]);
-
-impl fmt::Display for DisplayPath<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, segment) in self.0.iter().enumerate() {
-            match segment {
-                PathSegment::Key(key) if i == 0 => f.write_str(key)?,
-                PathSegment::Key(key) => write!(f, ".{key}")?,
-                PathSegment::Index(index) => write!(f, "[{index}]")?,
-            }
-        }
-        Ok(())
-    }
-}
+pub use podcycle_path::{DisplayPath, PathSegment};
 
 /// The workload kinds whose pod spec podcycle lints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -17,11 +17,11 @@ use std::sync::Arc;
 use super::template::{Template, TemplateLine, action_body, values_path};
 use super::{Chart, Vendored, read_chart, vendored};
 use crate::diagnostics::{Diagnostic, Label, Placement, RenderTool, Rendered};
-use crate::model::path::PathSegment;
 use crate::render::files::read_text;
 use crate::render::rendered::{KeyLine, document_at, key_lines, keys_of};
 use crate::source::{SourceFile, Span};
 use crate::yaml::{self, Document, NodeId};
+use podcycle_path::PathSegment;
 
 /// A chart of the tree being rendered: the chart itself and its vendored dependencies.
 #[derive(Debug)]

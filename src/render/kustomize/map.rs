@@ -13,12 +13,12 @@ use std::sync::Arc;
 
 use super::tree::{Patch, PatchList, PatchSource, Tree};
 use crate::diagnostics::{Diagnostic, Label, Placement, RenderTool, Rendered};
-use crate::model::path::PathSegment;
 use crate::render::display;
 use crate::render::files::read_text;
 use crate::render::rendered::{document_at, path_at};
 use crate::source::{SourceFile, Span};
 use crate::yaml::{self, Document, NodeId};
+use podcycle_path::PathSegment;
 
 /// A YAML text that lives in a file: the file itself, or a block scalar inside a
 /// kustomization (an inline patch), with the way back to the file's offsets.

@@ -1,3 +1,5 @@
+use crate::model::{Origin, WorkloadKind};
+use crate::rules::values::upper_case_hint;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 
 declare_rule! {
@@ -6,7 +8,9 @@ declare_rule! {
     /// - Deployment, ReplicaSet, ReplicationController, StatefulSet and DaemonSet need
     ///   `Always` (or no value, which defaults to `Always`);
     /// - Job and CronJob need `OnFailure` or `Never`, set explicitly, and only `Never` when the
-    ///   Job has a `podFailurePolicy`.
+    ///   Job has a `podFailurePolicy`;
+    /// - a bare Pod and a PodTemplate take `Always`, `OnFailure` or `Never` (the values are
+    ///   case-sensitive).
     ///
     /// ## Why is this bad?
     /// The API server rejects the workload. A controller that keeps pods running cannot use
@@ -57,6 +61,8 @@ declare_rule! {
     ///   (`ValidatePodTemplateSpecForReplicaSet`, `ValidateStatefulSetSpec`,
     ///   `ValidateDaemonSetSpec`) and `pkg/apis/core/validation/validation.go`
     ///   (`ValidatePodTemplateSpecForRC`): only `Always` is supported.
+    /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`,
+    ///   `validateRestartPolicy`: `Always`, `OnFailure` or `Never` for any pod.
     /// - kubernetes/kubernetes `pkg/apis/core/v1/defaults.go`, `SetDefaults_PodSpec`: an empty
     ///   `restartPolicy` becomes `Always`.
     pub static RULE = {
@@ -126,5 +132,17 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             }
             Some(_) => {}
         }
+    } else if (site.origin == Origin::Pod || site.kind == WorkloadKind::PodTemplate)
+        && let Some(policy) = policy.filter(|p| !matches!(*p, "Always" | "OnFailure" | "Never"))
+    {
+        findings
+            .report(
+                Target::value(field),
+                format!("restartPolicy `{policy}` is not supported"),
+            )
+            .help(format!(
+                "use `Always`, `OnFailure` or `Never`{}",
+                upper_case_hint(policy)
+            ));
     }
 }

@@ -96,7 +96,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         return;
     };
     // Long-running controllers may not set it at all (`template-active-deadline`), and a
-    // deadline below 1 is rejected (`invalid-value`).
+    // deadline below 1 is rejected (`invalid-active-deadline`).
     if ctx.site.is_long_running_controller() || deadline < 1 {
         return;
     }

@@ -71,7 +71,12 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             continue;
         };
         let timing = ProbeTiming::of(probe);
-        if timing.timeout_seconds <= timing.period_seconds {
+        // A negative value is rejected by the API server (`negative-probe-field`): there is
+        // no period to compare with.
+        if timing.period_seconds < 0
+            || timing.timeout_seconds < 0
+            || timing.timeout_seconds <= timing.period_seconds
+        {
             continue;
         }
         let finding = findings
