@@ -198,7 +198,7 @@ fn message(container: &ContainerLife<'_>, hook: &Hook, seconds: f64, grace: i64)
     if hook.handler == HandlerKind::Sleep && seconds > grace as f64 {
         return format!(
             "the preStop `sleep` action of {} is longer than the {grace}s grace period, which the API server rejects",
-            seconds_text(seconds)
+            duration_text(&hook.duration, seconds)
         );
     }
     let consequence = format!(
