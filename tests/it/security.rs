@@ -570,3 +570,80 @@ fn with_input(command: &mut Command, input: &[u8]) -> Output {
     fs::write(&path, input).unwrap();
     finishes_within(LIMIT, command.stdin(fs::File::open(&path).unwrap()))
 }
+
+/// A lone `\r` ends a line for the YAML parser; the line index once disagreed, and every
+/// finding of a file with old Mac line ends was reported on line 1.
+#[test]
+fn findings_of_a_file_with_carriage_return_line_ends_keep_their_lines() {
+    let tree = tempfile::tempdir().unwrap();
+    write(tree.path(), "lf.yaml", BAD);
+    write(tree.path(), "cr.yaml", &BAD.replace('\n', "\r"));
+    let places = |name: &str| {
+        let output = within(
+            LIMIT,
+            podcycle()
+                .current_dir(tree.path())
+                .args(["check", "--format", "concise", name]),
+        );
+        assert_eq!(code(&output), 1, "{}", stderr(&output));
+        stdout(&output)
+            .lines()
+            .filter_map(|line| line.strip_prefix(&format!("{name}:")))
+            .map(|rest| rest.split(' ').next().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let lf = places("lf.yaml");
+    assert!(
+        lf.len() > 1 && lf.iter().any(|at| !at.starts_with("1:")),
+        "{lf:?}"
+    );
+    assert_eq!(places("cr.yaml"), lf);
+}
+
+/// `sleep.seconds: 9223372036854775807` was printed as `…808`, rounded through a float.
+#[test]
+fn integers_are_printed_as_written() {
+    let tree = tempfile::tempdir().unwrap();
+    assert!(BAD.contains("seconds: 25\n"));
+    write(
+        tree.path(),
+        "pod.yaml",
+        &BAD.replace("seconds: 25\n", "seconds: 9223372036854775807\n"),
+    );
+    let output = within(
+        LIMIT,
+        podcycle()
+            .current_dir(tree.path())
+            .args(["check", "--format", "concise", "pod.yaml"]),
+    );
+    let out = stdout(&output);
+    assert!(out.contains("9223372036854775807s"), "{out}");
+    assert!(!out.contains("9223372036854775808"), "{out}");
+}
+
+/// A file name that is not UTF-8 keeps its bytes in SARIF, percent-encoded, instead of
+/// replacement characters that name no file.
+#[test]
+fn sarif_uris_keep_the_bytes_of_names_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let tree = tempfile::tempdir().unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"bad\xff.yaml");
+    fs::write(tree.path().join(name), BAD).unwrap();
+    let output = within(
+        LIMIT,
+        podcycle().current_dir(tree.path()).args([
+            "check",
+            "--format",
+            "sarif",
+            "-o",
+            "report.sarif",
+            ".",
+        ]),
+    );
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    // Through a file: `within` does not read the output until the end, and SARIF is larger
+    // than a pipe holds.
+    let out = fs::read_to_string(tree.path().join("report.sarif")).unwrap();
+    assert!(out.contains("bad%FF.yaml"), "{out}");
+    assert!(!out.contains('\u{fffd}'), "{out}");
+}
