@@ -119,6 +119,32 @@ pub fn index_page() -> String {
     page
 }
 
+const KNOWN_SIDECARS_START: &str = "<!-- known-sidecars:";
+const KNOWN_SIDECARS_END: &str = "<!-- end known-sidecars -->";
+
+/// `markdown` with the generated list of known sidecars between its markers
+/// (docs/configuration.md): one list in the code, one generated copy in the docs.
+pub fn with_known_sidecars(markdown: &str) -> String {
+    let (Some(start), Some(end)) = (
+        markdown.find(KNOWN_SIDECARS_START),
+        markdown.find(KNOWN_SIDECARS_END),
+    ) else {
+        return markdown.to_owned();
+    };
+    let Some(line_end) = markdown[start..].find('\n').map(|i| start + i + 1) else {
+        return markdown.to_owned();
+    };
+    if line_end > end {
+        return markdown.to_owned();
+    }
+    format!(
+        "{}\n{}\n{}",
+        &markdown[..line_end],
+        crate::lifecycle::known_sidecars_markdown().trim_end(),
+        &markdown[end..]
+    )
+}
+
 /// The YAML examples in a rule's documentation, in order. The first is the example that
 /// must trigger the rule; the others are fixes that must not.
 pub fn yaml_examples(rule: &Rule) -> Vec<String> {

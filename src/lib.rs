@@ -28,5 +28,6 @@ pub mod settings;
 pub mod source;
 mod suggest;
 pub mod suppression;
+pub mod text;
 pub mod versions;
 pub mod yaml;

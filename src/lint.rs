@@ -63,6 +63,15 @@ pub struct ObjectVisit<'a> {
     pub spec_path: Option<&'a FieldPath>,
 }
 
+/// What [`lint_file_with`] shows its visitor on the way.
+pub enum Visit<'v, 'a> {
+    /// A workload object, linted; its diagnostics are those before the document's
+    /// suppressions apply.
+    Object(&'v ObjectVisit<'a>),
+    /// A document is done: the diagnostics it keeps once its suppressions apply, unsorted.
+    DocumentEnd(&'v [Diagnostic]),
+}
+
 /// What linting a file found.
 #[derive(Debug, Default)]
 pub struct Linted {
@@ -82,14 +91,14 @@ pub fn lint_file_as(file: &SourceFile, settings: &Settings, role: FileRole) -> V
     lint_file_with(file, settings, role, &mut |_| {}).diagnostics
 }
 
-/// Lints one file like [`lint_file_as`], showing `visit` every workload object on the way, and
-/// applies the file's suppressions. Documents are read one at a time, so a large stream never
-/// holds more than one tree.
+/// Lints one file like [`lint_file_as`], showing `visit` every workload object and the end of
+/// every document on the way, and applies the file's suppressions. Documents are read one at a
+/// time, so a large stream never holds more than one tree.
 pub fn lint_file_with(
     file: &SourceFile,
     settings: &Settings,
     role: FileRole,
-    visit: &mut dyn FnMut(&ObjectVisit<'_>),
+    visit: &mut dyn FnMut(Visit<'_, '_>),
 ) -> Linted {
     let mut linted = Linted::default();
     let services = file_services(file, settings, role);
@@ -125,6 +134,7 @@ pub fn lint_file_with(
         if may_suppress {
             apply_suppressions(file, &document, &objects, settings, complete, &mut found);
         }
+        visit(Visit::DocumentEnd(&found));
         linted.diagnostics.append(&mut found);
     });
     diagnostics::sort(&mut linted.diagnostics);
@@ -203,7 +213,7 @@ fn lint_document(
     services: &[Service],
     out: &mut Vec<Diagnostic>,
     checked: &mut Vec<ObjectRef>,
-    visit: &mut dyn FnMut(&ObjectVisit<'_>),
+    visit: &mut dyn FnMut(Visit<'_, '_>),
 ) -> bool {
     let partial = role == FileRole::Patch;
     // Built-in workloads, then objects of custom kinds with their kind.
@@ -255,14 +265,14 @@ fn lint_document(
         let mut visit_object = |pod: Option<(&PodSite<'_>, &Lifecycle<'_>)>,
                                 found: &[Diagnostic],
                                 spec_path: Option<&FieldPath>| {
-            visit(&ObjectVisit {
+            visit(Visit::Object(&ObjectVisit {
                 file,
                 document,
                 object: &object,
                 pod,
                 diagnostics: found,
                 spec_path,
-            });
+            }));
         };
         complete &= match &custom_kind {
             None => lint_object(
@@ -464,7 +474,8 @@ fn lint_decoded(
     );
     // A custom kind's pods follow its kind's rules; their spec is where the decoding put it.
     site.spec_path = FieldPath::from_keys(decoding.kind.pod_spec_path());
-    let life = Lifecycle::derive(&site, settings.sidecars());
+    site.job_active_deadline_seconds = workload.job_active_deadline_seconds;
+    let life = Lifecycle::derive(&site, settings.sidecars(), settings.kube_version);
     let selecting: Vec<&Service> = match pod_labels(decoding.kind, value) {
         Some(labels) => services
             .iter()
@@ -671,6 +682,7 @@ fn diagnostic_of(
         span,
         span_labels,
         no_field,
+        claims: _,
     } = finding;
     Diagnostic {
         rule: rule.name,
@@ -705,18 +717,13 @@ fn document_diagnostic(
     help: Option<String>,
 ) -> Diagnostic {
     Diagnostic {
-        rule: rule.name,
-        severity: settings.severity(rule),
-        enforcement: rule.enforcement,
-        message,
         help,
-        notes: Vec::new(),
-        span,
-        labels: Vec::new(),
-        object: None,
-        container: None,
-        field: None,
-        fixes: Vec::new(),
-        rendered: None,
+        ..Diagnostic::new(
+            rule.name,
+            settings.severity(rule),
+            rule.enforcement,
+            span,
+            message,
+        )
     }
 }

@@ -210,7 +210,10 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
-        let mut starts = vec![0];
+        // Sized once: a growing vector would hold up to twice the lines, and three times while
+        // it grows, which on a large file is a good part of the memory a run takes.
+        let mut starts = Vec::with_capacity(line_starts(text).count() + 1);
+        starts.push(0);
         starts.extend(line_starts(text));
         LineIndex { starts }
     }

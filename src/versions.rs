@@ -180,7 +180,7 @@ pub static POD_LIFECYCLE_SLEEP_ACTION_ALLOW_ZERO: Feature = Feature {
 /// Container-level `restartPolicy` and `restartPolicyRules` (KEP-5307).
 pub static CONTAINER_RESTART_RULES: Feature = Feature {
     gate: "ContainerRestartRules",
-    description: "container-level `restartPolicy` and `restartPolicyRules`",
+    description: "the ContainerRestartRules feature (container-level `restartPolicy` and `restartPolicyRules`)",
     alpha: v(34),
     beta: v(35),
     stable: None,

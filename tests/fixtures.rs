@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use podcycle::cli::{explain_for_tests, render_for_tests};
+use podcycle::cli::{explain_for_tests_with, render_for_tests};
 use podcycle::explain::ExplainFormat;
 use podcycle::rules::ALL_RULES;
 use podcycle::settings::{Selector, Settings};
@@ -377,7 +377,9 @@ fn explain_fixtures() -> Vec<PathBuf> {
 fn check_explain_fixture(path: &Path, format: ExplainFormat, format_name: &str) {
     let text = fs::read_to_string(path).unwrap();
     let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
-    let output = explain_for_tests(&shown(path), &text, format);
+    // A `--kube-version` at the top of the fixture judges it for that version.
+    let settings = common::with_header_options(&text, Settings::default());
+    let output = explain_for_tests_with(&shown(path), &text, format, &settings);
     match format {
         ExplainFormat::Mermaid => common::check_mermaid(&stem, &output),
         ExplainFormat::Json => {

@@ -77,6 +77,8 @@ Register-ArgumentCompleter -Native -CommandName 'podcycle' -ScriptBlock {
             [CompletionResult]::new('--container', '--container', [CompletionResultType]::ParameterName, 'Show only this container''s part of the timeline, notes and findings')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--kube-version', '--kube-version', [CompletionResultType]::ParameterName, 'The Kubernetes version of the cluster, for the findings listed under each timeline [default: `kube-version` from the configuration, else the newest version modelled]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this configuration file for every file instead of the nearest `.podcycle.yaml` above each')
+            [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore configuration files')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -201,7 +201,7 @@ _podcycle() {
             return 0
             ;;
         podcycle__subcmd__explain)
-            opts="-h --object --container --format --kube-version --help"
+            opts="-h --object --container --format --kube-version --config --no-config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -220,6 +220,10 @@ _podcycle() {
                     return 0
                     ;;
                 --kube-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

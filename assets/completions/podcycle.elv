@@ -72,6 +72,8 @@ set edit:completion:arg-completer[podcycle] = {|@words|
             cand --container 'Show only this container''s part of the timeline, notes and findings'
             cand --format 'Output format'
             cand --kube-version 'The Kubernetes version of the cluster, for the findings listed under each timeline [default: `kube-version` from the configuration, else the newest version modelled]'
+            cand --config 'Use this configuration file for every file instead of the nearest `.podcycle.yaml` above each'
+            cand --no-config 'Ignore configuration files'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -83,6 +83,8 @@ complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l format -d 
 json\t'the JSON schema of docs/explain.md'
 mermaid\t'Markdown with Mermaid Gantt charts, for GitHub issues and pull requests'"
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l kube-version -d 'The Kubernetes version of the cluster, for the findings listed under each timeline [default: `kube-version` from the configuration, else the newest version modelled]' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l config -d 'Use this configuration file for every file instead of the nearest `.podcycle.yaml` above each' -r -F
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l no-config -d 'Ignore configuration files'
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c podcycle -n "__fish_podcycle_using_subcommand rules" -l format -r -f -a "text\t''
 json\t''"

@@ -9,15 +9,16 @@ use std::sync::Arc;
 use globset::GlobSet;
 use rayon::prelude::*;
 
+use super::configs::Configs;
 use super::files::replace_file;
 use super::fixing::{FixRun, fix_files};
-use super::input::{lint_bytes_with, read_path, read_stdin};
+use super::input::{lint_bytes_with, read_path, read_stdin, walked_paths};
 use super::{
     CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, eprint_line, ignoring,
     statistics, usage_error,
 };
 use crate::baseline::Baseline;
-use crate::config::{self, Config, ConfigError};
+use crate::config::{self, Config};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::discovery::roles::{PatchIndex, role_by_name};
 use crate::discovery::{Discovered, Skip, WalkOptions, discover_with, exclude_set, excluded};
@@ -25,7 +26,7 @@ use crate::escape::escape_controls;
 use crate::fix::Applicability;
 use crate::lint::FileRole;
 use crate::render::{self, HelmOptions, Input, NotRendered, Output, Tools};
-use crate::report::{self, FileReport, Format, RunNotes, Unrendered, render_problem};
+use crate::report::{self, FileReport, Format, RunNotes, Unrendered};
 use crate::safe_fs::{self, Existing, describe_io_error};
 use crate::settings::{FailOn, Selection, Selector, Settings};
 use crate::source::SourceFile;
@@ -130,12 +131,8 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         ColorChoice::Auto => colors(&io::stdout()),
     };
 
-    let mut configs = match Configs::new(args) {
-        Ok(configs) => configs,
-        Err(error) => {
-            print_config_error(&error, stderr_colors(args.color))?;
-            return Ok(EXIT_ERROR);
-        }
+    let Some(mut configs) = open_configs(args)? else {
+        return Ok(EXIT_ERROR);
     };
     let mut failed = false;
 
@@ -156,15 +153,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
             stdin_plan = Some(plan(args, &selection, config.as_deref(), shown, role));
         }
     }
-    let paths: Vec<PathBuf> = if given.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        given
-            .iter()
-            .filter(|p| p.as_os_str() != "-")
-            .cloned()
-            .collect()
-    };
+    let paths = walked_paths(&given);
     let mut files: Vec<(PathBuf, Plan)> = Vec::new();
     let mut patches = PatchIndex::default();
     let mut renders: Vec<RenderJob> = Vec::new();
@@ -199,11 +188,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         }
         renders = render_jobs(args, &selection, &mut configs, &exclude, &mut discovered);
     }
-    if !configs.errors.is_empty() {
-        let color = stderr_colors(args.color);
-        for error in &configs.errors {
-            print_config_error(error, color)?;
-        }
+    if configs.print_errors(stderr_colors(args.color))? {
         return Ok(EXIT_ERROR);
     }
 
@@ -903,92 +888,6 @@ fn is_excluded(config: Option<&Config>, exclude: &GlobSet, path: &Path) -> bool 
     excluded(exclude, path) || config.is_some_and(|c| c.excludes(path))
 }
 
-/// The configuration of each file: the one given with `--config`, none with `--no-config`,
-/// else the nearest `.podcycle.yaml` above the file, each read once.
-struct Configs {
-    fixed: Option<Option<Arc<Config>>>,
-    /// Directory → the configuration file that applies there.
-    found: HashMap<PathBuf, Option<PathBuf>>,
-    /// Configuration file → what it holds (`None` when it is invalid).
-    loaded: HashMap<PathBuf, Option<Arc<Config>>>,
-    errors: Vec<ConfigError>,
-}
-
-impl Configs {
-    fn new(args: &CheckArgs) -> Result<Configs, ConfigError> {
-        let fixed = if args.no_config || (args.isolated && args.config.is_none()) {
-            Some(None)
-        } else if let Some(path) = &args.config {
-            Some(Some(Arc::new(Config::load(path)?)))
-        } else {
-            None
-        };
-        Ok(Configs {
-            fixed,
-            found: HashMap::new(),
-            loaded: HashMap::new(),
-            errors: Vec::new(),
-        })
-    }
-
-    /// The configuration for a file (`-` for standard input without a name: the current
-    /// directory's).
-    fn for_file(&mut self, path: &Path) -> Option<Arc<Config>> {
-        if let Some(fixed) = &self.fixed {
-            return fixed.clone();
-        }
-        let dir = match path.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
-            _ => PathBuf::from("."),
-        };
-        let config_path = self
-            .found
-            .entry(dir)
-            .or_insert_with_key(|dir| config::find(dir))
-            .clone()?;
-        if let Some(loaded) = self.loaded.get(&config_path) {
-            return loaded.clone();
-        }
-        let loaded = match Config::load(&config_path) {
-            Ok(config) => Some(Arc::new(config)),
-            Err(error) => {
-                self.errors.push(error);
-                None
-            }
-        };
-        self.loaded.insert(config_path, loaded.clone());
-        loaded
-    }
-}
-
-fn print_config_error(error: &ConfigError, color: bool) -> io::Result<()> {
-    let mut err = io::stderr().lock();
-    match error {
-        ConfigError::Unreadable { path, message } => writeln!(
-            err,
-            "podcycle: error: cannot read configuration {}: {message}",
-            escape_controls(&path.display().to_string())
-        ),
-        ConfigError::Invalid { file, problems } => {
-            for problem in problems {
-                let rendered = render_problem(
-                    file,
-                    problem.span,
-                    &problem.message,
-                    problem.help.as_deref(),
-                    color,
-                );
-                writeln!(err, "{rendered}\n")?;
-            }
-            writeln!(
-                err,
-                "podcycle: error: invalid configuration {}; docs/configuration.md describes the keys",
-                escape_controls(&file.path)
-            )
-        }
-    }
-}
-
 fn lint_with_plan(name: String, bytes: Vec<u8>, plan: &Plan) -> FileReport {
     let (file, linted) = lint_bytes_with(name, bytes, &plan.settings, plan.role, &mut |_| {});
     let mut report = FileReport {
@@ -1016,12 +915,22 @@ fn colors(stream: &impl anstream::stream::RawStream) -> bool {
 }
 
 /// Colour for messages on stderr (configuration errors), by the same flag.
-fn stderr_colors(choice: ColorChoice) -> bool {
+pub(super) fn stderr_colors(choice: ColorChoice) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => colors(&io::stderr()),
     }
+}
+
+/// The configurations `check` reads; `None` when the one named with `--config` is unusable
+/// (already said). `--isolated` reads no configuration but the one named with `--config`.
+fn open_configs(args: &CheckArgs) -> io::Result<Option<Configs>> {
+    Configs::open(
+        args.config.as_deref(),
+        args.no_config || (args.isolated && args.config.is_none()),
+        stderr_colors(args.color),
+    )
 }
 
 /// `--show-settings FILE`: what `check` would lint the file with, and where that comes from.
@@ -1034,16 +943,11 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
         Ok(set) => set,
         Err(message) => return Ok(usage_error(&message)),
     };
-    let mut configs = match Configs::new(args) {
-        Ok(configs) => configs,
-        Err(error) => {
-            print_config_error(&error, stderr_colors(args.color))?;
-            return Ok(EXIT_ERROR);
-        }
+    let Some(mut configs) = open_configs(args)? else {
+        return Ok(EXIT_ERROR);
     };
     let config = configs.for_file(file);
-    if let Some(error) = configs.errors.first() {
-        print_config_error(error, stderr_colors(args.color))?;
+    if configs.print_errors(stderr_colors(args.color))? {
         return Ok(EXIT_ERROR);
     }
     let role = PatchIndex::default().role(file);

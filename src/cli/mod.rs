@@ -2,6 +2,7 @@
 //! `podcycle rule NAME`.
 
 mod check;
+mod configs;
 mod explain;
 mod files;
 mod fixing;
@@ -204,8 +205,9 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// Files or directories with manifests; `-` reads standard input.
-    #[arg(required = true, value_name = "PATH")]
+    /// Files or directories with manifests; `-` reads standard input. Defaults to the current
+    /// directory.
+    #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Explain only this object, written as kubectl does: `Deployment/web`, `deploy/web`.
     #[arg(long, value_name = "KIND/NAME")]
@@ -220,6 +222,13 @@ pub struct ExplainArgs {
     /// [default: `kube-version` from the configuration, else the newest version modelled].
     #[arg(long, value_name = "X.Y", value_parser = parse_kube_version)]
     pub kube_version: Option<crate::versions::KubeVersion>,
+    /// Use this configuration file for every file instead of the nearest `.podcycle.yaml`
+    /// above each.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore configuration files.
+    #[arg(long)]
+    pub no_config: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -344,19 +353,19 @@ pub fn render_for_tests(
 }
 
 /// Explains `text` as `path` in `format`, the way `podcycle explain` does (all objects, all
-/// containers). Shared by the snapshot tests and the docs test.
+/// containers) with the default settings. Shared by the snapshot tests and the docs test.
 #[doc(hidden)]
 pub fn explain_for_tests(path: &str, text: &str, format: ExplainFormat) -> String {
-    let settings = crate::settings::Settings::default();
-    let selection = crate::explain::Selection::default();
-    let file = explain::explain_bytes(
-        path.to_owned(),
-        text.as_bytes().to_vec(),
-        &settings,
-        crate::lint::FileRole::Manifest,
-        &selection,
-    );
-    let mut out = Vec::new();
-    crate::explain::write(&mut out, format, &file.pods).expect("writing to memory");
-    String::from_utf8_lossy(&out).into_owned()
+    explain::explain_text(path, text, &crate::settings::Settings::default(), format)
+}
+
+/// [`explain_for_tests`] with the given settings (a `--kube-version`, say).
+#[doc(hidden)]
+pub fn explain_for_tests_with(
+    path: &str,
+    text: &str,
+    format: ExplainFormat,
+    settings: &crate::settings::Settings,
+) -> String {
+    explain::explain_text(path, text, settings, format)
 }

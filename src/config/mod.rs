@@ -76,8 +76,7 @@ pub struct ConfigFile {
     #[schemars(schema_with = "schema::per_path_ignores")]
     pub per_path_ignores: Option<BTreeMap<String, Vec<String>>>,
     /// Containers in `containers` that count as sidecars by name or image, besides the
-    /// built-in list (service-mesh proxies, the Cloud SQL Auth Proxy, Vault Agent, log
-    /// shippers).
+    /// built-in list (docs/configuration.md, "Sidecars").
     pub sidecars: Option<Vec<SidecarEntry>>,
     /// How the Helm charts under this file are rendered: release, namespace and values files
     /// per chart. Charts not listed are rendered with their own `values.yaml` only.

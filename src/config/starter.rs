@@ -34,7 +34,7 @@ pub const STARTER: &str = r#"# yaml-language-server: $schema=https://raw.githubu
 #   "tests/**": [poststart-delays-containers]
 
 # Containers that count as sidecars by name or image, besides the built-in list
-# (service-mesh proxies, the Cloud SQL Auth Proxy, Vault Agent, log shippers).
+# (docs/configuration.md, "Sidecars").
 # sidecars:
 #   - description: our mesh proxy
 #     names: ["*-proxy"]

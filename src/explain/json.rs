@@ -1,16 +1,71 @@
+//! `{"pods": [...]}`, the schema of docs/explain.md, written one pod at a time: the same bytes
+//! `serde_json::to_writer_pretty` writes for the whole document, without holding it — nor one
+//! pod's text, which for a pod of thousands of containers is large.
+
 use std::io::{self, Write};
 
-use serde::Serialize;
+use super::{Finding, PodExplanation};
 
-use super::PodExplanation;
-
-#[derive(Serialize)]
-struct Document<'a> {
-    pods: &'a [PodExplanation],
+/// Writes one pod, opening the document before the first.
+pub fn write_pod(
+    out: &mut dyn Write,
+    pod: &PodExplanation<impl Finding>,
+    first: bool,
+) -> io::Result<()> {
+    out.write_all(if first {
+        b"{\n  \"pods\": [\n    "
+    } else {
+        b",\n    "
+    })?;
+    serde_json::to_writer_pretty(Indented { out }, pod)?;
+    Ok(())
 }
 
-/// `{"pods": [...]}`, the schema of docs/explain.md.
-pub fn write(out: &mut dyn Write, pods: &[PodExplanation]) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &Document { pods })?;
-    writeln!(out)
+/// Closes the document: `{"pods": []}` when no pod was written.
+pub fn finish(out: &mut dyn Write, written: usize) -> io::Result<()> {
+    if written == 0 {
+        out.write_all(b"{\n  \"pods\": []\n}\n")
+    } else {
+        out.write_all(b"\n  ]\n}\n")
+    }
+}
+
+/// Indents every line after the first by the two levels of the `pods` array. JSON strings
+/// hold no raw newline (serde escapes it), so every newline is the printer's own.
+struct Indented<'w> {
+    out: &'w mut dyn Write,
+}
+
+impl Write for Indented<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let mut rest = bytes;
+        while let Some(at) = rest.iter().position(|&b| b == b'\n') {
+            self.out.write_all(&rest[..=at])?;
+            self.out.write_all(b"    ")?;
+            rest = &rest[at + 1..];
+        }
+        self.out.write_all(rest)?;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indents_what_follows_each_newline() {
+        let mut out = Vec::new();
+        Indented { out: &mut out }
+            .write_all(b"{\n  \"a\": \"x\\ny\"\n}")
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\n      \"a\": \"x\\ny\"\n    }"
+        );
+    }
 }

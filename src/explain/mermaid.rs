@@ -11,10 +11,11 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::model::{HookInfo, PodExplanation, Range, Secs, StartupStep, StopStep};
+use super::model::{Finding, HookInfo, PodExplanation, StartupStep, StopStep};
+use super::units::{Range, Secs};
 use super::{ListStyle, write_notes_and_findings};
 
-pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
+pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation<impl Finding>) -> io::Result<()> {
     let name = pod.object.display_name();
     writeln!(out, "### {name}")?;
     writeln!(out)?;
@@ -99,8 +100,8 @@ impl Chart {
     }
 }
 
-fn startup_chart(pod: &PodExplanation) -> String {
-    let unknown = pod.drawn_unknown_seconds;
+fn startup_chart(pod: &PodExplanation<impl Finding>) -> String {
+    let unknown = pod.drawn.unknown_seconds;
     // Image pulls are always unknown; anything else is drawn with a made-up length.
     let legend = if pod.not_counted.len() > 1 {
         format!(
@@ -126,7 +127,7 @@ fn startup_chart(pod: &PodExplanation) -> String {
         chart.section(&format!("{} ({})", step.container, step.role));
         startup_tasks(&mut chart, step, index, horizon, unknown);
     }
-    if let Some(ready) = pod.drawn_pod_ready.filter(|r| r.is_finite()) {
+    if let Some(ready) = pod.drawn.pod_ready.filter(|r| r.is_finite()) {
         chart.section("pod");
         chart.task("Ready", Style::Milestone, "ready", ready, 0.0);
     }
@@ -176,20 +177,20 @@ fn startup_tasks(chart: &mut Chart, step: &StartupStep, index: usize, horizon: f
     }
 }
 
-fn shutdown_chart(pod: &PodExplanation) -> String {
+fn shutdown_chart(pod: &PodExplanation<impl Finding>) -> String {
     let shutdown = &pod.shutdown;
     let mut chart = Chart::new(&format!(
         "{} shutdown, seconds after deletion (grace period {}s)",
         pod.object.display_name(),
         shutdown.effective_grace_period_seconds
     ));
+    let only_app = super::text::only_app(pod);
     for (index, stop) in shutdown.containers.iter().enumerate() {
         chart.section(&format!("{} ({})", stop.container, stop.role));
-        shutdown_tasks(&mut chart, stop, index);
+        shutdown_tasks(&mut chart, stop, index, only_app);
     }
     chart.section("pod");
-    #[allow(clippy::cast_precision_loss)]
-    let hard_bound = shutdown.hard_bound_seconds as f64;
+    let hard_bound = shutdown.hard_bound_seconds.0;
     chart.task(
         &format!("every container is killed by {}", Secs(hard_bound)),
         Style::Critical,
@@ -200,7 +201,7 @@ fn shutdown_chart(pod: &PodExplanation) -> String {
     chart.text
 }
 
-fn shutdown_tasks(chart: &mut Chart, stop: &StopStep, index: usize) {
+fn shutdown_tasks(chart: &mut Chart, stop: &StopStep, index: usize, only_app: Option<&str>) {
     let id = |letter: char| format!("d{index}{letter}");
     if let (true, Some(hook)) = (stop.prestop_runs, &stop.prestop) {
         let spent = stop.sigterm_seconds;
@@ -222,9 +223,9 @@ fn shutdown_tasks(chart: &mut Chart, stop: &StopStep, index: usize) {
         }
     }
     let sigterm = stop.sigterm_seconds;
-    if !stop.waits_for.is_empty() {
+    if let Some(waits) = super::text::waits_for(stop, only_app) {
         let from = stop.prestop_seconds.map_or(0.0, |s| s.0);
-        let name = format!("waits for {} to exit", stop.waits_for.join(" and "));
+        let name = format!("waits for {waits} to exit");
         let style = if sigterm.exact().is_some() {
             Style::Known
         } else {

@@ -1,20 +1,26 @@
 //! `podcycle explain`: the lifecycle model of each pod spec as a timeline people can read
 //! (`text`), tools can use (`json`) and GitHub can draw (`mermaid`), with the findings of
 //! `check` for the same pod. docs/explain.md describes the output.
+//!
+//! This module depends on the lifecycle model, nothing above it: the command
+//! (`cli/explain.rs`) runs the pipeline and hands each pod over as it is linted, with its
+//! findings (any [`Finding`]: the command passes them in the shape of `check --format json`),
+//! and [`ExplainWriter`] writes it at once, so that memory does not grow with the input.
 
+mod build;
 mod json;
 pub mod mermaid;
-pub mod model;
+mod model;
 mod select;
 mod text;
+mod units;
 
 use std::io::{self, Write};
 
-pub use model::PodExplanation;
+pub use build::{PodSource, explain_pod};
+pub use model::{Finding, Note, PodExplanation};
 pub use select::{ObjectSelector, Selection};
-
-use crate::lint::ObjectVisit;
-use crate::model::ObjectRef;
+pub use units::{Range, Secs};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExplainFormat {
@@ -46,69 +52,58 @@ impl ExplainFormat {
     }
 }
 
-/// What a file holds for explain: its pods, and the selected objects without one.
-#[derive(Debug, Default)]
-pub struct FileExplanation {
-    pub pods: Vec<PodExplanation>,
-    /// Workload objects seen in the file (for suggestions when `--object` matches nothing).
-    pub objects: Vec<ObjectRef>,
-    /// Selected objects whose pod spec could not be decoded, with where they are.
-    pub unreadable: Vec<(ObjectRef, String)>,
-    /// Objects named by `--object` without a pod spec (a patch, a template without `spec`).
-    pub without_pod_spec: Vec<(ObjectRef, String)>,
-}
-
-impl FileExplanation {
-    /// Takes in one object met while linting, if `selection` wants it.
-    pub fn visit(&mut self, visit: &ObjectVisit<'_>, selection: &Selection) {
-        let object = &visit.object.object;
-        self.objects.push(object.clone());
-        if !selection.wants_object(object) {
-            return;
-        }
-        if let Some(pod) = PodExplanation::from_visit(visit) {
-            self.pods.push(pod);
-            return;
-        }
-        let span = visit.document.node(visit.object.root).span;
-        let at = format!(
-            "{}:{}",
-            visit.file.path,
-            visit.file.line_col(span.start).line
-        );
-        let undecodable = visit
-            .diagnostics
-            .iter()
-            .any(|d| matches!(d.rule, "invalid-type" | "yaml-syntax"));
-        if undecodable {
-            self.unreadable.push((object.clone(), at));
-        } else if selection.object.is_some() {
-            self.without_pod_spec.push((object.clone(), at));
-        }
-    }
-}
-
-/// Writes the explanations in `format`.
-pub fn write(
-    out: &mut dyn Write,
+/// Writes explanations one at a time, as they are produced.
+pub struct ExplainWriter<W: Write> {
+    out: W,
     format: ExplainFormat,
-    pods: &[PodExplanation],
-) -> io::Result<()> {
-    let write_pod = match format {
-        ExplainFormat::Json => return json::write(out, pods),
-        ExplainFormat::Text => text::write_pod,
-        ExplainFormat::Mermaid => mermaid::write_pod,
-    };
-    // Names come from the manifest: no control character of theirs reaches a terminal or log.
-    let mut filtered = crate::escape::ControlFilter::new(out);
-    let out: &mut dyn Write = &mut filtered;
-    for (index, pod) in pods.iter().enumerate() {
-        if index > 0 {
-            writeln!(out)?;
+    written: usize,
+}
+
+impl<W: Write> ExplainWriter<W> {
+    pub fn new(out: W, format: ExplainFormat) -> ExplainWriter<W> {
+        ExplainWriter {
+            out,
+            format,
+            written: 0,
         }
-        write_pod(out, pod)?;
     }
-    Ok(())
+
+    /// Writes one pod's explanation.
+    pub fn pod(&mut self, pod: &PodExplanation<impl Finding>) -> io::Result<()> {
+        let first = self.written == 0;
+        self.written += 1;
+        match self.format {
+            ExplainFormat::Json => json::write_pod(&mut self.out, pod, first),
+            ExplainFormat::Text | ExplainFormat::Mermaid => {
+                // Names come from the manifest: no control character of theirs reaches a
+                // terminal or log.
+                let mut out = crate::escape::ControlFilter::new(&mut self.out);
+                if !first {
+                    writeln!(out)?;
+                }
+                if self.format == ExplainFormat::Text {
+                    text::write_pod(&mut out, pod)
+                } else {
+                    mermaid::write_pod(&mut out, pod)
+                }
+            }
+        }
+    }
+
+    /// How many pods have been written.
+    pub fn written(&self) -> usize {
+        self.written
+    }
+
+    /// Ends the output (closes the JSON document, `{"pods": []}` when nothing was written)
+    /// and flushes it.
+    pub fn finish(mut self) -> io::Result<W> {
+        if self.format == ExplainFormat::Json {
+            json::finish(&mut self.out, self.written)?;
+        }
+        self.out.flush()?;
+        Ok(self.out)
+    }
 }
 
 /// How a format writes the notes and findings under a pod: headings, bullet, and the quote
@@ -123,7 +118,7 @@ struct ListStyle {
 /// The notes and the findings of `check`, each under its heading when there are any.
 fn write_notes_and_findings(
     out: &mut dyn Write,
-    pod: &PodExplanation,
+    pod: &PodExplanation<impl Finding>,
     style: &ListStyle,
 ) -> io::Result<()> {
     let code = style.code;
@@ -134,7 +129,12 @@ fn write_notes_and_findings(
         .map(|f| {
             format!(
                 "{}[{code}{}{code}] {code}{}:{}:{}{code}: {}",
-                f.severity, f.rule, f.file, f.line, f.column, f.message
+                f.severity(),
+                f.rule(),
+                f.file(),
+                f.line(),
+                f.column(),
+                f.message()
             )
         })
         .collect();

@@ -3,10 +3,11 @@
 
 use std::io::{self, Write};
 
-use super::model::{HookInfo, PodExplanation, ProbeInfo, Secs, StartupStep, StopStep};
+use super::model::{Finding, HookInfo, PodExplanation, ProbeInfo, StartupStep, StopStep};
+use super::units::Secs;
 use super::{ListStyle, write_notes_and_findings};
 
-pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
+pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation<impl Finding>) -> io::Result<()> {
     writeln!(
         out,
         "{}  {}:{}  {}",
@@ -63,7 +64,7 @@ fn chain(steps: &[StartupStep]) -> String {
     text
 }
 
-fn write_startup(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
+fn write_startup(out: &mut dyn Write, pod: &PodExplanation<impl Finding>) -> io::Result<()> {
     writeln!(
         out,
         "startup  (earliest times, in seconds from the pod's start)"
@@ -79,25 +80,38 @@ fn write_startup(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
     let time_width = width(times.iter().map(String::as_str));
     let name_width = width(pod.startup.iter().map(|s| s.container.as_str()));
     let indent = 2 + time_width + 2 + name_width + 2 + 7 + 2;
-    for (step, time) in pod.startup.iter().zip(&times) {
+    for (index, (step, time)) in pod.startup.iter().zip(&times).enumerate() {
+        let previous = index.checked_sub(1).map(|i| &pod.startup[i]);
         writeln!(
             out,
             "  {time:time_width$}  {:name_width$}  {:7}  {}",
             step.container,
             step.role,
-            gate_text(step)
+            gate_text(step, previous)
         )?;
         for (label, detail) in details(step) {
             writeln!(out, "{:indent$}{label:15} {detail}", "")?;
         }
     }
     match pod.earliest_ready_seconds {
-        Some(ready) if ready.is_finite() => writeln!(
-            out,
-            "  pod Ready {}, not counting {}",
-            at_least(ready),
-            pod.not_counted.join(", ")
-        )?,
+        Some(ready) if ready.is_finite() => {
+            let because: Vec<String> = pod
+                .ready_delays
+                .iter()
+                .map(|delay| delay.what.clone())
+                .collect();
+            let because = if because.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", because.join(", "))
+            };
+            writeln!(
+                out,
+                "  pod Ready {}{because}, not counting {}",
+                at_least(ready),
+                pod.not_counted.join(", ")
+            )?;
+        }
         Some(_) => writeln!(out, "  the pod never becomes Ready")?,
         None => {}
     }
@@ -110,7 +124,10 @@ fn write_startup(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
     Ok(())
 }
 
-fn gate_text(step: &StartupStep) -> String {
+fn gate_text(step: &StartupStep, previous: Option<&StartupStep>) -> String {
+    let failed_hook = previous
+        .and_then(|p| p.post_start.as_ref())
+        .is_some_and(|hook| hook.duration == "fails-at-once");
     let mut text = match step.waits_for.first() {
         None => match &step.starts_after {
             Some(previous) => format!("right after {previous}"),
@@ -119,6 +136,10 @@ fn gate_text(step: &StartupStep) -> String {
         Some(gate) => match gate.event {
             "completion" => format!("after {} exits", gate.container),
             "started" => format!("after {} has started", gate.container),
+            _ if failed_hook => format!(
+                "after {}'s postStart fails and {} is killed",
+                gate.container, gate.container
+            ),
             _ => format!("after {}'s postStart returns", gate.container),
         },
     };
@@ -147,45 +168,60 @@ fn details(step: &StartupStep) -> Vec<(&'static str, String)> {
 }
 
 fn startup_text(probe: &ProbeInfo) -> String {
-    let window = probe
-        .window_seconds
-        .map_or_else(String::new, |w| w.to_string());
-    let bounds = probe
-        .window_bounds_seconds
-        .map_or_else(String::new, |b| b.to_string());
-    let mut text = format!(
-        "{window} to start ({} + {}×{}s), passes {}; if it never does, killed {bounds} after the start",
-        probe.initial_delay_seconds,
-        probe.failure_threshold,
-        probe.period_seconds,
-        at_least(probe.first_probe_seconds)
-    );
+    let Some(first) = probe.first_probe_seconds else {
+        return invalid();
+    };
+    let mut text = format!("passes {}", at_least(first));
+    if let Some(window) = probe.window_bounds_seconds {
+        text.push_str(&format!(
+            "; if it never does, killed {window} after the start"
+        ));
+    }
     push_kill(&mut text, probe);
     text
 }
 
 fn readiness_text(probe: &ProbeInfo) -> String {
-    let ready = probe.earliest_ready_seconds.unwrap_or(Secs(f64::INFINITY));
-    let first = if probe.success_threshold > 1 {
-        format!("first probe {}, ", at_least(probe.first_probe_seconds))
-    } else {
-        String::new()
+    let (Some(first), Some(fails)) = (probe.first_probe_seconds, probe.fails_after_seconds) else {
+        return invalid();
     };
-    format!(
-        "{first}Ready {}; unready {} after it starts failing",
-        at_least(ready),
-        probe.fails_after_seconds
-    )
+    let ready = probe.earliest_ready_seconds.unwrap_or(Secs(f64::INFINITY));
+    let first = if ready == first {
+        String::new()
+    } else {
+        format!("first probe {}, ", at_least(first))
+    };
+    let mut text = format!(
+        "{first}Ready {}; unready {fails} after it starts failing",
+        at_least(ready)
+    );
+    if let Some(recovers) = probe
+        .recovers_after_seconds
+        .filter(|_| probe.success_threshold > 1)
+    {
+        text.push_str(&format!(", Ready again {recovers} after it recovers"));
+    }
+    text
 }
 
 fn liveness_text(probe: &ProbeInfo) -> String {
+    let (Some(first), Some(fails)) = (probe.first_probe_seconds, probe.fails_after_seconds) else {
+        return invalid();
+    };
     let mut text = format!(
-        "first probe {}; kills it {} after it starts failing",
-        at_least(probe.first_probe_seconds),
-        probe.fails_after_seconds
+        "first probe {}; kills it {fails} after it starts failing",
+        at_least(first)
     );
+    if let Some(window) = probe.window_bounds_seconds {
+        text.push_str(&format!(", {window} after the start if it never answers"));
+    }
     push_kill(&mut text, probe);
     text
+}
+
+/// A probe whose numbers the API server rejects.
+fn invalid() -> String {
+    "rejected by the API server (see the findings); no timing".to_owned()
 }
 
 /// `, SIGKILL ≤12s later (probe grace 10s)`.
@@ -198,7 +234,7 @@ fn push_kill(text: &mut String, probe: &ProbeInfo) {
     }
 }
 
-fn write_shutdown(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
+fn write_shutdown(out: &mut dyn Write, pod: &PodExplanation<impl Finding>) -> io::Result<()> {
     let shutdown = &pod.shutdown;
     let grace = if shutdown.effective_grace_period_seconds == shutdown.grace_period_seconds {
         format!(
@@ -216,23 +252,33 @@ fn write_shutdown(out: &mut dyn Write, pod: &PodExplanation) -> io::Result<()> {
             shutdown.grace_period_seconds, shutdown.effective_grace_period_seconds
         )
     };
-    writeln!(
-        out,
-        "shutdown  (on deletion: {grace}; every container is killed by {}s)",
-        shutdown.hard_bound_seconds
-    )?;
+    if shutdown.containers.is_empty() {
+        writeln!(out, "shutdown  (on deletion: {grace})")?;
+    } else {
+        writeln!(
+            out,
+            "shutdown  (on deletion: {grace}; every container is killed by {})",
+            shutdown.hard_bound_seconds
+        )?;
+    }
     if shutdown.containers.is_empty() {
         writeln!(out, "  no running containers")?;
     }
     let name_width = width(shutdown.containers.iter().map(|s| s.container.as_str()));
+    let only_app = only_app(pod);
     for stop in &shutdown.containers {
-        writeln!(out, "  {:name_width$}  {}", stop.container, stop_text(stop))?;
+        writeln!(
+            out,
+            "  {:name_width$}  {}",
+            stop.container,
+            stop_text(stop, only_app)
+        )?;
     }
     Ok(())
 }
 
 /// `preStop sleep 10s → SIGTERM at 10s → 20s to exit → SIGKILL at 30s`.
-fn stop_text(stop: &StopStep) -> String {
+fn stop_text(stop: &StopStep, only_app: Option<&str>) -> String {
     let mut parts = Vec::new();
     if let (true, Some(hook)) = (stop.prestop_runs, &stop.prestop) {
         let mut text = format!("preStop {}", hook_text(hook));
@@ -241,8 +287,8 @@ fn stop_text(stop: &StopStep) -> String {
         }
         parts.push(text);
     }
-    if !stop.waits_for.is_empty() {
-        parts.push(format!("waits for {} to exit", stop.waits_for.join(", ")));
+    if let Some(waits) = waits_for(stop, only_app) {
+        parts.push(format!("waits for {waits} to exit"));
     }
     let window = stop.term_window_bounds_seconds;
     let minimum = if window.max == Secs(2.0) {
@@ -256,12 +302,50 @@ fn stop_text(stop: &StopStep) -> String {
     parts.join(" → ")
 }
 
-/// `sleep 5s`, `exec ≥3s`, `exec, length unknown`.
+/// The name of a pod's only app container, if it has one: what a sidecar waiting for "the
+/// app containers" waits for.
+pub(super) fn only_app(pod: &PodExplanation<impl Finding>) -> Option<&str> {
+    let mut apps = pod.startup.iter().filter(|s| s.role == "app");
+    match (apps.next(), apps.next()) {
+        (Some(only), None) => Some(&only.container),
+        _ => None,
+    }
+}
+
+/// What a sidecar waits for on shutdown, in words: `api and proxy`, `the 3 app containers`.
+pub(super) fn waits_for(stop: &StopStep, only_app: Option<&str>) -> Option<String> {
+    let apps = match (stop.waits_for.app_containers, only_app) {
+        (0, _) => None,
+        (1, Some(name)) => Some(name.to_owned()),
+        (1, None) => Some("the app container".to_owned()),
+        (n, _) => Some(format!("the {n} app containers")),
+    };
+    match (apps, &stop.waits_for.sidecar) {
+        (None, None) => None,
+        (Some(apps), None) => Some(apps),
+        (None, Some(sidecar)) => Some(sidecar.clone()),
+        (Some(apps), Some(sidecar)) => Some(format!("{apps} and {sidecar}")),
+    }
+}
+
+/// `sleep 5s`, `exec ≥3s`, `exec, length unknown`, `tcpSocket, fails: killed, SIGKILL ≤32s`.
 fn hook_text(hook: &HookInfo) -> String {
     match hook.duration {
         "exact" | "at-least" => format!("{} {}", hook.handler, hook_length(hook)),
         "never-returns" => format!("{}, never returns", hook.handler),
-        "fails-at-once" => format!("{}, fails at once", hook.handler),
+        "fails-at-once" => {
+            let mut text = format!("{}, fails at once", hook.handler);
+            if let Some(why) = &hook.fails_because {
+                text.push_str(&format!(" ({why})"));
+            }
+            if let Some(kill) = &hook.kill {
+                text.push_str(&format!(
+                    ": killed, SIGTERM at {}, SIGKILL ≤{}, before the next container starts; restarted, never Ready",
+                    kill.sigterm_seconds, kill.sigkill_within_seconds
+                ));
+            }
+            text
+        }
         _ => format!("{}, length unknown", hook.handler),
     }
 }

@@ -7,8 +7,9 @@
 //! (`until nslookup db; do sleep 2; done`) ends, and anything that cannot be read is left
 //! alone.
 
+use super::argv::{Run, basename, container_argv, resolve};
 use super::shell::{self, ExecSleep, SimpleCommand};
-use super::sidecars::image_repository;
+use super::sidecars::KNOWN_CONTAINERS;
 use crate::model::core::Container;
 use crate::model::path::FieldPath;
 
@@ -22,46 +23,24 @@ pub struct NeverExits {
     pub path: FieldPath,
 }
 
-/// Images whose own command is a server that keeps running (matched against the last part
-/// of the repository, or the whole of it for names with an owner).
-const SERVER_IMAGES: &[&str] = &[
-    "nginx",
-    "nginx-unprivileged",
-    "httpd",
-    "redis",
-    "memcached",
-    "mongo",
-    "rabbitmq",
-    "traefik",
-    "caddy",
-    "envoyproxy/envoy",
-];
-
-/// Whether `container` (at `path`) can be seen never to exit.
+/// Whether `container` (at `path`) can be seen never to exit. What `command` and `args` say
+/// decides; only with neither does the image's own command count.
 pub fn never_exits(container: &Container, path: &FieldPath) -> Option<NeverExits> {
     let command = container.command.as_deref().unwrap_or_default();
     let args = container.args.as_deref().unwrap_or_default();
     if command.is_empty() && args.is_empty() {
         let image = container.image.as_deref().unwrap_or_default();
-        let what = match (server_image(image), super::recognise(container)) {
-            (Some(name), _) => format!("the `{name}` image's own server"),
-            // A well-known sidecar keeps running whatever its image.
-            (None, Some(known)) => format!("the {}", known.description),
-            (None, None) => return None,
-        };
+        let known = KNOWN_CONTAINERS
+            .iter()
+            .find(|k| k.runs_by_default && k.has_image(image))?;
         return Some(NeverExits {
-            what,
+            what: format!("the `{}` image's own command", known_image(known, image)),
             path: path.key("image"),
         });
     }
-    // Without `command` the image's entrypoint runs `args`; entrypoints of images that ship a
-    // shell run them as a command, which is the only case read here.
-    if command.is_empty() && !args.first().is_some_and(|a| is_program(a)) {
-        return None;
-    }
-    let argv: Vec<&str> = command.iter().chain(args).map(String::as_str).collect();
+    let (argv, from_command) = container_argv(container)?;
     let (what, index) = argv_never_exits(&argv)?;
-    let path = if index < command.len() {
+    let path = if index < from_command {
         path.key("command")
     } else {
         path.key("args")
@@ -69,26 +48,27 @@ pub fn never_exits(container: &Container, path: &FieldPath) -> Option<NeverExits
     Some(NeverExits { what, path })
 }
 
-fn is_program(word: &str) -> bool {
-    let program = shell::basename(word);
-    shell::SHELLS.contains(&program) || matches!(program, "sleep" | "tail" | "busybox")
+/// The repository pattern of `known` that `image` matched, for messages.
+fn known_image(known: &super::sidecars::KnownContainer, image: &str) -> &'static str {
+    let repository = super::sidecars::image_repository(image);
+    known
+        .images
+        .iter()
+        .copied()
+        .find(|i| {
+            repository == *i
+                || repository.ends_with(&format!("/{i}"))
+                || repository.rsplit('/').next() == Some(*i)
+        })
+        .unwrap_or(known.description)
 }
 
 /// Why an argument vector never exits, and the index of the argument that shows it.
 fn argv_never_exits(argv: &[&str]) -> Option<(String, usize)> {
-    let (&program, args) = argv.split_first()?;
-    let name = shell::basename(program);
-    if name == "busybox" || name == "env" {
-        let (what, index) = argv_never_exits(args)?;
-        return Some((what, index + 1));
+    match resolve(argv)? {
+        Run::Script { script, index } => script_never_exits(script).map(|what| (what, index)),
+        Run::Program { index, .. } => command_never_exits(&argv[index..]).map(|what| (what, index)),
     }
-    if shell::SHELLS.contains(&name) {
-        let owned: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-        let script = shell::shell_script(&owned)?;
-        let index = argv.iter().position(|a| *a == script)?;
-        return script_never_exits(script).map(|what| (what, index));
-    }
-    command_never_exits(argv).map(|what| (what, 0))
 }
 
 /// A script that never exits: a top-level command that never exits and runs whenever the
@@ -108,6 +88,20 @@ fn script_never_exits(script: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The first top-level command of a script, run in the foreground whenever the script gets
+/// that far, for which `pick` finds something.
+pub(super) fn script_foreground<T>(script: &str, pick: impl Fn(&[&str]) -> Option<T>) -> Option<T> {
+    let tokens = shell::tokenize(script)?;
+    let commands = shell::simple_commands(&tokens);
+    commands.iter().enumerate().find_map(|(index, command)| {
+        let foreground =
+            command.depth == 0 && command.op != "&" && runs_unless_a_failure(&commands, index);
+        foreground
+            .then(|| pick(&without_prefixes(&command.words)))
+            .flatten()
+    })
 }
 
 /// The command runs unless an earlier one failed: it starts a list, or follows `&&` only.
@@ -162,7 +156,7 @@ fn always_true(condition: &[&str]) -> bool {
         ["true" | ":" | "/bin/true"] | ["[", "1", "]"] | ["[", "true", "]"] => true,
         // `while sleep 5` sleeps, succeeds, and loops again.
         [sleep, seconds] => {
-            shell::basename(sleep) == "sleep" && seconds.chars().all(|c| c.is_ascii_digit())
+            basename(sleep) == "sleep" && seconds.chars().all(|c| c.is_ascii_digit())
         }
         _ => false,
     }
@@ -185,7 +179,7 @@ fn without_prefixes<'a>(words: &[&'a str]) -> Vec<&'a str> {
 /// One command that never exits by itself.
 fn command_never_exits(words: &[&str]) -> Option<String> {
     let (&program, args) = words.split_first()?;
-    let name = shell::basename(program);
+    let name = basename(program);
     let has = |flag: &str| args.contains(&flag);
     match name {
         "sleep" => (shell::command_sleep(words) == Some(ExecSleep::Forever))
@@ -215,7 +209,11 @@ fn command_never_exits(words: &[&str]) -> Option<String> {
         "python" | "python3" if has("-m") && has("http.server") => {
             Some("`python -m http.server`".to_owned())
         }
-        _ => None,
+        // A sidecar's program (`envoy`, `cloud-sql-proxy`) serves until it is stopped.
+        _ => KNOWN_CONTAINERS
+            .iter()
+            .find(|k| k.programs.contains(&name) && !k.exits_with_args(args))
+            .map(|k| format!("`{name}`, the {}", k.description)),
     }
 }
 
@@ -240,17 +238,6 @@ fn follows(args: &[&str]) -> bool {
             }
         }
         false
-    })
-}
-
-fn server_image(image: &str) -> Option<&str> {
-    let repository = image_repository(image);
-    SERVER_IMAGES.iter().copied().find(|server| {
-        if server.contains('/') {
-            repository == *server || repository.ends_with(&format!("/{server}"))
-        } else {
-            repository.rsplit('/').next() == Some(*server)
-        }
     })
 }
 
@@ -326,13 +313,13 @@ mod tests {
                 &[],
                 &[],
                 "docker.io/library/nginx:1.25",
-                "the `nginx` image's own server at c.image",
+                "the `nginx` image's own command at c.image",
             ),
             (
                 &[],
                 &[],
                 "envoyproxy/envoy:v1.30",
-                "the `envoyproxy/envoy` image's own server at c.image",
+                "the `envoyproxy/envoy` image's own command at c.image",
             ),
         ];
         for (command, args, image, expected) in cases {

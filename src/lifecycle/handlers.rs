@@ -2,7 +2,7 @@
 //! use, where it sits, and which handler fields it sets. Rules about handlers iterate this
 //! list instead of walking containers themselves.
 
-use super::{ContainerLife, Lifecycle, Role};
+use super::{ContainerLife, Lifecycle, ProbeKind, ProbeTiming, Role};
 use crate::model::core::{
     ExecAction, GRPCAction, HTTPGetAction, LifecycleHandler, Probe, SleepAction, TCPSocketAction,
 };
@@ -31,10 +31,17 @@ impl HandlerUse {
     }
 
     pub fn is_probe(self) -> bool {
-        matches!(
-            self,
-            HandlerUse::Liveness | HandlerUse::Readiness | HandlerUse::Startup
-        )
+        self.probe_kind().is_some()
+    }
+
+    /// Which probe this is, for probes.
+    pub fn probe_kind(self) -> Option<ProbeKind> {
+        match self {
+            HandlerUse::Liveness => Some(ProbeKind::Liveness),
+            HandlerUse::Readiness => Some(ProbeKind::Readiness),
+            HandlerUse::Startup => Some(ProbeKind::Startup),
+            HandlerUse::PostStart | HandlerUse::PreStop => None,
+        }
     }
 }
 
@@ -69,6 +76,11 @@ impl HandlerSite<'_, '_> {
         .into_iter()
         .filter_map(|(name, set)| set.then_some(name))
         .collect()
+    }
+
+    /// The probe's settings after defaults, as the model holds them.
+    pub fn timing(&self) -> Option<ProbeTiming> {
+        self.container.probes.get(self.used_for.probe_kind()?)
     }
 
     /// "the readinessProbe of `web`", "the postStart hook of `web`".

@@ -1,46 +1,54 @@
 //! The lifecycle a pod spec implies: who starts when, what each start waits for, probe settings
-//! after defaults, and the shutdown budget. Derived once per pod spec; rules read it and never
-//! re-derive order.
+//! after defaults, the shutdown plan, and every time that follows — computed once per pod spec,
+//! as the kubelet of the target version would run it. Rules and `podcycle explain` read this
+//! model; neither works out an order, a grace period, a hook's length or a probe's timing on
+//! its own.
 //!
-//! The same model gives the earliest start, started and Ready times ([`Lifecycle::schedule`]),
-//! the shutdown plan on deletion ([`Lifecycle::shutdown`]) and the budgets of probe kills
-//! ([`Lifecycle::probe_kill`]); `podcycle explain` prints them.
+//! - [`Lifecycle::derive`]: roles, start order and the gates between starts, hooks and probes;
+//! - [`Lifecycle::schedule`]: the one walk over the start order, with the earliest and latest
+//!   time of every event and the delays each bound comes from (`schedule.rs`);
+//! - [`Lifecycle::shutdown`]: the pod's deletion (`shutdown.rs`);
+//! - [`Lifecycle::probe_kill`], [`Lifecycle::post_start_failure_kill`]: the other kills
+//!   (`kill.rs`); probe windows by the prober's loop (`probe.rs`).
 //!
-//! Semantics (docs/lifecycle.md gives the sources; docs/explain.md the formulas):
-//! - init containers start one at a time in spec order; a classic init container must exit
-//!   before the next starts, a sidecar (`restartPolicy: Always`) must be *started* — its startup
-//!   probe passed and its postStart hook returned (kuberuntime_container.go
-//!   `computeInitContainerActions`);
-//! - app containers start in spec order within one sync, each `startContainer` running the
-//!   postStart hook to completion before the next container is pulled and started
-//!   (kuberuntime_manager.go `SyncPod`, kuberuntime_container.go `startContainer`);
-//! - on deletion every container's preStop runs at once, and the stop signal follows the hook
-//!   within `terminationGracePeriodSeconds` (default 30), never less than 2 s before SIGKILL
-//!   (`killContainer`, `minimumGracePeriodInSeconds`); sidecars stop after the app containers,
-//!   in reverse order (kuberuntime_termination_order.go).
+//! docs/lifecycle.md lists every formula with the kubelet function it mirrors.
 
-mod budget;
+mod argv;
 mod command;
 pub mod handlers;
+mod kill;
+mod probe;
+mod remarks;
 mod schedule;
 mod shell;
 mod shutdown;
 pub mod sidecars;
-mod startup;
+mod time;
 
-pub use budget::{Bounds, GraceSource, KillPlan};
+use std::borrow::Cow;
+use std::cell::OnceCell;
+
 pub use command::NeverExits;
 pub use handlers::{HandlerSite, HandlerUse, handlers};
-pub use schedule::{Schedule, StartTimes};
+pub use kill::{GraceSource, KillPlan};
+pub use probe::{ProbeKind, ProbeTiming, Probes};
+pub use remarks::Remark;
+pub use schedule::{ContainerTimes, FirstProbes, Schedule};
 pub use shell::{ExecSleep, exec_only_sleeps, exec_sleep, only_sleep};
-pub use shutdown::{ContainerStop, ShutdownPlan};
-pub use sidecars::{KnownSidecar, SidecarPattern, Sidecars, recognise};
-pub use startup::{Delay, DelayKind, StartupBound};
+pub use shutdown::{ContainerStop, ShutdownPlan, StopWaits};
+pub use sidecars::{
+    KnownContainer, KnownKind, SidecarPattern, Sidecars, known_sidecars_markdown, recognise,
+};
+pub use time::{Bound, Bounds, Delay, DelayKind, Step, Trail, Window, seconds};
 
+use crate::model::IntOrString;
 use crate::model::PodSite;
-use crate::model::core::{Container, LifecycleHandler, Probe};
-use crate::model::path::FieldPath;
-use crate::versions::{CONTAINER_RESTART_RULES, KubeVersion};
+use crate::model::core::{Container, LifecycleHandler};
+use crate::model::path::{FieldPath, PathSegment};
+use crate::text;
+use crate::versions::{
+    CONTAINER_RESTART_RULES, KubeVersion, POD_LIFECYCLE_SLEEP_ACTION, SIDECAR_CONTAINERS,
+};
 
 /// Kubernetes' default `terminationGracePeriodSeconds` (core/v1 `DefaultTerminationGracePeriodSeconds`).
 pub const DEFAULT_GRACE_PERIOD_SECONDS: i64 = 30;
@@ -136,16 +144,38 @@ pub enum HookDuration {
 }
 
 impl HookDuration {
-    /// The least number of seconds the hook certainly takes, if known.
+    /// The least number of seconds the hook certainly takes, if known. A negative `sleep`
+    /// (which the API server rejects) tells nothing.
     pub fn known_seconds(self) -> Option<f64> {
         match self {
             #[allow(clippy::cast_precision_loss)]
-            HookDuration::Exactly(seconds) => Some(seconds as f64),
+            HookDuration::Exactly(seconds) if seconds >= 0 => Some(seconds as f64),
             HookDuration::AtLeast(seconds) => Some(seconds),
             HookDuration::Forever => Some(f64::INFINITY),
-            HookDuration::Unknown => None,
+            HookDuration::Exactly(_) | HookDuration::Unknown => None,
         }
     }
+}
+
+/// Why the kubelet's handler runner fails a hook whatever the container does
+/// (pkg/kubelet/lifecycle/handlers.go, `Run`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HookFailure {
+    /// The kubelet has no tcpSocket handler for hooks.
+    NoTcpHandler,
+    /// An httpGet hook names a port the container does not declare (`resolvePort`).
+    UndeclaredPort(String),
+}
+
+/// How a hook ends.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HookEnd {
+    /// It returns after this long.
+    Returns(Bounds),
+    /// It fails at once.
+    Fails(HookFailure),
+    /// It never returns.
+    Never,
 }
 
 #[derive(Clone, Debug)]
@@ -157,42 +187,38 @@ pub struct Hook {
     /// An exec hook whose command does nothing but sleep (`["sleep", "5"]`, `sh -c "sleep 5"`):
     /// `duration` is all it does.
     pub only_sleeps: bool,
+    /// Set when the hook fails whatever the container does.
+    pub fails: Option<HookFailure>,
 }
 
-/// A probe's settings after the API server's defaults (defaults.go `SetDefaults_Probe`: 0 or
-/// unset becomes 1 s timeout, 10 s period, success 1, failure 3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ProbeTiming {
-    pub initial_delay_seconds: i64,
-    pub timeout_seconds: i64,
-    pub period_seconds: i64,
-    pub success_threshold: i64,
-    pub failure_threshold: i64,
-    pub termination_grace_period_seconds: Option<i64>,
-}
-
-impl ProbeTiming {
-    pub fn of(probe: &Probe) -> ProbeTiming {
-        let or_default = |value: Option<i32>, default: i64| match value {
-            Some(v) if v != 0 => i64::from(v),
-            _ => default,
-        };
-        ProbeTiming {
-            initial_delay_seconds: probe.initial_delay_seconds.map_or(0, i64::from),
-            timeout_seconds: or_default(probe.timeout_seconds, 1),
-            period_seconds: or_default(probe.period_seconds, 10),
-            success_threshold: or_default(probe.success_threshold, 1),
-            failure_threshold: or_default(probe.failure_threshold, 3),
-            termination_grace_period_seconds: probe.termination_grace_period_seconds,
+impl Hook {
+    /// The hook's length of `seconds` as written: a `sleep` action's integer exactly (an `f64`
+    /// rounds 9223372036854775807 up), else in seconds.
+    pub fn length_text(&self, seconds: f64) -> String {
+        match self.duration {
+            HookDuration::Exactly(whole) => format!("{whole}s"),
+            _ => crate::text::seconds(seconds),
         }
     }
-}
 
-#[derive(Clone, Debug, Default)]
-pub struct Probes {
-    pub liveness: Option<ProbeTiming>,
-    pub readiness: Option<ProbeTiming>,
-    pub startup: Option<ProbeTiming>,
+    /// How the hook ends, as the kubelet runs it (`handlerRunner.Run`): a `sleep` waits its
+    /// seconds (`runSleepHandler`); an exec command takes at least the sleeps it is sure to
+    /// run, exactly those when it does nothing else; anything else takes an unknown time.
+    pub fn end(&self) -> HookEnd {
+        if let Some(failure) = &self.fails {
+            return HookEnd::Fails(failure.clone());
+        }
+        match self.duration {
+            #[allow(clippy::cast_precision_loss)]
+            HookDuration::Exactly(n) if n >= 0 => HookEnd::Returns(Bounds::exact(n as f64)),
+            HookDuration::AtLeast(n) if self.only_sleeps => HookEnd::Returns(Bounds::exact(n)),
+            HookDuration::AtLeast(n) => HookEnd::Returns(Bounds::new(n, f64::INFINITY)),
+            HookDuration::Forever => HookEnd::Never,
+            HookDuration::Exactly(_) | HookDuration::Unknown => {
+                HookEnd::Returns(Bounds::new(0.0, f64::INFINITY))
+            }
+        }
+    }
 }
 
 /// One container in start order.
@@ -203,9 +229,15 @@ pub struct ContainerLife<'a> {
     pub container: &'a Container,
     /// Path of the container from the object root (`spec.initContainers[1]`).
     pub path: FieldPath,
+    /// The hooks the kubelet runs: none for a classic init container (the API server rejects
+    /// them there), none for a `sleep` hook the target version drops.
     pub post_start: Option<Hook>,
     pub pre_stop: Option<Hook>,
     pub probes: Probes,
+    /// An init container that sets `restartPolicy: Always`. It is a sidecar only where the
+    /// target version has native sidecars; elsewhere the API server drops the field and it is
+    /// a classic init container.
+    pub declared_sidecar: bool,
     /// What an app container is when it is a sidecar by name or image (built-in or
     /// configured), e.g. `Istio proxy`.
     pub known_sidecar: Option<&'a str>,
@@ -217,9 +249,65 @@ pub struct ContainerLife<'a> {
 }
 
 impl ContainerLife<'_> {
+    /// What text calls the container: its name, or for a container without one (which the
+    /// API server rejects, and `invalid-value` reports) its place, "the 2nd container".
+    pub fn label(&self) -> Cow<'_, str> {
+        if !self.name.is_empty() {
+            return Cow::Borrowed(self.name);
+        }
+        match self.path.segments() {
+            [.., PathSegment::Key(list), PathSegment::Index(index)] => {
+                Cow::Owned(text::ordinal_container(list, *index))
+            }
+            _ => Cow::Borrowed("a container without a name"),
+        }
+    }
+
+    /// The container in a sentence: `` `web` `` in backticks, or its place when it has no
+    /// name.
+    pub fn quoted(&self) -> String {
+        if self.name.is_empty() {
+            self.label().into_owned()
+        } else {
+            format!("`{}`", self.name)
+        }
+    }
+
     /// A native sidecar, or an app container that is a well-known sidecar.
     pub fn is_sidecar(&self) -> bool {
         self.role == Role::Sidecar || self.known_sidecar.is_some()
+    }
+
+    /// The postStart hook of a container that holds back the containers after it (a hook of
+    /// 0 s holds nothing), unless the container is a well-known proxy holding the app back on
+    /// purpose.
+    pub fn delaying_post_start(&self) -> Option<&Hook> {
+        if self.role == Role::Init || self.known_sidecar.is_some() {
+            return None;
+        }
+        let hook = self.post_start.as_ref()?;
+        (hook.duration != HookDuration::Exactly(0)).then_some(hook)
+    }
+}
+
+/// The sidecars started after each container ([`Lifecycle::sidecars_after`]).
+#[derive(Debug)]
+pub struct SidecarsAfter {
+    count: Vec<usize>,
+    next: Vec<Option<usize>>,
+}
+
+impl SidecarsAfter {
+    /// How many sidecars start after the container at `index`.
+    pub fn count(&self, index: usize) -> usize {
+        self.count.get(index).copied().unwrap_or(0)
+    }
+
+    /// The sidecars after the container at `index`, in start order; each step is one link.
+    pub fn iter(&self, index: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::successors(self.next.get(index).copied().flatten(), |&at| {
+            self.next.get(at).copied().flatten()
+        })
     }
 }
 
@@ -257,19 +345,27 @@ pub struct Lifecycle<'a> {
     pub containers: Vec<ContainerLife<'a>>,
     pub grace_period: GracePeriod,
     pub restart_policy: RestartPolicy,
+    /// The Kubernetes version the pod is judged for: it decides which fields the API server
+    /// keeps (native sidecars, the `sleep` action, probe-level grace periods).
+    pub kube: KubeVersion,
+    schedule: OnceCell<Schedule>,
+    shutdown: OnceCell<ShutdownPlan>,
 }
 
 impl<'a> Lifecycle<'a> {
-    /// `sidecars` says which app containers are sidecars by name or image.
-    pub fn derive(site: &PodSite<'a>, sidecars: &'a Sidecars) -> Lifecycle<'a> {
+    /// `sidecars` says which app containers are sidecars by name or image; `kube` is the
+    /// target version.
+    pub fn derive(site: &PodSite<'a>, sidecars: &'a Sidecars, kube: KubeVersion) -> Lifecycle<'a> {
         let spec = site.spec;
+        let native_sidecars = SIDECAR_CONTAINERS.enabled(kube);
         let init = spec
             .init_containers
             .iter()
             .flatten()
             .enumerate()
             .map(|(i, c)| {
-                let role = if c.restart_policy.as_deref() == Some("Always") {
+                let declared = c.restart_policy.as_deref() == Some("Always");
+                let role = if declared && native_sidecars {
                     Role::Sidecar
                 } else {
                     Role::Init
@@ -283,7 +379,7 @@ impl<'a> Lifecycle<'a> {
             .map(|(i, c)| (c, Role::App, site.spec_path.key("containers").index(i)));
         let mut containers: Vec<ContainerLife<'a>> = init
             .chain(app)
-            .map(|(container, role, path)| container_life(container, role, path, sidecars))
+            .map(|(container, role, path)| container_life(container, role, path, sidecars, kube))
             .collect();
         for i in 1..containers.len() {
             let previous = &containers[i - 1];
@@ -311,14 +407,17 @@ impl<'a> Lifecycle<'a> {
             containers,
             grace_period,
             restart_policy: RestartPolicy::of(spec.restart_policy.as_deref()),
+            kube,
+            schedule: OnceCell::new(),
+            shutdown: OnceCell::new(),
         }
     }
 
     /// Whether the kubelet starts the container at `index` again after it is killed or exits
     /// (pkg/api/v1/pod/util.go `IsContainerRestartable`): a sidecar always is; a container
-    /// with its own `restartPolicy` (when `kube` has container restart rules) follows it, or
-    /// any rule with the `Restart` action; otherwise the pod's policy decides.
-    pub fn is_restartable(&self, index: usize, kube: KubeVersion) -> bool {
+    /// with its own `restartPolicy` (when the target version has container restart rules)
+    /// follows it, or any rule with the `Restart` action; otherwise the pod's policy decides.
+    pub fn is_restartable(&self, index: usize) -> bool {
         let Some(container) = self.containers.get(index) else {
             return false;
         };
@@ -326,7 +425,7 @@ impl<'a> Lifecycle<'a> {
             return true;
         }
         let own = container.container.restart_policy.as_deref();
-        if let (Some(policy), true) = (own, CONTAINER_RESTART_RULES.enabled(kube)) {
+        if let (Some(policy), true) = (own, CONTAINER_RESTART_RULES.enabled(self.kube)) {
             let restart_rule = container
                 .container
                 .restart_policy_rules
@@ -342,6 +441,42 @@ impl<'a> Lifecycle<'a> {
     /// container at `index` to finish its postStart hook: every container after it.
     pub fn started_after(&self, index: usize) -> &[ContainerLife<'a>] {
         self.containers.get(index + 1..).unwrap_or_default()
+    }
+
+    /// For each container, the sidecars (native or well-known) started after it, found in one
+    /// pass so that rules about them stay linear.
+    pub fn sidecars_after(&self) -> SidecarsAfter {
+        let count = self.containers.len();
+        let mut after = SidecarsAfter {
+            count: vec![0; count],
+            next: vec![None; count],
+        };
+        let mut seen = 0;
+        let mut next = None;
+        for index in (0..count).rev() {
+            after.count[index] = seen;
+            after.next[index] = next;
+            if self.containers[index].is_sidecar() {
+                seen += 1;
+                next = Some(index);
+            }
+        }
+        after
+    }
+
+    /// Each native sidecar with neither a startup probe nor a postStart hook, so that the start
+    /// of the container after it waits only for its process, with that container.
+    pub fn ungated_sidecars(
+        &self,
+    ) -> impl Iterator<Item = (&ContainerLife<'a>, &ContainerLife<'a>)> {
+        self.containers
+            .iter()
+            .zip(self.containers.iter().skip(1))
+            .filter(|(sidecar, _)| {
+                sidecar.role == Role::Sidecar
+                    && sidecar.probes.startup.is_none()
+                    && sidecar.post_start.is_none()
+            })
     }
 
     /// Stop order on pod deletion: 0 for app containers (all at once), then sidecars one at a
@@ -368,10 +503,22 @@ fn container_life<'a>(
     role: Role,
     path: FieldPath,
     sidecars: &'a Sidecars,
+    kube: KubeVersion,
 ) -> ContainerLife<'a> {
-    let lifecycle = container.lifecycle.as_ref();
+    // The kubelet runs no hook of a classic init container: the API server rejects them.
+    let lifecycle = container.lifecycle.as_ref().filter(|_| role != Role::Init);
     let hook = |handler: Option<&LifecycleHandler>, key: &str| {
-        handler.map(|handler| hook_of(handler, path.key("lifecycle").key(key)))
+        handler
+            .and_then(|handler| hook_of(handler, path.key("lifecycle").key(key), container, kube))
+    };
+    let probes = if role == Role::Init {
+        Probes::default()
+    } else {
+        Probes {
+            liveness: container.liveness_probe.as_ref().map(ProbeTiming::of),
+            readiness: container.readiness_probe.as_ref().map(ProbeTiming::of),
+            startup: container.startup_probe.as_ref().map(ProbeTiming::of),
+        }
     };
     ContainerLife {
         name: &container.name,
@@ -379,11 +526,9 @@ fn container_life<'a>(
         container,
         post_start: hook(lifecycle.and_then(|l| l.post_start.as_ref()), "postStart"),
         pre_stop: hook(lifecycle.and_then(|l| l.pre_stop.as_ref()), "preStop"),
-        probes: Probes {
-            liveness: container.liveness_probe.as_ref().map(ProbeTiming::of),
-            readiness: container.readiness_probe.as_ref().map(ProbeTiming::of),
-            startup: container.startup_probe.as_ref().map(ProbeTiming::of),
-        },
+        probes,
+        declared_sidecar: container.restart_policy.as_deref() == Some("Always")
+            && role != Role::App,
         known_sidecar: if role == Role::App {
             sidecars.recognise(container)
         } else {
@@ -395,7 +540,14 @@ fn container_life<'a>(
     }
 }
 
-fn hook_of(handler: &LifecycleHandler, path: FieldPath) -> Hook {
+/// The hook the kubelet runs for `handler`; `None` for a `sleep` hook that the target version
+/// drops (`dropPodLifecycleSleepAction` removes a hook left without a handler).
+fn hook_of(
+    handler: &LifecycleHandler,
+    path: FieldPath,
+    container: &Container,
+    kube: KubeVersion,
+) -> Option<Hook> {
     let set = [
         handler.exec.is_some(),
         handler.http_get.is_some(),
@@ -410,6 +562,9 @@ fn hook_of(handler: &LifecycleHandler, path: FieldPath) -> Hook {
         1 => HandlerKind::Sleep,
         _ => HandlerKind::Several,
     };
+    if kind == HandlerKind::Sleep && !POD_LIFECYCLE_SLEEP_ACTION.enabled(kube) {
+        return None;
+    }
     let command = handler
         .exec
         .as_ref()
@@ -427,18 +582,47 @@ fn hook_of(handler: &LifecycleHandler, path: FieldPath) -> Hook {
         },
         _ => HookDuration::Unknown,
     };
-    Hook {
+    let fails = match kind {
+        HandlerKind::TcpSocket => Some(HookFailure::NoTcpHandler),
+        HandlerKind::HttpGet => handler
+            .http_get
+            .as_ref()
+            .and_then(|http| undeclared_port(&http.port, container))
+            .map(HookFailure::UndeclaredPort),
+        _ => None,
+    };
+    Some(Hook {
         path,
         handler: kind,
         duration,
         only_sleeps: kind == HandlerKind::Exec && exec_only_sleeps(command).is_some(),
+        fails,
+    })
+}
+
+/// A port name that the container does not declare (pkg/probe/util.go `findPortByName`; a
+/// numeric string is read as a number).
+pub fn undeclared_port(port: &IntOrString, container: &Container) -> Option<String> {
+    let IntOrString::String(name) = port else {
+        return None;
+    };
+    if name.parse::<i32>().is_ok() {
+        return None;
     }
+    let declared = container
+        .ports
+        .iter()
+        .flatten()
+        .any(|p| p.name.as_deref() == Some(name.as_str()));
+    (!declared).then(|| name.clone())
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use crate::model::ObjectRef;
+    use super::{Lifecycle, Sidecars};
     use crate::model::core::PodSpec;
+    use crate::model::{ObjectRef, PodSite, WorkloadKind};
+    use crate::versions::{KubeVersion, NEWEST_MODELLED};
 
     /// A Pod with the given spec (JSON), decoded the way the pipeline decodes it.
     pub(crate) fn pod(spec: &str) -> (ObjectRef, PodSpec) {
@@ -456,5 +640,44 @@ pub(crate) mod tests {
             .and_then(|w| w.pod_spec)
             .expect("a pod spec");
         (object, spec)
+    }
+
+    /// Calls `f` with the lifecycle of a Pod with the given spec (JSON), at the newest version.
+    pub(crate) fn with_life<R>(spec: &str, f: impl FnOnce(&Lifecycle<'_>) -> R) -> R {
+        with_life_at(spec, NEWEST_MODELLED, f)
+    }
+
+    pub(crate) fn with_life_at<R>(
+        spec: &str,
+        kube: KubeVersion,
+        f: impl FnOnce(&Lifecycle<'_>) -> R,
+    ) -> R {
+        let (object, spec) = pod(spec);
+        let site = PodSite::new(&object, WorkloadKind::Pod, &spec, false);
+        let sidecars = Sidecars::default();
+        let life = Lifecycle::derive(&site, &sidecars, kube);
+        f(&life)
+    }
+
+    #[test]
+    fn restart_policy_always_is_a_sidecar_only_with_native_sidecars() {
+        let spec = r#"{"initContainers": [{"name": "proxy", "restartPolicy": "Always"}],
+                       "containers": [{"name": "app"}]}"#;
+        with_life(spec, |life| {
+            assert_eq!(life.containers[0].role, super::Role::Sidecar);
+        });
+        with_life_at(spec, KubeVersion::new(27), |life| {
+            assert_eq!(life.containers[0].role, super::Role::Init);
+            assert!(life.containers[0].declared_sidecar);
+        });
+    }
+
+    #[test]
+    fn a_sleep_hook_is_dropped_where_the_action_is_off() {
+        let spec = r#"{"containers": [{"name": "app", "lifecycle": {"preStop": {"sleep": {"seconds": 5}}}}]}"#;
+        with_life(spec, |life| assert!(life.containers[0].pre_stop.is_some()));
+        with_life_at(spec, KubeVersion::new(28), |life| {
+            assert!(life.containers[0].pre_stop.is_none());
+        });
     }
 }

@@ -3,7 +3,10 @@
 //! Only sleeps that always run count: a `sleep` that is the command itself, or a top-level
 //! command of a `sh -c` script that is not behind `&&`/`||`, not inside `if`/loops/groups and
 //! not sent to the background. Anything else leaves the duration unknown, so a rule never
-//! reports a sleep that might not happen.
+//! reports a sleep that might not happen. Wrappers and shells are seen through by
+//! [`super::argv::resolve`].
+
+use super::argv::{Run, basename, is_assignment, resolve};
 
 /// The least time an exec command is certain to take.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -14,50 +17,53 @@ pub enum ExecSleep {
     Forever,
 }
 
-pub(super) const SHELLS: &[&str] = &["sh", "bash", "ash", "dash", "zsh", "ksh"];
-
 /// The certain sleep time of an exec command (`command` of an `ExecAction`).
-pub fn exec_sleep(command: &[String]) -> Option<ExecSleep> {
-    let (program, args) = command.split_first()?;
-    let program = basename(program);
-    match program {
-        "sleep" => sleep_arguments(args.iter().map(String::as_str)),
-        "busybox" | "env" => exec_sleep(args),
-        _ if SHELLS.contains(&program) => script_sleep(shell_script(args)?),
-        _ => None,
-    }
+pub fn exec_sleep<S: AsRef<str>>(command: &[S]) -> Option<ExecSleep> {
+    sleep_or_script(command, script_sleep)
 }
 
 /// The sleep of an exec command that does nothing but sleep (`["sleep", "5"]`,
 /// `sh -c "sleep 5"`): what the kubelet's `sleep` action does without a binary in the image.
-pub fn exec_only_sleeps(command: &[String]) -> Option<ExecSleep> {
-    let (program, args) = command.split_first()?;
-    let program = basename(program);
-    match program {
-        "sleep" => sleep_arguments(args.iter().map(String::as_str)),
-        "busybox" => exec_only_sleeps(args),
-        _ if SHELLS.contains(&program) => {
-            let tokens = tokenize(shell_script(args)?)?;
-            let commands = simple_commands(&tokens);
-            let mut total = 0.0;
-            for command in commands.iter().filter(|c| !c.words.is_empty()) {
-                if !command.certain || !matches!(command.op, ";" | "\n") {
-                    return None;
-                }
-                match command_sleep(&command.words)? {
-                    ExecSleep::AtLeast(seconds) => total += seconds,
-                    ExecSleep::Forever => return Some(ExecSleep::Forever),
-                }
-            }
-            (total > 0.0).then_some(ExecSleep::AtLeast(total))
-        }
-        _ => None,
+pub fn exec_only_sleeps<S: AsRef<str>>(command: &[S]) -> Option<ExecSleep> {
+    sleep_or_script(command, script_only_sleeps)
+}
+
+/// The `sleep` program's time, or what `read` finds in a shell script.
+fn sleep_or_script<S: AsRef<str>>(
+    command: &[S],
+    read: impl FnOnce(&str) -> Option<ExecSleep>,
+) -> Option<ExecSleep> {
+    match resolve(command)? {
+        Run::Program {
+            name: "sleep",
+            args,
+            ..
+        } => sleep_arguments(args.iter().map(AsRef::as_ref)),
+        Run::Program { .. } => None,
+        Run::Script { script, .. } => read(script),
     }
+}
+
+/// The sleeps of a script that does nothing but sleep.
+fn script_only_sleeps(script: &str) -> Option<ExecSleep> {
+    let tokens = tokenize(script)?;
+    let commands = simple_commands(&tokens);
+    let mut total = 0.0;
+    for command in commands.iter().filter(|c| !c.words.is_empty()) {
+        if !command.certain || !matches!(command.op, ";" | "\n") {
+            return None;
+        }
+        match command_sleep(&command.words)? {
+            ExecSleep::AtLeast(seconds) => total += seconds,
+            ExecSleep::Forever => return Some(ExecSleep::Forever),
+        }
+    }
+    (total > 0.0).then_some(ExecSleep::AtLeast(total))
 }
 
 /// The whole seconds of an exec command that does nothing but sleep, which the `sleep`
 /// lifecycle action can replace exactly.
-pub fn only_sleep(command: &[String]) -> Option<i64> {
+pub fn only_sleep<S: AsRef<str>>(command: &[S]) -> Option<i64> {
     match exec_only_sleeps(command)? {
         #[allow(clippy::cast_possible_truncation)]
         ExecSleep::AtLeast(seconds) if seconds.fract() == 0.0 && seconds < 1e15 => {
@@ -65,29 +71,6 @@ pub fn only_sleep(command: &[String]) -> Option<i64> {
         }
         _ => None,
     }
-}
-
-pub(super) fn basename(program: &str) -> &str {
-    program.rsplit('/').next().unwrap_or(program)
-}
-
-/// The script of `sh [options] -c SCRIPT`.
-pub(super) fn shell_script(args: &[String]) -> Option<&str> {
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        if arg == "-o" || arg == "+o" {
-            args.next();
-            continue;
-        }
-        if arg.starts_with('-') && arg != "--" && arg[1..].contains('c') {
-            return args.next().map(String::as_str);
-        }
-        if !arg.starts_with('-') && !arg.starts_with('+') {
-            // A script file, not an inline script: nothing to read.
-            return None;
-        }
-    }
-    None
 }
 
 /// GNU sleep adds up its arguments, each a number with an optional s/m/h/d suffix.
@@ -229,12 +212,6 @@ pub(super) fn command_sleep(words: &[&str]) -> Option<ExecSleep> {
         return None;
     }
     sleep_arguments(words)
-}
-
-fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    })
 }
 
 /// Splits a script into words and control operators. Quoted text keeps its characters, so a
@@ -398,13 +375,13 @@ mod tests {
         assert_eq!(only(&["sh", "-c", "sleep 15\n"]), Some(15));
         assert_eq!(only(&["sh", "-c", "exec sleep 15;"]), Some(15));
         assert_eq!(only(&["busybox", "sleep", "5"]), Some(5));
+        assert_eq!(only(&["env", "A=1", "sleep", "5"]), Some(5));
         for command in [
             &["sleep", "0.5"][..],
             &["sleep", "infinity"],
             &["sh", "-c", "sleep 5; nginx -s quit"],
             &["sh", "-c", "sleep 5 && true"],
             &["sh", "-c", "sleep 5 &"],
-            &["env", "A=1", "sleep", "5"],
             &["nginx", "-s", "quit"],
         ] {
             assert_eq!(only(command), None, "{command:?}");
@@ -444,7 +421,6 @@ mod tests {
             &["sh", "-c", "nginx -s quit; sleep 5"],
             &["sh", "-c", "sleep $DELAY"],
             &["sh", "-c", "sleep 5 &"],
-            &["env", "X=1", "sleep", "5"],
             &["/drain.sh", "sleep", "5"],
         ] {
             assert_eq!(only(command), None, "{command:?}");

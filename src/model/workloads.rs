@@ -23,6 +23,9 @@ pub struct PodSite<'a> {
     pub spec: &'a PodSpec,
     /// A Job (or a CronJob's job template) sets `podFailurePolicy`.
     pub has_pod_failure_policy: bool,
+    /// A Job's (or a CronJob's job template's) own `activeDeadlineSeconds`, which the Job
+    /// controller enforces on the whole Job (set by the pipeline after [`PodSite::new`]).
+    pub job_active_deadline_seconds: Option<i64>,
 }
 
 impl<'a> PodSite<'a> {
@@ -43,7 +46,14 @@ impl<'a> PodSite<'a> {
             spec_path: FieldPath::from_keys(kind.pod_spec_path()),
             spec,
             has_pod_failure_policy,
+            job_active_deadline_seconds: None,
         }
+    }
+
+    /// Path of the Job spec that holds this pod template (`spec`, `spec.jobTemplate.spec`),
+    /// for Jobs and CronJobs.
+    pub fn job_spec_path(&self) -> Option<FieldPath> {
+        self.is_job().then(|| self.spec_path.parent().parent())
     }
 
     /// Long-running controllers whose pods must restart forever.

@@ -3,7 +3,7 @@
 
 use crate::diagnostics::{Enforcement, Severity};
 use crate::fix::Fix;
-use crate::lifecycle::Lifecycle;
+use crate::lifecycle::{Bounds, Lifecycle, ProbeKind};
 use crate::model::path::FieldPath;
 use crate::model::services::Service;
 use crate::model::{AnyObject, ObjectSite, PodSite};
@@ -77,6 +77,49 @@ impl Target {
     }
 }
 
+/// A time or a grace period a finding states, by what it is. Rules take these from the
+/// lifecycle model and say them in their messages; the consistency tests hold every claim to
+/// the value `podcycle explain` shows for the same pod, and the claims of different rules to
+/// each other.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Claim {
+    /// The grace period the kubelet uses when the pod is deleted.
+    DeletionGrace(i64),
+    /// The pod's `terminationGracePeriodSeconds` as written (what validation compares with).
+    SpecGrace(i64),
+    /// The longest time between SIGTERM and SIGKILL for a container on deletion.
+    StopWindow { container: usize, seconds: f64 },
+    /// When a probe reports failure after the container stops answering.
+    ProbeFailure {
+        container: usize,
+        probe: ProbeKind,
+        bounds: Bounds,
+    },
+    /// The longest time between two tries of a probe.
+    ProbeInterval {
+        container: usize,
+        probe: ProbeKind,
+        seconds: f64,
+    },
+    /// When a probe kills a container that never answers, from its start.
+    UnansweredKill {
+        container: usize,
+        probe: ProbeKind,
+        bounds: Bounds,
+    },
+    /// The grace period of a probe's kill, and the longest time it leaves between SIGTERM and
+    /// SIGKILL.
+    ProbeKill {
+        container: usize,
+        probe: ProbeKind,
+        grace: i64,
+        window: f64,
+    },
+    /// The least time before the pod is started (for a Job, before its last container
+    /// starts).
+    CertainStartup(f64),
+}
+
 /// One problem a rule found.
 #[derive(Clone, Debug)]
 pub struct Finding {
@@ -94,6 +137,8 @@ pub struct Finding {
     pub enforcement: Option<Enforcement>,
     /// Changes that certainly resolve the finding, with paths from the object root.
     pub fixes: Vec<Fix>,
+    /// The times and grace periods the message states.
+    pub claims: Vec<Claim>,
     /// For a finding about the YAML text rather than a field (a syntax error, a key written
     /// twice): where it is, used instead of looking `at` up.
     pub span: Option<Span>,
@@ -133,6 +178,12 @@ impl Finding {
     /// Offers a fix; only for a change that certainly resolves the finding.
     pub fn fix(&mut self, fix: Fix) -> &mut Self {
         self.fixes.push(fix);
+        self
+    }
+
+    /// Records a time or grace period the message states.
+    pub fn claim(&mut self, claim: Claim) -> &mut Self {
+        self.claims.push(claim);
         self
     }
 
@@ -179,6 +230,7 @@ impl Findings {
             severity: None,
             enforcement: None,
             fixes: Vec::new(),
+            claims: Vec::new(),
             span: None,
             span_labels: Vec::new(),
             no_field: false,

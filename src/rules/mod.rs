@@ -15,13 +15,14 @@ pub(crate) mod values;
 
 use std::fmt;
 
-pub use context::{DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Target};
+pub use context::{
+    Claim, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Target,
+};
 pub(crate) use correctness::invalid_type::friendly_type_error;
 pub use correctness::yaml_syntax::RULE as YAML_SYNTAX;
 pub use registry::{
     ALL_RULES, REDIRECTS, RUNTIME_ERRORS, Redirect, find_redirect, find_rule, rules_named,
 };
-pub(crate) use suspicious::poststart_blocks_sidecar::name_list;
 pub use suspicious::unused_suppression::RULE as UNUSED_SUPPRESSION;
 pub(crate) use values::ordinal_container;
 

@@ -37,6 +37,8 @@ pub static ALL_RULES: &[&Rule] = &[
     &suspicious::probe_timeout_exceeds_period::RULE,
     &suspicious::active_deadline_too_short::RULE,
     &suspicious::sidecar_readiness_gating::RULE,
+    &suspicious::job_container_never_exits::RULE,
+    &suspicious::probe_port_not_tcp::RULE,
     &suspicious::unused_suppression::RULE,
     &advice::poststart_delays_containers::RULE,
     &advice::sidecar_startup_probe::RULE,

@@ -7,23 +7,7 @@ use std::ops::RangeInclusive;
 /// The ports Kubernetes accepts (`ValidatePortNumOrName`, `validateContainerPorts`).
 pub const PORT_RANGE: RangeInclusive<i64> = 1..=65535;
 
-/// "the 2nd container", "the 1st init container": how to name a container without a name.
-pub fn ordinal_container(list: &str, index: usize) -> String {
-    let n = index + 1;
-    let suffix = match (n % 10, n % 100) {
-        (1, 11) | (2, 12) | (3, 13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    let kind = match list {
-        "initContainers" => "init container",
-        "ephemeralContainers" => "ephemeral container",
-        _ => "container",
-    };
-    format!("the {n}{suffix} {kind}")
-}
+pub use crate::text::ordinal_container;
 
 /// Why `name` is not a DNS-1123 label (`IsDNS1123Label`), if it is not.
 pub fn dns_label_problem(name: &str) -> Option<&'static str> {
@@ -91,18 +75,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn container_names_and_ordinals() {
+    fn container_names() {
         assert_eq!(dns_label_problem("web-1"), None);
         assert!(dns_label_problem("Web_1").is_some());
         assert!(dns_label_problem("-web").is_some());
         assert!(dns_label_problem(&"a".repeat(64)).is_some());
-        assert_eq!(ordinal_container("containers", 1), "the 2nd container");
-        assert_eq!(
-            ordinal_container("initContainers", 0),
-            "the 1st init container"
-        );
-        assert_eq!(ordinal_container("containers", 10), "the 11th container");
-        assert_eq!(ordinal_container("containers", 22), "the 23rd container");
     }
 
     #[test]

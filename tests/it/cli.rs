@@ -27,7 +27,7 @@ fn concise_format() {
     insta::assert_snapshot!(stdout(&output), @r"
     testdata/cli/bad.yaml:17:9: error[init-container-probe] readinessProbe is not allowed on init container `migrate`
     testdata/cli/bad.yaml:24:11: warning[poststart-blocks-sidecar] postStart of `web` delays the start of sidecar `istio-proxy`
-    testdata/cli/bad.yaml:27:11: error[prestop-exceeds-grace-period] the preStop `sleep` action of 25s is longer than the 20s grace period, which the API server rejects
+    testdata/cli/bad.yaml:27:11: error[prestop-exceeds-grace-period] the preStop `sleep` action of 25s is longer than `terminationGracePeriodSeconds` (20s), which the API server rejects
     Found 2 errors, 1 warning in 1 of 2 files.
     1 finding fixable with `podcycle check --fix`.
     ");

@@ -75,7 +75,7 @@ fn chainsaw_assertions_get_document_checks_only() {
     let output = run(&["check", "--format", "concise", "testdata/chainsaw"]);
     assert_eq!(
         stdout(&output),
-        "testdata/chainsaw/scaling/deployment.yaml:17:13: error[prestop-exceeds-grace-period] the preStop `sleep` action of 20s is longer than the 5s grace period, which the API server rejects\nFound 1 error in 1 of 4 files.\n1 finding fixable with `podcycle check --fix`.\n"
+        "testdata/chainsaw/scaling/deployment.yaml:17:13: error[prestop-exceeds-grace-period] the preStop `sleep` action of 20s is longer than `terminationGracePeriodSeconds` (5s), which the API server rejects\nFound 1 error in 1 of 4 files.\n1 finding fixable with `podcycle check --fix`.\n"
     );
     // Without its folder (standard input), the JMESPath keys alone tell.
     let ready = std::fs::read("testdata/chainsaw/scaling/ready.yaml").unwrap();

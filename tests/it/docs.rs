@@ -109,6 +109,19 @@ fn completions_and_man_pages_are_up_to_date() {
 }
 
 #[test]
+fn the_known_sidecars_in_the_docs_are_the_code_s() {
+    let path = Path::new("docs/configuration.md");
+    let current = fs::read_to_string(path).unwrap();
+    let mut stale = Vec::new();
+    check_or_update(path, &docs::with_known_sidecars(&current), &mut stale);
+    assert!(
+        stale.is_empty(),
+        "stale list of known sidecars in {}\nrun `UPDATE_DOCS=1 cargo test --test it docs::` to regenerate it",
+        stale.join(", ")
+    );
+}
+
+#[test]
 fn the_committed_config_schema_is_up_to_date() {
     let mut stale = Vec::new();
     check_or_update(

@@ -98,13 +98,14 @@ fn neovim_shows_the_diagnostics_of_a_manifest() {
             )
         })
         .collect();
-    // 0-based lines and byte columns, severity 1 = error. `always` on line 27 follows 100
+    // 0-based lines and byte columns, severity 1 = error, 2 = warning. `always` on line 27 follows 100
     // characters (101 UTF-16 units, 105 bytes) of the line.
     assert_eq!(
         found,
         [
             ("init-container-never-exits".to_owned(), 16, 8, 2),
             ("init-container-probe".to_owned(), 17, 8, 1),
+            // An exec `sleep` past the grace period is accepted and cut off at runtime.
             ("prestop-exceeds-grace-period".to_owned(), 23, 10, 2),
             ("container-restart-policy".to_owned(), 26, 105, 1),
         ]
@@ -175,8 +176,9 @@ fn typing_a_deployment_in_neovim() {
     assert!(at("kind: Deploy").is_empty());
     assert_eq!(at("    matchLabels: {app: web"), ["yaml-syntax@7"]);
     assert!(at("    matchLabels: {app: web}").is_empty());
-    // An Envoy image as a classic init container never exits: said as soon as it is typed.
     // Until `containers` is typed, the pod spec has none, which the API server rejects.
+    assert_eq!(at("      initContainers:"), ["missing-containers@11"]);
+    // An Envoy image as a classic init container never exits: said as soon as it is typed.
     assert_eq!(
         at("        image: envoyproxy"),
         ["missing-containers@11", "init-container-never-exits@15"]
@@ -188,6 +190,10 @@ fn typing_a_deployment_in_neovim() {
             "init-container-never-exits@15",
             "init-container-probe@16"
         ]
+    );
+    assert_eq!(
+        at("      - name: web"),
+        ["init-container-never-exits@15", "init-container-probe@16"]
     );
     assert_eq!(
         at("            exec:"),

@@ -136,7 +136,7 @@ fn values_that_feed_the_grace_period_and_prestop_are_labelled() {
         prestop["message"]
             .as_str()
             .unwrap()
-            .contains("30s grace period")
+            .contains("`terminationGracePeriodSeconds` (30s)")
     );
     assert!(
         labels(prestop).contains(&(

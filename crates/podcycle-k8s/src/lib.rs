@@ -116,6 +116,8 @@ pub struct Workload {
     pub pod_spec: Option<PodSpec>,
     /// A Job (or a CronJob's job template) sets `podFailurePolicy`.
     pub has_pod_failure_policy: bool,
+    /// A Job's (or a CronJob's job template's) own `activeDeadlineSeconds`.
+    pub job_active_deadline_seconds: Option<i64>,
 }
 
 /// The outcome of decoding one object.
@@ -140,31 +142,38 @@ pub fn decode(kind: WorkloadKind, value: &Value) -> Decoded {
         WorkloadKind::Pod => Pod::deserialize(deserializer).map(|o| Workload {
             pod_spec: o.spec,
             has_pod_failure_policy: false,
+            job_active_deadline_seconds: None,
         }),
         WorkloadKind::PodTemplate => PodTemplate::deserialize(deserializer).map(|o| Workload {
             pod_spec: o.template.and_then(|t| t.spec),
             has_pod_failure_policy: false,
+            job_active_deadline_seconds: None,
         }),
         WorkloadKind::ReplicationController => ReplicationController::deserialize(deserializer)
             .map(|o| Workload {
                 pod_spec: o.spec.and_then(|s| s.template).and_then(|t| t.spec),
                 has_pod_failure_policy: false,
+                job_active_deadline_seconds: None,
             }),
         WorkloadKind::Deployment => Deployment::deserialize(deserializer).map(|o| Workload {
             pod_spec: o.spec.template.spec,
             has_pod_failure_policy: false,
+            job_active_deadline_seconds: None,
         }),
         WorkloadKind::ReplicaSet => ReplicaSet::deserialize(deserializer).map(|o| Workload {
             pod_spec: o.spec.template.and_then(|t| t.spec),
             has_pod_failure_policy: false,
+            job_active_deadline_seconds: None,
         }),
         WorkloadKind::StatefulSet => StatefulSet::deserialize(deserializer).map(|o| Workload {
             pod_spec: o.spec.template.spec,
             has_pod_failure_policy: false,
+            job_active_deadline_seconds: None,
         }),
         WorkloadKind::DaemonSet => DaemonSet::deserialize(deserializer).map(|o| Workload {
             pod_spec: o.spec.template.spec,
             has_pod_failure_policy: false,
+            job_active_deadline_seconds: None,
         }),
         WorkloadKind::Job => Job::deserialize(deserializer).map(|o| job_workload(o.spec)),
         WorkloadKind::CronJob => {
@@ -193,6 +202,7 @@ fn job_workload(spec: Option<JobSpec>) -> Workload {
     match spec {
         Some(spec) => Workload {
             has_pod_failure_policy: spec.pod_failure_policy.is_some(),
+            job_active_deadline_seconds: spec.active_deadline_seconds,
             pod_spec: spec.template.spec,
         },
         None => Workload::default(),

@@ -1,6 +1,6 @@
-use crate::lifecycle::HookDuration;
-use crate::rules::suspicious::poststart_blocks_sidecar::{delaying_hook, name_list};
+use crate::lifecycle::HookEnd;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::text::{self, short_name_list};
 
 declare_rule! {
     /// ## What it does
@@ -66,26 +66,30 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
+    let after = ctx.life.sidecars_after();
     for (index, container) in ctx.life.containers.iter().enumerate() {
-        let Some(hook) = delaying_hook(container) else {
+        let Some(hook) = container.delaying_post_start() else {
             continue;
         };
         let later = ctx.life.started_after(index);
-        if later.is_empty() || later.iter().any(|c| c.is_sidecar()) {
+        if later.is_empty() || after.count(index) > 0 {
             continue;
         }
-        let duration = match hook.duration {
-            HookDuration::Exactly(seconds) => format!(" (it sleeps {seconds}s)"),
-            HookDuration::AtLeast(seconds) => format!(" (it sleeps at least {seconds}s)"),
-            HookDuration::Forever => " (it never returns)".to_owned(),
-            HookDuration::Unknown => String::new(),
+        let duration = match hook.end() {
+            HookEnd::Returns(length) if length.max == 0.0 => continue,
+            HookEnd::Returns(length) if length.min == 0.0 => String::new(),
+            HookEnd::Returns(length) => {
+                format!(" (it takes {})", text::range(length.min, length.max))
+            }
+            HookEnd::Never => " (it never returns)".to_owned(),
+            HookEnd::Fails(_) => format!(" (it fails, and `{}` is killed first)", container.name),
         };
         let finding = findings
             .report(
                 Target::key(hook.path.clone()),
                 format!(
                     "{} {} only after the postStart of `{}` returns{duration}",
-                    name_list(later.iter().map(|c| c.name)),
+                    short_name_list(later.iter().map(|c| c.name), later.len()),
                     if later.len() == 1 { "starts" } else { "start" },
                     container.name
                 ),

@@ -1,6 +1,6 @@
-use crate::lifecycle::{HandlerUse, MINIMUM_STOP_WINDOW_SECONDS, handlers};
-use crate::rules::correctness::prestop_exceeds_grace_period::duration_text;
-use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::lifecycle::{GraceSource, ProbeKind, handlers, seconds};
+use crate::rules::{Claim, Findings, PodContext, Target, declare_rule};
+use crate::text;
 
 declare_rule! {
     /// ## What it does
@@ -74,10 +74,14 @@ declare_rule! {
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     for site in handlers(ctx.life) {
-        if !matches!(site.used_for, HandlerUse::Liveness | HandlerUse::Startup) {
+        let Some(kind) = site
+            .used_for
+            .probe_kind()
+            .filter(|k| matches!(k, ProbeKind::Liveness | ProbeKind::Startup))
+        else {
             continue;
-        }
-        let Some(grace) = site.probe.and_then(|p| p.termination_grace_period_seconds) else {
+        };
+        let Some(kill) = ctx.life.probe_kill(site.index, kind) else {
             continue;
         };
         let Some(hook) = &site.container.pre_stop else {
@@ -86,17 +90,17 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         let Some(hook_seconds) = hook.duration.known_seconds() else {
             continue;
         };
-        #[allow(clippy::cast_precision_loss)]
-        if grace < 1 || (grace as f64) > hook_seconds {
+        // Only the probe's own grace period is this rule's business; a hook longer than the
+        // pod's is `prestop-exceeds-grace-period`'s.
+        if kill.grace_source != GraceSource::Probe || seconds(kill.grace_seconds) > hook_seconds {
             continue;
         }
         let takes = if hook_seconds.is_infinite() {
             "never returns".to_owned()
         } else {
-            format!("takes {}", duration_text(&hook.duration, hook_seconds))
+            format!("takes {}", hook.length_text(hook_seconds))
         };
-        #[allow(clippy::cast_precision_loss)]
-        let effect = if (grace as f64) < hook_seconds {
+        let effect = if kill.prestop_cut_off {
             "the hook is cut off"
         } else {
             "the hook uses all of it"
@@ -105,14 +109,22 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::value(site.path.key("terminationGracePeriodSeconds")),
                 format!(
-                    "when {} fails, `{}` is killed with a grace period of {grace}s, and its preStop hook {takes}: {effect} and `{}` gets {MINIMUM_STOP_WINDOW_SECONDS}s to stop",
+                    "when {} fails, `{}` is killed with a grace period of {}s, and its preStop hook {takes}: {effect} and `{}` gets {} to stop",
                     site.describe(),
                     site.container.name,
-                    site.container.name
+                    kill.grace_seconds,
+                    site.container.name,
+                    text::seconds(kill.window.max)
                 ),
             )
             .help("raise the probe's `terminationGracePeriodSeconds` above the preStop time plus the shutdown time, or remove it to use the pod's")
             .label(Target::key(hook.path.clone()), "preStop hook")
-            .container(site.container.name);
+            .container(site.container.name)
+            .claim(Claim::ProbeKill {
+                container: site.index,
+                probe: kind,
+                grace: kill.grace_seconds,
+                window: kill.window.max,
+            });
     }
 }

@@ -1,4 +1,3 @@
-use crate::rules::suspicious::sidecar_readiness_gating::ungated_sidecars;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 
 declare_rule! {
@@ -69,7 +68,11 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    for (sidecar, next) in ungated_sidecars(ctx).filter(|(s, _)| s.probes.readiness.is_none()) {
+    for (sidecar, next) in ctx
+        .life
+        .ungated_sidecars()
+        .filter(|(s, _)| s.probes.readiness.is_none())
+    {
         findings
             .report(
                 Target::value(sidecar.path.key("name")),

@@ -1,7 +1,9 @@
 use crate::diagnostics::Severity;
 use crate::lifecycle::{ContainerLife, Role};
 use crate::rules::{Enforcement, Findings, PodContext, Target, declare_rule};
-use crate::versions::{CONTAINER_RESTART_RULES, KubeVersion, RESTART_ALL_CONTAINERS, Stage};
+use crate::versions::{
+    CONTAINER_RESTART_RULES, KubeVersion, RESTART_ALL_CONTAINERS, SIDECAR_CONTAINERS, Stage,
+};
 
 declare_rule! {
     /// ## What it does
@@ -140,6 +142,34 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 .map_or(String::new(), |v| {
                     format!("; values are case-sensitive: `{v}`")
                 });
+            // Help that is true for the target version: which values it accepts here.
+            let help = if rules_enabled {
+                format!("use `Always`, `OnFailure` or `Never`{suggestion}")
+            } else if !is_init {
+                format!(
+                    "remove it: in Kubernetes {} an app container takes the pod's `restartPolicy`; {} is {}",
+                    ctx.kube,
+                    CONTAINER_RESTART_RULES.description,
+                    CONTAINER_RESTART_RULES.availability()
+                )
+            } else if SIDECAR_CONTAINERS.enabled(ctx.kube) {
+                let suggestion = if policy.eq_ignore_ascii_case("Always") {
+                    "; values are case-sensitive"
+                } else {
+                    ""
+                };
+                format!(
+                    "use `Always` to make `{}` a native sidecar{suggestion}",
+                    container.name
+                )
+            } else {
+                format!(
+                    "remove it: Kubernetes {} has no container `restartPolicy`; {} are {}",
+                    ctx.kube,
+                    SIDECAR_CONTAINERS.description,
+                    SIDECAR_CONTAINERS.availability()
+                )
+            };
             findings
                 .report(
                     field,
@@ -148,14 +178,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                         container.name
                     ),
                 )
-                .help(if rules_enabled || !is_init {
-                    format!("use `Always`, `OnFailure` or `Never`{suggestion}")
-                } else {
-                    format!(
-                        "use `Always` to make `{}` a native sidecar{suggestion}",
-                        container.name
-                    )
-                })
+                .help(help)
                 .container(container.name);
         } else if !rules_enabled && is_init && policy != "Always" {
             findings
@@ -167,7 +190,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     ),
                 )
                 .help(format!(
-                    "remove it, or use `Always` to make `{}` a native sidecar; other values need {} ({})",
+                    "remove it, or use `Always` to make `{}` a native sidecar; other values need {}, {}",
                     container.name,
                     CONTAINER_RESTART_RULES.description,
                     CONTAINER_RESTART_RULES.availability()

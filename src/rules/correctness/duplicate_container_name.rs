@@ -100,14 +100,29 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             let name_path = path.key(list).index(index).key("name");
             match first_use.get(name) {
                 Some(first) => {
-                    findings
+                    // Where the API server reports it: the later entry in its order, which
+                    // across lists may come first in the file.
+                    let same_list = first.parent().parent() == name_path.parent().parent();
+                    let finding = findings
                         .report(
                             Target::value(name_path),
                             format!("container name `{name}` is used more than once"),
                         )
-                        .label(Target::value(first.clone()), format!("`{name}` is first used here"))
+                        .label(
+                            Target::value(first.clone()),
+                            if same_list {
+                                format!("`{name}` is first used here")
+                            } else {
+                                format!("`{name}` is also used here")
+                            },
+                        )
                         .help("give each container, init container and ephemeral container a unique name")
                         .container(name);
+                    if !same_list {
+                        finding.note(
+                            "the API server checks `containers`, then `initContainers` against them, then `ephemeralContainers` against both, and names the later one",
+                        );
+                    }
                 }
                 None => {
                     first_use.insert(name, name_path);

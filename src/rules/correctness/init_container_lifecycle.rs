@@ -82,7 +82,12 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    for container in ctx.life.containers.iter().filter(|c| c.role == Role::Init) {
+    for container in ctx
+        .life
+        .containers
+        .iter()
+        .filter(|c| c.role == Role::Init && !c.declared_sidecar)
+    {
         if container.container.lifecycle.is_none() {
             continue;
         }

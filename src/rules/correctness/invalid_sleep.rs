@@ -1,5 +1,5 @@
 use crate::lifecycle::{HandlerUse, handlers};
-use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::rules::{Claim, Findings, PodContext, Target, declare_rule};
 use crate::versions::POD_LIFECYCLE_SLEEP_ACTION_ALLOW_ZERO;
 
 declare_rule! {
@@ -98,13 +98,14 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 .report(
                     field,
                     format!(
-                        "{} sleeps {}s, longer than the {grace}s grace period, which the API server rejects",
+                        "{} sleeps {}s, longer than `terminationGracePeriodSeconds` ({grace}s), which the API server rejects",
                         site.describe(),
                         sleep.seconds
                     ),
                 )
                 .help("shorten the sleep or raise `terminationGracePeriodSeconds`")
-                .container(name);
+                .container(name)
+                .claim(Claim::SpecGrace(grace));
         }
     }
 }

@@ -1,10 +1,9 @@
 use crate::diagnostics::Severity;
 use crate::fix::{Fix, FixEdit};
-use crate::lifecycle::{
-    ContainerLife, HandlerKind, Hook, HookDuration, MINIMUM_STOP_WINDOW_SECONDS, Role, only_sleep,
-};
+use crate::lifecycle::{ContainerLife, HandlerKind, Hook, HookDuration, only_sleep, seconds};
 use crate::rules::fixes::grace_period_after;
-use crate::rules::{Enforcement, Findings, PodContext, Target, declare_rule};
+use crate::rules::{Claim, Enforcement, Findings, PodContext, Target, declare_rule};
+use crate::text;
 use crate::versions::POD_LIFECYCLE_SLEEP_ACTION;
 
 declare_rule! {
@@ -101,29 +100,63 @@ declare_rule! {
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     let grace = ctx.life.grace_period;
-    for container in ctx.life.containers.iter().filter(|c| c.role != Role::Init) {
-        let Some(hook) = &container.pre_stop else {
+    let shutdown = ctx.life.shutdown();
+    let effective = shutdown.effective_grace_seconds;
+    for stop in &shutdown.containers {
+        let container = &ctx.life.containers[stop.index];
+        let (Some(hook), kill) = (&container.pre_stop, &stop.kill) else {
             continue;
         };
-        let Some(seconds) = hook.duration.known_seconds() else {
+        let Some(hook_seconds) = hook.duration.known_seconds() else {
             continue;
         };
-        #[allow(clippy::cast_precision_loss)]
-        let grace_seconds = grace.seconds as f64;
-        if seconds < grace_seconds {
+        // Validation compares a `sleep` action with the grace period as written.
+        let rejected = hook.handler == HandlerKind::Sleep && hook_seconds > seconds(grace.seconds);
+        // Otherwise: the hook certainly takes the whole grace period the kubelet uses.
+        if !rejected && (!kill.prestop_runs || kill.prestop.min < seconds(effective)) {
             continue;
         }
+        let message = if rejected {
+            format!(
+                "the preStop `sleep` action of {} is longer than `terminationGracePeriodSeconds` ({}s), which the API server rejects",
+                hook.length_text(hook_seconds),
+                grace.seconds
+            )
+        } else {
+            message(container, hook, hook_seconds, effective, kill.window.max)
+        };
         let finding = findings
-            .report(Target::key(hook.path.clone()), message(container, hook, seconds, grace.seconds))
+            .report(Target::key(hook.path.clone()), message)
             .help(format!(
                 "set `terminationGracePeriodSeconds` above the preStop time plus the time `{}` needs to shut down, or shorten the hook",
                 container.name
             ))
             .container(container.name);
+        if rejected {
+            finding
+                .enforcement(Enforcement::ApiServer)
+                .severity(Severity::Error)
+                .claim(Claim::SpecGrace(grace.seconds));
+        } else {
+            finding
+                .claim(Claim::DeletionGrace(effective))
+                .claim(Claim::StopWindow {
+                    container: stop.index,
+                    seconds: kill.window.max,
+                });
+        }
         if grace.explicit {
+            let label = if effective == grace.seconds || rejected {
+                format!("grace period of {}s set here", grace.seconds)
+            } else {
+                format!(
+                    "grace period of {}s set here; the kubelet uses {effective}s",
+                    grace.seconds
+                )
+            };
             finding.label(
                 Target::value(ctx.site.spec_path.key("terminationGracePeriodSeconds")),
-                format!("grace period of {}s set here", grace.seconds),
+                label,
             );
         } else {
             finding.note(format!(
@@ -131,12 +164,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 grace.seconds
             ));
         }
-        if hook.handler == HandlerKind::Sleep && seconds > grace_seconds {
-            finding
-                .enforcement(Enforcement::ApiServer)
-                .severity(Severity::Error);
-        }
-        for fix in fixes(ctx, container, hook, seconds) {
+        for fix in fixes(ctx, container, hook, hook_seconds) {
             finding.fix(fix);
         }
     }
@@ -193,17 +221,17 @@ fn fixes(
     fixes
 }
 
-fn message(container: &ContainerLife<'_>, hook: &Hook, seconds: f64, grace: i64) -> String {
-    #[allow(clippy::cast_precision_loss)]
-    if hook.handler == HandlerKind::Sleep && seconds > grace as f64 {
-        return format!(
-            "the preStop `sleep` action of {} is longer than the {grace}s grace period, which the API server rejects",
-            duration_text(&hook.duration, seconds)
-        );
-    }
+fn message(
+    container: &ContainerLife<'_>,
+    hook: &Hook,
+    hook_seconds: f64,
+    grace: i64,
+    window: f64,
+) -> String {
     let consequence = format!(
-        "`{}` gets only {MINIMUM_STOP_WINDOW_SECONDS}s between SIGTERM and SIGKILL",
-        container.name
+        "`{}` gets only {} between SIGTERM and SIGKILL",
+        container.name,
+        text::seconds(window)
     );
     let sleeps = match hook.duration {
         HookDuration::Forever => {
@@ -211,32 +239,16 @@ fn message(container: &ContainerLife<'_>, hook: &Hook, seconds: f64, grace: i64)
                 "preStop never returns: it is cut off when the {grace}s grace period ends, and {consequence}"
             );
         }
-        HookDuration::AtLeast(_) => format!("preStop sleeps at least {}", seconds_text(seconds)),
-        _ => format!("preStop sleeps {}", duration_text(&hook.duration, seconds)),
+        HookDuration::AtLeast(_) => {
+            format!("preStop sleeps at least {}", text::seconds(hook_seconds))
+        }
+        _ => format!("preStop sleeps {}", hook.length_text(hook_seconds)),
     };
-    #[allow(clippy::cast_precision_loss)]
-    if seconds > grace as f64 {
+    if hook_seconds > seconds(grace) {
         format!(
             "{sleeps}, longer than the {grace}s grace period: the hook is cut off and {consequence}"
         )
     } else {
         format!("{sleeps}, the whole {grace}s grace period: {consequence}")
-    }
-}
-
-/// A hook's length as written: the `sleep` action's integer exactly (an `f64` rounds
-/// 9223372036854775807 up), else [`seconds_text`].
-pub(crate) fn duration_text(duration: &HookDuration, seconds: f64) -> String {
-    match duration {
-        HookDuration::Exactly(whole) => format!("{whole}s"),
-        _ => seconds_text(seconds),
-    }
-}
-
-pub(crate) fn seconds_text(seconds: f64) -> String {
-    if seconds.fract() == 0.0 {
-        format!("{seconds:.0}s")
-    } else {
-        format!("{seconds}s")
     }
 }

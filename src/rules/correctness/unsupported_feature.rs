@@ -1,6 +1,6 @@
 use crate::diagnostics::Severity;
-use crate::lifecycle::{HandlerUse, Role, handlers};
-use crate::rules::{Enforcement, Findings, PodContext, Target, declare_rule};
+use crate::lifecycle::{ContainerLife, HandlerUse, handlers};
+use crate::rules::{Enforcement, Finding, Findings, PodContext, Target, declare_rule};
 use crate::versions::{
     CONTAINER_RESTART_RULES, CONTAINER_STOP_SIGNALS, Feature, GRPC_CONTAINER_PROBE, GateOff,
     POD_LIFECYCLE_SLEEP_ACTION, PROBE_TERMINATION_GRACE_PERIOD, SIDECAR_CONTAINERS, Stage,
@@ -82,63 +82,12 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    let mut report = |feature: &Feature, target: Target, what: String, container: &str| {
-        let stage = feature.stage(ctx.kube);
-        if feature.enabled(ctx.kube) {
-            return;
-        }
-        let state = match (stage, feature.when_off) {
-            (Stage::Absent, _) => format!("Kubernetes {} does not have it", ctx.kube),
-            (_, GateOff::Dropped) if is_handler(feature) => format!(
-                "in Kubernetes {} it is alpha and off by default, so the API server drops it and rejects what is left without a handler",
-                ctx.kube
-            ),
-            (_, GateOff::Dropped) => format!(
-                "in Kubernetes {} it is alpha and off by default, so the API server drops it",
-                ctx.kube
-            ),
-            (_, GateOff::Rejected) => {
-                format!("in Kubernetes {} it is alpha and off by default", ctx.kube)
-            }
-        };
-        let needs = match feature.enabled_since() {
-            Some(version) => format!(
-                "it needs Kubernetes {version} or newer ({})",
-                feature.availability()
-            ),
-            None => format!(
-                "it needs the `{}` feature gate ({})",
-                feature.gate,
-                feature.availability()
-            ),
-        };
-        let finding = findings
-            .report(target, format!("{what}: {state}"))
-            .help(format!(
-                "{needs}; set `--kube-version` to the cluster's version"
-            ))
-            .container(container);
-        // A field the version lacks fails strict field validation, and a gate that rejects
-        // fails validation; so does a dropped handler, which leaves its probe or hook without
-        // one. Another dropped field is accepted: what follows happens at run time, and only a
-        // dropped sidecar keeps the pod from ever starting.
-        match (stage, feature.when_off) {
-            (Stage::Absent, _) | (_, GateOff::Rejected) => {
-                finding.enforcement(Enforcement::ApiServer);
-            }
-            (_, GateOff::Dropped) if is_handler(feature) => {
-                finding.enforcement(Enforcement::ApiServer);
-            }
-            (_, GateOff::Dropped) if std::ptr::eq(feature, &SIDECAR_CONTAINERS) => {}
-            (_, GateOff::Dropped) => {
-                finding.severity(Severity::Warning);
-            }
-        }
-    };
     for container in &ctx.life.containers {
         let c = container.container;
-        if container.role == Role::Sidecar {
-            report(
+        if container.declared_sidecar {
+            let finding = report(
+                ctx,
+                findings,
                 &SIDECAR_CONTAINERS,
                 Target::value(container.path.key("restartPolicy")),
                 format!(
@@ -147,12 +96,17 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 ),
                 container.name,
             );
+            if let Some(finding) = finding {
+                finding.note(classic_init_consequence(container));
+            }
         }
         if c.lifecycle
             .as_ref()
             .is_some_and(|l| l.stop_signal.is_some())
         {
-            report(
+            let _ = report(
+                ctx,
+                findings,
                 &CONTAINER_STOP_SIGNALS,
                 Target::key(container.path.key("lifecycle").key("stopSignal")),
                 format!("`{}` sets `lifecycle.stopSignal`", container.name),
@@ -163,7 +117,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .as_ref()
             .is_some_and(|r| !r.is_empty())
         {
-            report(
+            let _ = report(
+                ctx,
+                findings,
                 &CONTAINER_RESTART_RULES,
                 Target::key(container.path.key("restartPolicyRules")),
                 format!("`{}` sets `restartPolicyRules`", container.name),
@@ -173,7 +129,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     }
     for site in handlers(ctx.life) {
         if site.sleep.is_some() {
-            report(
+            let _ = report(
+                ctx,
+                findings,
                 &POD_LIFECYCLE_SLEEP_ACTION,
                 Target::key(site.path.key("sleep")),
                 format!("{} uses the `sleep` action", site.describe()),
@@ -181,7 +139,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             );
         }
         if site.grpc.is_some() {
-            report(
+            let _ = report(
+                ctx,
+                findings,
                 &GRPC_CONTAINER_PROBE,
                 Target::key(site.path.key("grpc")),
                 format!("{} is a gRPC probe", site.describe()),
@@ -193,7 +153,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .is_some_and(|p| p.termination_grace_period_seconds.is_some())
             && site.used_for != HandlerUse::Readiness
         {
-            report(
+            let _ = report(
+                ctx,
+                findings,
                 &PROBE_TERMINATION_GRACE_PERIOD,
                 Target::key(site.path.key("terminationGracePeriodSeconds")),
                 format!(
@@ -206,10 +168,107 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     }
 }
 
+/// Reports a feature the target version lacks or leaves off, with the claim and severity that
+/// follow; `None` when the version has it on.
+fn report<'f>(
+    ctx: &PodContext<'_>,
+    findings: &'f mut Findings,
+    feature: &Feature,
+    target: Target,
+    what: String,
+    container: &str,
+) -> Option<&'f mut Finding> {
+    let stage = feature.stage(ctx.kube);
+    if feature.enabled(ctx.kube) {
+        return None;
+    }
+    let state = match (stage, feature.when_off) {
+        (Stage::Absent, _) => format!("Kubernetes {} does not have it", ctx.kube),
+        (_, GateOff::Dropped) if is_handler(feature) => format!(
+            "in Kubernetes {} it is alpha and off by default, so the API server drops it and rejects what is left without a handler",
+            ctx.kube
+        ),
+        (_, GateOff::Dropped) => format!(
+            "in Kubernetes {} it is alpha and off by default, so the API server drops it",
+            ctx.kube
+        ),
+        (_, GateOff::Rejected) => {
+            format!("in Kubernetes {} it is alpha and off by default", ctx.kube)
+        }
+    };
+    let needs = match feature.enabled_since() {
+        Some(version) => format!(
+            "it needs Kubernetes {version} or newer ({})",
+            feature.availability()
+        ),
+        None => format!(
+            "it needs the `{}` feature gate ({})",
+            feature.gate,
+            feature.availability()
+        ),
+    };
+    let finding = findings
+        .report(target, format!("{what}: {state}"))
+        .help(format!(
+            "{needs}; set `--kube-version` to the cluster's version"
+        ))
+        .container(container);
+    // A field the version lacks fails strict field validation, and a gate that rejects
+    // fails validation; so does a dropped handler, which leaves its probe or hook without
+    // one. Another dropped field is accepted: what follows happens at run time, and only a
+    // dropped sidecar keeps the pod from ever starting.
+    match (stage, feature.when_off) {
+        (Stage::Absent, _) | (_, GateOff::Rejected) => {
+            finding.enforcement(Enforcement::ApiServer);
+        }
+        (_, GateOff::Dropped) if is_handler(feature) => {
+            finding.enforcement(Enforcement::ApiServer);
+        }
+        (_, GateOff::Dropped) if std::ptr::eq(feature, &SIDECAR_CONTAINERS) => {}
+        (_, GateOff::Dropped) => {
+            finding.severity(Severity::Warning);
+        }
+    }
+    Some(finding)
+}
+
 /// Features that are a handler of their own: dropping one leaves its probe or hook with none,
 /// which validation rejects (`must specify a handler type`, `validateHandler` in
 /// pkg/apis/core/validation/validation.go).
 fn is_handler(feature: &Feature) -> bool {
     std::ptr::eq(feature, &GRPC_CONTAINER_PROBE)
         || std::ptr::eq(feature, &POD_LIFECYCLE_SLEEP_ACTION)
+}
+
+/// What a `restartPolicy: Always` init container becomes where the field is dropped.
+fn classic_init_consequence(container: &ContainerLife<'_>) -> String {
+    let c = container.container;
+    let forbidden: Vec<&str> = [
+        ("lifecycle hooks", c.lifecycle.is_some()),
+        (
+            "probes",
+            c.liveness_probe.is_some() || c.readiness_probe.is_some() || c.startup_probe.is_some(),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(what, set)| set.then_some(what))
+    .collect();
+    let mut consequence = format!(
+        "without it `{}` is a classic init container",
+        container.name
+    );
+    if !forbidden.is_empty() {
+        consequence.push_str(&format!(
+            ": the API server rejects its {}",
+            forbidden.join(" and ")
+        ));
+    } else if let Some(never) = &container.never_exits {
+        consequence.push_str(&format!(
+            ": it never exits ({}), so no later container starts",
+            never.what
+        ));
+    } else {
+        consequence.push_str(": the next container starts only after it exits");
+    }
+    consequence
 }

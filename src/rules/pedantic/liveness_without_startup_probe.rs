@@ -1,5 +1,6 @@
-use crate::lifecycle::Role;
-use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::lifecycle::{ProbeKind, Role};
+use crate::rules::{Claim, Findings, PodContext, Target, declare_rule};
+use crate::text;
 
 declare_rule! {
     /// ## What it does
@@ -77,24 +78,36 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    for container in ctx.life.containers.iter().filter(|c| c.role != Role::Init) {
-        let Some(liveness) = container.probes.liveness else {
-            continue;
-        };
-        if container.probes.startup.is_some() {
+    let schedule = ctx.life.schedule();
+    for (index, container) in ctx.life.containers.iter().enumerate() {
+        if container.role == Role::Init
+            || container.probes.liveness.is_none()
+            || container.probes.startup.is_some()
+        {
             continue;
         }
-        let budget =
-            liveness.initial_delay_seconds + liveness.failure_threshold * liveness.period_seconds;
+        // When the liveness probe kills a container that does not answer yet, counted from its
+        // start (`None` when the probe's numbers are rejected or the container never runs).
+        let Some((ProbeKind::Liveness, window)) = &schedule.containers[index].unanswered_kill
+        else {
+            continue;
+        };
+        let budget = window.bounds();
         findings
             .report(
                 Target::key(container.path.key("livenessProbe")),
                 format!(
-                    "`{}` has a livenessProbe but no startupProbe: a start slower than about {budget}s gets it killed and restarted",
-                    container.name
+                    "`{}` has a livenessProbe but no startupProbe: a start slower than {} gets it killed and restarted",
+                    container.name,
+                    text::range(budget.min, budget.max)
                 ),
             )
             .help("add a `startupProbe` with a budget for the slowest start; liveness checks wait until it passes")
-            .container(container.name);
+            .container(container.name)
+            .claim(Claim::UnansweredKill {
+                container: index,
+                probe: ProbeKind::Liveness,
+                bounds: budget,
+            });
     }
 }

@@ -1,7 +1,9 @@
-use crate::lifecycle::{ContainerLife, HookDuration, Role};
+use std::collections::HashMap;
+
+use crate::lifecycle::{ContainerLife, HookEnd, Role};
 use crate::model::services::{Service, TargetPort};
-use crate::rules::suspicious::poststart_blocks_sidecar::name_list;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::text::short_name_list;
 use crate::versions::POD_LIFECYCLE_SLEEP_ACTION;
 
 declare_rule! {
@@ -117,18 +119,12 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         "add a short drain delay, such as a preStop exec hook running `sleep 5`, and keep `terminationGracePeriodSeconds` above it plus the shutdown time"
     };
     for (container, services) in behind_services(ctx) {
-        if container.pre_stop.as_ref().is_some_and(|hook| {
-            !matches!(hook.duration, HookDuration::Exactly(0))
-                && hook.duration != HookDuration::AtLeast(0.0)
-        }) {
+        if container.pre_stop.as_ref().is_some_and(
+            |hook| !matches!(hook.end(), HookEnd::Returns(length) if length.max == 0.0),
+        ) {
             continue;
         }
-        let names = name_list(
-            services
-                .iter()
-                .map(|s| s.name.as_deref().unwrap_or("<unnamed>")),
-        );
-        let noun = if services.len() == 1 {
+        let noun = if services.count == 1 {
             "Service"
         } else {
             "Services"
@@ -137,8 +133,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             .report(
                 Target::value(container.path.key("name")),
                 format!(
-                    "`{}` receives traffic from {noun} {names} but has no preStop delay: it may stop before its endpoint is removed everywhere and refuse requests still routed to it",
-                    container.name
+                    "`{}` receives traffic from {noun} {} but has no preStop delay: it may stop before its endpoint is removed everywhere and refuse requests still routed to it",
+                    container.name,
+                    services.names()
                 ),
             )
             .help(help)
@@ -146,22 +143,82 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     }
 }
 
+/// How many names a finding spells out.
+const NAMED: usize = 3;
+
+/// The Services a container serves: the first few by name, and how many there are — or that
+/// there are more, without counting them, where counting would mean pairing every container
+/// with every Service.
+struct Served<'s> {
+    named: Vec<&'s Service>,
+    count: usize,
+    more: bool,
+}
+
+impl Served<'_> {
+    fn names(&self) -> String {
+        let names = self
+            .named
+            .iter()
+            .map(|s| s.name.as_deref().unwrap_or("<unnamed>"));
+        if self.more {
+            let listed: Vec<String> = names.map(|n| format!("`{n}`")).collect();
+            format!("{} and more", listed.join(", "))
+        } else {
+            short_name_list(names, self.count)
+        }
+    }
+}
+
 /// The containers that serve the Services' target ports, each with the Services it serves.
 /// When no container declares a target port, the pod's only app container that is not a
-/// well-known sidecar serves them all.
-fn behind_services<'l, 'a>(
-    ctx: &'l PodContext<'a>,
-) -> Vec<(&'l ContainerLife<'a>, Vec<&'l Service>)> {
+/// well-known sidecar serves them all. Linear: the Services are indexed by target port once,
+/// and each container reads only as many of them as a message names.
+fn behind_services<'l, 'a>(ctx: &'l PodContext<'a>) -> Vec<(&'l ContainerLife<'a>, Served<'l>)> {
+    let mut by_number: HashMap<i64, Vec<usize>> = HashMap::new();
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (index, service) in ctx.services.iter().enumerate() {
+        for port in &service.ports {
+            match &port.target {
+                Some(TargetPort::Number(n)) => by_number.entry(*n).or_default().push(index),
+                Some(TargetPort::Name(name)) => by_name.entry(name).or_default().push(index),
+                None => {}
+            }
+        }
+    }
     let running = || ctx.life.containers.iter().filter(|c| c.role != Role::Init);
-    let found: Vec<(&ContainerLife<'_>, Vec<&Service>)> = running()
+    let found: Vec<(&ContainerLife<'_>, Served<'_>)> = running()
         .filter_map(|c| {
-            let served: Vec<&Service> = ctx
-                .services
-                .iter()
-                .copied()
-                .filter(|s| serves(c, s))
-                .collect();
-            (!served.is_empty()).then_some((c, served))
+            let mut named: Vec<usize> = Vec::new();
+            let mut more = false;
+            for port in c.container.ports.iter().flatten() {
+                let buckets = [
+                    by_number.get(&i64::from(port.container_port)),
+                    port.name.as_deref().and_then(|n| by_name.get(n)),
+                ];
+                for &service in buckets.into_iter().flatten().flatten() {
+                    if named.contains(&service) {
+                        continue;
+                    }
+                    if named.len() == NAMED {
+                        more = true;
+                        break;
+                    }
+                    named.push(service);
+                }
+                if more {
+                    break;
+                }
+            }
+            (!named.is_empty()).then(|| {
+                let count = named.len();
+                let served = Served {
+                    named: named.into_iter().map(|i| ctx.services[i]).collect(),
+                    count,
+                    more,
+                };
+                (c, served)
+            })
         })
         .collect();
     if !found.is_empty() {
@@ -169,16 +226,14 @@ fn behind_services<'l, 'a>(
     }
     let mut apps = running().filter(|c| c.role == Role::App && c.known_sidecar.is_none());
     match (apps.next(), apps.next()) {
-        (Some(only), None) => vec![(only, ctx.services.to_vec())],
+        (Some(only), None) => vec![(
+            only,
+            Served {
+                named: ctx.services.iter().copied().take(NAMED).collect(),
+                count: ctx.services.len(),
+                more: false,
+            },
+        )],
         _ => Vec::new(),
     }
-}
-
-fn serves(container: &ContainerLife<'_>, service: &Service) -> bool {
-    let ports = container.container.ports.as_deref().unwrap_or_default();
-    service.ports.iter().any(|port| match &port.target {
-        Some(TargetPort::Number(n)) => ports.iter().any(|p| i64::from(p.container_port) == *n),
-        Some(TargetPort::Name(name)) => ports.iter().any(|p| p.name.as_deref() == Some(name)),
-        None => false,
-    })
 }

@@ -1,6 +1,7 @@
-use crate::lifecycle::{Delay, DelayKind};
-use crate::rules::correctness::prestop_exceeds_grace_period::seconds_text;
-use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::lifecycle::{Delay, seconds};
+use crate::model::path::FieldPath;
+use crate::rules::{Claim, Findings, PodContext, Target, declare_rule};
+use crate::text;
 
 declare_rule! {
     /// ## What it does
@@ -11,6 +12,9 @@ declare_rule! {
     /// last containers' own postStart sleeps and startup-probe delays count too, since the
     /// pod is not started before they pass; for a Job only what delays the start of its
     /// last container counts, since its work runs from there.
+    ///
+    /// A Job's own `activeDeadlineSeconds` (on the Job spec, not its pod template) is checked
+    /// the same way: it counts from the Job's start, before its first pod even exists.
     ///
     /// Image pulls, hooks of unknown length and the kubelet's own latency only add to that
     /// time, so the deadline is certainly too short.
@@ -74,6 +78,8 @@ declare_rule! {
     /// - kubernetes/api `core/v1/types.go`, `PodSpec.ActiveDeadlineSeconds`: the duration
     ///   "the pod may be active on the node relative to StartTime before the system will
     ///   actively try to mark it failed and kill associated containers".
+    /// - kubernetes/kubernetes `pkg/controller/job/job_controller.go`, `pastActiveDeadline`: a
+    ///   Job fails once the time since its `startTime` reaches its `activeDeadlineSeconds`.
     /// - [Init containers](https://kubernetes.io/docs/concepts/workloads/pods/init-containers/):
     ///   the active deadline includes the time of init containers.
     /// - kubernetes/kubernetes `pkg/kubelet/kuberuntime/kuberuntime_container.go`,
@@ -92,46 +98,89 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    let Some(deadline) = ctx.site.spec.active_deadline_seconds else {
-        return;
-    };
-    // Long-running controllers may not set it at all (`template-active-deadline`), and a
-    // deadline below 1 is rejected (`invalid-active-deadline`).
-    if ctx.site.is_long_running_controller() || deadline < 1 {
+    // Long-running controllers may not set it at all (`template-active-deadline`).
+    if ctx.site.is_long_running_controller() {
         return;
     }
-    let bound = ctx.life.certain_startup(!ctx.site.is_job());
-    #[allow(clippy::cast_precision_loss)]
-    if bound.delays.is_empty() || (deadline as f64) > bound.seconds {
-        return;
+    if let Some(deadline) = ctx.site.spec.active_deadline_seconds {
+        let field = ctx.site.spec_path.key("activeDeadlineSeconds");
+        report(
+            ctx,
+            findings,
+            deadline,
+            field,
+            "activeDeadlineSeconds",
+            "it",
+        );
     }
-    let what = if ctx.site.is_job() {
-        "before its last container starts"
-    } else {
-        "to start"
-    };
-    let finding = findings
-        .report(
-            Target::value(ctx.site.spec_path.key("activeDeadlineSeconds")),
-            format!(
-                "activeDeadlineSeconds is {deadline}s, but the pod needs at least {} {what}: it fails with `DeadlineExceeded` before it runs",
-                seconds_text(bound.seconds)
-            ),
-        )
-        .help("raise `activeDeadlineSeconds` above the startup time plus the time the work needs, or shorten the waits");
-    for delay in &bound.delays {
-        finding.label(Target::value(delay.path.clone()), describe(ctx, delay));
+    if let (Some(deadline), Some(job)) = (
+        ctx.site.job_active_deadline_seconds,
+        ctx.site.job_spec_path(),
+    ) {
+        let field = job.key("activeDeadlineSeconds");
+        report(
+            ctx,
+            findings,
+            deadline,
+            field,
+            "the Job's activeDeadlineSeconds",
+            "the Job",
+        );
     }
 }
 
-fn describe(ctx: &PodContext<'_>, delay: &Delay) -> String {
-    let name = ctx.life.containers[delay.container].name;
-    let seconds = seconds_text(delay.seconds);
-    match delay.kind {
-        DelayKind::Command => format!("init container `{name}` sleeps {seconds}"),
-        DelayKind::PostStart => format!("postStart of `{name}` sleeps {seconds}"),
-        DelayKind::StartupProbe => {
-            format!("startup probe of `{name}` first runs after {seconds}")
-        }
+/// Reports a deadline, at `field`, that the startup the spec makes certain reaches. A
+/// deadline below 1 is rejected (`invalid-active-deadline`).
+fn report(
+    ctx: &PodContext<'_>,
+    findings: &mut Findings,
+    deadline: i64,
+    field: FieldPath,
+    what: &str,
+    fails: &str,
+) {
+    if deadline < 1 {
+        return;
+    }
+    let schedule = ctx.life.schedule();
+    // A Job's work runs from the start of its last container; any other pod is up once every
+    // container is started.
+    let (bound, before) = if ctx.site.is_job() {
+        (
+            schedule.last_start.as_ref(),
+            "before its last container starts",
+        )
+    } else {
+        (schedule.started.as_ref(), "to start")
+    };
+    // A pod that never starts (a hook that never returns, an init container that never
+    // exits) is other rules' to report; no deadline is long enough for it.
+    let Some(earliest) = bound.map(|w| &w.earliest).filter(|e| e.seconds.is_finite()) else {
+        return;
+    };
+    let delays: Vec<&Delay> = earliest
+        .trail
+        .delays()
+        .into_iter()
+        .filter(|d| d.seconds > 0.0 && d.seconds.is_finite())
+        .collect();
+    if delays.is_empty() || seconds(deadline) > earliest.seconds {
+        return;
+    }
+    let finding = findings
+        .report(
+            Target::value(field),
+            format!(
+                "{what} is {deadline}s, but the pod needs at least {} {before}: {fails} fails with `DeadlineExceeded` before it runs",
+                text::seconds(earliest.seconds)
+            ),
+        )
+        .help("raise `activeDeadlineSeconds` above the startup time plus the time the work needs, or shorten the waits")
+        .claim(Claim::CertainStartup(earliest.seconds));
+    for delay in delays {
+        finding.label(
+            Target::value(delay.path.clone()),
+            ctx.life.describe_delay(delay),
+        );
     }
 }

@@ -76,7 +76,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     for (index, container) in ctx.life.containers.iter().enumerate() {
         if container.role == Role::Init
             || container.probes.liveness.is_none()
-            || ctx.life.is_restartable(index, ctx.kube)
+            || ctx.life.is_restartable(index)
         {
             continue;
         }

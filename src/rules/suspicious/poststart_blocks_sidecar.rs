@@ -1,13 +1,15 @@
 use crate::lifecycle::{ContainerLife, Role};
 use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::text::short_name_list;
 
 declare_rule! {
     /// ## What it does
     /// Finds a container whose `postStart` hook comes before a sidecar in the start order: a
     /// native sidecar (an init container with `restartPolicy: Always`), or a container in
-    /// `containers` that is a well-known sidecar by name or image — service-mesh proxies
-    /// (`istio-proxy`, `linkerd-proxy`, Envoy), the Cloud SQL Auth Proxy, Vault Agent, log
-    /// shippers (Fluent Bit, Fluentd, Filebeat, Promtail).
+    /// `containers` that is a well-known sidecar — a service-mesh or database proxy, a secret
+    /// agent, a log shipper, recognised by the program its `command` and `args` run, else by
+    /// its name or image (the list is in
+    /// [docs/configuration.md](../configuration.md#sidecars); the configuration can add more).
     ///
     /// A well-known proxy that comes *first* and holds the other containers back with its own
     /// postStart (Istio's `holdApplicationUntilProxyStarts`) is the intended pattern and is not
@@ -43,6 +45,7 @@ declare_rule! {
     ///               command: ["/app/migrate", "--db", "127.0.0.1:5432"]
     ///       - name: cloud-sql-proxy
     ///         image: gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.8.0
+    ///         args: ["--port=5432", "example:europe-west1:db"]
     /// ```
     ///
     /// Make the proxy a native sidecar, so that it is started before any app container:
@@ -61,6 +64,7 @@ declare_rule! {
     ///       initContainers:
     ///       - name: cloud-sql-proxy
     ///         image: gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.8.0
+    ///         args: ["--port=5432", "example:europe-west1:db"]
     ///         restartPolicy: Always
     ///       containers:
     ///       - name: api
@@ -89,25 +93,23 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
+    let after = ctx.life.sidecars_after();
     for (index, container) in ctx.life.containers.iter().enumerate() {
-        let Some(hook) = delaying_hook(container) else {
+        let Some(hook) = container.delaying_post_start() else {
             continue;
         };
-        let sidecars: Vec<&ContainerLife<'_>> = ctx
-            .life
-            .started_after(index)
-            .iter()
-            .filter(|c| c.is_sidecar())
-            .collect();
-        if sidecars.is_empty() {
+        let count = after.count(index);
+        if count == 0 {
             continue;
         }
-        let names = name_list(sidecars.iter().map(|c| c.name));
-        let noun = if sidecars.len() == 1 {
-            "sidecar"
-        } else {
-            "sidecars"
-        };
+        // Name a few; a pod with thousands of them gets one line, not thousands.
+        let sidecars: Vec<&ContainerLife<'_>> = after
+            .iter(index)
+            .take(3)
+            .map(|i| &ctx.life.containers[i])
+            .collect();
+        let names = short_name_list(sidecars.iter().map(|c| c.name), count);
+        let noun = if count == 1 { "sidecar" } else { "sidecars" };
         let finding = findings
             .report(
                 Target::key(hook.path.clone()),
@@ -116,7 +118,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     container.name
                 ),
             )
-            .help(help(container, &sidecars))
+            .help(help(container, &sidecars, count))
             .container(container.name);
         for sidecar in sidecars {
             finding.label(
@@ -127,19 +129,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     }
 }
 
-/// The postStart hook of a container that holds back later ones, unless the container is a
-/// well-known proxy holding the app back on purpose.
-pub(crate) fn delaying_hook<'c>(
-    container: &'c ContainerLife<'_>,
-) -> Option<&'c crate::lifecycle::Hook> {
-    if container.role == Role::Init || container.known_sidecar.is_some() {
-        return None;
-    }
-    let hook = container.post_start.as_ref()?;
-    (hook.duration != crate::lifecycle::HookDuration::Exactly(0)).then_some(hook)
-}
-
-fn help(container: &ContainerLife<'_>, sidecars: &[&ContainerLife<'_>]) -> String {
+fn help(container: &ContainerLife<'_>, sidecars: &[&ContainerLife<'_>], count: usize) -> String {
     match sidecars.iter().find(|s| s.role == Role::App) {
         Some(sidecar) => format!(
             "make `{}` a native sidecar (an init container with `restartPolicy: Always`) so it starts before every app container, or declare it before `{}`",
@@ -147,18 +137,8 @@ fn help(container: &ContainerLife<'_>, sidecars: &[&ContainerLife<'_>]) -> Strin
         ),
         None => format!(
             "declare {} before `{}` in `initContainers`, or move the hook's work out of postStart",
-            name_list(sidecars.iter().map(|c| c.name)),
+            short_name_list(sidecars.iter().map(|c| c.name), count),
             container.name
         ),
-    }
-}
-
-/// `a`, `a` and `b`, `a`, `b` and `c`.
-pub(crate) fn name_list<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
-    match names.split_last() {
-        None => String::new(),
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
     }
 }

@@ -1,5 +1,6 @@
-use crate::lifecycle::{ProbeTiming, handlers};
-use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::lifecycle::handlers;
+use crate::rules::{Claim, Findings, PodContext, Target, declare_rule};
+use crate::text;
 
 declare_rule! {
     /// ## What it does
@@ -12,8 +13,10 @@ declare_rule! {
     /// ticker does not queue up missed ticks, so a probe that takes longer than the period
     /// simply runs again as soon as it is done. When the application hangs, every try runs
     /// into the timeout, and the probe fires every `timeoutSeconds` instead of every
-    /// `periodSeconds`: the container is taken out of its Services, or restarted, later than
-    /// the period and `failureThreshold` suggest. Usually one of the two numbers is a typo.
+    /// `periodSeconds`: the container is taken out of its Services, or restarted, up to
+    /// `periodSeconds + (failureThreshold − 1) × timeoutSeconds + timeoutSeconds` after it
+    /// stops answering — later than the period and `failureThreshold` suggest. Usually one of
+    /// the two numbers is a typo.
     ///
     /// ## Example
     /// ```yaml
@@ -67,32 +70,43 @@ declare_rule! {
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     for site in handlers(ctx.life) {
-        let Some(probe) = site.probe else {
+        let (Some(probe), Some(kind), Some(timing)) =
+            (site.probe, site.used_for.probe_kind(), site.timing())
+        else {
             continue;
         };
-        let timing = ProbeTiming::of(probe);
-        // A negative value is rejected by the API server (`negative-probe-field`): there is
-        // no period to compare with.
-        if timing.period_seconds < 0
-            || timing.timeout_seconds < 0
-            || timing.timeout_seconds <= timing.period_seconds
-        {
+        // Negative numbers are rejected by the API server (`negative-probe-field`); no timing follows from them.
+        if !timing.is_valid() || timing.timeout_seconds <= timing.period_seconds {
             continue;
         }
+        let interval = timing.interval();
+        let fails = timing.failure_after(kind).bounds();
         let finding = findings
             .report(
                 Target::value(site.path.key("timeoutSeconds")),
                 format!(
-                    "timeoutSeconds of {} is {}s, longer than its {}s period: a probe that times out runs every {}s, not every {}s",
+                    "timeoutSeconds of {} is {}s, longer than its {}s period: a probe that times out runs every {}, not every {}, and reports failure {} after `{}` stops answering",
                     site.describe(),
                     timing.timeout_seconds,
                     timing.period_seconds,
-                    timing.timeout_seconds,
-                    timing.period_seconds
+                    text::seconds(interval.max),
+                    text::seconds(interval.min),
+                    text::range(fails.min, fails.max),
+                    site.container.name
                 ),
             )
             .help("make `timeoutSeconds` at most `periodSeconds`; to give the check more time, raise both")
-            .container(site.container.name);
+            .container(site.container.name)
+            .claim(Claim::ProbeInterval {
+                container: site.index,
+                probe: kind,
+                seconds: interval.max,
+            })
+            .claim(Claim::ProbeFailure {
+                container: site.index,
+                probe: kind,
+                bounds: fails,
+            });
         if probe.period_seconds.is_some_and(|p| p != 0) {
             finding.label(
                 Target::value(site.path.key("periodSeconds")),

@@ -1,4 +1,3 @@
-use crate::lifecycle::{ContainerLife, Role};
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 
 declare_rule! {
@@ -86,7 +85,11 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    for (sidecar, next) in ungated_sidecars(ctx).filter(|(s, _)| s.probes.readiness.is_some()) {
+    for (sidecar, next) in ctx
+        .life
+        .ungated_sidecars()
+        .filter(|(s, _)| s.probes.readiness.is_some())
+    {
         findings
             .report(
                 Target::key(sidecar.path.key("readinessProbe")),
@@ -105,20 +108,4 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             )
             .container(sidecar.name);
     }
-}
-
-/// Each native sidecar with neither a startup probe nor a postStart hook, so that the start
-/// of the container after it waits only for its process, with that container.
-pub(crate) fn ungated_sidecars<'l, 'a>(
-    ctx: &'l PodContext<'a>,
-) -> impl Iterator<Item = (&'l ContainerLife<'a>, &'l ContainerLife<'a>)> {
-    ctx.life
-        .containers
-        .iter()
-        .zip(ctx.life.containers.iter().skip(1))
-        .filter(|(sidecar, _)| {
-            sidecar.role == Role::Sidecar
-                && sidecar.probes.startup.is_none()
-                && sidecar.post_start.is_none()
-        })
 }

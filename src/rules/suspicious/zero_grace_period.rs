@@ -1,9 +1,9 @@
 use crate::fix::{Fix, FixEdit};
-use crate::lifecycle::{ContainerLife, DEFAULT_GRACE_PERIOD_SECONDS, HookDuration, Role};
+use crate::lifecycle::{DEFAULT_GRACE_PERIOD_SECONDS, HookDuration, ProbeKind, Role};
 use crate::model::WorkloadKind;
 use crate::rules::fixes::grace_period_after;
-use crate::rules::suspicious::poststart_blocks_sidecar::name_list;
-use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::rules::{Claim, Findings, PodContext, Target, declare_rule};
+use crate::text::short_name_list;
 
 declare_rule! {
     /// ## What it does
@@ -106,16 +106,17 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     if !grace.explicit || grace.seconds > 0 {
         return;
     }
-    let hooked: Vec<&ContainerLife<'_>> = ctx
-        .life
-        .containers
-        .iter()
-        .filter(|c| c.role != Role::Init && c.pre_stop.is_some())
+    let hooked: Vec<usize> = (0..ctx.life.containers.len())
+        .filter(|&i| {
+            let c = &ctx.life.containers[i];
+            c.role != Role::Init && c.pre_stop.is_some()
+        })
         .collect();
     let stateful = ctx.site.kind == WorkloadKind::StatefulSet;
     if hooked.is_empty() && !stateful {
         return;
     }
+    let shutdown = ctx.life.shutdown();
     let value = if grace.seconds == 0 {
         "0".to_owned()
     } else {
@@ -131,21 +132,24 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         } else {
             ("the preStop hooks of", "get", "are")
         };
-        // A liveness or startup kill uses the pod's period unless the probe has its own.
-        let probe_kills = hooked.iter().any(|c| {
-            [c.probes.liveness, c.probes.startup]
-                .iter()
-                .flatten()
-                .any(|p| p.termination_grace_period_seconds.is_none())
+        // A liveness or startup kill uses the pod's period unless the probe has its own; with
+        // no time left the kubelet runs no preStop hook.
+        let skipped_by_probe_kills = hooked.iter().any(|&i| {
+            [ProbeKind::Liveness, ProbeKind::Startup]
+                .into_iter()
+                .filter_map(|kind| ctx.life.probe_kill(i, kind))
+                .any(|kill| !kill.prestop_runs)
         });
-        let skipped = if probe_kills {
+        let skipped = if skipped_by_probe_kills {
             format!(" and {are} skipped when a probe kills the container")
         } else {
             String::new()
         };
+        let names = hooked.iter().map(|&i| ctx.life.containers[i].name);
         format!(
-            "terminationGracePeriodSeconds is {value}: {hooks} {} {get} at most 1s on deletion{skipped}",
-            name_list(hooked.iter().map(|c| c.name))
+            "terminationGracePeriodSeconds is {value}: {hooks} {} {get} at most {}s on deletion{skipped}",
+            short_name_list(names, hooked.len()),
+            shutdown.effective_grace_seconds
         )
     };
     let finding = findings
@@ -158,10 +162,14 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         } else {
             "set it to the preStop time plus the seconds the application needs to shut down, or remove it for the default of 30"
         });
+    if !stateful {
+        finding.claim(Claim::DeletionGrace(shutdown.effective_grace_seconds));
+    }
     if let Some(fix) = restore_grace_period(ctx, &hooked) {
         finding.fix(fix);
     }
-    for container in hooked {
+    for &index in &hooked {
+        let container = &ctx.life.containers[index];
         if let Some(hook) = &container.pre_stop {
             finding.label(
                 Target::key(hook.path.clone()),
@@ -175,10 +183,10 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
 /// longest preStop sleep plus 30. Unsafe: a zero grace period may be deliberate (fast
 /// failover), and every deletion of the pod may then take that long. `None` when a hook
 /// never returns: no grace period fits it.
-fn restore_grace_period(ctx: &PodContext<'_>, hooked: &[&ContainerLife<'_>]) -> Option<Fix> {
+fn restore_grace_period(ctx: &PodContext<'_>, hooked: &[usize]) -> Option<Fix> {
     let mut seconds = DEFAULT_GRACE_PERIOD_SECONDS;
-    for container in hooked {
-        let hook = container.pre_stop.as_ref()?;
+    for &index in hooked {
+        let hook = ctx.life.containers[index].pre_stop.as_ref()?;
         match hook.duration {
             HookDuration::Forever => return None,
             HookDuration::Unknown => {}

@@ -1,0 +1,118 @@
+use crate::lifecycle::Role;
+use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::versions::SIDECAR_CONTAINERS;
+
+declare_rule! {
+    /// ## What it does
+    /// Finds a container in `containers` of a Job or CronJob that never exits: its command can
+    /// be seen never to end (`tail -F`, `sleep infinity`, a `while true` loop, a server or a
+    /// proxy in the foreground), or it is a well-known sidecar — a mesh or database proxy, a
+    /// log shipper — that keeps running until it is stopped. The command and arguments decide
+    /// first; an image alone counts only where its own command is known to keep running.
+    ///
+    /// ## Why is this bad?
+    /// A Job succeeds when its pod succeeds, and a pod succeeds only when every container in
+    /// `containers` has exited with code 0. A helper that runs beside the work and never
+    /// exits keeps the pod running after the work is done: the Job never completes, its
+    /// `completions` are never counted, and with `activeDeadlineSeconds` it fails instead.
+    ///
+    /// This is what native sidecars are for: an init container with `restartPolicy: Always`
+    /// starts before the work, runs beside it, and is stopped by the kubelet once every
+    /// container in `containers` has exited, so the pod can succeed.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// apiVersion: batch/v1
+    /// kind: Job
+    /// metadata:
+    ///   name: report
+    /// spec:
+    ///   template:
+    ///     spec:
+    ///       restartPolicy: Never
+    ///       containers:
+    ///       - name: report
+    ///         image: example/report:1.0
+    ///       - name: log-shipper
+    ///         image: busybox:1.36
+    ///         command: ["sh", "-c", "tail -F /var/log/report/out.log"]
+    /// ```
+    ///
+    /// Make the helper a native sidecar:
+    /// ```yaml
+    /// apiVersion: batch/v1
+    /// kind: Job
+    /// metadata:
+    ///   name: report
+    /// spec:
+    ///   template:
+    ///     spec:
+    ///       restartPolicy: Never
+    ///       initContainers:
+    ///       - name: log-shipper
+    ///         image: busybox:1.36
+    ///         restartPolicy: Always
+    ///         command: ["sh", "-c", "tail -F /var/log/report/out.log"]
+    ///       containers:
+    ///       - name: report
+    ///         image: example/report:1.0
+    /// ```
+    ///
+    /// ## References
+    /// - kubernetes/kubernetes `pkg/kubelet/kuberuntime/kuberuntime_manager.go`,
+    ///   `computePodActions`: the pod is killed (and its sidecars with it) only when no
+    ///   container in `containers` is running or to be restarted; a running one keeps it up.
+    /// - kubernetes/kubernetes `pkg/controller/job/job_controller.go`: a Job counts a
+    ///   completion when a pod has succeeded.
+    /// - [Sidecar containers: Jobs with sidecar containers](https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/#jobs-with-sidecar-containers):
+    ///   "If you define a Job that uses sidecar using Kubernetes-style init containers, the
+    ///   sidecar container in each Pod does not prevent the Job from completing after the
+    ///   main container has finished."
+    pub static RULE = {
+        name: "job-container-never-exits",
+        category: Suspicious,
+        enforcement: Runtime,
+        summary: "a Job container that never exits, so the Job never completes",
+        check: crate::rules::Check::Pod(check),
+    }
+}
+
+fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
+    if !ctx.site.is_job() {
+        return;
+    }
+    for container in ctx.life.containers.iter().filter(|c| c.role == Role::App) {
+        let (what, at) = match (&container.never_exits, container.known_sidecar) {
+            (Some(never), _) => (never.what.clone(), Target::key(never.path.clone())),
+            (None, Some(known)) => (
+                format!("the {known} keeps running"),
+                Target::value(container.path.key("name")),
+            ),
+            (None, None) => continue,
+        };
+        let help = if SIDECAR_CONTAINERS.enabled(ctx.kube) {
+            format!(
+                "if `{}` runs beside the work, move it to `initContainers` with `restartPolicy: Always`: the kubelet stops a native sidecar once the work has exited; otherwise give it a command that ends",
+                container.name
+            )
+        } else {
+            format!(
+                "give `{}` a command that ends when the work is done; native sidecars, which the kubelet stops after the work, need {} ({})",
+                container.name,
+                SIDECAR_CONTAINERS.description,
+                SIDECAR_CONTAINERS.availability()
+            )
+        };
+        findings
+            .report(
+                at,
+                format!(
+                    "`{}` never exits ({what}): the {}'s pod never succeeds, so it never completes",
+                    container.name,
+                    ctx.site.kind.name()
+                ),
+            )
+            .help(help)
+            .container(container.name);
+    }
+}

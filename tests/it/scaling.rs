@@ -1,0 +1,187 @@
+//! Cost that stays linear in the input: `explain` of a pod with thousands of sidecars and app
+//! containers, `missing-prestop-delay` with thousands of Services, and the memory `explain`
+//! keeps while it streams many pods. Asserted as ratios of sizes and as memory limits with a
+//! wide margin — never as wall-clock times.
+
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::common::{self, output_with_stdin, stdout};
+
+/// A pod with `n` native sidecars and `n` app containers.
+fn wide_pod(n: usize) -> String {
+    let mut yaml = String::from(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: wide}\nspec:\n  initContainers:\n",
+    );
+    for i in 0..n {
+        yaml.push_str(&format!(
+            "  - {{name: s{i}, image: x, restartPolicy: Always}}\n"
+        ));
+    }
+    yaml.push_str("  containers:\n");
+    for i in 0..n {
+        yaml.push_str(&format!("  - {{name: a{i}, image: x}}\n"));
+    }
+    yaml
+}
+
+fn explain_bytes(input: &str, format: &str) -> usize {
+    let output = output_with_stdin(
+        common::podcycle().args(["explain", "-", "--format", format]),
+        input.as_bytes(),
+    );
+    assert_eq!(output.status.code(), Some(0));
+    output.stdout.len()
+}
+
+#[test]
+fn explaining_many_sidecars_and_app_containers_is_linear() {
+    // Each sidecar waits for every app container on shutdown; listing them for each sidecar
+    // made the output (and the memory) grow with the square of the containers.
+    for format in ["json", "text"] {
+        let small = explain_bytes(&wide_pod(300), format);
+        let large = explain_bytes(&wide_pod(1200), format);
+        let ratio = large as f64 / small as f64;
+        assert!(
+            ratio < 5.0,
+            "{format}: 4 times the containers gave {ratio:.1} times the output ({small} → {large} bytes)"
+        );
+    }
+}
+
+/// A Deployment with `containers` app containers on port 80 and `services` Services that all
+/// select it and send traffic to port 80.
+fn served_pod(containers: usize, services: usize) -> String {
+    let mut yaml = String::from(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n",
+    );
+    for i in 0..containers {
+        yaml.push_str(&format!(
+            "      - {{name: c{i}, image: x, ports: [{{containerPort: 80}}]}}\n"
+        ));
+    }
+    for i in 0..services {
+        yaml.push_str(&format!(
+            "---\napiVersion: v1\nkind: Service\nmetadata: {{name: s{i}}}\nspec: {{selector: {{app: web}}, ports: [{{port: 80}}]}}\n"
+        ));
+    }
+    yaml
+}
+
+/// What `check` reports with only `missing-prestop-delay`, in the concise format.
+fn missing_prestop(input: &str) -> String {
+    let output = output_with_stdin(
+        common::podcycle().args([
+            "check",
+            "-",
+            "--select",
+            "missing-prestop-delay",
+            "--format",
+            "concise",
+        ]),
+        input.as_bytes(),
+    );
+    stdout(&output)
+}
+
+fn missing_prestop_findings(input: &str) -> (usize, usize) {
+    let text = missing_prestop(input);
+    let findings = text
+        .lines()
+        .filter(|l| l.contains("[missing-prestop-delay]"))
+        .count();
+    (findings, text.len())
+}
+
+#[test]
+fn naming_the_services_of_every_container_is_linear() {
+    let (small_findings, small) = missing_prestop_findings(&served_pod(200, 200));
+    let (large_findings, large) = missing_prestop_findings(&served_pod(800, 800));
+    assert_eq!((small_findings, large_findings), (200, 800));
+    // Each message names a few Services and says there are more: 4 times the containers and
+    // Services give about 4 times the output, not 16.
+    let ratio = large as f64 / small as f64;
+    assert!(
+        ratio < 5.0,
+        "{ratio:.1} times the output ({small} → {large} bytes)"
+    );
+    let line = missing_prestop(&served_pod(3, 5));
+    assert!(
+        line.contains("receives traffic from Services `s0`, `s1`, `s2` and more"),
+        "{line}"
+    );
+}
+
+/// Runs `podcycle ARGS` with its output thrown away and returns its peak resident memory in
+/// bytes, read from the kernel's accounting of that one child (`wait4`).
+#[cfg(target_os = "linux")]
+// The child is reaped with `wait4`, which std's `wait` cannot do, to read its own usage.
+#[allow(clippy::zombie_processes)]
+fn peak_memory(args: &[&str], dir: &Path) -> u64 {
+    let child = Command::new(env!("CARGO_BIN_EXE_podcycle"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("podcycle runs");
+    let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+    let mut stderr = child.stderr.expect("stderr is piped");
+    let mut errors = String::new();
+    let _ = stderr.read_to_string(&mut errors);
+    let mut status = 0;
+    // SAFETY: `wait4` fills `status` and `usage`, both valid for writes, for our own child,
+    // which nothing else waits for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &raw mut status, 0, &raw mut usage) };
+    assert_eq!(waited, pid, "wait4 failed");
+    assert!(libc::WIFEXITED(status), "podcycle did not exit: {errors}");
+    // `ru_maxrss` is in kibibytes on Linux.
+    u64::try_from(usage.ru_maxrss).expect("a size") * 1024
+}
+
+/// `n` Deployments, each with an init container, a native sidecar, hooks and probes.
+fn many_pods(n: usize) -> String {
+    let mut yaml = String::new();
+    for i in 0..n {
+        yaml.push_str(&format!(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web-{i}\nspec:\n  selector:\n    matchLabels: {{app: web}}\n  template:\n    metadata:\n      labels: {{app: web}}\n    spec:\n      initContainers:\n      - name: migrate\n        image: example/migrate:1\n        command: [\"sh\", \"-c\", \"sleep 5; ./migrate\"]\n      - name: proxy\n        image: envoyproxy/envoy:v1.31\n        restartPolicy: Always\n        startupProbe:\n          tcpSocket: {{port: 9901}}\n      containers:\n      - name: web\n        image: example/web:1\n        ports: [{{name: http, containerPort: 8080}}]\n        lifecycle:\n          postStart: {{sleep: {{seconds: 3}}}}\n          preStop: {{sleep: {{seconds: 10}}}}\n        readinessProbe: {{httpGet: {{path: /ready, port: http}}, periodSeconds: 5}}\n"
+        ));
+    }
+    yaml
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn explain_streams_pods_in_memory_near_the_input_size() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("one.yaml"), many_pods(1)).unwrap();
+    let input = many_pods(2000);
+    fs::write(dir.path().join("many.yaml"), &input).unwrap();
+    let size = input.len() as u64;
+    let check = peak_memory(&["check", "--no-config", "many.yaml"], dir.path());
+    for format in ["text", "json"] {
+        let base = peak_memory(
+            &["explain", "--no-config", "--format", format, "one.yaml"],
+            dir.path(),
+        );
+        let peak = peak_memory(
+            &["explain", "--no-config", "--format", format, "many.yaml"],
+            dir.path(),
+        );
+        // Holding every explanation until the end took more than 7 times the input; streaming
+        // keeps the file and one document.
+        assert!(
+            peak.saturating_sub(base) <= 3 * size,
+            "{format}: explain of {size} bytes peaked at {peak} bytes ({base} for one pod)"
+        );
+        // And nothing per pod on top of what linting the file takes.
+        assert!(
+            peak <= check + check / 4,
+            "{format}: explain peaked at {peak} bytes, check at {check}"
+        );
+    }
+}
