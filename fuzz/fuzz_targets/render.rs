@@ -33,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
     report::write(&mut out, format, std::slice::from_ref(&report), &options).unwrap();
     let out = String::from_utf8(out).expect("reports are UTF-8");
     match format {
-        Format::Json | Format::Sarif => {
+        Format::Json | Format::Sarif | Format::Gitlab => {
             serde_json::from_str::<serde_json::Value>(&out).expect("valid JSON");
         }
         Format::Github => {
