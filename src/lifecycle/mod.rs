@@ -329,6 +329,19 @@ pub struct GracePeriod {
     pub explicit: bool,
 }
 
+impl GracePeriod {
+    /// The grace period the API server validates a `sleep` action against: as written, except
+    /// that a bare Pod's negative value is stored as 1 before validation (`SetDefaults_Pod` in
+    /// pkg/apis/core/v1/defaults.go; pod templates are not defaulted that way).
+    pub fn validated(self, bare_pod: bool) -> i64 {
+        if bare_pod && self.seconds < 0 {
+            1
+        } else {
+            self.seconds
+        }
+    }
+}
+
 /// The pod's `restartPolicy` (default `Always`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RestartPolicy {

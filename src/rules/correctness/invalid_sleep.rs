@@ -1,4 +1,5 @@
 use crate::lifecycle::{HandlerUse, handlers};
+use crate::model::Origin;
 use crate::rules::{Claim, Findings, PodContext, Target, declare_rule};
 use crate::versions::POD_LIFECYCLE_SLEEP_ACTION_ALLOW_ZERO;
 
@@ -64,7 +65,10 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         };
         let name = site.container.name;
         let field = Target::value(site.path.key("sleep").key("seconds"));
-        let grace = ctx.life.grace_period.seconds;
+        let grace = ctx
+            .life
+            .grace_period
+            .validated(ctx.site.origin == Origin::Pod);
         if sleep.seconds < 0 {
             findings
                 .report(

@@ -1,6 +1,7 @@
 use crate::diagnostics::Severity;
 use crate::fix::{Fix, FixEdit};
 use crate::lifecycle::{ContainerLife, HandlerKind, Hook, HookDuration, only_sleep, seconds};
+use crate::model::Origin;
 use crate::rules::fixes::grace_period_after;
 use crate::rules::{Claim, Enforcement, Findings, PodContext, Target, declare_rule};
 use crate::text;
@@ -100,6 +101,7 @@ declare_rule! {
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     let grace = ctx.life.grace_period;
+    let validated = grace.validated(ctx.site.origin == Origin::Pod);
     let shutdown = ctx.life.shutdown();
     let effective = shutdown.effective_grace_seconds;
     for stop in &shutdown.containers {
@@ -111,7 +113,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             continue;
         };
         // Validation compares a `sleep` action with the grace period as written.
-        let rejected = hook.handler == HandlerKind::Sleep && hook_seconds > seconds(grace.seconds);
+        let rejected = hook.handler == HandlerKind::Sleep && hook_seconds > seconds(validated);
         // Otherwise: the hook certainly takes the whole grace period the kubelet uses.
         if !rejected && (!kill.prestop_runs || kill.prestop.min < seconds(effective)) {
             continue;
@@ -120,7 +122,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             format!(
                 "the preStop `sleep` action of {} is longer than `terminationGracePeriodSeconds` ({}s), which the API server rejects",
                 hook.length_text(hook_seconds),
-                grace.seconds
+                validated
             )
         } else {
             message(container, hook, hook_seconds, effective, kill.window.max)
@@ -136,7 +138,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             finding
                 .enforcement(Enforcement::ApiServer)
                 .severity(Severity::Error)
-                .claim(Claim::SpecGrace(grace.seconds));
+                .claim(Claim::SpecGrace(validated));
         } else {
             finding
                 .claim(Claim::DeletionGrace(effective))
@@ -146,7 +148,12 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 });
         }
         if grace.explicit {
-            let label = if effective == grace.seconds || rejected {
+            let label = if rejected && validated != grace.seconds {
+                format!(
+                    "grace period of {}s set here; a Pod's negative value is stored as {validated}s",
+                    grace.seconds
+                )
+            } else if effective == grace.seconds || rejected {
                 format!("grace period of {}s set here", grace.seconds)
             } else {
                 format!(
