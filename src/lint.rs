@@ -632,33 +632,10 @@ fn document_finding(
             })
         })
         .flatten()
-        .map(|object| object_ref(document, object));
+        .map(|object| crate::model::object_ref(document, object));
     Diagnostic {
         object,
         ..diagnostic_of(rule, settings, finding, &locate)
-    }
-}
-
-fn object_ref(document: &Document, object: &AnyObject) -> ObjectRef {
-    let metadata = |field: &str| {
-        let located = lookup(
-            document,
-            object.root,
-            &[
-                PathSegment::Key("metadata".to_owned()),
-                PathSegment::Key(field.to_owned()),
-            ],
-        );
-        located
-            .complete
-            .then(|| document.scalar_str(located.node).map(str::to_owned))
-            .flatten()
-    };
-    ObjectRef {
-        api_version: object.api_version.clone(),
-        kind: object.kind.clone(),
-        name: metadata("name"),
-        namespace: metadata("namespace"),
     }
 }
 

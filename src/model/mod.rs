@@ -83,6 +83,17 @@ pub fn custom_workloads_among(
 }
 
 fn site(document: &Document, object: &AnyObject, kind: WorkloadKind) -> ObjectSite {
+    ObjectSite {
+        root: object.root,
+        prefix: object.prefix.clone(),
+        object: object_ref(document, object),
+        kind,
+    }
+}
+
+/// What identifies an object in findings: its type, and its name and namespace where they are
+/// plain scalars.
+pub fn object_ref(document: &Document, object: &AnyObject) -> ObjectRef {
     let metadata = |field: &str| {
         let located = lookup(
             document,
@@ -97,16 +108,11 @@ fn site(document: &Document, object: &AnyObject, kind: WorkloadKind) -> ObjectSi
             .then(|| document.scalar_str(located.node).map(str::to_owned))
             .flatten()
     };
-    ObjectSite {
-        root: object.root,
-        prefix: object.prefix.clone(),
-        object: ObjectRef {
-            name: metadata("name"),
-            namespace: metadata("namespace"),
-            api_version: object.api_version.clone(),
-            kind: object.kind.clone(),
-        },
-        kind,
+    ObjectRef {
+        api_version: object.api_version.clone(),
+        kind: object.kind.clone(),
+        name: metadata("name"),
+        namespace: metadata("namespace"),
     }
 }
 
