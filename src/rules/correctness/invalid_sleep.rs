@@ -98,7 +98,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 ))
                 .container(name);
         } else if site.used_for == HandlerUse::PostStart && sleep.seconds > grace {
-            findings
+            let finding = findings
                 .report(
                     field,
                     format!(
@@ -108,8 +108,11 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     ),
                 )
                 .help("shorten the sleep or raise `terminationGracePeriodSeconds`")
-                .container(name)
-                .claim(Claim::SpecGrace(grace));
+                .container(name);
+            // The value as written, unless a bare Pod's negative one was stored as 1.
+            if grace == ctx.life.grace_period.seconds {
+                finding.claim(Claim::SpecGrace(grace));
+            }
         }
     }
 }

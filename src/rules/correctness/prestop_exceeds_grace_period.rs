@@ -137,8 +137,11 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         if rejected {
             finding
                 .enforcement(Enforcement::ApiServer)
-                .severity(Severity::Error)
-                .claim(Claim::SpecGrace(validated));
+                .severity(Severity::Error);
+            // The value as written, unless a bare Pod's negative one was stored as 1.
+            if validated == grace.seconds {
+                finding.claim(Claim::SpecGrace(validated));
+            }
         } else {
             finding
                 .claim(Claim::DeletionGrace(effective))
