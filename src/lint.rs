@@ -7,7 +7,8 @@ use crate::model::custom::{self, FoundTemplate, PodTemplateKind};
 use crate::model::patch::{PATCH_DIRECTIVES, has_assertion_expressions, has_patch_directives};
 use crate::model::path::FieldPath;
 use crate::model::path::PathSegment;
-use crate::model::services::{Service, pod_labels, services_in};
+use crate::model::services::{Service, services_in};
+use crate::model::tree::ObjectTree;
 use crate::model::{
     AnyObject, ObjectRef, ObjectSite, PodSite, WorkloadKind, custom_workloads_among, objects,
     workloads_among,
@@ -20,7 +21,8 @@ use crate::source::{SourceFile, Span};
 use crate::suppression::{
     COMMENT_PREFIX, IGNORE_ANNOTATION, KUBE_LINTER_ANNOTATION_PREFIX, Suppressions,
 };
-use crate::yaml::{self, Comments, Document, lookup};
+use crate::yaml::{self, Comments, Document, NodeId, lookup};
+use podcycle_k8s::{JsonTree, Tree};
 
 /// What a file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,15 +232,16 @@ fn lint_document(
             )
             .collect()
     };
-    // Objects become JSON once; the document rules see those that cannot.
-    let converted: Vec<Result<serde_json::Value, yaml::ConversionError>> = workloads
+    // Each object is checked once against the limits of conversion (alias expansion, depth);
+    // the document rules see those that fail.
+    let converted: Vec<Result<Readable<'_>, yaml::ConversionError>> = workloads
         .iter()
-        .map(|(object, _)| yaml::to_json(document, object.root))
+        .map(|(object, custom_kind)| Readable::new(document, object.root, custom_kind.is_some()))
         .collect();
     let unconvertible: Vec<(&ObjectSite, yaml::ConversionError)> = workloads
         .iter()
         .zip(&converted)
-        .filter_map(|((object, _), json)| json.as_ref().err().map(|e| (object, e.clone())))
+        .filter_map(|((object, _), readable)| readable.as_ref().err().map(|e| (object, e.clone())))
         .collect();
     let context = DocumentContext {
         document,
@@ -261,7 +264,7 @@ fn lint_document(
         return false;
     }
     let mut complete = document.errors.is_empty();
-    for ((object, custom_kind), json) in workloads.into_iter().zip(converted) {
+    for ((object, custom_kind), readable) in workloads.into_iter().zip(converted) {
         let mut visit_object = |pod: Option<(&PodSite<'_>, &Lifecycle<'_>)>,
                                 found: &[Diagnostic],
                                 spec_path: Option<&FieldPath>| {
@@ -274,27 +277,35 @@ fn lint_document(
                 spec_path,
             }));
         };
-        complete &= match &custom_kind {
-            None => lint_object(
+        complete &= match (&custom_kind, readable) {
+            // A document rule (yaml-syntax) reported why it could not be read.
+            (_, Err(_)) => {
+                let first = out.len();
+                visit_object(None, &out[first..], None);
+                false
+            }
+            (None, Ok(Readable::Tree(tree))) => lint_object(
                 document,
                 &object,
-                json,
+                &tree,
                 settings,
                 may_patch,
                 services,
                 out,
                 &mut visit_object,
             ),
-            Some(kind) => lint_custom_object(
+            (Some(kind), Ok(Readable::Json(value))) => lint_custom_object(
                 document,
                 &object,
                 kind,
-                json,
+                &value,
                 settings,
                 services,
                 out,
                 &mut visit_object,
             ),
+            // `Readable::new` reads built-in kinds as trees and custom kinds as JSON.
+            (None, Ok(Readable::Json(_))) | (Some(_), Ok(Readable::Tree(_))) => false,
         };
         checked.push(object.object);
     }
@@ -307,31 +318,27 @@ fn lint_document(
 fn lint_object(
     document: &Document,
     object: &ObjectSite,
-    json: Result<serde_json::Value, yaml::ConversionError>,
+    tree: &ObjectTree<'_>,
     settings: &Settings,
     may_patch: Partial,
     services: &[Service],
     out: &mut Vec<Diagnostic>,
     visit: &mut VisitPod<'_>,
 ) -> bool {
-    let first = out.len();
-    // A document rule (yaml-syntax) reported why it could not be converted.
-    let Ok(value) = json else {
-        visit(None, &out[first..], None);
-        return false;
-    };
-    if may_patch.directives && has_patch_directives(&value) {
+    let root = tree.root_index();
+    if may_patch.directives && has_patch_directives(tree, root) {
         return false;
     }
     // A test framework's expected state (Chainsaw's JMESPath keys) is not an object to apply.
-    if may_patch.expressions && has_assertion_expressions(&value) {
+    if may_patch.expressions && has_assertion_expressions(tree, root) {
         return false;
     }
     lint_decoded(
         document,
         object,
         &Decoding {
-            value: &value,
+            tree,
+            root,
             kind: object.kind,
             remap: None,
         },
@@ -342,10 +349,33 @@ fn lint_object(
     )
 }
 
+/// An object that converts within the YAML layer's limits: a built-in kind's subtree, decoded
+/// straight from the document, or a custom kind's object as JSON, from which its pod templates
+/// are built.
+enum Readable<'d> {
+    Tree(ObjectTree<'d>),
+    Json(serde_json::Value),
+}
+
+impl<'d> Readable<'d> {
+    fn new(
+        document: &'d Document,
+        root: NodeId,
+        custom: bool,
+    ) -> Result<Self, yaml::ConversionError> {
+        if custom {
+            yaml::to_json(document, root).map(Readable::Json)
+        } else {
+            ObjectTree::new(document, root).map(Readable::Tree)
+        }
+    }
+}
+
 /// What to decode for a pod spec: the object itself, or the `PodTemplate` built from a custom
 /// kind's template, whose paths `remap` takes back to the object.
 struct Decoding<'a> {
-    value: &'a serde_json::Value,
+    tree: &'a dyn Tree,
+    root: u32,
     kind: WorkloadKind,
     remap: Option<&'a FoundTemplate>,
 }
@@ -376,25 +406,20 @@ fn lint_custom_object(
     document: &Document,
     object: &ObjectSite,
     kind: &PodTemplateKind,
-    json: Result<serde_json::Value, yaml::ConversionError>,
+    value: &serde_json::Value,
     settings: &Settings,
     services: &[Service],
     out: &mut Vec<Diagnostic>,
     visit: &mut VisitPod<'_>,
 ) -> bool {
-    // A document rule (yaml-syntax) reported why it could not be converted.
-    let Ok(value) = json else {
-        let first = out.len();
-        visit(None, &out[first..], None);
-        return false;
-    };
     let mut complete = true;
-    for template in custom::templates(kind, &value) {
+    for template in custom::templates(kind, value) {
         complete &= lint_decoded(
             document,
             object,
             &Decoding {
-                value: &template.object,
+                tree: &JsonTree::new(&template.object),
+                root: 0,
                 kind: WorkloadKind::PodTemplate,
                 remap: Some(&template),
             },
@@ -419,8 +444,7 @@ fn lint_decoded(
     visit: &mut VisitPod<'_>,
 ) -> bool {
     let first = out.len();
-    let value = decoding.value;
-    let mut decoded = podcycle_k8s::decode(decoding.kind, value);
+    let mut decoded = podcycle_k8s::decode(decoding.kind, decoding.tree, decoding.root);
     let locate = |path: &FieldPath, part: Part| locate(document, object, path, part);
     // The object rules read paths in the object: a built template's are taken back to it, and
     // its fields are judged as the current types they are decoded as (no legacy exemption).
@@ -476,13 +500,10 @@ fn lint_decoded(
     site.spec_path = FieldPath::from_keys(decoding.kind.pod_spec_path());
     site.job_active_deadline_seconds = workload.job_active_deadline_seconds;
     let life = Lifecycle::derive(&site, settings.sidecars(), settings.kube_version);
-    let selecting: Vec<&Service> = match pod_labels(decoding.kind, value) {
-        Some(labels) => services
-            .iter()
-            .filter(|s| s.selects(object.object.namespace.as_deref(), labels))
-            .collect(),
-        None => Vec::new(),
-    };
+    let selecting: Vec<&Service> = services
+        .iter()
+        .filter(|s| s.selects(object.object.namespace.as_deref(), &workload.pod_labels))
+        .collect();
     let context = PodContext {
         site: &site,
         life: &life,

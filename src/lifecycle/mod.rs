@@ -651,7 +651,7 @@ pub(crate) mod tests {
     pub(crate) fn pod(spec: &str) -> (ObjectRef, PodSpec) {
         let spec: serde_json::Value = serde_json::from_str(spec).expect("valid JSON");
         let value = serde_json::json!({"apiVersion": "v1", "kind": "Pod", "spec": spec});
-        let decoded = podcycle_k8s::decode(podcycle_k8s::WorkloadKind::Pod, &value);
+        let decoded = podcycle_k8s::decode_json(podcycle_k8s::WorkloadKind::Pod, &value);
         let object = ObjectRef {
             api_version: "v1".to_owned(),
             kind: "Pod".to_owned(),

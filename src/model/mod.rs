@@ -4,6 +4,7 @@ pub mod custom;
 pub mod patch;
 pub mod path;
 pub mod services;
+pub mod tree;
 mod workloads;
 
 use serde::Serialize;

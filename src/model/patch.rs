@@ -1,6 +1,6 @@
 //! Strategic-merge-patch directives: keys only Kustomize patches carry.
 
-use serde_json::Value;
+use podcycle_k8s::{Tree, TreeValue};
 
 /// The keys of strategic-merge-patch directives; a file without any of them has no patch.
 pub const PATCH_DIRECTIVES: [&str; 4] = [
@@ -12,12 +12,13 @@ pub const PATCH_DIRECTIVES: [&str; 4] = [
 
 /// Whether an object carries strategic-merge-patch directives (`$patch`, `$retainKeys`,
 /// `$setElementOrder/...`, `$deleteFromPrimitiveList/...`), which only patches have.
-pub fn has_patch_directives(value: &Value) -> bool {
-    match value {
-        Value::Object(map) => map
+pub fn has_patch_directives(tree: &dyn Tree, node: u32) -> bool {
+    match tree.value(node) {
+        TreeValue::Map => tree
+            .entries(node)
             .iter()
-            .any(|(key, value)| key.starts_with('$') || has_patch_directives(value)),
-        Value::Array(items) => items.iter().any(has_patch_directives),
+            .any(|(key, value)| key.starts_with('$') || has_patch_directives(tree, *value)),
+        TreeValue::Seq(len) => items(tree, node, len).any(|item| has_patch_directives(tree, item)),
         _ => false,
     }
 }
@@ -26,27 +27,39 @@ pub fn has_patch_directives(value: &Value) -> bool {
 /// JMESPath expressions in parentheses (`(length(spec.containers))`), or values that are
 /// bindings (`($namespace)`), as Chainsaw asserts write them. Such an object is not applied;
 /// only the document checks apply to it.
-pub fn has_assertion_expressions(value: &Value) -> bool {
-    fn walk(value: &Value, depth: usize) -> bool {
+pub fn has_assertion_expressions(tree: &dyn Tree, node: u32) -> bool {
+    fn walk(tree: &dyn Tree, node: u32, depth: usize) -> bool {
         if depth > 64 {
             return false;
         }
-        match value {
-            Value::Object(map) => map.iter().any(|(key, value)| {
-                (key.starts_with('(') && key.ends_with(')')) || walk(value, depth + 1)
+        match tree.value(node) {
+            TreeValue::Map => tree.entries(node).iter().any(|(key, value)| {
+                (key.starts_with('(') && key.ends_with(')')) || walk(tree, *value, depth + 1)
             }),
-            Value::Array(items) => items.iter().any(|item| walk(item, depth + 1)),
-            Value::String(text) => text.starts_with("($") && text.ends_with(')'),
+            TreeValue::Seq(len) => items(tree, node, len).any(|item| walk(tree, item, depth + 1)),
+            TreeValue::Str(text) => text.starts_with("($") && text.ends_with(')'),
             _ => false,
         }
     }
-    walk(value, 0)
+    walk(tree, node, 0)
+}
+
+fn items(tree: &dyn Tree, node: u32, len: usize) -> impl Iterator<Item = u32> + '_ {
+    (0..len).filter_map(move |index| tree.item(node, index))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use serde_json::json;
+    use podcycle_k8s::JsonTree;
+    use serde_json::{Value, json};
+
+    fn has_assertion_expressions(value: &Value) -> bool {
+        super::has_assertion_expressions(&JsonTree::new(value), 0)
+    }
+
+    fn has_patch_directives(value: &Value) -> bool {
+        super::has_patch_directives(&JsonTree::new(value), 0)
+    }
 
     #[test]
     fn assertion_expressions() {

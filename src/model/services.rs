@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{WorkloadKind, for_each_object};
+use super::for_each_object;
 use crate::yaml::{self, Document};
 
 /// A Service that selects pods by label.
@@ -104,11 +104,7 @@ fn service_of(value: &Value) -> Option<Service> {
 impl Service {
     /// Whether the Service sends traffic to pods with these labels in this namespace. A
     /// namespace left out on either side is taken to be the same one.
-    pub fn selects(
-        &self,
-        namespace: Option<&str>,
-        labels: &serde_json::Map<String, Value>,
-    ) -> bool {
+    pub fn selects(&self, namespace: Option<&str>, labels: &BTreeMap<String, String>) -> bool {
         if let (Some(own), Some(theirs)) = (self.namespace.as_deref(), namespace)
             && own != theirs
         {
@@ -116,7 +112,7 @@ impl Service {
         }
         self.selector
             .iter()
-            .all(|(key, value)| labels.get(key).and_then(Value::as_str) == Some(value))
+            .all(|(key, value)| labels.get(key) == Some(value))
     }
 
     /// `Service/web`, the way kubectl names objects.
@@ -125,21 +121,9 @@ impl Service {
     }
 }
 
-/// The labels of the pods a workload object creates: a Pod's own, or its template's.
-pub fn pod_labels(kind: WorkloadKind, object: &Value) -> Option<&serde_json::Map<String, Value>> {
-    let spec_path = kind.pod_spec_path();
-    let (_, template) = spec_path.split_last()?;
-    let mut node = object;
-    for key in template.iter().copied().chain(["metadata", "labels"]) {
-        node = node.get(key)?;
-    }
-    node.as_object()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn selects_by_every_selector_label_and_namespace() {
@@ -159,27 +143,20 @@ mod tests {
                 Some(TargetPort::Number(9090))
             ]
         );
-        let labels = json!({"app": "web", "tier": "front"});
-        let labels = labels.as_object().unwrap();
-        assert!(web.selects(None, labels));
-        assert!(web.selects(Some("shop"), labels));
-        let other = json!({"app": "api"});
-        assert!(!web.selects(None, other.as_object().unwrap()));
+        let labels = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        let front = labels(&[("app", "web"), ("tier", "front")]);
+        assert!(web.selects(None, &front));
+        assert!(web.selects(Some("shop"), &front));
+        assert!(!web.selects(None, &labels(&[("app", "api")])));
         let in_other_namespace = Service {
             namespace: Some("a".to_owned()),
             ..web.clone()
         };
-        assert!(!in_other_namespace.selects(Some("b"), labels));
-    }
-
-    #[test]
-    fn finds_template_labels() {
-        let deployment = json!({"spec": {"template": {"metadata": {"labels": {"app": "web"}}}}});
-        assert!(pod_labels(WorkloadKind::Deployment, &deployment).is_some());
-        let pod = json!({"metadata": {"labels": {"app": "web"}}});
-        assert!(pod_labels(WorkloadKind::Pod, &pod).is_some());
-        let cron =
-            json!({"spec": {"jobTemplate": {"spec": {"template": {"metadata": {"labels": {}}}}}}});
-        assert!(pod_labels(WorkloadKind::CronJob, &cron).is_some());
+        assert!(!in_other_namespace.selects(Some("b"), &front));
     }
 }

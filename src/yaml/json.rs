@@ -2,10 +2,12 @@
 //! go-yaml v2 scalar typing, aliases expanded, merge keys (`<<`) applied, the last duplicate
 //! key winning.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Number, Value};
 
-use super::node::{Document, Kind, NodeId};
-use super::resolve::{Resolved, go_format_float, key_string, resolve};
+use super::node::{Document, Kind, NodeId, Scalar};
+use super::resolve::{Resolved, go_format_float, key_text, resolve};
 use crate::source::Span;
 
 /// Values that alias expansion may add beyond the nodes written in the document. A
@@ -25,23 +27,180 @@ pub struct ConversionError {
 
 /// Converts the subtree at `id`.
 pub fn to_json(document: &Document, id: NodeId) -> Result<Value, ConversionError> {
-    let mut converter = Converter {
-        document,
-        budget: document.node_count() + ALIAS_EXPANSION_LIMIT,
-        expanding: None,
-    };
-    converter.value(id, 0)
+    Converter::new(document, JsonBuilder).value(id, 0)
 }
 
-struct Converter<'d> {
+/// Whether the subtree at `id` converts: the walk of [`to_json`] within the same limits,
+/// building nothing. A subtree that passes can be read through [`json_entries`] and
+/// [`json_scalar`] without bounds of its own.
+pub fn check_convertible(document: &Document, id: NodeId) -> Result<(), ConversionError> {
+    Converter::new(document, NoBuilder).value(id, 0)
+}
+
+/// A scalar as JSON has it, after Kubernetes' YAML typing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JsonScalar<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    Str(Cow<'a, str>),
+}
+
+/// Types a scalar as [`to_json`] does.
+pub fn json_scalar<'a>(scalar: &Scalar<'a>) -> JsonScalar<'a> {
+    match resolve(scalar) {
+        Resolved::Null => JsonScalar::Null,
+        Resolved::Bool(b) => JsonScalar::Bool(b),
+        Resolved::Int(i) => JsonScalar::Int(i),
+        Resolved::UInt(u) => JsonScalar::UInt(u),
+        Resolved::Float(f) => json_float(f),
+        Resolved::Str(s) => JsonScalar::Str(Cow::Borrowed(s)),
+    }
+}
+
+/// The entries of the mapping at `id` as [`to_json`] makes them: merge keys applied at their
+/// position, the last value of each key winning, keys as strings in byte order (the order of
+/// a Go map written as JSON). Keys that are collections have no JSON form and are left out.
+pub fn json_entries(document: &Document, id: NodeId) -> Vec<(Cow<'_, str>, NodeId)> {
+    let mut entries = Vec::new();
+    collect_entries(document, id, 0, &mut entries);
+    // Reversed, a stable sort puts the last value written first among equal keys.
+    entries.reverse();
+    entries.sort_by(|(a, _), (b, _)| a.cmp(b));
+    entries.dedup_by(|later, first| later.0 == first.0);
+    entries
+}
+
+fn collect_entries<'d>(
     document: &'d Document,
+    id: NodeId,
+    depth: usize,
+    out: &mut Vec<(Cow<'d, str>, NodeId)>,
+) {
+    let Some(entries) = document.mapping(id) else {
+        return;
+    };
+    for &(key, value) in entries {
+        if is_merge_key(document, key) {
+            collect_merged(document, value, depth + 1, out);
+        } else if let Some(key) = key_text(document, key) {
+            out.push((key, value));
+        }
+    }
+}
+
+fn collect_merged<'d>(
+    document: &'d Document,
+    source: NodeId,
+    depth: usize,
+    out: &mut Vec<(Cow<'d, str>, NodeId)>,
+) {
+    // The same bound as the conversion's, for callers that did not check first.
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let source = document.resolve(source);
+    match document.kind(source) {
+        Kind::Mapping(_) => collect_entries(document, source, depth, out),
+        Kind::Sequence(items) => {
+            // Earlier mappings in the list take precedence, so apply them last.
+            for &item in items.iter().rev() {
+                collect_merged(document, item, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What a conversion makes of the tree: JSON, or nothing when only the limits are checked.
+trait Builder {
+    type Value;
+    type Map;
+    fn scalar(&mut self, scalar: &Scalar<'_>) -> Self::Value;
+    fn sequence(&mut self, items: Vec<Self::Value>) -> Self::Value;
+    fn map(&mut self) -> Self::Map;
+    /// Sets `key` (a scalar node) to `value`, replacing an earlier value.
+    fn insert(&mut self, map: &mut Self::Map, document: &Document, key: NodeId, value: Self::Value);
+    fn mapping(&mut self, map: Self::Map) -> Self::Value;
+}
+
+struct JsonBuilder;
+
+impl Builder for JsonBuilder {
+    type Value = Value;
+    type Map = Map<String, Value>;
+
+    fn scalar(&mut self, scalar: &Scalar<'_>) -> Value {
+        match json_scalar(scalar) {
+            JsonScalar::Null => Value::Null,
+            JsonScalar::Bool(b) => Value::Bool(b),
+            JsonScalar::Int(i) => Value::Number(i.into()),
+            JsonScalar::UInt(u) => Value::Number(u.into()),
+            JsonScalar::Float(f) => Number::from_f64(f).map_or(Value::Null, Value::Number),
+            JsonScalar::Str(s) => Value::String(s.into_owned()),
+        }
+    }
+
+    fn sequence(&mut self, items: Vec<Value>) -> Value {
+        Value::Array(items)
+    }
+
+    fn map(&mut self) -> Map<String, Value> {
+        Map::new()
+    }
+
+    fn insert(
+        &mut self,
+        map: &mut Map<String, Value>,
+        document: &Document,
+        key: NodeId,
+        value: Value,
+    ) {
+        if let Some(key) = key_text(document, key) {
+            map.insert(key.into_owned(), value);
+        }
+    }
+
+    fn mapping(&mut self, map: Map<String, Value>) -> Value {
+        Value::Object(map)
+    }
+}
+
+/// Builds nothing: a `Vec<()>` does not allocate.
+struct NoBuilder;
+
+impl Builder for NoBuilder {
+    type Value = ();
+    type Map = ();
+
+    fn scalar(&mut self, _: &Scalar<'_>) {}
+    fn sequence(&mut self, _: Vec<()>) {}
+    fn map(&mut self) {}
+    fn insert(&mut self, (): &mut (), _: &Document, _: NodeId, (): ()) {}
+    fn mapping(&mut self, (): ()) {}
+}
+
+struct Converter<'d, B> {
+    document: &'d Document,
+    builder: B,
     /// How many more values may be produced.
     budget: usize,
     /// The outermost alias being expanded: where a "billion laughs" shows in the source.
     expanding: Option<NodeId>,
 }
 
-impl Converter<'_> {
+impl<'d, B: Builder> Converter<'d, B> {
+    fn new(document: &'d Document, builder: B) -> Self {
+        Converter {
+            document,
+            builder,
+            budget: document.node_count() + ALIAS_EXPANSION_LIMIT,
+            expanding: None,
+        }
+    }
+
     fn spend(&mut self, id: NodeId) -> Result<(), ConversionError> {
         if self.budget == 0 {
             return Err(ConversionError {
@@ -56,7 +215,7 @@ impl Converter<'_> {
         Ok(())
     }
 
-    fn value(&mut self, id: NodeId, depth: usize) -> Result<Value, ConversionError> {
+    fn value(&mut self, id: NodeId, depth: usize) -> Result<B::Value, ConversionError> {
         self.spend(id)?;
         if depth > MAX_DEPTH {
             return Err(ConversionError {
@@ -78,18 +237,18 @@ impl Converter<'_> {
                 }
                 return value;
             }
-            Kind::Scalar(scalar) => scalar_value(resolve(&scalar)),
+            Kind::Scalar(scalar) => self.builder.scalar(&scalar),
             Kind::Sequence(items) => {
                 let mut values = Vec::with_capacity(items.len());
                 for &item in items {
                     values.push(self.value(item, depth + 1)?);
                 }
-                Value::Array(values)
+                self.builder.sequence(values)
             }
             Kind::Mapping(_) => {
-                let mut map = Map::new();
+                let mut map = self.builder.map();
                 self.merge_into(&mut map, id, depth)?;
-                Value::Object(map)
+                self.builder.mapping(map)
             }
         })
     }
@@ -99,7 +258,7 @@ impl Converter<'_> {
     /// semantics).
     fn merge_into(
         &mut self,
-        map: &mut Map<String, Value>,
+        map: &mut B::Map,
         id: NodeId,
         depth: usize,
     ) -> Result<(), ConversionError> {
@@ -113,18 +272,18 @@ impl Converter<'_> {
             }
             // Collections as keys have no JSON form; sigs.k8s.io/yaml rejects them, and the
             // model never looks them up, so they are left out.
-            let Some(key) = key_string(self.document, key) else {
+            if self.document.scalar(key).is_none() {
                 continue;
-            };
+            }
             let value = self.value(value, depth + 1)?;
-            map.insert(key, value);
+            self.builder.insert(map, self.document, key, value);
         }
         Ok(())
     }
 
     fn merge(
         &mut self,
-        map: &mut Map<String, Value>,
+        map: &mut B::Map,
         source: NodeId,
         depth: usize,
     ) -> Result<(), ConversionError> {
@@ -150,31 +309,21 @@ pub(crate) fn is_merge_key(document: &Document, key: NodeId) -> bool {
     })
 }
 
-fn scalar_value(resolved: Resolved<'_>) -> Value {
-    match resolved {
-        Resolved::Null => Value::Null,
-        Resolved::Bool(b) => Value::Bool(b),
-        Resolved::Int(i) => Value::Number(i.into()),
-        Resolved::UInt(u) => Value::Number(u.into()),
-        Resolved::Float(f) => float_value(f),
-        Resolved::Str(s) => Value::String(s.to_owned()),
-    }
-}
-
 /// sigs.k8s.io/yaml writes floats with Go's JSON encoder, which prints integral values without
 /// a fraction: `10.0` reaches the API server as `10` and fits an integer field.
-fn float_value(f: f64) -> Value {
+fn json_float(f: f64) -> JsonScalar<'static> {
     const EXACT_INTEGER_LIMIT: f64 = 1e21;
     if f.fract() == 0.0 && f.abs() < EXACT_INTEGER_LIMIT {
         #[allow(clippy::cast_possible_truncation)]
         if let Ok(i) = i64::try_from(f as i128) {
-            return Value::Number(i.into());
+            return JsonScalar::Int(i);
         }
     }
-    match Number::from_f64(f) {
-        Some(n) => Value::Number(n),
+    if f.is_finite() {
+        JsonScalar::Float(f)
+    } else {
         // Go's encoder cannot write NaN or infinities; keep the text so the typed decoder
         // reports a type error instead of a silent change.
-        None => Value::String(go_format_float(f)),
+        JsonScalar::Str(Cow::Owned(go_format_float(f)))
     }
 }

@@ -2,7 +2,7 @@
 
 use super::json::is_merge_key;
 use super::node::{Document, NodeId};
-use super::resolve::key_string;
+use super::resolve::key_text;
 use crate::source::Span;
 use podcycle_path::PathSegment;
 
@@ -70,7 +70,7 @@ fn find_key(
             {
                 winner = Some(found);
             }
-        } else if key_string(document, key).as_deref() == Some(name) {
+        } else if key_text(document, key).as_deref() == Some(name) {
             winner = Some((key, value));
         }
     }

@@ -6,7 +6,10 @@ mod node;
 mod parse;
 mod resolve;
 
-pub use json::{ALIAS_EXPANSION_LIMIT, ConversionError, MAX_DEPTH, to_json};
+pub use json::{
+    ALIAS_EXPANSION_LIMIT, ConversionError, JsonScalar, MAX_DEPTH, check_convertible, json_entries,
+    json_scalar, to_json,
+};
 pub use lookup::{Located, lookup};
 pub use node::{
     Comment, Document, DuplicateKey, Kind, Node, NodeId, Scalar, ScalarStyle, SyntaxError,

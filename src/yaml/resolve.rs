@@ -4,6 +4,8 @@
 //! through go-yaml v2: YAML 1.1 rules, so `yes`/`on`/`y` are booleans and `0644` is the octal
 //! integer 420. This module follows go-yaml v2's `resolve()` (resolve.go) rule for rule.
 
+use std::borrow::Cow;
+
 use super::node::{Document, NodeId, Scalar, ScalarStyle};
 
 /// The typed value of a scalar.
@@ -159,14 +161,19 @@ fn count_digits(bytes: &[u8]) -> usize {
 /// The string a mapping key becomes in JSON: sigs.k8s.io/yaml turns non-string keys into their
 /// text (`true`, `1`, `null`). Collections as keys have no string form.
 pub fn key_string(document: &Document, id: NodeId) -> Option<String> {
+    key_text(document, id).map(Cow::into_owned)
+}
+
+/// [`key_string`], borrowed from the document when the key is a string.
+pub fn key_text(document: &Document, id: NodeId) -> Option<Cow<'_, str>> {
     let scalar = document.scalar(id)?;
     Some(match resolve(&scalar) {
-        Resolved::Null => "null".to_owned(),
-        Resolved::Bool(b) => b.to_string(),
-        Resolved::Int(i) => i.to_string(),
-        Resolved::UInt(u) => u.to_string(),
-        Resolved::Float(f) => go_format_float(f),
-        Resolved::Str(s) => s.to_owned(),
+        Resolved::Null => Cow::Borrowed("null"),
+        Resolved::Bool(b) => Cow::Borrowed(if b { "true" } else { "false" }),
+        Resolved::Int(i) => Cow::Owned(i.to_string()),
+        Resolved::UInt(u) => Cow::Owned(u.to_string()),
+        Resolved::Float(f) => Cow::Owned(go_format_float(f)),
+        Resolved::Str(s) => Cow::Borrowed(s),
     })
 }
 

@@ -183,7 +183,7 @@ fn object(kind: WorkloadKind, spec: Value, job_deadline: Option<i64>) -> Value {
 
 /// Runs every pod rule on the pod and explains it; checks the three properties.
 fn check_pod(kind: WorkloadKind, value: &Value, kube: KubeVersion, job_deadline: Option<i64>) {
-    let decoded = podcycle_k8s::decode(kind, value);
+    let decoded = podcycle_k8s::decode_json(kind, value);
     let Some(workload) = decoded.workload else {
         return;
     };

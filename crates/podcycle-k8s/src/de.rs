@@ -1,4 +1,4 @@
-//! A `serde::Deserializer` over `&serde_json::Value` that keeps the field path.
+//! A `serde::Deserializer` over a [`Tree`] that keeps the field path.
 //!
 //! k8s-openapi's generated `Deserialize` impls silently skip unknown fields and report type
 //! errors without a location. This deserializer fixes both in one pass: every error carries
@@ -9,10 +9,12 @@
 use std::cell::RefCell;
 use std::fmt;
 
-use serde::de::value::BorrowedStrDeserializer;
-use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
-use serde_json::Value;
+use std::borrow::Cow;
 
+use serde::de::value::{BorrowedStrDeserializer, CowStrDeserializer};
+use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+
+use crate::tree::{Tree, TreeValue};
 use crate::{PathSegment, UnknownField};
 
 /// The path from the decoded object to the current value, as a linked list on the stack.
@@ -85,21 +87,23 @@ pub(crate) struct Collector {
     pub(crate) unknown_fields: Vec<UnknownField>,
 }
 
-pub(crate) struct ValueDeserializer<'de, 'p> {
-    pub(crate) value: &'de Value,
+pub(crate) struct TreeDeserializer<'de, 'p> {
+    pub(crate) tree: &'de dyn Tree,
+    pub(crate) node: u32,
     pub(crate) path: Path<'p>,
     pub(crate) collector: &'p RefCell<Collector>,
     /// Replaces the root `apiVersion` so that legacy group versions decode as the current one.
     pub(crate) api_version_override: Option<&'static str>,
 }
 
-impl<'de, 'p> ValueDeserializer<'de, 'p> {
-    fn child<'q>(&'q self, value: &'de Value, path: Path<'q>) -> ValueDeserializer<'de, 'q>
+impl<'de, 'p> TreeDeserializer<'de, 'p> {
+    fn child<'q>(&'q self, node: u32, path: Path<'q>) -> TreeDeserializer<'de, 'q>
     where
         'p: 'q,
     {
-        ValueDeserializer {
-            value,
+        TreeDeserializer {
+            tree: self.tree,
+            node,
             path,
             collector: self.collector,
             api_version_override: None,
@@ -107,37 +111,36 @@ impl<'de, 'p> ValueDeserializer<'de, 'p> {
     }
 }
 
-impl<'de> de::Deserializer<'de> for ValueDeserializer<'de, '_> {
+impl<'de> de::Deserializer<'de> for TreeDeserializer<'de, '_> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let path = self.path;
-        let result = match self.value {
-            Value::Null => visitor.visit_unit(),
-            Value::Bool(b) => visitor.visit_bool(*b),
-            Value::Number(n) => {
-                if let Some(u) = n.as_u64() {
-                    visitor.visit_u64(u)
-                } else if let Some(i) = n.as_i64() {
-                    visitor.visit_i64(i)
-                } else {
-                    visitor.visit_f64(n.as_f64().unwrap_or(f64::NAN))
-                }
-            }
-            Value::String(s) => visitor.visit_borrowed_str(s),
-            Value::Array(items) => visitor.visit_seq(SeqAccess {
-                items: items.iter(),
+        let result = match self.tree.value(self.node) {
+            TreeValue::Null => visitor.visit_unit(),
+            TreeValue::Bool(b) => visitor.visit_bool(b),
+            TreeValue::Int(i) => match u64::try_from(i) {
+                // As serde_json does: a non-negative integer is visited as unsigned.
+                Ok(u) => visitor.visit_u64(u),
+                Err(_) => visitor.visit_i64(i),
+            },
+            TreeValue::UInt(u) => visitor.visit_u64(u),
+            TreeValue::Float(f) => visitor.visit_f64(f),
+            TreeValue::Str(Cow::Borrowed(s)) => visitor.visit_borrowed_str(s),
+            TreeValue::Str(Cow::Owned(s)) => visitor.visit_string(s),
+            TreeValue::Seq(len) => visitor.visit_seq(SeqAccess {
+                len,
                 index: 0,
                 parent: &self,
             }),
-            Value::Object(_) => visitor.visit_map(MapAccess::new(&self, None)),
+            TreeValue::Map => visitor.visit_map(MapAccess::new(&self, None)),
         };
         result.map_err(|e| e.at(path))
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.value {
-            Value::Null => visitor.visit_none(),
+        match self.tree.value(self.node) {
+            TreeValue::Null => visitor.visit_none(),
             _ => visitor.visit_some(self),
         }
     }
@@ -148,8 +151,8 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer<'de, '_> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match self.value {
-            Value::Object(_) => {
+        match self.tree.value(self.node) {
+            TreeValue::Map => {
                 let path = self.path;
                 visitor
                     .visit_map(MapAccess::new(&self, Some((name, fields))))
@@ -174,12 +177,12 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer<'de, '_> {
         visitor: V,
     ) -> Result<V::Value, Error> {
         let path = self.path;
-        match self.value {
-            Value::String(s) => visitor
-                .visit_enum(s.as_str().into_deserializer())
-                .map_err(|e: Error| e.at(path)),
+        match self.tree.value(self.node) {
+            TreeValue::Str(s) => visitor
+                .visit_enum(CowStrDeserializer::<Error>::new(s))
+                .map_err(|e| e.at(path)),
             other => {
-                Err(<Error as de::Error>::invalid_type(unexpected(other), &"a string").at(path))
+                Err(<Error as de::Error>::invalid_type(unexpected(&other), &"a string").at(path))
             }
         }
     }
@@ -194,25 +197,23 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer<'de, '_> {
     }
 }
 
-fn unexpected(value: &Value) -> de::Unexpected<'_> {
+fn unexpected<'a>(value: &'a TreeValue<'_>) -> de::Unexpected<'a> {
     match value {
-        Value::Null => de::Unexpected::Unit,
-        Value::Bool(b) => de::Unexpected::Bool(*b),
-        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => de::Unexpected::Signed(i),
-            (None, Some(f)) => de::Unexpected::Float(f),
-            _ => de::Unexpected::Other("number"),
-        },
-        Value::String(s) => de::Unexpected::Str(s),
-        Value::Array(_) => de::Unexpected::Seq,
-        Value::Object(_) => de::Unexpected::Map,
+        TreeValue::Null => de::Unexpected::Unit,
+        TreeValue::Bool(b) => de::Unexpected::Bool(*b),
+        TreeValue::Int(i) => de::Unexpected::Signed(*i),
+        TreeValue::UInt(u) => de::Unexpected::Unsigned(*u),
+        TreeValue::Float(f) => de::Unexpected::Float(*f),
+        TreeValue::Str(s) => de::Unexpected::Str(s),
+        TreeValue::Seq(_) => de::Unexpected::Seq,
+        TreeValue::Map => de::Unexpected::Map,
     }
 }
 
 struct SeqAccess<'de, 'p, 'q> {
-    items: std::slice::Iter<'de, Value>,
+    len: usize,
     index: usize,
-    parent: &'q ValueDeserializer<'de, 'p>,
+    parent: &'q TreeDeserializer<'de, 'p>,
 }
 
 impl<'de> de::SeqAccess<'de> for SeqAccess<'de, '_, '_> {
@@ -222,50 +223,42 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'de, '_, '_> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
-        let Some(item) = self.items.next() else {
+        if self.index >= self.len {
             return Ok(None);
-        };
+        }
         let index = self.index;
         self.index += 1;
+        let Some(item) = self.parent.tree.item(self.parent.node, index) else {
+            return Ok(None);
+        };
         let path = Path::Index(&self.parent.path, index);
         seed.deserialize(self.parent.child(item, path)).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.items.len())
+        Some(self.len - self.index)
     }
 }
 
 struct MapAccess<'de, 'p, 'q> {
-    entries: serde_json::map::Iter<'de>,
-    pending: Option<(&'de str, &'de Value)>,
-    parent: &'q ValueDeserializer<'de, 'p>,
+    entries: std::vec::IntoIter<(Cow<'de, str>, u32)>,
+    pending: Option<(Cow<'de, str>, u32)>,
+    parent: &'q TreeDeserializer<'de, 'p>,
     known: Option<(&'static str, &'static [&'static str])>,
 }
 
 impl<'de, 'p, 'q> MapAccess<'de, 'p, 'q> {
     fn new(
-        parent: &'q ValueDeserializer<'de, 'p>,
+        parent: &'q TreeDeserializer<'de, 'p>,
         known: Option<(&'static str, &'static [&'static str])>,
     ) -> Self {
-        let entries = match parent.value {
-            Value::Object(map) => map.iter(),
-            _ => unreachable_empty_map().iter(),
-        };
         MapAccess {
-            entries,
+            entries: parent.tree.entries(parent.node).into_iter(),
             pending: None,
             parent,
             known,
         }
     }
-}
-
-/// An empty map to iterate when a caller hands a non-object to `MapAccess::new`, which the
-/// callers above never do; this keeps the code free of panics all the same.
-fn unreachable_empty_map() -> &'static serde_json::Map<String, Value> {
-    static EMPTY: std::sync::OnceLock<serde_json::Map<String, Value>> = std::sync::OnceLock::new();
-    EMPTY.get_or_init(serde_json::Map::new)
 }
 
 impl<'de> de::MapAccess<'de> for MapAccess<'de, '_, '_> {
@@ -279,10 +272,10 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de, '_, '_> {
             return Ok(None);
         };
         if let Some((type_name, fields)) = self.known
-            && !fields.contains(&key.as_str())
+            && !fields.contains(&key.as_ref())
         {
             let mut path = self.parent.path.to_segments();
-            path.push(PathSegment::Key(key.clone()));
+            path.push(PathSegment::Key(key.clone().into_owned()));
             self.parent
                 .collector
                 .borrow_mut()
@@ -293,9 +286,14 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de, '_, '_> {
                     known_fields: fields,
                 });
         }
-        self.pending = Some((key.as_str(), value));
-        seed.deserialize(BorrowedStrDeserializer::<Error>::new(key))
-            .map(Some)
+        let deserializer = match &key {
+            Cow::Borrowed(key) => seed.deserialize(BorrowedStrDeserializer::<Error>::new(key)),
+            Cow::Owned(key) => {
+                seed.deserialize(IntoDeserializer::<Error>::into_deserializer(key.as_str()))
+            }
+        };
+        self.pending = Some((key, value));
+        deserializer.map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
@@ -304,11 +302,11 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de, '_, '_> {
         };
         let is_root = matches!(self.parent.path, Path::Root);
         if let (true, "apiVersion", Some(api_version)) =
-            (is_root, key, self.parent.api_version_override)
+            (is_root, key.as_ref(), self.parent.api_version_override)
         {
             return seed.deserialize(BorrowedStrDeserializer::<Error>::new(api_version));
         }
-        let path = Path::Key(&self.parent.path, key);
+        let path = Path::Key(&self.parent.path, &key);
         seed.deserialize(self.parent.child(value, path))
     }
 }

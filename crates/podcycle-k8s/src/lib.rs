@@ -5,17 +5,23 @@
 //! podcycle does not recompile them.
 
 mod de;
+mod tree;
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 
 pub use k8s_openapi;
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job, JobSpec};
-use k8s_openapi::api::core::v1::{Pod, PodSpec, PodTemplate, ReplicationController};
+use k8s_openapi::api::core::v1::{
+    Pod, PodSpec, PodTemplate, PodTemplateSpec, ReplicationController,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Deserialize;
 use serde_json::Value;
 
 pub use podcycle_path::{DisplayPath, PathSegment};
+pub use tree::{JsonTree, Tree, TreeValue};
 
 /// The workload kinds whose pod spec podcycle lints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -118,6 +124,8 @@ pub struct Workload {
     pub has_pod_failure_policy: bool,
     /// A Job's (or a CronJob's job template's) own `activeDeadlineSeconds`.
     pub job_active_deadline_seconds: Option<i64>,
+    /// The labels of the pods it creates: a Pod's own, or its template's.
+    pub pod_labels: BTreeMap<String, String>,
 }
 
 /// The outcome of decoding one object.
@@ -130,56 +138,42 @@ pub struct Decoded {
 }
 
 /// Decodes `value` as the k8s-openapi type for `kind`.
-pub fn decode(kind: WorkloadKind, value: &Value) -> Decoded {
+pub fn decode_json(kind: WorkloadKind, value: &Value) -> Decoded {
+    decode(kind, &JsonTree::new(value), 0)
+}
+
+/// Decodes the object at node `root` of `tree` as the k8s-openapi type for `kind`.
+pub fn decode(kind: WorkloadKind, tree: &dyn Tree, root: u32) -> Decoded {
     let collector = RefCell::new(de::Collector::default());
-    let deserializer = de::ValueDeserializer {
-        value,
+    let deserializer = de::TreeDeserializer {
+        tree,
+        node: root,
         path: de::Path::Root,
         collector: &collector,
         api_version_override: Some(kind.current_api_version()),
     };
-    let result = match kind {
-        WorkloadKind::Pod => Pod::deserialize(deserializer).map(|o| Workload {
-            pod_spec: o.spec,
-            has_pod_failure_policy: false,
-            job_active_deadline_seconds: None,
-        }),
-        WorkloadKind::PodTemplate => PodTemplate::deserialize(deserializer).map(|o| Workload {
-            pod_spec: o.template.and_then(|t| t.spec),
-            has_pod_failure_policy: false,
-            job_active_deadline_seconds: None,
-        }),
-        WorkloadKind::ReplicationController => ReplicationController::deserialize(deserializer)
-            .map(|o| Workload {
-                pod_spec: o.spec.and_then(|s| s.template).and_then(|t| t.spec),
-                has_pod_failure_policy: false,
-                job_active_deadline_seconds: None,
-            }),
-        WorkloadKind::Deployment => Deployment::deserialize(deserializer).map(|o| Workload {
-            pod_spec: o.spec.template.spec,
-            has_pod_failure_policy: false,
-            job_active_deadline_seconds: None,
-        }),
-        WorkloadKind::ReplicaSet => ReplicaSet::deserialize(deserializer).map(|o| Workload {
-            pod_spec: o.spec.template.and_then(|t| t.spec),
-            has_pod_failure_policy: false,
-            job_active_deadline_seconds: None,
-        }),
-        WorkloadKind::StatefulSet => StatefulSet::deserialize(deserializer).map(|o| Workload {
-            pod_spec: o.spec.template.spec,
-            has_pod_failure_policy: false,
-            job_active_deadline_seconds: None,
-        }),
-        WorkloadKind::DaemonSet => DaemonSet::deserialize(deserializer).map(|o| Workload {
-            pod_spec: o.spec.template.spec,
-            has_pod_failure_policy: false,
-            job_active_deadline_seconds: None,
-        }),
-        WorkloadKind::Job => Job::deserialize(deserializer).map(|o| job_workload(o.spec)),
-        WorkloadKind::CronJob => {
-            CronJob::deserialize(deserializer).map(|o| job_workload(o.spec.job_template.spec))
-        }
-    };
+    let result =
+        match kind {
+            WorkloadKind::Pod => {
+                Pod::deserialize(deserializer).map(|o| Workload::of_pod(o.metadata, o.spec))
+            }
+            WorkloadKind::PodTemplate => {
+                PodTemplate::deserialize(deserializer).map(|o| Workload::of_template(o.template))
+            }
+            WorkloadKind::ReplicationController => ReplicationController::deserialize(deserializer)
+                .map(|o| Workload::of_template(o.spec.and_then(|s| s.template))),
+            WorkloadKind::Deployment => Deployment::deserialize(deserializer)
+                .map(|o| Workload::of_template(Some(o.spec.template))),
+            WorkloadKind::ReplicaSet => ReplicaSet::deserialize(deserializer)
+                .map(|o| Workload::of_template(o.spec.template)),
+            WorkloadKind::StatefulSet => StatefulSet::deserialize(deserializer)
+                .map(|o| Workload::of_template(Some(o.spec.template))),
+            WorkloadKind::DaemonSet => DaemonSet::deserialize(deserializer)
+                .map(|o| Workload::of_template(Some(o.spec.template))),
+            WorkloadKind::Job => Job::deserialize(deserializer).map(|o| Workload::of_job(o.spec)),
+            WorkloadKind::CronJob => CronJob::deserialize(deserializer)
+                .map(|o| Workload::of_job(o.spec.job_template.spec)),
+        };
     let unknown_fields = collector.into_inner().unknown_fields;
     match result {
         Ok(workload) => Decoded {
@@ -198,14 +192,33 @@ pub fn decode(kind: WorkloadKind, value: &Value) -> Decoded {
     }
 }
 
-fn job_workload(spec: Option<JobSpec>) -> Workload {
-    match spec {
-        Some(spec) => Workload {
-            has_pod_failure_policy: spec.pod_failure_policy.is_some(),
-            job_active_deadline_seconds: spec.active_deadline_seconds,
-            pod_spec: spec.template.spec,
-        },
-        None => Workload::default(),
+impl Workload {
+    fn of_pod(metadata: ObjectMeta, pod_spec: Option<PodSpec>) -> Workload {
+        Workload {
+            pod_spec,
+            pod_labels: metadata.labels.unwrap_or_default(),
+            ..Workload::default()
+        }
+    }
+
+    fn of_template(template: Option<PodTemplateSpec>) -> Workload {
+        match template {
+            Some(template) => {
+                Workload::of_pod(template.metadata.unwrap_or_default(), template.spec)
+            }
+            None => Workload::default(),
+        }
+    }
+
+    fn of_job(spec: Option<JobSpec>) -> Workload {
+        match spec {
+            Some(spec) => Workload {
+                has_pod_failure_policy: spec.pod_failure_policy.is_some(),
+                job_active_deadline_seconds: spec.active_deadline_seconds,
+                ..Workload::of_template(Some(spec.template))
+            },
+            None => Workload::default(),
+        }
     }
 }
 
@@ -225,7 +238,7 @@ mod tests {
             "metadata": {"name": "x", "labelz": {}},
             "spec": {"containers": [{"name": "a", "imagePullPolice": "Always"}]}
         });
-        let decoded = decode(WorkloadKind::Pod, &value);
+        let decoded = decode_json(WorkloadKind::Pod, &value);
         assert!(decoded.error.is_none());
         let unknown: Vec<_> = decoded
             .unknown_fields
@@ -255,7 +268,7 @@ mod tests {
                 {"name": "b", "livenessProbe": {"periodSeconds": "ten"}}
             ]}}}
         });
-        let decoded = decode(WorkloadKind::Deployment, &value);
+        let decoded = decode_json(WorkloadKind::Deployment, &value);
         let error = decoded.error.expect("a type error");
         assert_eq!(
             path(&error.path),
@@ -275,7 +288,7 @@ mod tests {
             "spec": {"template": {"spec": {"containers": [{"name": "a"}]}}}
         });
         let kind = WorkloadKind::from_type("extensions/v1beta1", "Deployment").unwrap();
-        let decoded = decode(kind, &value);
+        let decoded = decode_json(kind, &value);
         assert!(decoded.error.is_none(), "{:?}", decoded.error);
         assert_eq!(
             decoded.workload.unwrap().pod_spec.unwrap().containers[0].name,
@@ -291,8 +304,30 @@ mod tests {
                 "podFailurePolicy": {"rules": []},
                 "template": {"spec": {"containers": [{"name": "a"}]}}}}}
         });
-        let decoded = decode(WorkloadKind::CronJob, &value);
+        let decoded = decode_json(WorkloadKind::CronJob, &value);
         assert!(decoded.workload.unwrap().has_pod_failure_policy);
+    }
+
+    #[test]
+    fn pod_labels_are_the_pods_own_or_their_templates() {
+        let labels = |kind, value: Value| {
+            decode_json(kind, &value)
+                .workload
+                .unwrap()
+                .pod_labels
+                .into_keys()
+                .collect::<Vec<_>>()
+        };
+        let pod = json!({"metadata": {"labels": {"app": "web"}}, "spec": {"containers": []}});
+        assert_eq!(labels(WorkloadKind::Pod, pod), ["app"]);
+        let deployment = json!({"metadata": {"labels": {"owner": "x"}}, "spec": {"template": {
+            "metadata": {"labels": {"app": "web"}}, "spec": {"containers": []}}}});
+        assert_eq!(labels(WorkloadKind::Deployment, deployment), ["app"]);
+        let cron = json!({"spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": {
+            "metadata": {"labels": {"job": "x"}}, "spec": {"containers": []}}}}}});
+        assert_eq!(labels(WorkloadKind::CronJob, cron), ["job"]);
+        let bare = json!({"spec": {"selector": {}, "template": {"spec": {"containers": []}}}});
+        assert!(labels(WorkloadKind::Deployment, bare).is_empty());
     }
 
     #[test]
