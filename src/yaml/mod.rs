@@ -14,7 +14,9 @@ pub use lookup::{Located, lookup};
 pub use node::{
     Comment, Document, DuplicateKey, Kind, Node, NodeId, Scalar, ScalarStyle, SyntaxError,
 };
-pub use parse::{Comments, for_each_document, for_each_document_with, parse_stream};
+pub use parse::{
+    Comments, MAX_DOCUMENT_VALUES, for_each_document, for_each_document_with, parse_stream,
+};
 pub use resolve::{Resolved, resolve, resolve_plain};
 
 #[cfg(test)]

@@ -145,6 +145,9 @@ impl std::ops::IndexMut<usize> for Nodes {
 pub struct SyntaxError {
     pub span: Span,
     pub message: String,
+    /// The document is valid as far as it was read, but larger than podcycle reads
+    /// ([`crate::yaml::MAX_DOCUMENT_VALUES`]).
+    pub too_large: bool,
 }
 
 /// A comment, without its `#`.

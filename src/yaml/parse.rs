@@ -12,6 +12,14 @@ use super::resolve::{Resolved, key_string, resolve};
 use crate::source::Span;
 use podcycle_path::PathSegment;
 
+/// The most values (scalars, collections and aliases) podcycle reads of one document. A tree
+/// costs about 30 bytes a value, and a value can be written in 2 bytes (`1,` in a flow
+/// sequence), so without a bound a large document would cost 15 times its size. Kubernetes
+/// objects are far smaller: every value takes at least 2 bytes of JSON, so an object this
+/// large is over 4 MB as JSON, above the 3 MiB request body the API server accepts
+/// (`MaxRequestBodyBytes` in k8s.io/apiserver).
+pub const MAX_DOCUMENT_VALUES: usize = 2_000_000;
+
 /// Reads every document of a YAML stream. A syntax error abandons its document; reading goes
 /// on at the next `---`, so one broken document does not hide the others.
 pub fn parse_stream(text: &str) -> Vec<Document> {
@@ -208,6 +216,17 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
         }
         let boundary = matches!(event, Event::DocumentStart(..) | Event::DocumentEnd);
         if self.abandoned && !boundary {
+            return;
+        }
+        let adds_node = matches!(
+            event,
+            Event::Scalar(..)
+                | Event::SequenceStart(..)
+                | Event::MappingStart(..)
+                | Event::Alias(..)
+        );
+        if adds_node && self.document(start).nodes.len() >= MAX_DOCUMENT_VALUES {
+            self.too_large(Span::new(start, end));
             return;
         }
         match event {
@@ -462,11 +481,31 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
     }
 
     fn fail(&mut self, span: Span, message: &str) {
-        let document = self.document(span.start as usize);
-        document.errors.push(SyntaxError {
+        self.abandon(SyntaxError {
             span,
             message: message.to_owned(),
+            too_large: false,
         });
+    }
+
+    /// Stops reading a document at [`MAX_DOCUMENT_VALUES`]; `span` is the value that would
+    /// have gone over.
+    fn too_large(&mut self, span: Span) {
+        let message = format!(
+            "the document holds more than {} million values, the most podcycle reads of one \
+             document; it is not linted",
+            MAX_DOCUMENT_VALUES / 1_000_000
+        );
+        self.abandon(SyntaxError {
+            span,
+            message,
+            too_large: true,
+        });
+    }
+
+    fn abandon(&mut self, error: SyntaxError) {
+        let document = self.document(error.span.start as usize);
+        document.errors.push(error);
         // The tree is incomplete: drop it but keep the error.
         document.root = None;
         self.stack.clear();

@@ -185,3 +185,59 @@ fn explain_streams_pods_in_memory_near_the_input_size() {
         );
     }
 }
+
+/// A document of `values` scalars in one flow sequence (`[1,1,…]`, two bytes a value),
+/// followed by a Pod whose preStop sleep outlasts its grace period.
+fn huge_flow_then_pod(values: usize) -> String {
+    let mut yaml = String::with_capacity(values * 2 + 400);
+    yaml.push('[');
+    yaml.push_str(&"1,".repeat(values));
+    yaml.push_str("1]\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: after}\nspec:\n  terminationGracePeriodSeconds: 5\n  containers:\n  - name: app\n    image: example/app:1\n    lifecycle: {preStop: {sleep: {seconds: 30}}}\n");
+    yaml
+}
+
+#[test]
+fn a_document_over_the_value_limit_is_reported_and_the_next_one_linted() {
+    // The memory this bounds is measured by `cargo bench --bench memory` (one 50 MB flow
+    // sequence); here, what the user sees.
+    let input = huge_flow_then_pod(podcycle::yaml::MAX_DOCUMENT_VALUES + 1000);
+    let output = output_with_stdin(
+        common::podcycle().args(["check", "--no-config", "--format", "json", "-"]),
+        input.as_bytes(),
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let diagnostics = report.as_array().unwrap();
+    let found: Vec<(&str, &str, u64)> = diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap(),
+                d["enforcement"].as_str().unwrap(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // Reported at the value that would go over, as the API server's; the next document is
+    // still linted.
+    assert_eq!(
+        found,
+        [
+            ("yaml-syntax", "api-server", 1),
+            ("prestop-exceeds-grace-period", "api-server", 11)
+        ]
+    );
+    let first = &diagnostics[0];
+    assert!(
+        first["message"]
+            .as_str()
+            .unwrap()
+            .contains("more than 2 million values"),
+        "{first:#}"
+    );
+    // The value that would go over: the sequence is the first value, so this is its
+    // two millionth item, two bytes an item after the `[`.
+    assert_eq!(
+        first["column"].as_u64(),
+        Some(2 * podcycle::yaml::MAX_DOCUMENT_VALUES as u64)
+    );
+}

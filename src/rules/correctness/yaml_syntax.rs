@@ -1,3 +1,4 @@
+use crate::diagnostics::Enforcement;
 use crate::rules::{DocumentContext, Findings, declare_rule};
 
 declare_rule! {
@@ -13,6 +14,13 @@ declare_rule! {
     /// Aliases are expanded the way Kubernetes tooling expands them. A document whose aliases
     /// would expand to more than 100,000 values beyond the document's own (a "billion laughs"
     /// document) is reported instead of exhausting memory.
+    ///
+    /// podcycle reads at most 2 million values (scalars, collections, aliases) of one document,
+    /// so that its memory stays within a small multiple of the input. A larger document is
+    /// reported and not linted. No Kubernetes object comes near: every value takes at least
+    /// 2 bytes once the object is JSON, and the API server accepts request bodies of at most
+    /// 3 MiB (`MaxRequestBodyBytes`, k8s.io/apiserver `pkg/server/config.go`), so this finding
+    /// is marked as the API server's.
     ///
     /// ## Example
     /// ```yaml
@@ -54,7 +62,14 @@ declare_rule! {
 
 fn check(ctx: &DocumentContext<'_>, findings: &mut Findings) {
     for error in &ctx.document.errors {
-        findings.report_span(error.span, error.message.clone());
+        let finding = findings.report_span(error.span, error.message.clone());
+        if error.too_large {
+            // Valid YAML that kubectl reads; the API server refuses a request this large.
+            finding.enforcement(Enforcement::ApiServer).help(
+                "split the object, or exclude the file; a Kubernetes object cannot be this large: \
+                 the API server accepts request bodies of at most 3 MiB",
+            );
+        }
     }
     for (_, error) in ctx.unconvertible {
         findings.report_span(error.span, error.message.clone());
