@@ -34,6 +34,11 @@ pub fn to_json(document: &Document, id: NodeId) -> Result<Value, ConversionError
 /// building nothing. A subtree that passes can be read through [`json_entries`] and
 /// [`json_scalar`] without bounds of its own.
 pub fn check_convertible(document: &Document, id: NodeId) -> Result<(), ConversionError> {
+    // Without aliases a subtree has no more values than nodes, and merge keys at most double
+    // its depth (each adds a level): such a subtree converts, and the walk can be skipped.
+    if !document.has_aliases && document.depth.saturating_mul(2) < MAX_DEPTH {
+        return Ok(());
+    }
     Converter::new(document, NoBuilder).value(id, 0)
 }
 

@@ -194,6 +194,10 @@ pub struct Document {
     pub duplicate_keys: Vec<DuplicateKey>,
     /// The comments of the document in source order, including those before its first node.
     pub comments: Vec<Comment>,
+    /// Whether the document has an alias, which values may expand.
+    pub has_aliases: bool,
+    /// How deep its collections nest: 0 for a lone scalar, 1 for a flat mapping.
+    pub depth: usize,
 }
 
 impl Document {

@@ -269,6 +269,7 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
                 let id = self.push_node(start, end, NodeKind::Sequence(Children::default()));
                 self.anchor(anchor, id);
                 self.open.push(id);
+                self.note_depth();
                 self.stack.push(Frame::Sequence {
                     id,
                     start: self.items.len(),
@@ -279,6 +280,7 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
                 let id = self.push_node(start, end, NodeKind::Mapping(Children::default()));
                 self.anchor(anchor, id);
                 self.open.push(id);
+                self.note_depth();
                 self.stack.push(Frame::Mapping {
                     id,
                     start: self.entries.len(),
@@ -292,6 +294,7 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
                 let target = self.anchors.get(&anchor).copied();
                 match target {
                     Some(target) if !self.open.contains(&target) => {
+                        self.document(start).has_aliases = true;
                         let id = self.push_node(start, end, NodeKind::Alias(target));
                         self.value(id);
                     }
@@ -335,6 +338,14 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
             kind,
         });
         id
+    }
+
+    /// Records the nesting of a collection about to open.
+    fn note_depth(&mut self) {
+        let depth = self.stack.len() + 1;
+        if let Some(document) = self.current.as_mut() {
+            document.depth = document.depth.max(depth);
+        }
     }
 
     fn anchor(&mut self, anchor: usize, id: NodeId) {

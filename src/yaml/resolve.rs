@@ -69,7 +69,11 @@ pub fn resolve_plain(text: &str) -> Resolved<'_> {
 fn resolve_number(text: &str) -> Option<Resolved<'_>> {
     // Timestamps (2001-12-14) stay strings when decoded into untyped values, as sigs.k8s.io/yaml
     // does; none of the parsers below accepts them.
-    let plain: String = text.chars().filter(|&c| c != '_').collect();
+    let plain: Cow<'_, str> = if text.contains('_') {
+        Cow::Owned(text.chars().filter(|&c| c != '_').collect())
+    } else {
+        Cow::Borrowed(text)
+    };
     if let Some(value) = parse_go_int(&plain) {
         return Some(match i64::try_from(value) {
             Ok(i) => Resolved::Int(i),

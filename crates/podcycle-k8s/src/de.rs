@@ -94,6 +94,9 @@ pub(crate) struct TreeDeserializer<'de, 'p> {
     pub(crate) collector: &'p RefCell<Collector>,
     /// Replaces the root `apiVersion` so that legacy group versions decode as the current one.
     pub(crate) api_version_override: Option<&'static str>,
+    /// The node's value when a caller has read it already (an `Option` field reads it to
+    /// tell null from a value), so that each scalar is typed once.
+    pub(crate) value: Option<TreeValue<'de>>,
 }
 
 impl<'de, 'p> TreeDeserializer<'de, 'p> {
@@ -107,16 +110,23 @@ impl<'de, 'p> TreeDeserializer<'de, 'p> {
             path,
             collector: self.collector,
             api_version_override: None,
+            value: None,
         }
+    }
+
+    fn value(&mut self) -> TreeValue<'de> {
+        self.value
+            .take()
+            .unwrap_or_else(|| self.tree.value(self.node))
     }
 }
 
 impl<'de> de::Deserializer<'de> for TreeDeserializer<'de, '_> {
     type Error = Error;
 
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, Error> {
         let path = self.path;
-        let result = match self.tree.value(self.node) {
+        let result = match self.value() {
             TreeValue::Null => visitor.visit_unit(),
             TreeValue::Bool(b) => visitor.visit_bool(b),
             TreeValue::Int(i) => match u64::try_from(i) {
@@ -138,27 +148,33 @@ impl<'de> de::Deserializer<'de> for TreeDeserializer<'de, '_> {
         result.map_err(|e| e.at(path))
     }
 
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.tree.value(self.node) {
+    fn deserialize_option<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value, Error> {
+        match self.value() {
             TreeValue::Null => visitor.visit_none(),
-            _ => visitor.visit_some(self),
+            value => {
+                self.value = Some(value);
+                visitor.visit_some(self)
+            }
         }
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
-        self,
+        mut self,
         name: &'static str,
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match self.tree.value(self.node) {
+        match self.value() {
             TreeValue::Map => {
                 let path = self.path;
                 visitor
                     .visit_map(MapAccess::new(&self, Some((name, fields))))
                     .map_err(|e| e.at(path))
             }
-            _ => self.deserialize_any(visitor),
+            value => {
+                self.value = Some(value);
+                self.deserialize_any(visitor)
+            }
         }
     }
 
@@ -171,13 +187,13 @@ impl<'de> de::Deserializer<'de> for TreeDeserializer<'de, '_> {
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
-        self,
+        mut self,
         _name: &'static str,
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
         let path = self.path;
-        match self.tree.value(self.node) {
+        match self.value() {
             TreeValue::Str(s) => visitor
                 .visit_enum(CowStrDeserializer::<Error>::new(s))
                 .map_err(|e| e.at(path)),

@@ -148,6 +148,7 @@ pub fn decode(kind: WorkloadKind, tree: &dyn Tree, root: u32) -> Decoded {
     let deserializer = de::TreeDeserializer {
         tree,
         node: root,
+        value: None,
         path: de::Path::Root,
         collector: &collector,
         api_version_override: Some(kind.current_api_version()),
