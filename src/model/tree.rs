@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use podcycle_k8s::{Tree, TreeValue};
 
-use crate::yaml::{self, ConversionError, Document, JsonScalar, Kind, NodeId};
+use crate::yaml::{self, ConversionError, Document, Kind, NodeId, Resolved};
 
 /// The subtree of an object that converts to JSON within the YAML layer's limits (alias
 /// expansion, depth); only such a subtree is handed to the decoder, which recurses per level.
@@ -42,12 +42,12 @@ impl Tree for ObjectTree<'_> {
         };
         match self.document.kind(self.document.resolve(id)) {
             Kind::Scalar(scalar) => match yaml::json_scalar(&scalar) {
-                JsonScalar::Null => TreeValue::Null,
-                JsonScalar::Bool(b) => TreeValue::Bool(b),
-                JsonScalar::Int(i) => TreeValue::Int(i),
-                JsonScalar::UInt(u) => TreeValue::UInt(u),
-                JsonScalar::Float(f) => TreeValue::Float(f),
-                JsonScalar::Str(s) => TreeValue::Str(s),
+                Resolved::Null => TreeValue::Null,
+                Resolved::Bool(b) => TreeValue::Bool(b),
+                Resolved::Int(i) => TreeValue::Int(i),
+                Resolved::UInt(u) => TreeValue::UInt(u),
+                Resolved::Float(f) => TreeValue::Float(f),
+                Resolved::Str(s) => TreeValue::Str(Cow::Borrowed(s)),
             },
             Kind::Sequence(items) => TreeValue::Seq(items.len()),
             Kind::Mapping(_) => TreeValue::Map,

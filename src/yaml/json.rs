@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Number, Value};
 
 use super::node::{Document, Kind, NodeId, Scalar};
-use super::resolve::{Resolved, go_format_float, key_text, resolve};
+use super::resolve::{Resolved, go_non_finite, key_text, resolve};
 use crate::source::Span;
 
 /// Values that alias expansion may add beyond the nodes written in the document. A
@@ -42,26 +42,12 @@ pub fn check_convertible(document: &Document, id: NodeId) -> Result<(), Conversi
     Converter::new(document, NoBuilder).value(id, 0)
 }
 
-/// A scalar as JSON has it, after Kubernetes' YAML typing.
-#[derive(Clone, Debug, PartialEq)]
-pub enum JsonScalar<'a> {
-    Null,
-    Bool(bool),
-    Int(i64),
-    UInt(u64),
-    Float(f64),
-    Str(Cow<'a, str>),
-}
-
-/// Types a scalar as [`to_json`] does.
-pub fn json_scalar<'a>(scalar: &Scalar<'a>) -> JsonScalar<'a> {
+/// Types a scalar as [`to_json`] does: as [`resolve`], with floats as Go's JSON encoder writes
+/// them (see [`json_float`]).
+pub fn json_scalar<'a>(scalar: &Scalar<'a>) -> Resolved<'a> {
     match resolve(scalar) {
-        Resolved::Null => JsonScalar::Null,
-        Resolved::Bool(b) => JsonScalar::Bool(b),
-        Resolved::Int(i) => JsonScalar::Int(i),
-        Resolved::UInt(u) => JsonScalar::UInt(u),
         Resolved::Float(f) => json_float(f),
-        Resolved::Str(s) => JsonScalar::Str(Cow::Borrowed(s)),
+        other => other,
     }
 }
 
@@ -139,12 +125,12 @@ impl Builder for JsonBuilder {
 
     fn scalar(&mut self, scalar: &Scalar<'_>) -> Value {
         match json_scalar(scalar) {
-            JsonScalar::Null => Value::Null,
-            JsonScalar::Bool(b) => Value::Bool(b),
-            JsonScalar::Int(i) => Value::Number(i.into()),
-            JsonScalar::UInt(u) => Value::Number(u.into()),
-            JsonScalar::Float(f) => Number::from_f64(f).map_or(Value::Null, Value::Number),
-            JsonScalar::Str(s) => Value::String(s.into_owned()),
+            Resolved::Null => Value::Null,
+            Resolved::Bool(b) => Value::Bool(b),
+            Resolved::Int(i) => Value::Number(i.into()),
+            Resolved::UInt(u) => Value::Number(u.into()),
+            Resolved::Float(f) => Number::from_f64(f).map_or(Value::Null, Value::Number),
+            Resolved::Str(s) => Value::String(s.to_owned()),
         }
     }
 
@@ -316,19 +302,15 @@ pub(crate) fn is_merge_key(document: &Document, key: NodeId) -> bool {
 
 /// sigs.k8s.io/yaml writes floats with Go's JSON encoder, which prints integral values without
 /// a fraction: `10.0` reaches the API server as `10` and fits an integer field.
-fn json_float(f: f64) -> JsonScalar<'static> {
+fn json_float(f: f64) -> Resolved<'static> {
     const EXACT_INTEGER_LIMIT: f64 = 1e21;
     if f.fract() == 0.0 && f.abs() < EXACT_INTEGER_LIMIT {
         #[allow(clippy::cast_possible_truncation)]
         if let Ok(i) = i64::try_from(f as i128) {
-            return JsonScalar::Int(i);
+            return Resolved::Int(i);
         }
     }
-    if f.is_finite() {
-        JsonScalar::Float(f)
-    } else {
-        // Go's encoder cannot write NaN or infinities; keep the text so the typed decoder
-        // reports a type error instead of a silent change.
-        JsonScalar::Str(Cow::Owned(go_format_float(f)))
-    }
+    // Go's encoder cannot write NaN or infinities; keep the text (as Go formats it) so the
+    // typed decoder reports a type error instead of a silent change.
+    go_non_finite(f).map_or(Resolved::Float(f), Resolved::Str)
 }

@@ -7,7 +7,7 @@ mod parse;
 mod resolve;
 
 pub use json::{
-    ALIAS_EXPANSION_LIMIT, ConversionError, JsonScalar, MAX_DEPTH, check_convertible, json_entries,
+    ALIAS_EXPANSION_LIMIT, ConversionError, MAX_DEPTH, check_convertible, json_entries,
     json_scalar, to_json,
 };
 pub use lookup::{Located, lookup};

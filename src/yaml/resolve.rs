@@ -183,14 +183,22 @@ pub fn key_text(document: &Document, id: NodeId) -> Option<Cow<'_, str>> {
 
 /// `strconv.FormatFloat(f, 'g', -1, 64)` for the values that matter here.
 pub fn go_format_float(f: f64) -> String {
+    if let Some(name) = go_non_finite(f) {
+        return name.to_owned();
+    }
+    let text = f.to_string();
+    text.strip_suffix(".0")
+        .map_or_else(|| text.clone(), str::to_owned)
+}
+
+/// How Go writes NaN and the infinities; `None` for a finite value.
+pub(super) fn go_non_finite(f: f64) -> Option<&'static str> {
     if f.is_nan() {
-        "NaN".to_owned()
+        Some("NaN")
     } else if f.is_infinite() {
-        if f > 0.0 { "+Inf" } else { "-Inf" }.to_owned()
+        Some(if f > 0.0 { "+Inf" } else { "-Inf" })
     } else {
-        let text = f.to_string();
-        text.strip_suffix(".0")
-            .map_or_else(|| text.clone(), str::to_owned)
+        None
     }
 }
 
