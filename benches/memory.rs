@@ -1,10 +1,10 @@
-//! Peak memory of `podcycle check` beside its throughput: the release binary, run as a user
-//! runs it, on the generated corpus of `corpus.rs` written to disk and on the shared corpus of
-//! real manifests when it is present, and on one 50 MB flow sequence (the worst case: a node for
-//! every three bytes). Each round runs every case once, in turn; the table gives
-//! medians of the wall and CPU time and the largest peak resident set size (the kernel's
-//! `ru_maxrss` of the child, from `wait4`) against the size of the input. The target is a peak
-//! of at most twice the input.
+//! Peak memory of `podcycle check` and `podcycle explain` beside their throughput: the release
+//! binary, run as a user runs it, on the generated corpus of `corpus.rs` written to disk and on
+//! the shared corpus of real manifests when it is present, and on one 50 MB flow sequence (the
+//! worst case: a node for every three bytes). Each round runs every case once, in turn; the
+//! table gives medians of the wall and CPU time and the largest peak resident set size (the
+//! kernel's `ru_maxrss` of the child, from `wait4`) against the size of the input. The targets
+//! are a peak of at most twice the input for `check` and three times for `explain`.
 //!
 //! `cargo bench --bench memory`; `PODCYCLE_BENCH_ROUNDS` (default 5) sets the rounds and
 //! `PODCYCLE_BENCH_CORPUS` the directory of real manifests (default: `../shared/corpus` or
@@ -20,10 +20,10 @@ use std::time::{Duration, Instant};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let [flag, dir, format] = args.as_slice()
+    if let [flag, dir, command, format] = args.as_slice()
         && flag == MEASURE
     {
-        let run = run_check(Path::new(dir), format);
+        let run = run_podcycle(Path::new(dir), command, format);
         println!(
             "{} {} {}",
             run.wall.as_nanos(),
@@ -74,32 +74,40 @@ fn main() {
     let flow = tempfile::tempdir().expect("a temporary directory");
     write_flow_sequence(flow.path());
     inputs.push(Input::new("one flow sequence", flow.path()));
-    let formats = ["full", "json"];
+    // `check` in two formats, and `explain`, which streams its timelines, in two.
+    let formats = [
+        ("check", "full", 2),
+        ("check", "json", 2),
+        ("explain", "text", 3),
+        ("explain", "json", 3),
+    ];
 
     let before = cpu_pressure();
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(); inputs.len() * formats.len()];
     for _ in 0..rounds {
         for (i, input) in inputs.iter().enumerate() {
-            for (f, format) in formats.iter().enumerate() {
-                runs[i * formats.len() + f].push(measure(&input.dir, format));
+            for (f, (command, format, _)) in formats.iter().enumerate() {
+                runs[i * formats.len() + f].push(measure(&input.dir, command, format));
             }
         }
     }
 
-    println!("\n`podcycle check --no-render`, {rounds} rounds, output to /dev/null\n");
     println!(
-        "| input | format | median wall | MB/s | median CPU (user+sys) | peak RSS (max of rounds) | peak / input (target ≤ 2) |"
+        "\n`podcycle check --no-render` and `podcycle explain`, {rounds} rounds, output to /dev/null\n"
     );
-    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+    println!(
+        "| input | command | median wall | MB/s | median CPU (user+sys) | peak RSS (max of rounds) | peak / input | target |"
+    );
+    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |");
     for (i, input) in inputs.iter().enumerate() {
-        for (f, format) in formats.iter().enumerate() {
+        for (f, (command, format, target)) in formats.iter().enumerate() {
             let runs = &runs[i * formats.len() + f];
             let wall = median(runs.iter().map(|r| r.wall));
             let cpu = median(runs.iter().map(|r| r.cpu));
             let peak = runs.iter().map(|r| r.max_rss).max().unwrap_or(0);
             let mb = input.bytes as f64 / 1e6;
             println!(
-                "| {} ({} files, {mb:.1} MB) | {format} | {:.0} ms | {:.1} | {:.0} ms | {:.1} MB | {:.2} |",
+                "| {} ({} files, {mb:.1} MB) | {command} --format {format} | {:.0} ms | {:.1} | {:.0} ms | {:.1} MB | {:.2} | ≤ {target} |",
                 input.name,
                 input.files,
                 wall.as_secs_f64() * 1e3,
@@ -207,7 +215,7 @@ impl Input {
 /// The argument that makes this program run one `podcycle check` and print what it used.
 const MEASURE: &str = "--measure-one";
 
-/// Runs [`run_check`] in a fresh copy of this program, started before it has allocated
+/// Runs [`run_podcycle`] in a fresh copy of this program, started before it has allocated
 /// anything, and reads the result from its output.
 ///
 /// A process's peak RSS (`ru_maxrss`) starts from that of the memory it was forked from: at
@@ -215,11 +223,12 @@ const MEASURE: &str = "--measure-one";
 /// child is a copy of its parent's. This benchmark holds the generated corpus, tens of MB,
 /// so its children would start above the peak of a small input. The fresh copy is a few MB,
 /// and it is the parent of the measured process.
-fn measure(dir: &Path, format: &str) -> Run {
+fn measure(dir: &Path, command: &str, format: &str) -> Run {
     let exe = std::env::current_exe().expect("the benchmark's own path");
     let output = Command::new(exe)
         .arg(MEASURE)
         .arg(dir)
+        .arg(command)
         .arg(format)
         .stderr(Stdio::inherit())
         .output()
@@ -252,14 +261,18 @@ struct Run {
     max_rss: u64,
 }
 
-/// Runs `podcycle check --no-render --format FORMAT .` in `dir`, output discarded, and reads
-/// the child's resource use from `wait4`.
+/// Runs `podcycle check --no-render --format FORMAT .` (or `explain --format FORMAT .`) in
+/// `dir`, output discarded, and reads the child's resource use from `wait4`.
 // `wait4` reaps the child, which `Child::wait` cannot do while giving its resource use.
 #[allow(clippy::zombie_processes)]
-fn run_check(dir: &Path, format: &str) -> Run {
+fn run_podcycle(dir: &Path, command: &str, format: &str) -> Run {
+    let args: &[&str] = match command {
+        "check" => &["check", "--no-render", "--format", format, "."],
+        _ => &[command, "--format", format, "."],
+    };
     let start = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_podcycle"))
-        .args(["check", "--no-render", "--format", format, "."])
+        .args(args)
         .current_dir(dir)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -275,7 +288,7 @@ fn run_check(dir: &Path, format: &str) -> Run {
     assert_eq!(waited, pid, "waiting for podcycle");
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) <= 1,
-        "podcycle check failed in {}",
+        "podcycle {command} failed in {}",
         dir.display()
     );
     let time = |t: libc::timeval| {
