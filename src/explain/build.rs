@@ -160,6 +160,7 @@ fn probe_set(life: &Lifecycle<'_>, index: usize, times: &ContainerTimes) -> Prob
     let info = |kind: ProbeKind| {
         probes
             .get(kind)
+            .copied()
             .map(|timing| probe_info(life, index, kind, timing, times))
     };
     ProbeSet {

@@ -80,7 +80,10 @@ impl HandlerSite<'_, '_> {
 
     /// The probe's settings after defaults, as the model holds them.
     pub fn timing(&self) -> Option<ProbeTiming> {
-        self.container.probes.get(self.used_for.probe_kind()?)
+        self.container
+            .probes
+            .get(self.used_for.probe_kind()?)
+            .copied()
     }
 
     /// "the readinessProbe of `web`", "the postStart hook of `web`".

@@ -132,7 +132,11 @@ impl Lifecycle<'_> {
         if kind == ProbeKind::Readiness {
             return None;
         }
-        let timing = container.probes.get(kind).filter(ProbeTiming::is_valid)?;
+        let timing = container
+            .probes
+            .get(kind)
+            .copied()
+            .filter(ProbeTiming::is_valid)?;
         let own = timing
             .termination_grace_period_seconds
             .filter(|&g| g > 0 && PROBE_TERMINATION_GRACE_PERIOD.enabled(self.kube));

@@ -31,7 +31,7 @@ use std::cell::OnceCell;
 pub use command::NeverExits;
 pub use handlers::{HandlerSite, HandlerUse, handlers};
 pub use kill::{GraceSource, KillPlan};
-pub use probe::{ProbeKind, ProbeTiming, Probes};
+pub use probe::{ByProbe, ProbeKind, ProbeTiming, Probes};
 pub use remarks::Remark;
 pub use schedule::{ContainerTimes, FirstProbes, Schedule};
 pub use shell::{ExecSleep, exec_only_sleeps, exec_sleep, only_sleep};

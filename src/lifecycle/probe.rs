@@ -152,23 +152,37 @@ impl ProbeTiming {
     }
 }
 
-/// The probes of a container, after defaults.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Probes {
-    pub liveness: Option<ProbeTiming>,
-    pub readiness: Option<ProbeTiming>,
-    pub startup: Option<ProbeTiming>,
+/// Something for each kind of probe a container may have.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ByProbe<T> {
+    pub liveness: Option<T>,
+    pub readiness: Option<T>,
+    pub startup: Option<T>,
 }
 
-impl Probes {
-    pub fn get(&self, kind: ProbeKind) -> Option<ProbeTiming> {
+impl<T> ByProbe<T> {
+    pub fn get(&self, kind: ProbeKind) -> Option<&T> {
         match kind {
-            ProbeKind::Startup => self.startup,
-            ProbeKind::Readiness => self.readiness,
-            ProbeKind::Liveness => self.liveness,
+            ProbeKind::Startup => self.startup.as_ref(),
+            ProbeKind::Readiness => self.readiness.as_ref(),
+            ProbeKind::Liveness => self.liveness.as_ref(),
         }
     }
 }
+
+// Not derived: that would ask `T: Default`, and no probe is the default whatever `T` is.
+impl<T> Default for ByProbe<T> {
+    fn default() -> Self {
+        ByProbe {
+            liveness: None,
+            readiness: None,
+            startup: None,
+        }
+    }
+}
+
+/// The probes of a container, after defaults.
+pub type Probes = ByProbe<ProbeTiming>;
 
 #[cfg(test)]
 mod tests {

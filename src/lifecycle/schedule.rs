@@ -24,8 +24,8 @@
 use super::kill::KillPlan;
 use super::time::{Bounds, Delay, DelayKind, Step, Window};
 use super::{
-    ContainerLife, ExecSleep, HookEnd, Lifecycle, ProbeKind, ProbeTiming, Role, exec_only_sleeps,
-    exec_sleep,
+    ByProbe, ContainerLife, ExecSleep, HookEnd, Lifecycle, ProbeKind, ProbeTiming, Role,
+    exec_only_sleeps, exec_sleep,
 };
 use crate::text;
 
@@ -58,22 +58,7 @@ pub struct ContainerTimes {
 }
 
 /// When the first try of each probe can run.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FirstProbes {
-    pub startup: Option<Window>,
-    pub readiness: Option<Window>,
-    pub liveness: Option<Window>,
-}
-
-impl FirstProbes {
-    pub fn get(&self, kind: ProbeKind) -> Option<&Window> {
-        match kind {
-            ProbeKind::Startup => self.startup.as_ref(),
-            ProbeKind::Readiness => self.readiness.as_ref(),
-            ProbeKind::Liveness => self.liveness.as_ref(),
-        }
-    }
-}
+pub type FirstProbes = ByProbe<Window>;
 
 /// The times of every container, in [`Lifecycle::containers`] order, and the pod's.
 #[derive(Clone, Debug, PartialEq)]
@@ -313,7 +298,7 @@ impl Lifecycle<'_> {
     fn finish(&self, index: usize, entry: &mut ContainerTimes, unknown: f64) {
         let container = &self.containers[index];
         let probes = container.probes;
-        let valid = |kind: ProbeKind| probes.get(kind).filter(ProbeTiming::is_valid);
+        let valid = |kind: ProbeKind| probes.get(kind).copied().filter(ProbeTiming::is_valid);
         let delayed = |kind: ProbeKind, timing: ProbeTiming| {
             entry
                 .start
