@@ -277,18 +277,22 @@ fn explained(
         format!("{}..{}", number(&value["min"]), number(&value["max"]))
     };
     let secs = |v: f64| format!("{v}");
+    // A claim's value, with the words its message must contain.
+    let claimed_seconds = |v: f64| (secs(v), vec![text::seconds(v)]);
+    let claimed_range = |min: f64, max: f64| (format!("{min}..{max}"), vec![text::range(min, max)]);
+    let claimed_grace = |grace: i64| (grace.to_string(), vec![format!("{grace}s")]);
     match claim {
         Claim::DeletionGrace(grace) => (
             shown["shutdown"]["effective_grace_period_seconds"]
                 .as_i64()
                 .map(|g| g.to_string()),
-            (grace.to_string(), vec![format!("{grace}s")]),
+            claimed_grace(*grace),
         ),
         Claim::SpecGrace(grace) => (
             shown["shutdown"]["grace_period_seconds"]
                 .as_i64()
                 .map(|g| g.to_string()),
-            (grace.to_string(), vec![format!("{grace}s")]),
+            claimed_grace(*grace),
         ),
         Claim::StopWindow { container, seconds } => {
             let name = &shown["startup"][*container]["container"];
@@ -298,7 +302,7 @@ fn explained(
             (
                 stop.and_then(|s| s["term_window_bounds_seconds"]["max"].as_f64())
                     .map(secs),
-                (secs(*seconds), vec![text::seconds(*seconds)]),
+                claimed_seconds(*seconds),
             )
         }
         Claim::ProbeFailure {
@@ -307,10 +311,7 @@ fn explained(
             bounds,
         } => (
             Some(range(&probe_of(*container, *probe)["fails_after_seconds"])),
-            (
-                format!("{}..{}", bounds.min, bounds.max),
-                vec![text::range(bounds.min, bounds.max)],
-            ),
+            claimed_range(bounds.min, bounds.max),
         ),
         Claim::ProbeInterval {
             container,
@@ -320,7 +321,7 @@ fn explained(
             probe_of(*container, *probe)["interval_seconds"]["max"]
                 .as_f64()
                 .map(secs),
-            (secs(*seconds), vec![text::seconds(*seconds)]),
+            claimed_seconds(*seconds),
         ),
         Claim::UnansweredKill {
             container,
@@ -330,10 +331,7 @@ fn explained(
             Some(range(
                 &probe_of(*container, *probe)["window_bounds_seconds"],
             )),
-            (
-                format!("{}..{}", bounds.min, bounds.max),
-                vec![text::range(bounds.min, bounds.max)],
-            ),
+            claimed_range(bounds.min, bounds.max),
         ),
         Claim::ProbeKill {
             container,
@@ -363,10 +361,7 @@ fn explained(
             } else {
                 shown["started_seconds"]["min"].as_f64()
             };
-            (
-                shown_seconds.map(secs),
-                (secs(*seconds), vec![text::seconds(*seconds)]),
-            )
+            (shown_seconds.map(secs), claimed_seconds(*seconds))
         }
     }
 }
