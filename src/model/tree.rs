@@ -12,17 +12,13 @@ use crate::yaml::{self, ConversionError, Document, Kind, NodeId, Resolved};
 #[derive(Clone, Copy)]
 pub struct ObjectTree<'d> {
     document: &'d Document,
-    pub root: NodeId,
+    root: NodeId,
 }
 
 impl<'d> ObjectTree<'d> {
     pub fn new(document: &'d Document, root: NodeId) -> Result<Self, ConversionError> {
         yaml::check_convertible(document, root)?;
         Ok(ObjectTree { document, root })
-    }
-
-    pub fn document(&self) -> &'d Document {
-        self.document
     }
 
     /// The root, as the decoder names nodes.
