@@ -2,7 +2,6 @@
 //! after another, and write each selected pod's explanation as soon as its document is done,
 //! so that memory stays near the size of the largest file, whatever the number of pods.
 
-use std::collections::BTreeSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -15,20 +14,12 @@ use super::{
     ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, eprint_line, usage_error,
 };
 use crate::config::{self, Config};
-use crate::diagnostics::Diagnostic;
 use crate::discovery::discover;
 use crate::discovery::roles::{PatchIndex, role_by_name};
 use crate::escape::escape_controls;
-use crate::explain::{
-    ExplainFormat, ExplainWriter, Finding, ObjectSelector, PodExplanation, PodSource, Selection,
-    explain_pod,
-};
-use crate::lint::{FileRole, Visit, locate};
-use crate::model::ObjectRef;
-use crate::report::JsonDiagnostic;
-use crate::rules::Part;
+use crate::explain::{ExplainFormat, ExplainWriter, Explaining, ObjectSelector, Selection};
+use crate::lint::FileRole;
 use crate::settings::{Selection as RuleSelection, Settings};
-use crate::source::Span;
 use crate::suggest::did_you_mean_help;
 use crate::text::name_list;
 
@@ -45,6 +36,7 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     let selection = Selection {
         object,
         container: args.container.clone(),
+        at: None,
     };
     let stdin_count = args.paths.iter().filter(|p| p.as_os_str() == "-").count();
     if stdin_count > 1 {
@@ -124,9 +116,9 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
                 }
             },
         };
-        run.file(name, bytes, &settings, role)?;
+        explain_file(&mut run, name, bytes, &settings, role)?;
     }
-    run.finish(args, failed)
+    finish(run, args, failed)
 }
 
 enum Input {
@@ -144,230 +136,100 @@ fn settings_for(config: Option<&Config>, args: &ExplainArgs, path: Option<&Path>
     }
 }
 
-/// The explaining of every input: pods are written as their document ends; what the command
-/// needs to say at the end (nothing matched, suggestions) is kept small.
-struct Explaining<'s, W: Write> {
-    selection: &'s Selection,
-    writer: ExplainWriter<W>,
-    /// Pods of the current document, waiting for its suppressions.
-    pending: Vec<Pending>,
-    /// Workload objects seen, for suggestions when `--object` matches nothing.
-    objects: BTreeSet<String>,
-    /// Container names of the selected pods, for suggestions when `--container` matches
-    /// nothing.
-    containers: BTreeSet<String>,
-    /// Selected objects whose pod spec could not be decoded, or that have none.
-    unreadable: Vec<(ObjectRef, String)>,
-    without_pod_spec: Vec<(ObjectRef, String)>,
-    /// Pod specs selected (before `--container`).
-    selected_pods: usize,
+/// Lints a file and explains its pods as they are visited.
+fn explain_file<W: Write>(
+    run: &mut Explaining<'_, W>,
+    name: String,
+    bytes: Vec<u8>,
+    settings: &Settings,
+    role: FileRole,
+) -> io::Result<()> {
+    let mut result = Ok(());
+    lint_bytes_with(name, bytes, settings, role, &mut |visit| {
+        if result.is_ok() {
+            result = run.visit(visit);
+        }
+    });
+    result
 }
 
-/// A pod explained, and the spans of its findings, to keep those its document keeps.
-struct Pending {
-    pod: PodExplanation<JsonDiagnostic>,
-    spans: Vec<(Span, &'static str, String)>,
-}
-
-impl<'s, W: Write> Explaining<'s, W> {
-    fn new(selection: &'s Selection, writer: ExplainWriter<W>) -> Explaining<'s, W> {
-        Explaining {
-            selection,
-            writer,
-            pending: Vec::new(),
-            objects: BTreeSet::new(),
-            containers: BTreeSet::new(),
-            unreadable: Vec::new(),
-            without_pod_spec: Vec::new(),
-            selected_pods: 0,
-        }
+/// Says what matched nothing, closes the output and picks the exit code.
+fn finish<W: Write>(run: Explaining<'_, W>, args: &ExplainArgs, failed: bool) -> io::Result<u8> {
+    for (object, at) in &run.unreadable {
+        let file = at.rsplit_once(':').map_or(at.as_str(), |(file, _)| file);
+        eprint_line(format_args!(
+            "podcycle: warning: {} ({at}) has a pod spec that cannot be read; `podcycle check {file}` says why",
+            object.display_name(),
+        ))?;
     }
-
-    fn file(
-        &mut self,
-        name: String,
-        bytes: Vec<u8>,
-        settings: &Settings,
-        role: FileRole,
-    ) -> io::Result<()> {
-        let mut result = Ok(());
-        lint_bytes_with(name, bytes, settings, role, &mut |visit| {
-            if result.is_err() {
-                return;
-            }
-            result = match visit {
-                Visit::Object(visit) => {
-                    self.object(visit);
-                    Ok(())
-                }
-                Visit::DocumentEnd(kept) => self.document_end(kept),
-            };
-        });
-        result
+    let written = run.writer.written();
+    let selected_elsewhere = !run.unreadable.is_empty() || !run.without_pod_spec.is_empty();
+    if written == 0
+        && let Some(code) = nothing_matched(&run, args, selected_elsewhere)?
+    {
+        // A usage error: nothing on standard output.
+        return Ok(code);
     }
-
-    fn object(&mut self, visit: &crate::lint::ObjectVisit<'_>) {
-        let object = &visit.object.object;
-        if self.objects.len() < 10_000 {
-            self.objects.insert(object.display_name());
-        }
-        if !self.selection.wants_object(object) {
-            return;
-        }
-        let Some((site, life)) = visit.pod else {
-            let span = visit.document.node(visit.object.root).span;
-            let at = format!(
-                "{}:{}",
-                visit.file.path,
-                visit.file.line_col(span.start).line
-            );
-            let undecodable = visit
-                .diagnostics
-                .iter()
-                .any(|d| matches!(d.rule, "invalid-type" | "yaml-syntax"));
-            if undecodable {
-                self.unreadable.push((object.clone(), at));
-            } else if self.selection.object.is_some() {
-                self.without_pod_spec.push((object.clone(), at));
-            }
-            return;
-        };
-        self.selected_pods += 1;
-        if self.selection.container.is_some() && self.containers.len() < 10_000 {
-            self.containers
-                .extend(life.containers.iter().map(|c| c.name.to_owned()));
-        }
-        if let Some(name) = &self.selection.container
-            && !life.containers.iter().any(|c| c.name == name)
-        {
-            return;
-        }
-        // A custom kind's pod spec is where its kind puts it, not where the decoded site says.
-        let spec_path = visit.spec_path.unwrap_or(&site.spec_path);
-        let span = locate(visit.document, visit.object, spec_path, Part::Key);
-        let mut sorted = visit.diagnostics.to_vec();
-        crate::diagnostics::sort(&mut sorted);
-        let spans = sorted
-            .iter()
-            .map(|d| (d.span, d.rule, d.message.clone()))
-            .collect();
-        let pod = explain_pod(PodSource {
-            file: &visit.file.path,
-            line: visit.file.line_col(span.start).line,
-            object,
-            spec_path: spec_path.to_string(),
-            life,
-            readiness_gates: site
-                .spec
-                .readiness_gates
-                .as_ref()
-                .is_some_and(|gates| !gates.is_empty()),
-            active_deadline_seconds: site.spec.active_deadline_seconds,
-            findings: sorted
-                .iter()
-                .map(|d| JsonDiagnostic::new(visit.file, d))
-                .collect(),
-        });
-        self.pending.push(Pending { pod, spans });
-    }
-
-    /// A document is done: its pods keep the findings `check` reports (suppressions
-    /// applied) and are written.
-    fn document_end(&mut self, kept: &[Diagnostic]) -> io::Result<()> {
-        for Pending { mut pod, spans } in std::mem::take(&mut self.pending) {
-            let mut found = spans.iter();
-            pod.findings.retain(|_| {
-                found.next().is_some_and(|(span, rule, message)| {
-                    kept.iter()
-                        .any(|d| d.span == *span && d.rule == *rule && d.message == *message)
-                })
-            });
-            if let Some(name) = &self.selection.container {
-                pod.retain_container(name);
-            }
-            self.writer.pod(&pod)?;
-        }
-        Ok(())
-    }
-
-    /// Says what matched nothing, closes the output and picks the exit code.
-    fn finish(self, args: &ExplainArgs, failed: bool) -> io::Result<u8> {
-        for (object, at) in &self.unreadable {
-            let file = at.rsplit_once(':').map_or(at.as_str(), |(file, _)| file);
+    run.writer.finish()?;
+    if written == 0 {
+        if !failed && !selected_elsewhere {
             eprint_line(format_args!(
-                "podcycle: warning: {} ({at}) has a pod spec that cannot be read; `podcycle check {file}` says why",
-                object.display_name(),
+                "podcycle: no pod spec found in {} (explain reads Pods, PodTemplates and workload controllers)",
+                shown_paths(args)
             ))?;
         }
-        let written = self.writer.written();
-        let selected_elsewhere = !self.unreadable.is_empty() || !self.without_pod_spec.is_empty();
-        if written == 0
-            && let Some(code) = self.nothing_matched(args, selected_elsewhere)?
-        {
-            // A usage error: nothing on standard output.
-            return Ok(code);
-        }
-        self.writer.finish()?;
-        if written == 0 {
-            if !failed && !selected_elsewhere {
-                eprint_line(format_args!(
-                    "podcycle: no pod spec found in {} (explain reads Pods, PodTemplates and workload controllers)",
-                    shown_paths(args)
-                ))?;
-            }
-            return Ok(if failed { EXIT_ERROR } else { EXIT_FINDINGS });
-        }
-        Ok(if failed { EXIT_ERROR } else { EXIT_CLEAN })
+        return Ok(if failed { EXIT_ERROR } else { EXIT_FINDINGS });
     }
+    Ok(if failed { EXIT_ERROR } else { EXIT_CLEAN })
+}
 
-    /// The usage error for an `--object` or `--container` that matches nothing, or for an
-    /// object without a pod spec; `None` when none applies.
-    fn nothing_matched(
-        &self,
-        args: &ExplainArgs,
-        selected_elsewhere: bool,
-    ) -> io::Result<Option<u8>> {
-        if let Some(selector) = &self.selection.object
-            && self.selected_pods == 0
-        {
-            if let Some((object, at)) = self.without_pod_spec.first() {
-                eprint_line(format_args!(
-                    "podcycle: {} ({at}) has no pod spec to explain",
-                    object.display_name()
-                ))?;
-                return Ok(Some(EXIT_FINDINGS));
-            }
-            if !selected_elsewhere {
-                let wanted = selector.display();
-                let candidates: Vec<&str> = self.objects.iter().map(String::as_str).collect();
-                let hint = match did_you_mean_help(&wanted, &candidates) {
-                    Some(help) => format!("; {help}"),
-                    None if candidates.is_empty() => "; it holds no workload objects".to_owned(),
-                    None => format!("; it holds {}", list(&candidates)),
-                };
-                return Ok(Some(usage_error(&format!(
-                    "no object `{wanted}` in {}{hint}",
-                    shown_paths(args)
-                ))));
-            }
+/// The usage error for an `--object` or `--container` that matches nothing, or for an
+/// object without a pod spec; `None` when none applies.
+fn nothing_matched<W: Write>(
+    run: &Explaining<'_, W>,
+    args: &ExplainArgs,
+    selected_elsewhere: bool,
+) -> io::Result<Option<u8>> {
+    if let Some(selector) = &run.selection().object
+        && run.selected_pods == 0
+    {
+        if let Some((object, at)) = run.without_pod_spec.first() {
+            eprint_line(format_args!(
+                "podcycle: {} ({at}) has no pod spec to explain",
+                object.display_name()
+            ))?;
+            return Ok(Some(EXIT_FINDINGS));
         }
-        if let Some(name) = &self.selection.container
-            && self.selected_pods > 0
-        {
-            let names: Vec<&str> = self.containers.iter().map(String::as_str).collect();
-            let hint = did_you_mean_help(name, &names)
-                .unwrap_or_else(|| format!("the containers are {}", list(&names)));
-            let place = self
-                .selection
-                .object
-                .as_ref()
-                .map_or_else(|| shown_paths(args), ObjectSelector::display);
+        if !selected_elsewhere {
+            let wanted = selector.display();
+            let candidates: Vec<&str> = run.objects.iter().map(String::as_str).collect();
+            let hint = match did_you_mean_help(&wanted, &candidates) {
+                Some(help) => format!("; {help}"),
+                None if candidates.is_empty() => "; it holds no workload objects".to_owned(),
+                None => format!("; it holds {}", list(&candidates)),
+            };
             return Ok(Some(usage_error(&format!(
-                "no container `{name}` in {place}; {hint}"
+                "no object `{wanted}` in {}{hint}",
+                shown_paths(args)
             ))));
         }
-        Ok(None)
     }
+    if let Some(name) = &run.selection().container
+        && run.selected_pods > 0
+    {
+        let names: Vec<&str> = run.containers.iter().map(String::as_str).collect();
+        let hint = did_you_mean_help(name, &names)
+            .unwrap_or_else(|| format!("the containers are {}", list(&names)));
+        let place = run
+            .selection()
+            .object
+            .as_ref()
+            .map_or_else(|| shown_paths(args), ObjectSelector::display);
+        return Ok(Some(usage_error(&format!(
+            "no container `{name}` in {place}; {hint}"
+        ))));
+    }
+    Ok(None)
 }
 
 fn shown_paths(args: &ExplainArgs) -> String {
@@ -393,7 +255,8 @@ fn list(names: &[&str]) -> String {
 pub fn explain_text(path: &str, text: &str, settings: &Settings, format: ExplainFormat) -> String {
     let selection = Selection::default();
     let mut run = Explaining::new(&selection, ExplainWriter::new(Vec::new(), format));
-    run.file(
+    explain_file(
+        &mut run,
         path.to_owned(),
         text.as_bytes().to_vec(),
         settings,
@@ -402,32 +265,4 @@ pub fn explain_text(path: &str, text: &str, settings: &Settings, format: Explain
     .expect("writing to memory");
     let out = run.writer.finish().expect("writing to memory");
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// `explain` lists the findings in the shape `check --format json` writes them.
-impl Finding for JsonDiagnostic {
-    fn severity(&self) -> &str {
-        self.severity.as_str()
-    }
-    fn rule(&self) -> &str {
-        self.rule
-    }
-    fn file(&self) -> &str {
-        &self.file
-    }
-    fn line(&self) -> usize {
-        self.line
-    }
-    fn column(&self) -> usize {
-        self.column
-    }
-    fn message(&self) -> &str {
-        &self.message
-    }
-    fn container(&self) -> Option<&str> {
-        self.container.as_deref()
-    }
-    fn field(&self) -> Option<&str> {
-        self.field.as_deref()
-    }
 }

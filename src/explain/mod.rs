@@ -2,10 +2,11 @@
 //! (`text`), tools can use (`json`) and GitHub can draw (`mermaid`), with the findings of
 //! `check` for the same pod. docs/explain.md describes the output.
 //!
-//! This module depends on the lifecycle model, nothing above it: the command
-//! (`cli/explain.rs`) runs the pipeline and hands each pod over as it is linted, with its
-//! findings (any [`Finding`]: the command passes them in the shape of `check --format json`),
-//! and [`ExplainWriter`] writes it at once, so that memory does not grow with the input.
+//! The timelines depend on the lifecycle model, nothing above it: [`Explaining`] takes each
+//! pod as the lint pipeline visits it, with its findings (any [`Finding`]; it passes them in
+//! the shape of `check --format json`), and [`ExplainWriter`] writes it at once, so that memory
+//! does not grow with the input. The command (`cli/explain.rs`) and the language server's
+//! "explain this pod" both feed [`Explaining`], so they print the same explanation.
 
 mod build;
 mod json;
@@ -14,6 +15,7 @@ mod model;
 mod select;
 mod text;
 mod units;
+mod visits;
 
 use std::io::{self, Write};
 
@@ -21,6 +23,7 @@ pub use build::{PodSource, explain_pod};
 pub use model::{Finding, Note, PodExplanation};
 pub use select::{ObjectSelector, Selection};
 pub use units::{Range, Secs};
+pub use visits::Explaining;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExplainFormat {
