@@ -349,7 +349,7 @@ fn path_matches(path: &Path, is_match: impl Fn(&Path) -> bool) -> bool {
 /// the file. A configuration that cannot be read counts as none (`check` reports it;
 /// [`resolve_for_path`] says why).
 pub fn settings_for_path(path: &Path, kube_version: Option<KubeVersion>) -> Option<Settings> {
-    resolve_for_path(path, kube_version).settings
+    resolve_for_path(path, &Selection::default(), kube_version).settings
 }
 
 /// What applies to a file without options, and why the configuration that should have applied
@@ -362,33 +362,44 @@ pub struct Resolved {
     pub error: Option<ConfigError>,
 }
 
-/// [`settings_for_path`], with the configuration's error when it cannot be used.
-pub fn resolve_for_path(path: &Path, kube_version: Option<KubeVersion>) -> Resolved {
+/// [`settings_for_path`] with the rule selection `cli` on top (`--select`, `--ignore`), and the
+/// configuration's error when it cannot be used.
+pub fn resolve_for_path(
+    path: &Path,
+    cli: &Selection,
+    kube_version: Option<KubeVersion>,
+) -> Resolved {
     let directory = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let defaults = || Some(settings_without_config(&Selection::default(), kube_version));
-    let config = match find(directory).map(|found| Config::load(&found)) {
-        None => {
-            return Resolved {
-                settings: defaults(),
-                error: None,
-            };
-        }
-        Some(Err(error)) => {
-            return Resolved {
-                settings: defaults(),
-                error: Some(error),
-            };
-        }
-        Some(Ok(config)) => config,
-    };
-    let settings = (!config.excludes(path))
-        .then(|| config.settings_for_file(&Selection::default(), kube_version, Some(path)));
-    Resolved {
-        settings,
-        error: None,
+    match find(directory) {
+        Some(found) => resolve_with(&found, Some(path), cli, kube_version),
+        None => Resolved {
+            settings: Some(settings_without_config(cli, kube_version)),
+            error: None,
+        },
+    }
+}
+
+/// [`resolve_for_path`] with the configuration file `config` in place of the nearest one
+/// (`--config`); `path` is `None` for a text that is no file.
+pub fn resolve_with(
+    config: &Path,
+    path: Option<&Path>,
+    cli: &Selection,
+    kube_version: Option<KubeVersion>,
+) -> Resolved {
+    match Config::load(config) {
+        Ok(config) => Resolved {
+            settings: (!path.is_some_and(|path| config.excludes(path)))
+                .then(|| config.settings_for_file(cli, kube_version, path)),
+            error: None,
+        },
+        Err(error) => Resolved {
+            settings: Some(settings_without_config(cli, kube_version)),
+            error: Some(error),
+        },
     }
 }
 

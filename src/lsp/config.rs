@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use lsp_types::{FileEvent, Uri};
 
+use super::editor_settings::EditorSettings;
 use crate::config::{self as podcycle_config};
 use crate::discovery::roles::PatchIndex;
 use crate::lint::FileRole;
@@ -19,11 +20,16 @@ pub const CONFIG_FILES_GLOB: &str = "**/.podcycle.{yaml,yml}";
 pub struct Config {
     /// The workspace folders the client opened, for the configuration search to stop at.
     pub workspace_folders: Vec<PathBuf>,
+    /// What the editor's settings say, over the configuration files.
+    pub editor: EditorSettings,
 }
 
 impl Config {
     pub fn new(workspace_folders: Vec<PathBuf>) -> Config {
-        Config { workspace_folders }
+        Config {
+            workspace_folders,
+            editor: EditorSettings::default(),
+        }
     }
 
     /// The settings for the document at `uri`, as `podcycle check` would lint the file: the
@@ -35,12 +41,19 @@ impl Config {
         self.resolve(uri).settings
     }
 
-    /// [`Config::settings_for`], with the error of a configuration that cannot be used.
+    /// [`Config::settings_for`], with the error of a configuration that cannot be used. The
+    /// editor's settings apply as the command line's options do for `check`.
     pub fn resolve(&self, uri: &Uri) -> podcycle_config::Resolved {
-        match file_path(uri) {
-            Some(path) => podcycle_config::resolve_for_path(&path, None),
-            None => podcycle_config::Resolved {
-                settings: Some(Settings::default()),
+        let editor = &self.editor;
+        let (cli, kube_version) = (&editor.selection, editor.kube_version);
+        let path = file_path(uri);
+        match (&editor.configuration, &path) {
+            (Some(config), path) => {
+                podcycle_config::resolve_with(config, path.as_deref(), cli, kube_version)
+            }
+            (None, Some(path)) => podcycle_config::resolve_for_path(path, cli, kube_version),
+            (None, None) => podcycle_config::Resolved {
+                settings: Some(podcycle_config::settings_without_config(cli, kube_version)),
                 error: None,
             },
         }

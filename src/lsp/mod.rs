@@ -12,12 +12,16 @@
 //! - [`analysis`]: which diagnostics a document gets;
 //! - [`convert`]: spans to positions, diagnostics to the protocol's;
 //! - [`actions`], [`hover`]: code actions and hover;
-//! - [`config`]: the settings for a document — the one place configuration plugs in.
+//! - [`explain`]: `podcycle explain` for the pod under the cursor (`podcycle/explain`);
+//! - [`config`]: the settings for a document — the one place configuration plugs in;
+//! - [`editor_settings`]: the editor's settings, the command line's options for `check`.
 
 pub mod actions;
 pub mod analysis;
 pub mod config;
 pub mod convert;
+pub mod editor_settings;
+pub mod explain;
 pub mod hover;
 pub mod rendered;
 pub mod server;

@@ -75,6 +75,12 @@ pub fn rendered_findings(path: &Path, text: &str, settings: &Settings) -> Render
     Rendered::Findings(kept)
 }
 
+/// What `path` would be judged through, were rendering on: `"chart"`, `"overlay"`, or `None`
+/// for a file linted as it is.
+pub fn rendered_through(path: &Path) -> Option<&'static str> {
+    input_for(path).map(|input| input.noun())
+}
+
 enum Belongs {
     Chart(PathBuf),
     Overlay(PathBuf),

@@ -13,13 +13,13 @@ use std::thread;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument, Exit,
-    Initialized, Notification as _, PublishDiagnostics, ShowMessage,
+    DidChangeConfiguration, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
+    DidOpenTextDocument, Exit, Initialized, Notification as _, PublishDiagnostics, ShowMessage,
 };
 use lsp_types::request::{CodeActionRequest, HoverRequest, RegisterCapability, Request as _};
 use lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability,
-    DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidChangeConfigurationParams, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
     DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams,
     DidOpenTextDocumentParams, FileSystemWatcher, GlobPattern, HoverParams,
     HoverProviderCapability, InitializeParams, InitializeResult, MessageType,
@@ -35,6 +35,8 @@ use super::config::{
     is_config_file,
 };
 use super::convert::{ClientInfo, Text};
+use super::editor_settings::EditorSettings;
+use super::explain::{self, ExplainParams, ExplainResult, explain_at};
 use super::hover::hover;
 use super::worker::{self, Job, LintJob};
 use crate::diagnostics::Diagnostic;
@@ -91,6 +93,9 @@ pub fn serve(connection: &Connection) -> Result<Ending, ServerError> {
         shutting_down: false,
         shown_config_errors: HashMap::new(),
     };
+    if let Some(options) = &params.initialization_options {
+        server.editor_settings(options);
+    }
     let ending = server.run();
     drop(server);
     worker
@@ -225,6 +230,17 @@ impl Server<'_> {
                 Ok((id, params)) => Response::new_ok(id, self.hover(&params)),
                 Err(error) => invalid_params(id, &error),
             },
+            explain::METHOD => match request.extract(explain::METHOD) {
+                Ok((id, params)) => match self.explain(&params) {
+                    Some(result) => Response::new_ok(id, result),
+                    None => Response::new_err(
+                        id,
+                        ErrorCode::InvalidParams as i32,
+                        "the document is not open".to_owned(),
+                    ),
+                },
+                Err(error) => invalid_params(id, &error),
+            },
             method => Response::new_err(
                 id,
                 ErrorCode::MethodNotFound as i32,
@@ -255,6 +271,14 @@ impl Server<'_> {
             DidChangeWatchedFiles::METHOD => {
                 if let Ok(params) = notification.extract(DidChangeWatchedFiles::METHOD) {
                     self.did_change_watched_files(&params);
+                }
+            }
+            DidChangeConfiguration::METHOD => {
+                if let Ok(params) = notification
+                    .extract::<DidChangeConfigurationParams>(DidChangeConfiguration::METHOD)
+                {
+                    self.editor_settings(&params.settings);
+                    self.lint_all();
                 }
             }
             _ => {}
@@ -334,14 +358,36 @@ impl Server<'_> {
 
     fn did_change_watched_files(&mut self, params: &DidChangeWatchedFilesParams) {
         if self.config.files_changed(&params.changes) {
-            self.shown_config_errors.clear();
-            let uris: Vec<Uri> = self.documents.keys().cloned().collect();
-            for uri in uris {
-                if let Some(open) = self.documents.get_mut(&uri) {
-                    open.diagnostics = OnceCell::new();
-                }
-                self.lint(&uri);
+            self.lint_all();
+        }
+    }
+
+    /// Takes the editor's settings (`initializationOptions`, `workspace/didChangeConfiguration`)
+    /// and says what cannot be used in them.
+    fn editor_settings(&mut self, value: &serde_json::Value) {
+        let base = self.config.workspace_folders.first().map(PathBuf::as_path);
+        let (settings, problems) = EditorSettings::read(value, base);
+        self.config.editor = settings;
+        for problem in problems {
+            let _ = self.send(Notification::new(
+                ShowMessage::METHOD.to_owned(),
+                ShowMessageParams {
+                    typ: MessageType::ERROR,
+                    message: format!("podcycle: {problem}; it is left out"),
+                },
+            ));
+        }
+    }
+
+    /// Lints every open document again, with settings read afresh.
+    fn lint_all(&mut self) {
+        self.shown_config_errors.clear();
+        let uris: Vec<Uri> = self.documents.keys().cloned().collect();
+        for uri in uris {
+            if let Some(open) = self.documents.get_mut(&uri) {
+                open.diagnostics = OnceCell::new();
             }
+            self.lint(&uri);
         }
     }
 
@@ -373,6 +419,7 @@ impl Server<'_> {
             version: Some(version),
             text,
             settings: resolved.settings,
+            render: self.config.editor.render,
         }));
     }
 
@@ -431,6 +478,26 @@ impl Server<'_> {
         );
         let selected = requested(&text, diagnostics, range, &params.context.diagnostics);
         Some(code_actions(uri, &text, &selected, self.client))
+    }
+
+    /// `None` when the document is not open.
+    fn explain(&self, params: &ExplainParams) -> Option<ExplainResult> {
+        let uri = &params.text_document.uri;
+        let open = self.documents.get(uri)?;
+        let lines = open.lines.get_or_init(|| LineIndex::new(&open.text));
+        let text = Text {
+            text: &open.text,
+            lines,
+            encoding: self.client.encoding,
+        };
+        Some(explain_at(
+            file_path(uri).as_deref(),
+            &display_name(uri),
+            &open.text,
+            self.config.settings_for(uri).as_ref(),
+            file_role(uri),
+            text.offset(params.position),
+        ))
     }
 
     fn hover(&self, params: &HoverParams) -> Option<lsp_types::Hover> {

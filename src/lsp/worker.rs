@@ -14,7 +14,7 @@ use lsp_types::{LogMessageParams, MessageType, PublishDiagnosticsParams, Uri};
 use super::analysis::lsp_diagnostics;
 use super::config::file_role;
 use super::convert::ClientInfo;
-use super::rendered::{Rendered, rendered_findings};
+use super::rendered::{Rendered, rendered_findings, rendered_through};
 use crate::settings::Settings;
 
 /// Lint once the changes have paused this long.
@@ -29,6 +29,8 @@ pub struct LintJob {
     pub text: Arc<String>,
     /// `None` when the configuration excludes the document.
     pub settings: Option<Settings>,
+    /// Whether Helm charts and Kustomize overlays are rendered.
+    pub render: bool,
 }
 
 pub enum Job {
@@ -81,11 +83,12 @@ fn lint(job: LintJob, client: ClientInfo, send: &impl Fn(Message)) {
         version,
         text,
         settings,
+        render,
     } = job;
     // A bug in a rule must not take the editor's diagnostics down with it: report it, keep
     // serving, and leave the last published diagnostics in place.
     let computed = catch_unwind(AssertUnwindSafe(|| match &settings {
-        Some(settings) => lint_or_render(&uri, &text, settings, client),
+        Some(settings) => lint_or_render(&uri, &text, settings, render, client),
         // Excluded by the configuration: nothing to show, as with `check`.
         None => (Vec::new(), None),
     }));
@@ -125,10 +128,19 @@ fn lint_or_render(
     uri: &Uri,
     text: &str,
     settings: &Settings,
+    render: bool,
     client: ClientInfo,
 ) -> (Vec<lsp_types::Diagnostic>, Option<String>) {
     let rendered = match super::config::file_path(uri) {
-        Some(path) => rendered_findings(&path, text, settings),
+        Some(path) if render => rendered_findings(&path, text, settings),
+        Some(path) => match rendered_through(&path) {
+            // As `check --no-render`: what is not rendered is said, and not linted as text.
+            Some(noun) => Rendered::Unavailable(format!(
+                "{} is judged through its {noun}, which is not rendered: rendering is off in the editor's settings",
+                path.display()
+            )),
+            None => Rendered::NotRendered,
+        },
         None => Rendered::NotRendered,
     };
     match rendered {
