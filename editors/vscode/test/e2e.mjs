@@ -268,6 +268,8 @@ async function waitForProblem(page, file, needle) {
     rows = await problemRows(page);
     const fileRow = rows.findIndex((row) => row.includes(file));
     if (fileRow >= 0 && rows.slice(fileRow).some((row) => row.includes(needle))) {
+      // The Output view shares the filter.
+      await filter.fill("");
       return rows;
     }
     await page.waitForTimeout(250);
