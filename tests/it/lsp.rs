@@ -1038,3 +1038,44 @@ fn explain_says_why_nothing_is_explained() {
     assert!(closed.response_result.is_err(), "{closed:?}");
     assert_eq!(client.shutdown(), Ending::Clean);
 }
+
+/// A Helm template is not a manifest to explain as written: the answer says how `explain`
+/// takes a chart.
+#[test]
+fn explain_on_a_template_points_to_the_rendered_chart() {
+    use podcycle::lsp::explain::{ExplainResult, METHOD};
+
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path().join("chart");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    let template = chart.join("templates/web.yaml");
+    std::fs::write(&template, WEB).unwrap();
+    let mut client = Client::start_with(lsp_types::InitializeParams {
+        capabilities: capabilities(true),
+        initialization_options: Some(serde_json::json!({"render": false})),
+        ..lsp_types::InitializeParams::default()
+    });
+    let document = uri(&template.display().to_string());
+    client.open(&document, 1, WEB);
+    let response = client.request_raw(
+        METHOD,
+        serde_json::json!({
+            "textDocument": {"uri": document.as_str()},
+            "position": {"line": 20, "character": 8},
+        }),
+    );
+    let result: ExplainResult =
+        serde_json::from_value(response.response_result.expect("an answer")).unwrap();
+    assert_eq!(result.pods, 0);
+    let message = result.message.unwrap();
+    assert!(
+        message.contains("helm template") && message.contains("| podcycle explain -"),
+        "{message}"
+    );
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
