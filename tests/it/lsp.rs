@@ -639,16 +639,9 @@ fn the_nearest_configuration_applies() {
         let mut client = Client::start(capabilities(true));
         let document = uri(&root.join(relative).display().to_string());
         client.open(&document, 1, WEB);
-        let published = client.diagnostics(&document, Some(1));
+        let codes = codes_of(&mut client, &document, 1);
         assert_eq!(client.shutdown(), Ending::Clean);
-        published
-            .diagnostics
-            .iter()
-            .filter_map(|d| match &d.code {
-                Some(NumberOrString::String(code)) => Some(code.clone()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
+        codes
     };
     assert_eq!(
         codes("deploy/web.yaml"),
@@ -912,9 +905,8 @@ fn the_configuration_setting_replaces_the_nearest_file() {
     assert_eq!(client.shutdown(), Ending::Clean);
 }
 
-/// With rendering off, a Helm template gets no findings, and the log says why.
-#[test]
-fn rendering_off_is_said_for_a_template() {
+/// A client with rendering off that opened the test manifest as a Helm chart's template.
+fn template_opened_without_rendering() -> (tempfile::TempDir, Client, lsp_types::Uri) {
     let dir = tempfile::tempdir().unwrap();
     let chart = dir.path().join("chart");
     std::fs::create_dir_all(chart.join("templates")).unwrap();
@@ -925,13 +917,38 @@ fn rendering_off_is_said_for_a_template() {
     .unwrap();
     let template = chart.join("templates/web.yaml");
     std::fs::write(&template, WEB).unwrap();
-    let mut client = Client::start_with(lsp_types::InitializeParams {
+    let client = Client::start_with(lsp_types::InitializeParams {
         capabilities: capabilities(true),
         initialization_options: Some(serde_json::json!({"render": false})),
         ..lsp_types::InitializeParams::default()
     });
     let document = uri(&template.display().to_string());
     client.open(&document, 1, WEB);
+    (dir, client, document)
+}
+
+/// The answer to `podcycle/explain` at byte `at` of `text`.
+fn explain_at(
+    client: &mut Client,
+    document: &lsp_types::Uri,
+    text: &str,
+    at: usize,
+) -> podcycle::lsp::explain::ExplainResult {
+    let params = podcycle::lsp::explain::ExplainParams {
+        text_document: TextDocumentIdentifier::new(document.clone()),
+        position: position(text, at),
+    };
+    let response = client.request_raw(
+        podcycle::lsp::explain::METHOD,
+        serde_json::to_value(params).unwrap(),
+    );
+    serde_json::from_value(response.response_result.expect("an answer")).unwrap()
+}
+
+/// With rendering off, a Helm template gets no findings, and the log says why.
+#[test]
+fn rendering_off_is_said_for_a_template() {
+    let (_dir, mut client, document) = template_opened_without_rendering();
     let logged = client.notification("window/logMessage");
     let message = logged.params["message"].as_str().unwrap();
     assert!(message.contains("rendering is off"), "{message}");
@@ -948,8 +965,6 @@ fn rendering_off_is_said_for_a_template() {
 /// object there, in text and Mermaid; elsewhere, why nothing is explained.
 #[test]
 fn explain_at_the_cursor_is_the_explain_command() {
-    use podcycle::lsp::explain::{ExplainParams, ExplainResult, METHOD};
-
     let dir = tempfile::tempdir().unwrap();
     let text = include_str!("../../testdata/explain/workloads.yaml");
     let path = dir.path().join("workloads.yaml");
@@ -957,14 +972,7 @@ fn explain_at_the_cursor_is_the_explain_command() {
     let document = uri(&path.display().to_string());
     let mut client = Client::start(capabilities(true));
     client.open(&document, 1, text);
-    let mut explain = |at: usize| -> ExplainResult {
-        let params = ExplainParams {
-            text_document: TextDocumentIdentifier::new(document.clone()),
-            position: position(text, at),
-        };
-        let response = client.request_raw(METHOD, serde_json::to_value(params).unwrap());
-        serde_json::from_value(response.response_result.expect("an answer")).unwrap()
-    };
+    let mut explain = |at: usize| explain_at(&mut client, &document, text, at);
     let command = |format: &str| {
         let output = crate::common::run(&[
             "explain",
@@ -1003,20 +1011,13 @@ fn explain_at_the_cursor_is_the_explain_command() {
 /// With no pod at the cursor, the answer says why, as the command does.
 #[test]
 fn explain_says_why_nothing_is_explained() {
-    use podcycle::lsp::explain::{ExplainParams, ExplainResult, METHOD};
+    use podcycle::lsp::explain::METHOD;
 
     let text = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: app\nspec:\n  containers:\n    - name: app\n      image: app\n";
     let document = uri("/work/deploy/mixed.yaml");
     let mut client = Client::start(capabilities(true));
     client.open(&document, 1, text);
-    let mut explain = |at: usize| -> ExplainResult {
-        let params = ExplainParams {
-            text_document: TextDocumentIdentifier::new(document.clone()),
-            position: position(text, at),
-        };
-        let response = client.request_raw(METHOD, serde_json::to_value(params).unwrap());
-        serde_json::from_value(response.response_result.expect("an answer")).unwrap()
-    };
+    let mut explain = |at: usize| explain_at(&mut client, &document, text, at);
     let service = explain(text.find("name: web").unwrap());
     assert_eq!(service.pods, 0);
     assert_eq!(
@@ -1043,34 +1044,13 @@ fn explain_says_why_nothing_is_explained() {
 /// takes a chart.
 #[test]
 fn explain_on_a_template_points_to_the_rendered_chart() {
-    use podcycle::lsp::explain::{ExplainResult, METHOD};
-
-    let dir = tempfile::tempdir().unwrap();
-    let chart = dir.path().join("chart");
-    std::fs::create_dir_all(chart.join("templates")).unwrap();
-    std::fs::write(
-        chart.join("Chart.yaml"),
-        "apiVersion: v2\nname: web\nversion: 0.1.0\n",
-    )
-    .unwrap();
-    let template = chart.join("templates/web.yaml");
-    std::fs::write(&template, WEB).unwrap();
-    let mut client = Client::start_with(lsp_types::InitializeParams {
-        capabilities: capabilities(true),
-        initialization_options: Some(serde_json::json!({"render": false})),
-        ..lsp_types::InitializeParams::default()
-    });
-    let document = uri(&template.display().to_string());
-    client.open(&document, 1, WEB);
-    let response = client.request_raw(
-        METHOD,
-        serde_json::json!({
-            "textDocument": {"uri": document.as_str()},
-            "position": {"line": 20, "character": 8},
-        }),
+    let (_dir, mut client, document) = template_opened_without_rendering();
+    let result = explain_at(
+        &mut client,
+        &document,
+        WEB,
+        WEB.find("image: nginx").unwrap(),
     );
-    let result: ExplainResult =
-        serde_json::from_value(response.response_result.expect("an answer")).unwrap();
     assert_eq!(result.pods, 0);
     let message = result.message.unwrap();
     assert!(

@@ -423,6 +423,30 @@ async function main() {
     await openFile(page, "overlay/prod/drain-patch.yaml");
     await waitForProblem(page, "drain-patch.yaml", "longer than `terminationGracePeriodSeconds` (30s)");
   });
+
+  await check("Restart server starts a new server, which lints again", page, async () => {
+    await runCommand(page, "podcycle: Restart server");
+    const deadline = Date.now() + STEP_TIMEOUT;
+    while (starts() < 2) {
+      if (Date.now() > deadline) throw new Error(`the log shows ${starts()} server starts`);
+      await page.waitForTimeout(250);
+    }
+    await page.locator(".statusbar-item", { hasText: "podcycle 0.1.0" }).waitFor({ timeout: STEP_TIMEOUT });
+    await waitForProblem(page, "drain-patch.yaml", "longer than `terminationGracePeriodSeconds` (30s)");
+  });
+}
+
+/** How many times the extension's log (as VS Code writes it to disk) says a server started. */
+function starts() {
+  const logs = path.join(work, "user-data", "logs");
+  let count = 0;
+  for (const file of fs.readdirSync(logs, { recursive: true })) {
+    if (String(file).endsWith(path.join("podcycle.podcycle", "podcycle.log"))) {
+      const text = fs.readFileSync(path.join(logs, String(file)), "utf8");
+      count += text.split("\n").filter((line) => line.includes("] Using ")).length;
+    }
+  }
+  return count;
 }
 
 let exitCode = 0;
