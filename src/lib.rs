@@ -23,6 +23,7 @@ pub mod model;
 pub mod render;
 pub mod report;
 pub mod rules;
+pub mod run;
 pub mod safe_fs;
 pub mod settings;
 pub mod source;

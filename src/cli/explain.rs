@@ -1,34 +1,33 @@
-//! `podcycle explain`: find the files and their configuration as `check` does, lint them one
-//! after another, and write each selected pod's explanation as soon as its document is done,
-//! so that memory stays near the size of the largest file, whatever the number of pods.
+//! `podcycle explain`: plan the files, charts and overlays as `check` does ([`crate::run`]),
+//! lint them one after another, and write each selected pod's explanation as soon as its
+//! document is done, so that memory stays near the size of the largest file (or rendered
+//! chart), whatever the number of pods.
 
 use std::collections::BTreeSet;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
 
-use globset::GlobSet;
-
-use super::check::stderr_colors;
-use super::configs::Configs;
-use super::input::{lint_bytes_with, read_path, read_stdin, walked_paths};
+use super::configs::{open_configs, print_config_errors};
 use super::{
-    ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, eprint_line, usage_error,
+    ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, eprint_line, stderr_colors,
+    usage_error,
 };
-use crate::config::{self, Config};
-use crate::diagnostics::Diagnostic;
-use crate::discovery::discover;
-use crate::discovery::roles::{PatchIndex, role_by_name};
-use crate::escape::escape_controls;
+use crate::diagnostics::{Diagnostic, Enforcement, Severity};
 use crate::explain::{
-    ExplainFormat, ExplainWriter, Finding, ObjectSelector, PodExplanation, PodSource, Selection,
-    explain_pod,
+    ExplainFormat, ExplainWriter, ObjectSelector, PodExplanation, PodFilter, PodSource,
+    ShownFinding, explain_pod,
 };
 use crate::lint::{FileRole, Visit, locate};
 use crate::model::ObjectRef;
+use crate::render::Output;
 use crate::report::JsonDiagnostic;
 use crate::rules::Part;
-use crate::settings::{Selection as RuleSelection, Settings};
-use crate::source::Span;
+use crate::run::rendering::{Placer, unrendered as unrendered_note};
+use crate::run::{
+    ConfigChoice, FilePlan, RenderJob, RenderedOutput, Renderer, RunOptions, RunPlan,
+    lint_bytes_with, read_path, read_stdin,
+};
+use crate::settings::Settings;
+use crate::source::{SourceFile, Span};
 use crate::suggest::did_you_mean_help;
 use crate::text::name_list;
 
@@ -42,7 +41,7 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
         Ok(object) => object,
         Err(message) => return Ok(usage_error(&message)),
     };
-    let selection = Selection {
+    let filter = PodFilter {
         object,
         container: args.container.clone(),
     };
@@ -50,104 +49,79 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     if stdin_count > 1 {
         return Ok(usage_error("`-` (standard input) may be given only once"));
     }
-    let Some(mut configs) = Configs::open(
-        args.config.as_deref(),
-        args.no_config,
-        stderr_colors(ColorChoice::Auto),
-    )?
-    else {
+    let options = run_options(args);
+    let Some(mut configs) = open_configs(&options, ColorChoice::Auto)? else {
         return Ok(EXIT_ERROR);
     };
 
     // Plan every input first, as `check` does, so that a broken configuration stops the
     // command before anything is written.
+    let mut plan = RunPlan::new(&options, &mut configs, &args.paths, None);
     let mut failed = false;
-    let mut inputs: Vec<(Input, Settings, FileRole)> = Vec::new();
-    if stdin_count == 1 {
-        let config = configs.for_file(Path::new("-"));
-        let settings = settings_for(config.as_deref(), args, None);
-        inputs.push((Input::Stdin, settings, role_by_name(Path::new("-"))));
+    for error in &plan.discovered.errors {
+        eprint_line(format_args!("podcycle: error: {error}"))?;
+        failed = true;
     }
-    let paths = walked_paths(&args.paths);
-    if !paths.is_empty() {
-        let discovered = discover(&paths, &GlobSet::empty());
-        for error in &discovered.errors {
-            eprint_line(format_args!("podcycle: error: {error}"))?;
-            failed = true;
-        }
-        // `explain` reads files as they are: say what it leaves to the renderers.
-        for chart in &discovered.charts {
-            let dir = crate::render::display(&chart.dir);
-            let dir = escape_controls(&dir);
-            eprint_line(format_args!(
-                "podcycle: warning: {dir}: a Helm chart is not explained as files; run `helm template {dir} | podcycle explain -`",
-            ))?;
-        }
-        for overlay in &discovered.overlays {
-            let dir = crate::render::display(overlay);
-            let dir = escape_controls(&dir);
-            eprint_line(format_args!(
-                "podcycle: warning: {dir}: a Kustomize overlay is not explained as built; run `kustomize build {dir} | podcycle explain -`",
-            ))?;
-        }
-        let mut patches = PatchIndex::default();
-        for path in discovered.files {
-            let config = configs.for_file(&path);
-            // A file named on the command line is explained even if its configuration
-            // excludes it; a file found in a directory is not, as with `check`.
-            let named = paths.contains(&path);
-            if !named && config.as_deref().is_some_and(|c| c.excludes(&path)) {
-                continue;
-            }
-            let settings = settings_for(config.as_deref(), args, Some(&path));
-            let role = patches.role(&path);
-            inputs.push((Input::File(path), settings, role));
-        }
-    }
-    if configs.print_errors(stderr_colors(ColorChoice::Auto))? {
+    if print_config_errors(&configs, stderr_colors(ColorChoice::Auto))? {
         return Ok(EXIT_ERROR);
     }
 
     // Buffered: a pod's output is many short lines, which a line-buffered stdout would write
     // one system call at a time.
     let writer = ExplainWriter::new(io::BufWriter::new(io::stdout().lock()), args.format);
-    let mut run = Explaining::new(&selection, writer);
-    for (input, settings, role) in inputs {
-        let (name, bytes) = match input {
-            Input::Stdin => ("-".to_owned(), read_stdin()?),
-            Input::File(path) => match read_path(&path) {
-                Ok(read) => read,
-                Err(message) => {
-                    eprint_line(format_args!("podcycle: error: {message}"))?;
-                    failed = true;
-                    continue;
+    let mut run = Explaining::new(&filter, writer);
+    if let Some(stdin) = plan.stdin.take() {
+        run.file(stdin.name, read_stdin()?, &stdin.plan)?;
+    }
+    for (path, file_plan) in std::mem::take(&mut plan.files) {
+        match read_path(&path) {
+            Ok((name, bytes)) => run.file(name, bytes, &file_plan)?,
+            Err(message) => {
+                eprint_line(format_args!("podcycle: error: {message}"))?;
+                failed = true;
+            }
+        }
+    }
+    // Charts and overlays as `check` renders them, one at a time: each pod is written as its
+    // document ends, placed in the template, base or patch that wrote it.
+    let renderer = Renderer::new(&options);
+    let mut unrendered = Vec::new();
+    for job in &plan.renders {
+        match renderer.render(job) {
+            Ok(output) => run.rendered(output, job)?,
+            Err(not_rendered) => {
+                let sentence = unrendered_note(job, not_rendered).sentence();
+                if !unrendered.contains(&sentence) {
+                    eprint_line(format_args!("podcycle: warning: {sentence}"))?;
+                    unrendered.push(sentence);
                 }
-            },
-        };
-        run.file(name, bytes, &settings, role)?;
+            }
+        }
     }
     run.finish(args, failed)
 }
 
-enum Input {
-    Stdin,
-    File(PathBuf),
-}
-
-/// The settings `check` would use for the file: its configuration's, judged for
-/// `--kube-version`.
-fn settings_for(config: Option<&Config>, args: &ExplainArgs, path: Option<&Path>) -> Settings {
-    let cli = RuleSelection::default();
-    match config {
-        None => config::settings_without_config(&cli, args.kube_version),
-        Some(config) => config.settings_for_file(&cli, args.kube_version, path),
+/// The run `explain` is asked for: its options over each file's configuration; the rules as
+/// configured, since `explain` lists the findings of `check`.
+fn run_options(args: &ExplainArgs) -> RunOptions {
+    let config = match (&args.config, args.no_config) {
+        (Some(path), _) => ConfigChoice::File(path.clone()),
+        (None, true) => ConfigChoice::Nothing,
+        (None, false) => ConfigChoice::Nearest,
+    };
+    RunOptions {
+        config,
+        kube_version: args.kube_version,
+        helm: args.render.helm_overrides(),
+        rendering: args.render.rendering(),
+        ..RunOptions::default()
     }
 }
 
 /// The explaining of every input: pods are written as their document ends; what the command
 /// needs to say at the end (nothing matched, suggestions) is kept small.
 struct Explaining<'s, W: Write> {
-    selection: &'s Selection,
+    filter: &'s PodFilter,
     writer: ExplainWriter<W>,
     /// Pods of the current document, waiting for its suppressions.
     pending: Vec<Pending>,
@@ -163,16 +137,61 @@ struct Explaining<'s, W: Write> {
     selected_pods: usize,
 }
 
-/// A pod explained, and the spans of its findings, to keep those its document keeps.
+/// A pod explained, and its findings as linted, to keep those its document keeps.
 struct Pending {
     pod: PodExplanation<JsonDiagnostic>,
-    spans: Vec<(Span, &'static str, String)>,
+    found: Vec<Diagnostic>,
+}
+
+/// Where the pods and findings of what is linted are shown: the file itself, or, for rendered
+/// output, the template, base or patch that wrote each.
+enum Shown<'p, 'r> {
+    AsRead,
+    Rendered {
+        placer: &'p mut Placer<'r>,
+        /// Only the pods of these templates are explained, when some are named.
+        named_templates: &'p [String],
+    },
+}
+
+impl Shown<'_, '_> {
+    /// A finding as `check` reports it, in the file that wrote it.
+    fn finding(&mut self, file: &SourceFile, diagnostic: &Diagnostic) -> JsonDiagnostic {
+        match self {
+            Shown::AsRead => JsonDiagnostic::new(file, diagnostic),
+            Shown::Rendered { placer, .. } => {
+                let (file, placed) = placer.place(diagnostic.clone());
+                JsonDiagnostic::new(&file, &placed)
+            }
+        }
+    }
+
+    /// The file and line of a place in what was linted; `None` for a place outside the named
+    /// templates.
+    fn line(&mut self, file: &SourceFile, at: Span, object: &ObjectRef) -> Option<(String, usize)> {
+        match self {
+            Shown::AsRead => Some((file.path.clone(), file.line_col(at.start).line)),
+            Shown::Rendered {
+                placer,
+                named_templates,
+            } => {
+                let mut place =
+                    Diagnostic::new("", Severity::Info, Enforcement::Advice, at, String::new());
+                place.object = Some(object.clone());
+                let (file, placed) = placer.place(place);
+                if !named_templates.is_empty() && !named_templates.contains(&file.path) {
+                    return None;
+                }
+                Some((file.path.clone(), file.line_col(placed.span.start).line))
+            }
+        }
+    }
 }
 
 impl<'s, W: Write> Explaining<'s, W> {
-    fn new(selection: &'s Selection, writer: ExplainWriter<W>) -> Explaining<'s, W> {
+    fn new(filter: &'s PodFilter, writer: ExplainWriter<W>) -> Explaining<'s, W> {
         Explaining {
-            selection,
+            filter,
             writer,
             pending: Vec::new(),
             objects: BTreeSet::new(),
@@ -183,77 +202,93 @@ impl<'s, W: Write> Explaining<'s, W> {
         }
     }
 
-    fn file(
-        &mut self,
-        name: String,
-        bytes: Vec<u8>,
-        settings: &Settings,
-        role: FileRole,
-    ) -> io::Result<()> {
+    /// Explains the pods of a file as it is.
+    fn file(&mut self, name: String, bytes: Vec<u8>, plan: &FilePlan) -> io::Result<()> {
         let mut result = Ok(());
-        lint_bytes_with(name, bytes, settings, role, &mut |visit| {
-            if result.is_err() {
-                return;
+        lint_bytes_with(name, bytes, &plan.settings, plan.role, &mut |visit| {
+            if result.is_ok() {
+                result = self.visit(visit, &mut Shown::AsRead);
             }
-            result = match visit {
-                Visit::Object(visit) => {
-                    self.object(visit);
-                    Ok(())
-                }
-                Visit::DocumentEnd(kept) => self.document_end(kept),
-            };
         });
         result
     }
 
-    fn object(&mut self, visit: &crate::lint::ObjectVisit<'_>) {
-        let object = &visit.object.object;
-        if self.objects.len() < 10_000 {
-            self.objects.insert(object.display_name());
+    /// Explains the pods of a rendered chart or overlay.
+    fn rendered(&mut self, output: Output, job: &RenderJob) -> io::Result<()> {
+        let named: Vec<String> = job
+            .named_templates
+            .iter()
+            .map(|p| crate::render::display(p))
+            .collect();
+        let mut output = RenderedOutput::new(output);
+        let mut result = Ok(());
+        output.lint_with(&job.plan, &mut |visit, placer| {
+            if result.is_ok() {
+                let mut shown = Shown::Rendered {
+                    placer,
+                    named_templates: &named,
+                };
+                result = self.visit(visit, &mut shown);
+            }
+        });
+        result
+    }
+
+    fn visit(&mut self, visit: Visit<'_, '_>, shown: &mut Shown<'_, '_>) -> io::Result<()> {
+        match visit {
+            Visit::Object(visit) => {
+                self.object(visit, shown);
+                Ok(())
+            }
+            Visit::DocumentEnd(kept) => self.document_end(kept),
         }
-        if !self.selection.wants_object(object) {
+    }
+
+    fn object(&mut self, visit: &crate::lint::ObjectVisit<'_>, shown: &mut Shown<'_, '_>) {
+        let object = &visit.object.object;
+        self.remember(object);
+        if !self.filter.wants_object(object) {
             return;
         }
         let Some((site, life)) = visit.pod else {
             let span = visit.document.node(visit.object.root).span;
-            let at = format!(
-                "{}:{}",
-                visit.file.path,
-                visit.file.line_col(span.start).line
-            );
+            let Some((file, line)) = shown.line(visit.file, span, object) else {
+                return;
+            };
+            let at = format!("{file}:{line}");
             let undecodable = visit
                 .diagnostics
                 .iter()
                 .any(|d| matches!(d.rule, "invalid-type" | "yaml-syntax"));
             if undecodable {
                 self.unreadable.push((object.clone(), at));
-            } else if self.selection.object.is_some() {
+            } else if self.filter.object.is_some() {
                 self.without_pod_spec.push((object.clone(), at));
             }
             return;
         };
+        // A custom kind's pod spec is where its kind puts it, not where the decoded site says.
+        let spec_path = visit.spec_path.unwrap_or(&site.spec_path);
+        let span = locate(visit.document, visit.object, spec_path, Part::Key);
+        let Some((file, line)) = shown.line(visit.file, span, object) else {
+            return;
+        };
         self.selected_pods += 1;
-        if self.selection.container.is_some() && self.containers.len() < 10_000 {
+        if self.filter.container.is_some() && self.containers.len() < 10_000 {
             self.containers
                 .extend(life.containers.iter().map(|c| c.name.to_owned()));
         }
-        if let Some(name) = &self.selection.container
+        if let Some(name) = &self.filter.container
             && !life.containers.iter().any(|c| c.name == name)
         {
             return;
         }
-        // A custom kind's pod spec is where its kind puts it, not where the decoded site says.
-        let spec_path = visit.spec_path.unwrap_or(&site.spec_path);
-        let span = locate(visit.document, visit.object, spec_path, Part::Key);
-        let mut sorted = visit.diagnostics.to_vec();
-        crate::diagnostics::sort(&mut sorted);
-        let spans = sorted
-            .iter()
-            .map(|d| (d.span, d.rule, d.message.clone()))
-            .collect();
+        let mut found = visit.diagnostics.to_vec();
+        crate::diagnostics::sort(&mut found);
+        let findings = found.iter().map(|d| shown.finding(visit.file, d)).collect();
         let pod = explain_pod(PodSource {
-            file: &visit.file.path,
-            line: visit.file.line_col(span.start).line,
+            file: &file,
+            line,
             object,
             spec_path: spec_path.to_string(),
             life,
@@ -263,26 +298,29 @@ impl<'s, W: Write> Explaining<'s, W> {
                 .as_ref()
                 .is_some_and(|gates| !gates.is_empty()),
             active_deadline_seconds: site.spec.active_deadline_seconds,
-            findings: sorted
-                .iter()
-                .map(|d| JsonDiagnostic::new(visit.file, d))
-                .collect(),
+            findings,
         });
-        self.pending.push(Pending { pod, spans });
+        self.pending.push(Pending { pod, found });
+    }
+
+    /// Remembers an object's name, for suggestions when `--object` matches nothing.
+    fn remember(&mut self, object: &ObjectRef) {
+        if self.objects.len() < 10_000 {
+            self.objects.insert(object.display_name());
+        }
     }
 
     /// A document is done: its pods keep the findings `check` reports (suppressions
     /// applied) and are written.
     fn document_end(&mut self, kept: &[Diagnostic]) -> io::Result<()> {
-        for Pending { mut pod, spans } in std::mem::take(&mut self.pending) {
-            let mut found = spans.iter();
+        for Pending { mut pod, found } in std::mem::take(&mut self.pending) {
+            let mut found = found.iter();
             pod.findings.retain(|_| {
-                found.next().is_some_and(|(span, rule, message)| {
-                    kept.iter()
-                        .any(|d| d.span == *span && d.rule == *rule && d.message == *message)
-                })
+                found
+                    .next()
+                    .is_some_and(|linted| kept.iter().any(|d| d.same_finding(linted)))
             });
-            if let Some(name) = &self.selection.container {
+            if let Some(name) = &self.filter.container {
                 pod.retain_container(name);
             }
             self.writer.pod(&pod)?;
@@ -327,7 +365,7 @@ impl<'s, W: Write> Explaining<'s, W> {
         args: &ExplainArgs,
         selected_elsewhere: bool,
     ) -> io::Result<Option<u8>> {
-        if let Some(selector) = &self.selection.object
+        if let Some(selector) = &self.filter.object
             && self.selected_pods == 0
         {
             if let Some((object, at)) = self.without_pod_spec.first() {
@@ -351,14 +389,14 @@ impl<'s, W: Write> Explaining<'s, W> {
                 ))));
             }
         }
-        if let Some(name) = &self.selection.container
+        if let Some(name) = &self.filter.container
             && self.selected_pods > 0
         {
             let names: Vec<&str> = self.containers.iter().map(String::as_str).collect();
             let hint = did_you_mean_help(name, &names)
                 .unwrap_or_else(|| format!("the containers are {}", list(&names)));
             let place = self
-                .selection
+                .filter
                 .object
                 .as_ref()
                 .map_or_else(|| shown_paths(args), ObjectSelector::display);
@@ -391,21 +429,22 @@ fn list(names: &[&str]) -> String {
 /// Explains `text` as `path` with `settings`, every object and container, and returns what
 /// `podcycle explain` would print.
 pub fn explain_text(path: &str, text: &str, settings: &Settings, format: ExplainFormat) -> String {
-    let selection = Selection::default();
-    let mut run = Explaining::new(&selection, ExplainWriter::new(Vec::new(), format));
-    run.file(
-        path.to_owned(),
-        text.as_bytes().to_vec(),
-        settings,
-        FileRole::Manifest,
-    )
-    .expect("writing to memory");
+    let filter = PodFilter::default();
+    let mut run = Explaining::new(&filter, ExplainWriter::new(Vec::new(), format));
+    let plan = FilePlan {
+        settings: settings.clone(),
+        fail_at: None,
+        role: FileRole::Manifest,
+        keep_text: false,
+    };
+    run.file(path.to_owned(), text.as_bytes().to_vec(), &plan)
+        .expect("writing to memory");
     let out = run.writer.finish().expect("writing to memory");
     String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `explain` lists the findings in the shape `check --format json` writes them.
-impl Finding for JsonDiagnostic {
+impl ShownFinding for JsonDiagnostic {
     fn severity(&self) -> &str {
         self.severity.as_str()
     }

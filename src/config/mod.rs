@@ -344,54 +344,6 @@ fn path_matches(path: &Path, is_match: impl Fn(&Path) -> bool) -> bool {
         .any(|p| is_match(p) || p.file_name().is_some_and(|name| is_match(Path::new(name))))
 }
 
-/// The settings for a file the way `podcycle check` would lint it without options: the
-/// nearest configuration above it, else the defaults. `None` when that configuration excludes
-/// the file. A configuration that cannot be read counts as none (`check` reports it;
-/// [`resolve_for_path`] says why).
-pub fn settings_for_path(path: &Path, kube_version: Option<KubeVersion>) -> Option<Settings> {
-    resolve_for_path(path, kube_version).settings
-}
-
-/// What applies to a file without options, and why the configuration that should have applied
-/// could not.
-#[derive(Debug)]
-pub struct Resolved {
-    /// `None` when the configuration excludes the file.
-    pub settings: Option<Settings>,
-    /// The nearest configuration, when it cannot be used (the defaults apply instead).
-    pub error: Option<ConfigError>,
-}
-
-/// [`settings_for_path`], with the configuration's error when it cannot be used.
-pub fn resolve_for_path(path: &Path, kube_version: Option<KubeVersion>) -> Resolved {
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let defaults = || Some(settings_without_config(&Selection::default(), kube_version));
-    let config = match find(directory).map(|found| Config::load(&found)) {
-        None => {
-            return Resolved {
-                settings: defaults(),
-                error: None,
-            };
-        }
-        Some(Err(error)) => {
-            return Resolved {
-                settings: defaults(),
-                error: Some(error),
-            };
-        }
-        Some(Ok(config)) => config,
-    };
-    let settings = (!config.excludes(path))
-        .then(|| config.settings_for_file(&Selection::default(), kube_version, Some(path)));
-    Resolved {
-        settings,
-        error: None,
-    }
-}
-
 /// The settings where no configuration file applies: the defaults with `cli` on top, judged for
 /// `kube_version` when one is given.
 pub fn settings_without_config(cli: &Selection, kube_version: Option<KubeVersion>) -> Settings {

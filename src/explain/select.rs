@@ -74,12 +74,12 @@ impl ObjectSelector {
 
 /// What to explain.
 #[derive(Clone, Debug, Default)]
-pub struct Selection {
+pub struct PodFilter {
     pub object: Option<ObjectSelector>,
     pub container: Option<String>,
 }
 
-impl Selection {
+impl PodFilter {
     pub fn wants_object(&self, object: &ObjectRef) -> bool {
         self.object
             .as_ref()

@@ -12,14 +12,16 @@
 //! - [`analysis`]: which diagnostics a document gets;
 //! - [`convert`]: spans to positions, diagnostics to the protocol's;
 //! - [`actions`], [`hover`]: code actions and hover;
-//! - [`config`]: the settings for a document — the one place configuration plugs in.
+//! - [`config`]: configuration files being edited, and changes to them.
+//!
+//! Which settings a document is linted with, and the chart or overlay a template or patch is
+//! judged through, come from the run layer ([`crate::run::EditorPlan`]), as for `check`.
 
 pub mod actions;
 pub mod analysis;
 pub mod config;
 pub mod convert;
 pub mod hover;
-pub mod rendered;
 pub mod server;
 pub mod transport;
 pub mod worker;

@@ -6,7 +6,6 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::error::Error;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Sender};
 use std::thread;
@@ -31,13 +30,13 @@ use lsp_types::{
 use super::actions::{code_actions, requested};
 use super::analysis::analyse;
 use super::config::{
-    CONFIG_FILES_GLOB, Config, config_diagnostics, display_name, file_path, file_role,
-    is_config_file,
+    CONFIG_FILES_GLOB, changes_config, config_diagnostics, display_name, file_path, is_config_file,
 };
 use super::convert::{ClientInfo, Text};
 use super::hover::hover;
 use super::worker::{self, Job, LintJob};
 use crate::diagnostics::Diagnostic;
+use crate::run::{Configs, EditorPlan, FilePlan, RunOptions};
 use crate::source::{LineIndex, Span};
 
 pub type ServerError = Box<dyn Error + Send + Sync>;
@@ -85,7 +84,8 @@ pub fn serve(connection: &Connection) -> Result<Ending, ServerError> {
             .and_then(|w| w.did_change_watched_files.as_ref())
             .and_then(|w| w.dynamic_registration)
             .unwrap_or(false),
-        config: Config::new(workspace_folders(&params)),
+        options: Arc::new(RunOptions::default()),
+        configs: Configs::nearest(),
         documents: HashMap::new(),
         jobs,
         shutting_down: false,
@@ -119,19 +119,13 @@ fn capabilities(client: ClientInfo) -> ServerCapabilities {
     }
 }
 
-#[allow(deprecated)] // `root_uri`: clients that predate workspace folders send only that
-fn workspace_folders(params: &InitializeParams) -> Vec<PathBuf> {
-    let folders = params.workspace_folders.iter().flatten().map(|f| &f.uri);
-    folders
-        .chain(params.root_uri.as_ref())
-        .filter_map(file_path)
-        .collect()
-}
-
 struct OpenDocument {
     version: i32,
     text: Arc<String>,
     lines: OnceCell<LineIndex>,
+    /// What this version is linted with as it is written; `None` when the configuration
+    /// excludes it or it is a configuration file.
+    plan: Option<FilePlan>,
     /// The diagnostics of this version, for code actions and hover.
     diagnostics: OnceCell<Vec<Diagnostic>>,
 }
@@ -142,6 +136,7 @@ impl OpenDocument {
             version,
             text: Arc::new(text),
             lines: OnceCell::new(),
+            plan: None,
             diagnostics: OnceCell::new(),
         }
     }
@@ -151,7 +146,10 @@ struct Server<'c> {
     connection: &'c Connection,
     client: ClientInfo,
     watch_config: bool,
-    config: Config,
+    /// What the server's runs do: what `check` does without flags.
+    options: Arc<RunOptions>,
+    /// The configurations of the documents, each read once until a configuration changes.
+    configs: Configs,
     documents: HashMap<Uri, OpenDocument>,
     jobs: Sender<Job>,
     shutting_down: bool,
@@ -333,7 +331,8 @@ impl Server<'_> {
     }
 
     fn did_change_watched_files(&mut self, params: &DidChangeWatchedFilesParams) {
-        if self.config.files_changed(&params.changes) {
+        if changes_config(&params.changes) {
+            self.configs.forget();
             self.shown_config_errors.clear();
             let uris: Vec<Uri> = self.documents.keys().cloned().collect();
             for uri in uris {
@@ -350,7 +349,9 @@ impl Server<'_> {
             return;
         };
         if is_config_file(uri) {
-            // A configuration file gets its own problems, from the text being edited.
+            // A configuration file gets its own problems, from the text being edited; the
+            // documents under it are read with it afresh.
+            self.configs.forget();
             let params = PublishDiagnosticsParams {
                 uri: uri.clone(),
                 diagnostics: config_diagnostics(uri, &open.text, self.client),
@@ -364,15 +365,25 @@ impl Server<'_> {
         }
         let version = open.version;
         let text = Arc::clone(&open.text);
-        let resolved = self.config.resolve(uri);
-        if let Some(error) = &resolved.error {
+        if !self.watch_config {
+            // Without word of changed files, a configuration is read afresh for each lint, so
+            // that an edit to it applies at the next change.
+            self.configs.forget();
+        }
+        let path = file_path(uri);
+        let plan = EditorPlan::new(&self.options, &mut self.configs, path.as_deref());
+        if let Some(error) = &plan.config_error {
             self.show_config_error(error);
+        }
+        if let Some(open) = self.documents.get_mut(uri) {
+            open.plan = plan.file.clone();
         }
         let _ = self.jobs.send(Job::Lint(LintJob {
             uri: uri.clone(),
             version: Some(version),
             text,
-            settings: resolved.settings,
+            plan,
+            options: Arc::clone(&self.options),
         }));
     }
 
@@ -401,11 +412,9 @@ impl Server<'_> {
         let lines = open.lines.get_or_init(|| LineIndex::new(&open.text));
         let diagnostics = open.diagnostics.get_or_init(|| {
             // A document the configuration excludes gets no findings, as with `check`.
-            self.config
-                .settings_for(uri)
-                .map_or_else(Vec::new, |settings| {
-                    analyse(&display_name(uri), &open.text, &settings, file_role(uri))
-                })
+            open.plan.as_ref().map_or_else(Vec::new, |plan| {
+                analyse(&display_name(uri), &open.text, &plan.settings, plan.role)
+            })
         });
         let text = Text {
             text: &open.text,

@@ -103,7 +103,7 @@ fn completions_and_man_pages_are_up_to_date() {
     }
     assert!(
         stale.is_empty(),
-        "stale completions or man pages: {}\nrun `UPDATE_DOCS=1 cargo test --test docs` to regenerate them",
+        "stale completions or man pages: {}\nrun `UPDATE_DOCS=1 cargo test --test it docs::` to regenerate them",
         stale.join(", ")
     );
 }

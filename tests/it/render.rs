@@ -492,14 +492,16 @@ fn an_excluded_directory_excludes_a_file_named_under_it() {
 
 #[test]
 fn the_language_server_publishes_a_templates_findings_through_its_chart() {
-    use podcycle::lsp::rendered::{Rendered, rendered_findings};
+    use podcycle::run::{Configs, EditorPlan, EditorRender, RunOptions};
     if !renderers() {
         return;
     }
     let template = Path::new("testdata/render/web/templates/deployment.yaml");
     let text = std::fs::read_to_string(template).unwrap();
-    let settings = podcycle::settings::Settings::default();
-    let Rendered::Findings(found) = rendered_findings(template, &text, &settings) else {
+    let options = RunOptions::default();
+    let plan = EditorPlan::new(&options, &mut Configs::nearest(), Some(template));
+    let Some(EditorRender::Findings(found)) = plan.rendered_findings(&options, template, &text)
+    else {
         panic!("the chart renders");
     };
     assert_eq!(found.len(), 1, "{found:#?}");
@@ -519,14 +521,13 @@ fn the_language_server_publishes_a_templates_findings_through_its_chart() {
     // Unsaved changes: nothing is claimed about a text the renderer has not seen.
     let edited = format!("{text}# editing\n");
     assert!(matches!(
-        rendered_findings(template, &edited, &settings),
-        Rendered::Unavailable(_)
+        plan.rendered_findings(&options, template, &edited),
+        Some(EditorRender::Unavailable(_))
     ));
     // A manifest that is neither a template nor a patch is linted as it is.
-    assert!(matches!(
-        rendered_findings(Path::new("testdata/cli/bad.yaml"), "", &settings),
-        Rendered::NotRendered
-    ));
+    let manifest = Path::new("testdata/cli/bad.yaml");
+    let plan = EditorPlan::new(&options, &mut Configs::nearest(), Some(manifest));
+    assert!(plan.rendered_findings(&options, manifest, "").is_none());
 }
 
 #[test]
