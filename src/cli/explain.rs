@@ -269,7 +269,8 @@ impl<'s, W: Write> Explaining<'s, W> {
         };
         // A custom kind's pod spec is where its kind puts it, not where the decoded site says.
         let spec_path = visit.spec_path.unwrap_or(&site.spec_path);
-        let span = locate(visit.document, visit.object, spec_path, Part::Key);
+        let in_document = visit.object.prefix.join(spec_path.segments());
+        let span = locate(visit.document, &in_document, Part::Key);
         let Some((file, line)) = shown.line(visit.file, span, object) else {
             return;
         };

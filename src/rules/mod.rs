@@ -16,7 +16,7 @@ pub(crate) mod values;
 use std::fmt;
 
 pub use context::{
-    Claim, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Target,
+    Claim, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Position, Target,
 };
 pub(crate) use correctness::invalid_type::friendly_type_error;
 pub use correctness::yaml_syntax::RULE as YAML_SYNTAX;
