@@ -7,7 +7,6 @@
 //! restart-policy rules judge each kind's pods by the built-in kind whose rules they follow
 //! (`like`): a Rollout's pods belong to ReplicaSets, a ScaledJob's to Jobs.
 
-
 use serde_json::{Map, Value};
 
 use super::WorkloadKind;
