@@ -1,8 +1,11 @@
 //! podcycle: a Kubernetes manifest linter that understands the Pod lifecycle.
 //!
-//! The library is free of I/O: [`lint::lint_file`] takes a [`source::SourceFile`] and returns
-//! diagnostics. The command line (`cli`), the reporters (`report`) and the benchmarks build on
-//! it.
+//! The pipeline for one file is free of I/O: [`lint::lint_file`] takes a
+//! [`source::SourceFile`] and returns diagnostics, and the benchmarks, the fuzz targets and most
+//! tests call it. Reading files, running Helm and Kustomize and writing fixes are the business of
+//! the modules above it: [`discovery`] and [`render`] read and run, [`run`] plans and drives one
+//! run for every front end, and [`cli`] and [`lsp`] talk to the user. docs/architecture.md draws
+//! the layers.
 
 pub mod add_ignore;
 pub mod apply_fixes;

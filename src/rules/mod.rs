@@ -101,7 +101,7 @@ pub enum Check {
     /// (fields, types).
     Object(fn(&ObjectContext<'_>, &mut Findings)),
     /// Judges the suppressions of a document once every other rule has run: reported by the
-    /// suppression pass (`suppression.rs`), which knows what each suppression silenced.
+    /// suppression pass (`src/suppression/`), which knows what each suppression silenced.
     Suppressions,
 }
 
