@@ -665,6 +665,48 @@ fn the_nearest_configuration_applies() {
     assert!(codes("vendor/web.yaml").is_empty());
 }
 
+/// Where the editor watches files, each configuration is read once, and read again when the
+/// editor says it changed: then the open documents are linted again with it.
+#[test]
+fn a_watched_configuration_is_read_once_and_again_when_it_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join(".podcycle.yaml");
+    std::fs::write(&config, "ignore: [init-container-probe]\n").unwrap();
+    let mut capabilities = capabilities(true);
+    capabilities.workspace = Some(lsp_types::WorkspaceClientCapabilities {
+        did_change_watched_files: Some(lsp_types::DidChangeWatchedFilesClientCapabilities {
+            dynamic_registration: Some(true),
+            ..lsp_types::DidChangeWatchedFilesClientCapabilities::default()
+        }),
+        ..lsp_types::WorkspaceClientCapabilities::default()
+    });
+    let mut client = Client::start(capabilities);
+    let document = uri(&dir.path().join("web.yaml").display().to_string());
+    let probe = |published: &lsp_types::PublishDiagnosticsParams| {
+        published
+            .diagnostics
+            .iter()
+            .any(|d| d.code == Some(NumberOrString::String("init-container-probe".to_owned())))
+    };
+    client.open(&document, 1, WEB);
+    assert!(!probe(&client.diagnostics(&document, Some(1))));
+
+    std::fs::write(&config, "ignore: []\n").unwrap();
+    // Not told yet: the configuration read once still applies.
+    client.change(&document, 2, WEB);
+    assert!(!probe(&client.diagnostics(&document, Some(2))));
+    client.notify::<lsp_types::notification::DidChangeWatchedFiles>(
+        lsp_types::DidChangeWatchedFilesParams {
+            changes: vec![lsp_types::FileEvent {
+                uri: uri(&config.display().to_string()),
+                typ: lsp_types::FileChangeType::CHANGED,
+            }],
+        },
+    );
+    assert!(probe(&client.diagnostics(&document, Some(2))));
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
 /// An invalid configuration is not a silent fallback to the defaults: the user is told once
 /// (`window/showMessage`), and the configuration file, when open, shows its problems.
 #[test]
