@@ -6,9 +6,9 @@ use lsp_types::request::{CodeActionRequest, HoverRequest};
 use lsp_types::{
     ClientCapabilities, CodeActionContext, CodeActionOrCommand, CodeActionParams,
     DiagnosticSeverity, GeneralClientCapabilities, HoverContents, HoverParams, NumberOrString,
-    PartialResultParams, Position, PositionEncodingKind, PublishDiagnosticsClientCapabilities,
-    Range, TextDocumentClientCapabilities, TextDocumentIdentifier, TextDocumentPositionParams,
-    TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressParams,
+    PartialResultParams, Position, PositionEncodingKind, Range, TextDocumentIdentifier,
+    TextDocumentPositionParams, TextDocumentSyncCapability, TextDocumentSyncKind,
+    WorkDoneProgressParams,
 };
 use podcycle::lint::FileRole;
 use podcycle::lsp::convert::{self, ClientInfo, Encoding, Text};
@@ -16,22 +16,9 @@ use podcycle::lsp::{Ending, actions, analyse, lsp_diagnostics};
 use podcycle::settings::Settings;
 use podcycle::source::{LineIndex, Span};
 
-use crate::lsp_client::{Client, apply, position, uri};
+use crate::lsp_client::{Client, apply, capabilities, position, uri};
 
 const WEB: &str = include_str!("../../testdata/lsp/web.yaml");
-
-fn capabilities(related_information: bool) -> ClientCapabilities {
-    ClientCapabilities {
-        text_document: Some(TextDocumentClientCapabilities {
-            publish_diagnostics: Some(PublishDiagnosticsClientCapabilities {
-                related_information: Some(related_information),
-                ..PublishDiagnosticsClientCapabilities::default()
-            }),
-            ..TextDocumentClientCapabilities::default()
-        }),
-        ..ClientCapabilities::default()
-    }
-}
 
 /// The range of the first occurrence of `needle` after `after`, in UTF-16 positions.
 /// The published diagnostic of a rule.

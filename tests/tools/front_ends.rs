@@ -6,14 +6,11 @@
 use std::path::Path;
 
 use libtest_mimic::Trial;
-use lsp_types::{
-    ClientCapabilities, NumberOrString, PublishDiagnosticsClientCapabilities,
-    TextDocumentClientCapabilities,
-};
+use lsp_types::NumberOrString;
 use serde_json::Value;
 
 use crate::common::{check, run};
-use crate::lsp_client::{Client, uri};
+use crate::lsp_client::{Client, capabilities, uri};
 use crate::tool::{Tool, needs};
 
 /// The tests of this file.
@@ -58,16 +55,21 @@ fn check_explain_and_the_editor_render_a_configured_chart_alike() {
     let chart = dir.path().join("web");
     let template = chart.join("templates/deployment.yaml");
     let in_template = |file: &str| file.ends_with("web/templates/deployment.yaml");
+    // The findings of `check --format json`, or of `explain --format json` (the same shape),
+    // in the template.
+    let found_in_template = |findings: &Value| -> Vec<Found> {
+        findings
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| in_template(d["file"].as_str().unwrap()))
+            .map(found)
+            .collect()
+    };
 
     let checked = check(&["--format", "json", chart.to_str().unwrap()]);
     let checked: Value = serde_json::from_slice(&checked.stdout).expect("check writes JSON");
-    let mut by_check: Vec<Found> = checked
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| in_template(d["file"].as_str().unwrap()))
-        .map(found)
-        .collect();
+    let mut by_check = found_in_template(&checked);
     let objects: Vec<&str> = checked
         .as_array()
         .unwrap()
@@ -85,24 +87,9 @@ fn check_explain_and_the_editor_render_a_configured_chart_alike() {
         in_template(pods[0]["file"].as_str().unwrap()),
         "{explained:#}"
     );
-    let mut by_explain: Vec<Found> = pods[0]["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| in_template(d["file"].as_str().unwrap()))
-        .map(found)
-        .collect();
+    let mut by_explain = found_in_template(&pods[0]["findings"]);
 
-    let mut client = Client::start(ClientCapabilities {
-        text_document: Some(TextDocumentClientCapabilities {
-            publish_diagnostics: Some(PublishDiagnosticsClientCapabilities {
-                related_information: Some(true),
-                ..PublishDiagnosticsClientCapabilities::default()
-            }),
-            ..TextDocumentClientCapabilities::default()
-        }),
-        ..ClientCapabilities::default()
-    });
+    let mut client = Client::start(capabilities(true));
     let document = uri(&template.display().to_string());
     client.open(&document, 1, &std::fs::read_to_string(&template).unwrap());
     let published = client.diagnostics(&document, Some(1));
@@ -140,7 +127,7 @@ fn check_explain_and_the_editor_render_a_configured_chart_alike() {
     assert_eq!(by_editor, by_check, "the editor and check disagree");
 }
 
-/// A finding of `check --format json`, or of `explain --format json` (the same shape).
+/// A finding of `check --format json` or `explain --format json`.
 fn found(finding: &Value) -> Found {
     (
         finding["rule"].as_str().unwrap().to_owned(),
