@@ -7,8 +7,6 @@
 //! run for every front end, and [`cli`] and [`lsp`] talk to the user. docs/architecture.md draws
 //! the layers.
 
-pub mod add_ignore;
-pub mod apply_fixes;
 pub mod baseline;
 pub mod cli;
 pub mod config;
@@ -19,6 +17,8 @@ pub mod escape;
 pub mod explain;
 pub mod fingerprint;
 pub mod fix;
+pub mod fix_file;
+pub mod ignore_comment;
 pub mod lifecycle;
 pub mod lint;
 pub mod lsp;

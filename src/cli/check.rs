@@ -274,7 +274,7 @@ fn conflicts(args: &CheckArgs, stdin_count: usize) -> Option<String> {
         return Some("`--add-ignore` cannot write standard input back".to_owned());
     }
     if let Some(reason) = &args.add_ignore {
-        return crate::add_ignore::check_reason(reason).err();
+        return crate::ignore_comment::check_reason(reason).err();
     }
     None
 }

@@ -1,5 +1,5 @@
 //! `check --fix` and `check --diff`: the fixes of every file's findings, applied pass after
-//! pass ([`crate::apply_fixes`]), written back or shown as a unified diff.
+//! pass ([`crate::fix_file`]), written back or shown as a unified diff.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -9,9 +9,9 @@ use rayon::prelude::*;
 
 use super::eprint_line;
 use super::files::replace_file;
-use crate::apply_fixes::fix_text;
 use crate::escape::escape_controls;
 use crate::fix::Applicability;
+use crate::fix_file::fix_text;
 use crate::run::CheckedFile;
 use crate::safe_fs::describe_io_error;
 
@@ -41,7 +41,7 @@ pub fn fix_files(
     diff: bool,
     out: &mut dyn Write,
 ) -> io::Result<FixRun> {
-    let results: Vec<Option<Result<(String, crate::apply_fixes::Fixed), String>>> = checked
+    let results: Vec<Option<Result<(String, crate::fix_file::Fixed), String>>> = checked
         .par_iter()
         .map(|entry| fix_one(entry, allowed))
         .collect();
@@ -94,7 +94,7 @@ pub fn fix_files(
 fn fix_one(
     entry: &CheckedFile,
     allowed: Applicability,
-) -> Option<Result<(String, crate::apply_fixes::Fixed), String>> {
+) -> Option<Result<(String, crate::fix_file::Fixed), String>> {
     let report = &entry.report;
     let fixable = report
         .diagnostics

@@ -1,5 +1,5 @@
 //! `check --add-ignore REASON`: a `# podcycle: ignore[rule] REASON` comment above every line
-//! where a current finding starts ([`crate::add_ignore`]). Each file is linted again with the
+//! where a current finding starts ([`crate::ignore_comment`]). Each file is linted again with the
 //! comments in: they must silence exactly the findings they were written for. A comment that
 //! does not (the line is inside a block scalar, where `#` is text) is left out.
 
@@ -8,10 +8,10 @@ use std::io;
 
 use super::eprint_line;
 use super::files::replace_file;
-use crate::add_ignore::{NOT_SUPPRESSIBLE, ignore_line};
 use crate::diagnostics::Diagnostic;
 use crate::fingerprint::Identity;
 use crate::fix::{TextEdit, apply};
+use crate::ignore_comment::{NOT_SUPPRESSIBLE, ignore_line};
 use crate::run::CheckedFile;
 use crate::safe_fs::describe_io_error;
 use crate::source::{LineIndex, SourceFile};
