@@ -1,5 +1,6 @@
-//! `podcycle check`: discover files, find each one's configuration, lint them in parallel,
-//! report, pick the exit code.
+//! `podcycle check`: the arguments, one run through [`crate::run`] (planning, linting files in
+//! parallel, rendering charts and overlays, merging), then fixes, ignore comments, baselines,
+//! the report and the exit code.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

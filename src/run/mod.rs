@@ -9,7 +9,7 @@
 //!   plan, and what it leaves out;
 //! - [`files`]: reading a file and linting it with its plan;
 //! - [`rendering`]: rendering charts and overlays, linting the output, placing each finding in
-//!   the file that wrote it (for the editor too);
+//!   the file that wrote it (`check`, `explain` and the editor alike);
 //! - [`editor`]: the language server's run, one open file at a time;
 //! - [`after_lint`]: what runs once every file is linted: findings merged per file, the passes
 //!   that read several files, the order of the reports.
