@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use podcycle::cli::lint_bytes;
+use podcycle::run::lint_bytes;
 use podcycle::report::{self, Format, Options};
 use podcycle::settings::{Selector, Settings};
 

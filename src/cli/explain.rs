@@ -1,25 +1,22 @@
-//! `podcycle explain`: find the files and their configuration as `check` does, lint them one
-//! after another, and write each selected pod's explanation as soon as its document is done,
-//! so that memory stays near the size of the largest file, whatever the number of pods.
+//! `podcycle explain`: plan the files, charts and overlays as `check` does ([`crate::run`]),
+//! lint them one after another, and write each selected pod's explanation as soon as its
+//! document is done, so that memory stays near the size of the largest file (or rendered
+//! chart), whatever the number of pods.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
 
-use globset::GlobSet;
-
-use super::check::stderr_colors;
-use super::configs::Configs;
-use super::input::{lint_bytes_with, read_path, read_stdin, walked_paths};
+use super::configs::{open_configs, print_config_errors};
 use super::{
-    ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, eprint_line, usage_error,
+    ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, eprint_line, stderr_colors,
+    usage_error,
 };
-use crate::config::{self, Config};
-use crate::discovery::discover;
-use crate::discovery::roles::{PatchIndex, role_by_name};
-use crate::escape::escape_controls;
-use crate::explain::{ExplainFormat, ExplainWriter, Explaining, ObjectSelector, Selection};
+use crate::explain::{ExplainFormat, ExplainWriter, ObjectSelector, PodFilter};
 use crate::lint::FileRole;
-use crate::settings::{Selection as RuleSelection, Settings};
+use crate::run::rendering::unrendered as unrendered_note;
+use crate::run::{
+    ConfigChoice, Explaining, FilePlan, Renderer, RunOptions, RunPlan, read_path, read_stdin,
+};
+use crate::settings::Settings;
 use crate::suggest::did_you_mean_help;
 use crate::text::name_list;
 
@@ -33,7 +30,7 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
         Ok(object) => object,
         Err(message) => return Ok(usage_error(&message)),
     };
-    let selection = Selection {
+    let filter = PodFilter {
         object,
         container: args.container.clone(),
         at: None,
@@ -42,115 +39,73 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     if stdin_count > 1 {
         return Ok(usage_error("`-` (standard input) may be given only once"));
     }
-    let Some(mut configs) = Configs::open(
-        args.config.as_deref(),
-        args.no_config,
-        stderr_colors(ColorChoice::Auto),
-    )?
-    else {
+    let options = run_options(args);
+    let Some(mut configs) = open_configs(&options, ColorChoice::Auto)? else {
         return Ok(EXIT_ERROR);
     };
 
     // Plan every input first, as `check` does, so that a broken configuration stops the
     // command before anything is written.
+    let mut plan = RunPlan::new(&options, &mut configs, &args.paths, None);
     let mut failed = false;
-    let mut inputs: Vec<(Input, Settings, FileRole)> = Vec::new();
-    if stdin_count == 1 {
-        let config = configs.for_file(Path::new("-"));
-        let settings = settings_for(config.as_deref(), args, None);
-        inputs.push((Input::Stdin, settings, role_by_name(Path::new("-"))));
+    for error in &plan.discovered.errors {
+        eprint_line(format_args!("podcycle: error: {error}"))?;
+        failed = true;
     }
-    let paths = walked_paths(&args.paths);
-    if !paths.is_empty() {
-        let discovered = discover(&paths, &GlobSet::empty());
-        for error in &discovered.errors {
-            eprint_line(format_args!("podcycle: error: {error}"))?;
-            failed = true;
-        }
-        // `explain` reads files as they are: say what it leaves to the renderers.
-        for chart in &discovered.charts {
-            let dir = crate::render::display(&chart.dir);
-            let dir = escape_controls(&dir);
-            eprint_line(format_args!(
-                "podcycle: warning: {dir}: a Helm chart is not explained as files; run `helm template {dir} | podcycle explain -`",
-            ))?;
-        }
-        for overlay in &discovered.overlays {
-            let dir = crate::render::display(overlay);
-            let dir = escape_controls(&dir);
-            eprint_line(format_args!(
-                "podcycle: warning: {dir}: a Kustomize overlay is not explained as built; run `kustomize build {dir} | podcycle explain -`",
-            ))?;
-        }
-        let mut patches = PatchIndex::default();
-        for path in discovered.files {
-            let config = configs.for_file(&path);
-            // A file named on the command line is explained even if its configuration
-            // excludes it; a file found in a directory is not, as with `check`.
-            let named = paths.contains(&path);
-            if !named && config.as_deref().is_some_and(|c| c.excludes(&path)) {
-                continue;
-            }
-            let settings = settings_for(config.as_deref(), args, Some(&path));
-            let role = patches.role(&path);
-            inputs.push((Input::File(path), settings, role));
-        }
-    }
-    if configs.print_errors(stderr_colors(ColorChoice::Auto))? {
+    if print_config_errors(&configs, stderr_colors(ColorChoice::Auto))? {
         return Ok(EXIT_ERROR);
     }
 
     // Buffered: a pod's output is many short lines, which a line-buffered stdout would write
     // one system call at a time.
     let writer = ExplainWriter::new(io::BufWriter::new(io::stdout().lock()), args.format);
-    let mut run = Explaining::new(&selection, writer);
-    for (input, settings, role) in inputs {
-        let (name, bytes) = match input {
-            Input::Stdin => ("-".to_owned(), read_stdin()?),
-            Input::File(path) => match read_path(&path) {
-                Ok(read) => read,
-                Err(message) => {
-                    eprint_line(format_args!("podcycle: error: {message}"))?;
-                    failed = true;
-                    continue;
+    let mut run = Explaining::new(&filter, writer);
+    if let Some(stdin) = plan.stdin.take() {
+        run.file(stdin.name, read_stdin()?, &stdin.plan)?;
+    }
+    for (path, file_plan) in std::mem::take(&mut plan.files) {
+        match read_path(&path) {
+            Ok((name, bytes)) => run.file(name, bytes, &file_plan)?,
+            Err(message) => {
+                eprint_line(format_args!("podcycle: error: {message}"))?;
+                failed = true;
+            }
+        }
+    }
+    // Charts and overlays as `check` renders them, one at a time: each pod is written as its
+    // document ends, placed in the template, base or patch that wrote it.
+    let renderer = Renderer::new(&options);
+    let mut unrendered = Vec::new();
+    for job in &plan.renders {
+        match renderer.render(job) {
+            Ok(output) => run.rendered(output, job)?,
+            Err(not_rendered) => {
+                let sentence = unrendered_note(job, not_rendered).sentence();
+                if !unrendered.contains(&sentence) {
+                    eprint_line(format_args!("podcycle: warning: {sentence}"))?;
+                    unrendered.push(sentence);
                 }
-            },
-        };
-        explain_file(&mut run, name, bytes, &settings, role)?;
+            }
+        }
     }
     finish(run, args, failed)
 }
 
-enum Input {
-    Stdin,
-    File(PathBuf),
-}
-
-/// The settings `check` would use for the file: its configuration's, judged for
-/// `--kube-version`.
-fn settings_for(config: Option<&Config>, args: &ExplainArgs, path: Option<&Path>) -> Settings {
-    let cli = RuleSelection::default();
-    match config {
-        None => config::settings_without_config(&cli, args.kube_version),
-        Some(config) => config.settings_for_file(&cli, args.kube_version, path),
+/// The run `explain` is asked for: its options over each file's configuration; the rules as
+/// configured, since `explain` lists the findings of `check`.
+fn run_options(args: &ExplainArgs) -> RunOptions {
+    let config = match (&args.config, args.no_config) {
+        (Some(path), _) => ConfigChoice::File(path.clone()),
+        (None, true) => ConfigChoice::Nothing,
+        (None, false) => ConfigChoice::Nearest,
+    };
+    RunOptions {
+        config,
+        kube_version: args.kube_version,
+        helm: args.render.helm_overrides(),
+        rendering: args.render.rendering(),
+        ..RunOptions::default()
     }
-}
-
-/// Lints a file and explains its pods as they are visited.
-fn explain_file<W: Write>(
-    run: &mut Explaining<'_, W>,
-    name: String,
-    bytes: Vec<u8>,
-    settings: &Settings,
-    role: FileRole,
-) -> io::Result<()> {
-    let mut result = Ok(());
-    lint_bytes_with(name, bytes, settings, role, &mut |visit| {
-        if result.is_ok() {
-            result = run.visit(visit);
-        }
-    });
-    result
 }
 
 /// Says what matched nothing, closes the output and picks the exit code.
@@ -190,7 +145,7 @@ fn nothing_matched<W: Write>(
     args: &ExplainArgs,
     selected_elsewhere: bool,
 ) -> io::Result<Option<u8>> {
-    if let Some(selector) = &run.selection().object
+    if let Some(selector) = &run.filter().object
         && run.selected_pods == 0
     {
         if let Some((object, at)) = run.without_pod_spec.first() {
@@ -214,14 +169,14 @@ fn nothing_matched<W: Write>(
             ))));
         }
     }
-    if let Some(name) = &run.selection().container
+    if let Some(name) = &run.filter().container
         && run.selected_pods > 0
     {
         let names: Vec<&str> = run.containers.iter().map(String::as_str).collect();
         let hint = did_you_mean_help(name, &names)
             .unwrap_or_else(|| format!("the containers are {}", list(&names)));
         let place = run
-            .selection()
+            .filter()
             .object
             .as_ref()
             .map_or_else(|| shown_paths(args), ObjectSelector::display);
@@ -253,16 +208,16 @@ fn list(names: &[&str]) -> String {
 /// Explains `text` as `path` with `settings`, every object and container, and returns what
 /// `podcycle explain` would print.
 pub fn explain_text(path: &str, text: &str, settings: &Settings, format: ExplainFormat) -> String {
-    let selection = Selection::default();
-    let mut run = Explaining::new(&selection, ExplainWriter::new(Vec::new(), format));
-    explain_file(
-        &mut run,
-        path.to_owned(),
-        text.as_bytes().to_vec(),
-        settings,
-        FileRole::Manifest,
-    )
-    .expect("writing to memory");
+    let filter = PodFilter::default();
+    let mut run = Explaining::new(&filter, ExplainWriter::new(Vec::new(), format));
+    let plan = FilePlan {
+        settings: settings.clone(),
+        fail_at: None,
+        role: FileRole::Manifest,
+        keep_text: false,
+    };
+    run.file(path.to_owned(), text.as_bytes().to_vec(), &plan)
+        .expect("writing to memory");
     let out = run.writer.finish().expect("writing to memory");
     String::from_utf8_lossy(&out).into_owned()
 }

@@ -2,11 +2,12 @@
 //! (`text`), tools can use (`json`) and GitHub can draw (`mermaid`), with the findings of
 //! `check` for the same pod. docs/explain.md describes the output.
 //!
-//! The timelines depend on the lifecycle model, nothing above it: [`Explaining`] takes each
-//! pod as the lint pipeline visits it, with its findings (any [`Finding`]; it passes them in
-//! the shape of `check --format json`), and [`ExplainWriter`] writes it at once, so that memory
-//! does not grow with the input. The command (`cli/explain.rs`) and the language server's
-//! "explain this pod" both feed [`Explaining`], so they print the same explanation.
+//! This module depends on the lifecycle model, nothing above it: the run layer's
+//! `run::Explaining` hands each pod over as it is linted, with its findings (any
+//! [`ShownFinding`]: it passes them in the shape of `check --format json`), and
+//! [`ExplainWriter`] writes it at once, so that memory does not grow with the input. The
+//! command (`cli/explain.rs`) and the language server's "explain this pod" both feed
+//! `run::Explaining`, so they print the same explanation.
 
 mod build;
 mod json;
@@ -15,15 +16,13 @@ mod model;
 mod select;
 mod text;
 mod units;
-mod visits;
 
 use std::io::{self, Write};
 
 pub use build::{PodSource, explain_pod};
-pub use model::{Finding, Note, PodExplanation};
-pub use select::{ObjectSelector, Selection};
+pub use model::{Note, PodExplanation, ShownFinding};
+pub use select::{ObjectSelector, PodFilter};
 pub use units::{Range, Secs};
-pub use visits::Explaining;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExplainFormat {
@@ -72,7 +71,7 @@ impl<W: Write> ExplainWriter<W> {
     }
 
     /// Writes one pod's explanation.
-    pub fn pod(&mut self, pod: &PodExplanation<impl Finding>) -> io::Result<()> {
+    pub fn pod(&mut self, pod: &PodExplanation<impl ShownFinding>) -> io::Result<()> {
         let first = self.written == 0;
         self.written += 1;
         match self.format {
@@ -121,7 +120,7 @@ struct ListStyle {
 /// The notes and the findings of `check`, each under its heading when there are any.
 fn write_notes_and_findings(
     out: &mut dyn Write,
-    pod: &PodExplanation<impl Finding>,
+    pod: &PodExplanation<impl ShownFinding>,
     style: &ListStyle,
 ) -> io::Result<()> {
     let code = style.code;

@@ -49,6 +49,13 @@ pub fn run(args: &[&str]) -> Output {
         .expect("podcycle runs")
 }
 
+/// `podcycle check ARGS` with nothing on standard input.
+pub fn check(args: &[&str]) -> Output {
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
 /// Runs `command` with `input` on its standard input and collects its output.
 ///
 /// The input is written from a thread while the output is read, so neither side can block

@@ -6,9 +6,9 @@ use lsp_types::request::{CodeActionRequest, HoverRequest};
 use lsp_types::{
     ClientCapabilities, CodeActionContext, CodeActionOrCommand, CodeActionParams,
     DiagnosticSeverity, GeneralClientCapabilities, HoverContents, HoverParams, NumberOrString,
-    PartialResultParams, Position, PositionEncodingKind, PublishDiagnosticsClientCapabilities,
-    Range, TextDocumentClientCapabilities, TextDocumentIdentifier, TextDocumentPositionParams,
-    TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressParams,
+    PartialResultParams, Position, PositionEncodingKind, Range, TextDocumentIdentifier,
+    TextDocumentPositionParams, TextDocumentSyncCapability, TextDocumentSyncKind,
+    WorkDoneProgressParams,
 };
 use podcycle::lint::FileRole;
 use podcycle::lsp::convert::{self, ClientInfo, Encoding, Text};
@@ -16,22 +16,9 @@ use podcycle::lsp::{Ending, actions, analyse, lsp_diagnostics};
 use podcycle::settings::Settings;
 use podcycle::source::{LineIndex, Span};
 
-use crate::lsp_client::{Client, apply, position, uri};
+use crate::lsp_client::{Client, apply, capabilities, position, uri};
 
 const WEB: &str = include_str!("../../testdata/lsp/web.yaml");
-
-fn capabilities(related_information: bool) -> ClientCapabilities {
-    ClientCapabilities {
-        text_document: Some(TextDocumentClientCapabilities {
-            publish_diagnostics: Some(PublishDiagnosticsClientCapabilities {
-                related_information: Some(related_information),
-                ..PublishDiagnosticsClientCapabilities::default()
-            }),
-            ..TextDocumentClientCapabilities::default()
-        }),
-        ..ClientCapabilities::default()
-    }
-}
 
 /// The range of the first occurrence of `needle` after `after`, in UTF-16 positions.
 /// The published diagnostic of a rule.
@@ -658,6 +645,48 @@ fn the_nearest_configuration_applies() {
     assert!(codes("vendor/web.yaml").is_empty());
 }
 
+/// Where the editor watches files, each configuration is read once, and read again when the
+/// editor says it changed: then the open documents are linted again with it.
+#[test]
+fn a_watched_configuration_is_read_once_and_again_when_it_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join(".podcycle.yaml");
+    std::fs::write(&config, "ignore: [init-container-probe]\n").unwrap();
+    let mut capabilities = capabilities(true);
+    capabilities.workspace = Some(lsp_types::WorkspaceClientCapabilities {
+        did_change_watched_files: Some(lsp_types::DidChangeWatchedFilesClientCapabilities {
+            dynamic_registration: Some(true),
+            ..lsp_types::DidChangeWatchedFilesClientCapabilities::default()
+        }),
+        ..lsp_types::WorkspaceClientCapabilities::default()
+    });
+    let mut client = Client::start(capabilities);
+    let document = uri(&dir.path().join("web.yaml").display().to_string());
+    let probe = |published: &lsp_types::PublishDiagnosticsParams| {
+        published
+            .diagnostics
+            .iter()
+            .any(|d| d.code == Some(NumberOrString::String("init-container-probe".to_owned())))
+    };
+    client.open(&document, 1, WEB);
+    assert!(!probe(&client.diagnostics(&document, Some(1))));
+
+    std::fs::write(&config, "ignore: []\n").unwrap();
+    // Not told yet: the configuration read once still applies.
+    client.change(&document, 2, WEB);
+    assert!(!probe(&client.diagnostics(&document, Some(2))));
+    client.notify::<lsp_types::notification::DidChangeWatchedFiles>(
+        lsp_types::DidChangeWatchedFilesParams {
+            changes: vec![lsp_types::FileEvent {
+                uri: uri(&config.display().to_string()),
+                typ: lsp_types::FileChangeType::CHANGED,
+            }],
+        },
+    );
+    assert!(probe(&client.diagnostics(&document, Some(2))));
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
 /// An invalid configuration is not a silent fallback to the defaults: the user is told once
 /// (`window/showMessage`), and the configuration file, when open, shows its problems.
 #[test]
@@ -951,7 +980,7 @@ fn rendering_off_is_said_for_a_template() {
     let (_dir, mut client, document) = template_opened_without_rendering();
     let logged = client.notification("window/logMessage");
     let message = logged.params["message"].as_str().unwrap();
-    assert!(message.contains("rendering is off"), "{message}");
+    assert!(message.contains("not rendered: --no-render"), "{message}");
     assert!(
         client
             .diagnostics(&document, Some(1))
@@ -1040,10 +1069,10 @@ fn explain_says_why_nothing_is_explained() {
     assert_eq!(client.shutdown(), Ending::Clean);
 }
 
-/// A Helm template is not a manifest to explain as written: the answer says how `explain`
-/// takes a chart.
+/// A Helm template is explained through its rendered chart; where the chart is not rendered,
+/// the answer says so, as `explain` does.
 #[test]
-fn explain_on_a_template_points_to_the_rendered_chart() {
+fn explain_on_a_template_goes_through_the_chart() {
     let (_dir, mut client, document) = template_opened_without_rendering();
     let result = explain_at(
         &mut client,
@@ -1054,7 +1083,7 @@ fn explain_on_a_template_points_to_the_rendered_chart() {
     assert_eq!(result.pods, 0);
     let message = result.message.unwrap();
     assert!(
-        message.contains("helm template") && message.contains("| podcycle explain -"),
+        message.contains("Helm chart") && message.contains("not rendered: --no-render"),
         "{message}"
     );
     assert_eq!(client.shutdown(), Ending::Clean);

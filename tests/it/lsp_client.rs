@@ -14,8 +14,9 @@ use lsp_types::request::{Initialize, Shutdown};
 use lsp_types::{
     ClientCapabilities, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
     DidOpenTextDocumentParams, InitializeParams, InitializeResult, InitializedParams, Position,
-    PublishDiagnosticsParams, TextDocumentContentChangeEvent, TextDocumentIdentifier,
-    TextDocumentItem, TextEdit, Uri, VersionedTextDocumentIdentifier,
+    PublishDiagnosticsClientCapabilities, PublishDiagnosticsParams, TextDocumentClientCapabilities,
+    TextDocumentContentChangeEvent, TextDocumentIdentifier, TextDocumentItem, TextEdit, Uri,
+    VersionedTextDocumentIdentifier,
 };
 use podcycle::lsp::{Ending, serve};
 
@@ -182,6 +183,20 @@ impl Client {
     fn join(mut self) -> Ending {
         let server = self.server.take().unwrap();
         server.join().unwrap().unwrap()
+    }
+}
+
+/// What a client that offers publishDiagnostics' related information (or not) announces.
+pub fn capabilities(related_information: bool) -> ClientCapabilities {
+    ClientCapabilities {
+        text_document: Some(TextDocumentClientCapabilities {
+            publish_diagnostics: Some(PublishDiagnosticsClientCapabilities {
+                related_information: Some(related_information),
+                ..PublishDiagnosticsClientCapabilities::default()
+            }),
+            ..TextDocumentClientCapabilities::default()
+        }),
+        ..ClientCapabilities::default()
     }
 }
 

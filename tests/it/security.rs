@@ -11,8 +11,8 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use podcycle::cli::lint_bytes;
 use podcycle::report::{self, Format, Options};
+use podcycle::run::lint_bytes;
 use podcycle::settings::{Selector, Settings};
 
 use crate::common::{code, podcycle, stderr, stdout};

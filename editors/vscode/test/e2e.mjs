@@ -394,15 +394,7 @@ async function main() {
     await goTo(page, 20, 9);
     await runCommand(page, "podcycle: Explain this pod");
     await page.locator(".tab", { hasText: "Explain Deployment/web" }).waitFor({ timeout: STEP_TIMEOUT });
-    const deadline = Date.now() + STEP_TIMEOUT;
-    let frame;
-    while (!frame && Date.now() < deadline) {
-      for (const candidate of page.frames()) {
-        if (await candidate.locator("#timeline").count().catch(() => 0)) frame = candidate;
-      }
-      if (!frame) await page.waitForTimeout(250);
-    }
-    if (!frame) throw new Error("no explain panel");
+    const frame = await explainFrame(page, "Deployment/web");
     const timeline = await frame.locator("#timeline").innerText();
     for (const needle of ["Deployment/web", "envoy"]) {
       if (!timeline.includes(needle)) throw new Error(`no ${needle} in the timeline:\n${timeline}`);
@@ -424,6 +416,17 @@ async function main() {
     }
   });
 
+  await check("Explain this pod on a Helm template explains the rendered chart", page, async () => {
+    await page.locator(".monaco-editor .view-lines").first().click();
+    await goTo(page, 16, 7);
+    await runCommand(page, "podcycle: Explain this pod");
+    const frame = await explainFrame(page, "templates/deployment.yaml");
+    const timeline = await frame.locator("#timeline").innerText();
+    if (!/Deployment\/\S+-web/.test(timeline)) {
+      throw new Error(`the rendered Deployment is not in the timeline:\n${timeline}`);
+    }
+  });
+
   await check("diagnostics of a Kustomize patch", page, async () => {
     await openFile(page, "overlay/prod/drain-patch.yaml");
     await waitForProblem(page, "drain-patch.yaml", "longer than `terminationGracePeriodSeconds` (30s)");
@@ -439,6 +442,21 @@ async function main() {
     await page.locator(".statusbar-item", { hasText: "podcycle 0.1.0" }).waitFor({ timeout: STEP_TIMEOUT });
     await waitForProblem(page, "drain-patch.yaml", "longer than `terminationGracePeriodSeconds` (30s)");
   });
+}
+
+/** The frame of the explain panel, once its timeline holds `needle`. */
+async function explainFrame(page, needle) {
+  const deadline = Date.now() + STEP_TIMEOUT;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      const timeline = frame.locator("#timeline");
+      if ((await timeline.count().catch(() => 0)) > 0 && (await timeline.innerText().catch(() => "")).includes(needle)) {
+        return frame;
+      }
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`no explain panel with ${JSON.stringify(needle)}`);
 }
 
 /** The lines of the extension's output channel, as VS Code writes them to disk. */

@@ -15,9 +15,7 @@ use super::KustomizeTool;
 use super::files::is_file;
 use super::process::{Outcome, run};
 
-/// File names Kustomize reads as a kustomization, in its order of preference.
-pub const KUSTOMIZATION_FILES: [&str; 3] =
-    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+pub use super::files::KUSTOMIZATION_FILES;
 
 /// The kustomization file of a directory.
 pub fn kustomization_file(dir: &Path) -> Option<PathBuf> {
