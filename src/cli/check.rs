@@ -26,7 +26,7 @@ use crate::escape::escape_controls;
 use crate::fix::Applicability;
 use crate::lint::FileRole;
 use crate::render::{self, HelmOptions, Input, NotRendered, Output, Tools};
-use crate::report::{self, FileReport, Format, RunNotes, Unrendered};
+use crate::report::{self, FileReport, Format, NotManifests, RunNotes, Unrendered};
 use crate::safe_fs::{self, Existing, describe_io_error};
 use crate::settings::{FailOn, Selection, Selector, Settings};
 use crate::source::SourceFile;
@@ -314,6 +314,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     let (ignored_files, ignored_directories) = discovered.ignored();
     run.ignored_files = ignored_files;
     run.ignored_directories = ignored_directories;
+    run.not_manifests = discovered.not_manifests();
     // Standard input stays first; the files rendered findings landed in take their place.
     let stdin_report = (stdin_count == 1 && !reports.is_empty()).then(|| reports.remove(0));
     reports.sort_by(|a, b| a.file.path.cmp(&b.file.path));
@@ -324,9 +325,12 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     if reports.is_empty() && renders.is_empty() && !failed && stdin_count == 0 {
         // Like ripgrep and ruff: say so, so that a mistyped path or an over-broad --exclude
         // does not pass for a clean result.
-        eprint_line(format_args!(
-            "podcycle: warning: no YAML or JSON files found to check"
-        ))?;
+        let what = if run.not_manifests == NotManifests::default() {
+            "YAML or JSON files"
+        } else {
+            "Kubernetes manifests, Helm charts or Kustomize overlays"
+        };
+        eprint_line(format_args!("podcycle: warning: no {what} found to check"))?;
     }
 
     // Only the errors when nothing could be read: "No problems found in 0 files" beside "no

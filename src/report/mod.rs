@@ -110,6 +110,53 @@ pub struct RunNotes {
     /// Files and directories that ignore files (`.gitignore`, `.ignore`) kept out.
     pub ignored_files: usize,
     pub ignored_directories: usize,
+    /// Files found by walking that are not Kubernetes manifests, so not linted.
+    pub not_manifests: NotManifests,
+}
+
+/// Files found by walking that were not linted because they are not Kubernetes manifests, by
+/// what they are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NotManifests {
+    /// Templates for other tools (`{{`, `{%` that YAML cannot read, or reads as a mapping).
+    pub templates: usize,
+    /// Other YAML and JSON: no document has `apiVersion` and `kind`.
+    pub other: usize,
+    /// Charts' values, metadata and `files/`, read through the rendered chart.
+    pub chart_files: usize,
+}
+
+impl NotManifests {
+    /// `12 templated files and 30 other YAML or JSON files not linted: …`, and the chart files
+    /// read only through their charts.
+    fn summary_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let mut parts = Vec::new();
+        if self.templates > 0 {
+            parts.push(summary::plural(self.templates, "templated file"));
+        }
+        if self.other > 0 {
+            parts.push(summary::plural(self.other, "other YAML or JSON file"));
+        }
+        if !parts.is_empty() {
+            let verb = if self.templates + self.other == 1 {
+                "it is"
+            } else {
+                "they are"
+            };
+            lines.push(format!(
+                "{} not linted: {verb} not Kubernetes manifests (`--show-files` lists them)",
+                parts.join(" and ")
+            ));
+        }
+        if self.chart_files > 0 {
+            lines.push(format!(
+                "{} (values, Chart.yaml, files/) read only through the rendered chart",
+                summary::plural(self.chart_files, "chart file")
+            ));
+        }
+        lines
+    }
 }
 
 /// A chart or overlay that was not rendered.
@@ -177,6 +224,7 @@ impl RunNotes {
                 parts.join(" and ")
             ));
         }
+        lines.extend(self.not_manifests.summary_lines());
         lines
     }
 }
