@@ -342,7 +342,7 @@ fn add_ignore_needs_a_reason() {
 }
 
 #[test]
-fn statistics_count_findings_per_rule() {
+fn statistics_count_findings_per_rule_and_severity() {
     let output = run(&[
         "check",
         "--statistics",
@@ -352,10 +352,11 @@ fn statistics_count_findings_per_rule() {
     assert_eq!(code(&output), 1);
     insta::assert_snapshot!(stdout(&output), @r"
     2  init-container-probe          error    1 fixable
-    2  prestop-exceeds-grace-period  error    2 fixable
     1  container-restart-policy      error
     1  init-container-never-exits    warning  1 fixable
     1  poststart-blocks-sidecar      warning
+    1  prestop-exceeds-grace-period  error    1 fixable
+    1  prestop-exceeds-grace-period  warning  1 fixable
     Found 7 findings; 4 fixable with `--fix`.
     ");
     let json = run(&[
