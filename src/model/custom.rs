@@ -635,8 +635,11 @@ fn argo_pod(template: &Value) -> Option<(Map<String, Value>, &'static str)> {
         container
     };
     let mut main = strip(&main, &["source"]);
+    // Argo names the main container `main` whatever the template says (`name: ""` is common
+    // in exported workflows): workflow/controller/workflowpod.go, `createWorkflowPod`,
+    // `mainCtr.Name = common.MainContainerName`.
     if let Value::Object(map) = &mut main {
-        map.entry("name").or_insert_with(|| "main".into());
+        map.insert("name".to_owned(), "main".into());
     }
     let mut containers = vec![main];
     containers.extend(
