@@ -782,16 +782,7 @@ fn baseline_summary(baseline: &Baseline) -> io::Result<()> {
 /// `--diff`: says how many fixes the diff holds; exits with 1 when there are some, so that a
 /// CI step can require that nothing is left to fix.
 fn diff_summary(run: &FixRun, failed: bool) -> io::Result<u8> {
-    let line = if run.files == 0 {
-        "podcycle: no fixes to apply".to_owned()
-    } else {
-        format!(
-            "podcycle: `--fix` would fix {} in {}",
-            count(run.findings(), "finding"),
-            count(run.files, "file")
-        )
-    };
-    eprint_line(format_args!("{line}"))?;
+    eprint_line(format_args!("podcycle: {}", run.diff_line()))?;
     Ok(if failed {
         EXIT_ERROR
     } else if run.files > 0 {
@@ -803,11 +794,7 @@ fn diff_summary(run: &FixRun, failed: bool) -> io::Result<u8> {
 
 /// The line after the report of `--fix`: in it for the human formats, on stderr otherwise.
 fn fixed_summary(out: &mut dyn Write, format: Format, run: &FixRun) -> io::Result<()> {
-    let line = format!(
-        "Fixed {} in {}.",
-        count(run.findings(), "finding"),
-        count(run.files, "file")
-    );
+    let line = run.fixed_line();
     if format.is_human() {
         writeln!(out, "{line}")
     } else {

@@ -29,6 +29,7 @@ pub fn write(
     // enforces each, or by a severity override for some files) has a row for each.
     let mut rows: BTreeMap<(&'static str, Severity), Row> = BTreeMap::new();
     for report in reports {
+        let edited = crate::fix::edits_file(&report.file.path);
         for diagnostic in &report.diagnostics {
             let row = rows
                 .entry((diagnostic.rule, diagnostic.severity))
@@ -39,7 +40,7 @@ pub fn write(
                     fixable: 0,
                 });
             row.count += 1;
-            if diagnostic.fixes.iter().any(|f| f.applicability <= allowed) {
+            if edited && diagnostic.fixes.iter().any(|f| f.applicability <= allowed) {
                 row.fixable += 1;
             }
         }
@@ -47,6 +48,7 @@ pub fn write(
     // Findings that only an unsafe fix resolves, when those are not applied.
     let hidden = reports
         .iter()
+        .filter(|report| crate::fix::edits_file(&report.file.path))
         .flat_map(|report| &report.diagnostics)
         .filter(|d| {
             allowed == Applicability::Safe

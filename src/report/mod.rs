@@ -311,7 +311,10 @@ pub fn write(
 fn fixable_line(reports: &[FileReport]) -> Option<String> {
     use crate::fix::Applicability;
     let (mut safe, mut unsafe_only) = (0, 0);
-    for diagnostic in reports.iter().flat_map(|r| &r.diagnostics) {
+    let edited = reports
+        .iter()
+        .filter(|r| crate::fix::edits_file(&r.file.path));
+    for diagnostic in edited.flat_map(|r| &r.diagnostics) {
         if diagnostic
             .fixes
             .iter()
