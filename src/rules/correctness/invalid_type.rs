@@ -159,8 +159,14 @@ fn type_error_help(message: &str, written: Written<'_>) -> Option<String> {
             Some(if quoted && value.trim().parse::<f64>().is_ok() {
                 "write the number without quotes".to_owned()
             } else {
+                // A short word is named; a longer text is only said to be one.
+                let what = if value.len() <= 40 && !value.contains(char::is_control) {
+                    format!("`{value}`")
+                } else {
+                    "the text".to_owned()
+                };
                 format!(
-                    "`{value}` is not a number: write the number itself (Kubernetes does not replace placeholders; render the manifest first)"
+                    "{what} is not a number: write the number itself (Kubernetes does not replace placeholders; render the manifest first)"
                 )
             })
         }
