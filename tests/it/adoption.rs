@@ -254,13 +254,13 @@ fn baseline_round_trip() {
     );
     let baseline: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(root.join("baseline.json")).unwrap()).unwrap();
-    assert_eq!(baseline["podcycle_baseline"], 1);
+    assert_eq!(baseline["podcycle_baseline"], 2);
     assert_eq!(
         baseline["findings"][0],
         serde_json::json!({
             "rule": "init-container-probe", "file": "deploy/web.yaml",
             "object": {"kind": "Deployment", "namespace": "shop", "name": "web"},
-            "field": "spec.template.spec.initContainers[0].readinessProbe"
+            "field": "spec.template.spec.initContainers[name=migrate].readinessProbe"
         })
     );
 
@@ -303,6 +303,65 @@ fn baseline_round_trip() {
     assert_eq!(
         stderr(&output),
         "podcycle: 2 findings in the baseline not shown; 1 baseline entry no longer occur (`--write-baseline` records the findings anew)\n"
+    );
+}
+
+#[test]
+fn baselines_name_containers_and_old_ones_are_still_read() {
+    let dir = repository_with(&[("deploy/web.yaml", BAD)]);
+    let root = dir.path();
+    let written = run_in(
+        root,
+        &["check", "--write-baseline", "baseline.json", "deploy"],
+    );
+    assert_eq!(code(&written), 0, "{}", stderr(&written));
+    // A container added before the others moves them down their lists: their findings stay
+    // baselined.
+    let inserted = BAD
+        .replace(
+            "      initContainers:\n",
+            "      initContainers:\n      - name: wait\n        image: busybox:1.36\n        command: [\"true\"]\n",
+        )
+        .replace(
+            "      containers:\n",
+            "      containers:\n      - name: log\n        image: busybox:1.36\n",
+        );
+    fs::write(root.join("deploy/web.yaml"), &inserted).unwrap();
+    let output = run_in(root, &["check", "--baseline", "baseline.json", "deploy"]);
+    assert_eq!(code(&output), 0, "{}", stdout(&output));
+    assert_eq!(
+        stderr(&output),
+        "podcycle: 3 findings in the baseline not shown\n"
+    );
+
+    // A baseline of the first format, which named containers by their place, is read as
+    // written: it matches the file it was recorded for.
+    fs::write(root.join("deploy/web.yaml"), BAD).unwrap();
+    let old = serde_json::json!({"podcycle_baseline": 1, "findings": [
+        {"rule": "init-container-probe", "file": "deploy/web.yaml",
+         "object": {"kind": "Deployment", "namespace": "shop", "name": "web"},
+         "field": "spec.template.spec.initContainers[0].readinessProbe"},
+    ]});
+    fs::write(root.join("old.json"), old.to_string()).unwrap();
+    let output = run_in(
+        root,
+        &[
+            "check",
+            "--baseline",
+            "old.json",
+            "--format",
+            "concise",
+            "deploy",
+        ],
+    );
+    assert_eq!(
+        stderr(&output),
+        "podcycle: 1 finding in the baseline not shown\n"
+    );
+    assert!(
+        !stdout(&output).contains("init-container-probe"),
+        "{}",
+        stdout(&output)
     );
 }
 
