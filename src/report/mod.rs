@@ -139,15 +139,12 @@ impl NotManifests {
             parts.push(summary::plural(self.other, "other YAML or JSON file"));
         }
         if !parts.is_empty() {
-            let verb = if self.templates + self.other == 1 {
-                "it is"
+            let what = if self.templates + self.other == 1 {
+                "it is not a Kubernetes manifest (`--show-files` lists it)"
             } else {
-                "they are"
+                "they are not Kubernetes manifests (`--show-files` lists them)"
             };
-            lines.push(format!(
-                "{} not linted: {verb} not Kubernetes manifests (`--show-files` lists them)",
-                parts.join(" and ")
-            ));
+            lines.push(format!("{} not linted: {what}", parts.join(" and ")));
         }
         if self.chart_files > 0 {
             lines.push(format!(

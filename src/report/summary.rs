@@ -42,11 +42,29 @@ impl Summary {
     }
 }
 
+/// `1 file`, `2 files`, `2 directories`, `2 Kustomize overlays`: a `y` after a consonant
+/// becomes `ies`.
 pub(super) fn plural(count: usize, word: &str) -> String {
-    match (count, word.strip_suffix('y')) {
+    let consonant_y = word
+        .strip_suffix('y')
+        .filter(|stem| stem.ends_with(|c: char| c.is_ascii_alphabetic() && !"aeiou".contains(c)));
+    match (count, consonant_y) {
         (1, _) => format!("{count} {word}"),
         (_, Some(stem)) => format!("{count} {stem}ies"),
         _ => format!("{count} {word}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plural;
+
+    #[test]
+    fn plurals() {
+        assert_eq!(plural(1, "Kustomize overlay"), "1 Kustomize overlay");
+        assert_eq!(plural(2, "Kustomize overlay"), "2 Kustomize overlays");
+        assert_eq!(plural(2, "directory"), "2 directories");
+        assert_eq!(plural(0, "file"), "0 files");
     }
 }
 

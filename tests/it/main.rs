@@ -21,3 +21,4 @@ mod report;
 mod robustness;
 mod scaling;
 mod security;
+mod upstream;
