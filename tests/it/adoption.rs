@@ -114,7 +114,7 @@ fn unsafe_fixes_need_the_option() {
     let statistics = run_in(dir.path(), &["check", "--statistics", "web.yaml"]);
     assert_eq!(
         stdout(&statistics),
-        "1  zero-grace-period  warning\nFound 1 finding; 1 fixable with `--fix --unsafe-fixes`.\n"
+        "1  zero-grace-period  info\nFound 1 finding; 1 fixable with `--fix --unsafe-fixes`.\n"
     );
     let fixed = run_in(
         dir.path(),
@@ -139,7 +139,7 @@ fn fix_leaves_json_files_and_symbolic_links_alone() {
     // fixed; nothing calls it fixable.
     assert_eq!(code(&output), 1, "{}", stderr(&output));
     assert!(
-        stdout(&output).ends_with("Found 1 error, 1 warning in 1 of 1 file.\nFixed 0 findings in 0 files; 2 findings in JSON files not fixed: fixes are written as YAML, and JSON files are not edited.\n"),
+        stdout(&output).ends_with("Found 1 error, 1 info in 1 of 1 file.\nFixed 0 findings in 0 files; 2 findings in JSON files not fixed: fixes are written as YAML, and JSON files are not edited.\n"),
         "{}",
         stdout(&output)
     );
