@@ -560,6 +560,7 @@ fn build(
                 }
                 if kind.names_containers {
                     name_containers(spec);
+                    probe_the_user_port(spec);
                 }
             }
             (template, "")
@@ -612,6 +613,53 @@ fn name_containers(spec: &mut Map<String, Value>) {
                     format!("{base}-{index}")
                 };
                 container.insert("name".to_owned(), name.into());
+            }
+        }
+    }
+}
+
+/// Knative's default user port (`pkg/apis/serving/v1`, `DefaultUserPort`).
+const KNATIVE_DEFAULT_USER_PORT: u64 = 8080;
+
+/// Knative probes the serving container on its port when a readiness or liveness probe
+/// names none: the queue-proxy runs the readiness probe against the user port, and the
+/// liveness probe's port is rewritten to it (`pkg/reconciler/revision/resources/deploy.go`,
+/// `makeContainer`, `rewriteUserLivenessProbe`; `queue.go`). The serving container is the
+/// only one, or the one with `ports`; its port is the first declared, else 8080
+/// (`getUserPort`).
+fn probe_the_user_port(spec: &mut Map<String, Value>) {
+    let Some(Value::Array(containers)) = spec.get_mut("containers") else {
+        return;
+    };
+    let single = containers.len() == 1;
+    let Some(Value::Object(serving)) = containers.iter_mut().find(|c| {
+        single
+            || c.get("ports")
+                .and_then(Value::as_array)
+                .is_some_and(|p| !p.is_empty())
+    }) else {
+        return;
+    };
+    let port = serving
+        .get("ports")
+        .and_then(|ports| ports.get(0))
+        .and_then(|port| port.get("containerPort"))
+        .and_then(Value::as_u64)
+        .filter(|port| *port != 0)
+        .unwrap_or(KNATIVE_DEFAULT_USER_PORT);
+    for probe in ["readinessProbe", "livenessProbe"] {
+        for handler in ["httpGet", "tcpSocket"] {
+            let Some(Value::Object(action)) =
+                serving.get_mut(probe).and_then(|p| p.get_mut(handler))
+            else {
+                continue;
+            };
+            let unset = match action.get("port") {
+                None => true,
+                Some(port) => port.as_u64() == Some(0),
+            };
+            if unset {
+                action.insert("port".to_owned(), port.into());
             }
         }
     }
@@ -767,6 +815,31 @@ mod tests {
             "spec.template.spec.containers"
         );
         assert!(kinds.find("serving.knative.dev/v1", "Route").is_none());
+    }
+
+    #[test]
+    fn knative_probes_without_a_port_probe_the_user_port() {
+        let kinds = PodTemplateKinds::default();
+        let kind = kinds.find("serving.knative.dev/v1", "Service").unwrap();
+        let probe = |object: serde_json::Value, probe: &str| {
+            let found = templates(&kind, &object);
+            found[0].object["template"]["spec"]["containers"][0][probe].clone()
+        };
+        let object = json!({"spec": {"template": {"spec": {"containers": [{"image": "x",
+            "readinessProbe": {"httpGet": {"path": "/ready"}},
+            "livenessProbe": {"tcpSocket": {"port": 0}}}]}}}});
+        assert_eq!(
+            probe(object.clone(), "readinessProbe")["httpGet"]["port"],
+            8080
+        );
+        assert_eq!(probe(object, "livenessProbe")["tcpSocket"]["port"], 8080);
+        let declared = json!({"spec": {"template": {"spec": {"containers": [{"image": "x",
+            "ports": [{"containerPort": 9000}],
+            "livenessProbe": {"httpGet": {"path": "/"}}}]}}}});
+        assert_eq!(probe(declared, "livenessProbe")["httpGet"]["port"], 9000);
+        let named = json!({"spec": {"template": {"spec": {"containers": [{"image": "x",
+            "readinessProbe": {"httpGet": {"port": "http"}}}]}}}});
+        assert_eq!(probe(named, "readinessProbe")["httpGet"]["port"], "http");
     }
 
     #[test]
