@@ -13,6 +13,7 @@ use super::files::replace_file;
 use crate::apply_fixes::fix_text;
 use crate::escape::escape_controls;
 use crate::fix::{Applicability, edits_file};
+use crate::report::plural;
 use crate::safe_fs::describe_io_error;
 
 /// What fixing did, over all files.
@@ -101,14 +102,6 @@ impl FixRun {
         }
         line.push('.');
         line
-    }
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
     }
 }
 

@@ -257,32 +257,23 @@ mod tests {
     fn files_of_a_chart() {
         let dir = tempfile::tempdir().unwrap();
         let chart = dir.path().join("web");
-        for file in [
-            "Chart.yaml",
-            "values.yaml",
-            "values-prod.yaml",
-            "values.schema.json",
-            "files/config.yaml",
-            "ci/lint-values.yaml",
-            "crds/crd.yaml",
-            "examples/pod.yaml",
-        ] {
+        let files = [
+            ("Chart.yaml", true),
+            ("values.yaml", true),
+            ("values-prod.yaml", true),
+            ("values.schema.json", true),
+            ("files/config.yaml", true),
+            ("ci/lint-values.yaml", true),
+            ("crds/crd.yaml", false),
+            ("examples/pod.yaml", false),
+        ];
+        for (file, _) in files {
             let path = chart.join(file);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, "a: 1\n").unwrap();
         }
-        for file in [
-            "Chart.yaml",
-            "values.yaml",
-            "values-prod.yaml",
-            "values.schema.json",
-            "files/config.yaml",
-            "ci/lint-values.yaml",
-        ] {
-            assert!(is_chart_file(&chart.join(file)), "{file}");
-        }
-        for file in ["crds/crd.yaml", "examples/pod.yaml"] {
-            assert!(!is_chart_file(&chart.join(file)), "{file}");
+        for (file, of_the_chart) in files {
+            assert_eq!(is_chart_file(&chart.join(file)), of_the_chart, "{file}");
         }
         assert!(!is_chart_file(&dir.path().join("values.yaml")));
     }

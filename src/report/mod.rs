@@ -18,7 +18,7 @@ use crate::source::SourceFile;
 pub use full::{notes, render_problem};
 pub use json::{JsonDiagnostic, JsonLabel};
 pub use sarif::percent_encode;
-pub use summary::Summary;
+pub use summary::{Summary, plural};
 
 /// A linted file and its findings.
 #[derive(Debug)]

@@ -44,7 +44,7 @@ impl Summary {
 
 /// `1 file`, `2 files`, `2 directories`, `2 Kustomize overlays`: a `y` after a consonant
 /// becomes `ies`.
-pub(super) fn plural(count: usize, word: &str) -> String {
+pub fn plural(count: usize, word: &str) -> String {
     let consonant_y = word
         .strip_suffix('y')
         .filter(|stem| stem.ends_with(|c: char| c.is_ascii_alphabetic() && !"aeiou".contains(c)));

@@ -239,15 +239,22 @@ fn json_and_sarif_carry_the_fixes() {
     }
 }
 
-#[test]
-fn baseline_round_trip() {
+/// A repository with `deploy/web.yaml` and the baseline of its findings in `baseline.json`,
+/// and what writing the baseline printed.
+fn baselined_repository() -> (tempfile::TempDir, std::process::Output) {
     let dir = repository_with(&[("deploy/web.yaml", BAD)]);
-    let root = dir.path();
     let written = run_in(
-        root,
+        dir.path(),
         &["check", "--write-baseline", "baseline.json", "deploy"],
     );
     assert_eq!(code(&written), 0, "{}", stderr(&written));
+    (dir, written)
+}
+
+#[test]
+fn baseline_round_trip() {
+    let (dir, written) = baselined_repository();
+    let root = dir.path();
     assert_eq!(
         stderr(&written),
         "podcycle: recorded 3 findings in baseline.json; `--baseline baseline.json` reports only new ones\n"
@@ -308,13 +315,8 @@ fn baseline_round_trip() {
 
 #[test]
 fn baselines_name_containers_and_old_ones_are_still_read() {
-    let dir = repository_with(&[("deploy/web.yaml", BAD)]);
+    let (dir, _) = baselined_repository();
     let root = dir.path();
-    let written = run_in(
-        root,
-        &["check", "--write-baseline", "baseline.json", "deploy"],
-    );
-    assert_eq!(code(&written), 0, "{}", stderr(&written));
     // A container added before the others moves them down their lists: their findings stay
     // baselined.
     let inserted = BAD
