@@ -55,19 +55,6 @@ pub fn plural(count: usize, word: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::plural;
-
-    #[test]
-    fn plurals() {
-        assert_eq!(plural(1, "Kustomize overlay"), "1 Kustomize overlay");
-        assert_eq!(plural(2, "Kustomize overlay"), "2 Kustomize overlays");
-        assert_eq!(plural(2, "directory"), "2 directories");
-        assert_eq!(plural(0, "file"), "0 files");
-    }
-}
-
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut files = plural(self.files, "file");
@@ -101,5 +88,18 @@ impl fmt::Display for Summary {
             parts.join(", "),
             self.files_with_findings
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plural;
+
+    #[test]
+    fn plurals() {
+        assert_eq!(plural(1, "Kustomize overlay"), "1 Kustomize overlay");
+        assert_eq!(plural(2, "Kustomize overlay"), "2 Kustomize overlays");
+        assert_eq!(plural(2, "directory"), "2 directories");
+        assert_eq!(plural(0, "file"), "0 files");
     }
 }
