@@ -242,7 +242,17 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         args.helm.as_deref(),
         args.kustomize.as_deref(),
         std::time::Duration::from_secs(args.render_timeout.max(1)),
-    );
+    )
+    .with_memory(args.render_memory << 20)
+    .with_budget(render::Budget::new(std::time::Duration::from_secs(
+        args.render_budget,
+    )));
+    if !renders.is_empty()
+        && !args.no_render
+        && let Some(warning) = render::sandbox::warning()
+    {
+        eprint_line(format_args!("podcycle: warning: {warning}"))?;
+    }
     let mut run = RunNotes::default();
     let outcomes: Vec<Result<Output, NotRendered>> = renders
         .par_iter()
@@ -252,6 +262,7 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
                     tool: job.input.tool(),
                     input: job.input.display(),
                     reason: "--no-render".to_owned(),
+                    refusal: None,
                 })
             } else {
                 render::render(&job.input, &tools)
@@ -264,6 +275,12 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         fail_on_unrendered |= job.fail_on_unrendered;
         match outcome {
             Ok(output) => {
+                for warning in &output.warnings {
+                    eprint_line(format_args!(
+                        "podcycle: warning: {} {}: {warning}",
+                        output.tool, output.input
+                    ))?;
+                }
                 let key = (output.tool, output.input.clone());
                 if !counted.contains(&key) {
                     match output.tool {
@@ -277,6 +294,9 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
                     lint_rendered(output, job),
                     !job.plan.keep_text,
                 );
+            }
+            Err(not_rendered) if let Some(report) = refused_report(&not_rendered, job) => {
+                merge(&mut reports, vec![report], !job.plan.keep_text);
             }
             Err(not_rendered) => {
                 let file = match not_rendered.tool {
@@ -504,14 +524,29 @@ fn render_jobs(
             });
         }
     }
+    let mut overlays = Vec::new();
     for overlay in std::mem::take(&mut discovered.overlays) {
         let marker = render::kustomize::kustomization_file(&overlay)
             .unwrap_or_else(|| overlay.join("kustomization.yaml"));
         let config = configs.for_file(&marker);
         if config.as_deref().is_some_and(|c| c.excludes(&overlay)) {
             discovered.skipped.push((overlay, Skip::Excluded));
-            continue;
+        } else {
+            overlays.push(overlay);
         }
+    }
+    // Only the roots of the overlay graph are built; the overlays they build from are linted
+    // through them.
+    let builds = render::kustomize::plan_builds(&overlays);
+    for (overlay, root) in builds.through {
+        discovered
+            .skipped
+            .push((overlay, Skip::BuiltThrough(render::display(&root))));
+    }
+    for overlay in builds.builds {
+        let marker = render::kustomize::kustomization_file(&overlay)
+            .unwrap_or_else(|| overlay.join("kustomization.yaml"));
+        let config = configs.for_file(&marker);
         let plan = plan(
             args,
             selection,
@@ -579,6 +614,21 @@ fn lint_rendered(mut output: Output, job: &RenderJob) -> Vec<FileReport> {
             }
         })
         .collect()
+}
+
+/// The `render-error` finding for an input its renderer refused, when the rule is on for it
+/// (else the refusal is a note, like any input not rendered).
+fn refused_report(not_rendered: &NotRendered, job: &RenderJob) -> Option<FileReport> {
+    let refusal = not_rendered.refusal.as_deref()?;
+    let rule = job.plan.settings.enabled(render::failure::RULE)?;
+    let severity = job.plan.settings.severity(rule);
+    let (file, diagnostic) = render::failure::diagnostic(refusal, &not_rendered.input, severity);
+    Some(FileReport {
+        file: Arc::try_unwrap(file).unwrap_or_else(|shared| (*shared).clone()),
+        diagnostics: vec![diagnostic],
+        objects: Vec::new(),
+        fail_at: job.plan.fail_at,
+    })
 }
 
 /// Adds findings to the report of their file, or a new one. A finding already there (a base
@@ -991,6 +1041,7 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
             "fail_on": fail_on.name(),
             "rules": rules.iter().map(|(name, severity)| serde_json::json!({"rule": name, "severity": severity})).collect::<Vec<_>>(),
             "off": off,
+            "render_sandbox": render::sandbox::sandbox().describe(),
         });
         serde_json::to_writer_pretty(&mut out, &value)?;
         writeln!(out)?;
@@ -1018,6 +1069,11 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
             } else {
                 off.join(", ")
             }
+        )?;
+        writeln!(
+            out,
+            "render sandbox: {}",
+            render::sandbox::sandbox().describe()
         )?;
     }
     out.flush()?;

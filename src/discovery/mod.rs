@@ -101,11 +101,20 @@ pub enum Skip {
     LibraryChart,
     /// A Kustomize component: built through the overlays that use it.
     KustomizeComponent,
+    /// A Kustomize overlay another overlay of the run builds from: built through that one
+    /// (named as users write it).
+    BuiltThrough(String),
 }
 
 impl fmt::Display for Skip {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            Skip::BuiltThrough(overlay) => {
+                return write!(
+                    f,
+                    "Kustomize overlay another overlay builds from: built through {overlay}"
+                );
+            }
             Skip::Excluded => "excluded",
             Skip::IgnoreFile => {
                 "ignored by an ignore file (.gitignore, .ignore; --isolated lints it)"
