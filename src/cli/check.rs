@@ -10,7 +10,6 @@ use globset::GlobSet;
 use rayon::prelude::*;
 
 use super::configs::Configs;
-use super::files::replace_file;
 use super::fixing::{FixRun, fix_files};
 use super::input::{lint_bytes_with, read_path, read_stdin, walked_paths};
 use super::{
@@ -794,11 +793,10 @@ fn write_baseline(path: &Path, checked: &[Checked], failed: bool) -> io::Result<
     for entry in checked {
         baseline.record(&entry.report.file, &entry.report.diagnostics);
     }
-    if let Err(error) = replace_file(path, &baseline.to_json()) {
+    if let Err(reason) = baseline.write(path) {
         return Ok(usage_error(&format!(
-            "cannot write baseline {}: {}",
-            path.display(),
-            describe_io_error(&error)
+            "cannot write baseline {}: {reason}",
+            path.display()
         )));
     }
     eprint_line(format_args!(
@@ -886,13 +884,7 @@ fn add_ignores(checked: &mut [Checked], reason: &str, failed: bool) -> io::Resul
 }
 
 fn count(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else if let Some(stem) = word.strip_suffix('y') {
-        format!("{n} {stem}ies")
-    } else {
-        format!("{n} {word}s")
-    }
+    crate::text::plural(n, word)
 }
 
 fn selection(args: &CheckArgs) -> Result<Selection, String> {
