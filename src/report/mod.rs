@@ -157,12 +157,10 @@ impl RunNotes {
             }
         }
         for (noun, reason, count) in groups {
-            let noun = if count == 1 {
-                noun.to_owned()
-            } else {
-                format!("{noun}s")
-            };
-            lines.push(format!("{count} {noun} not rendered: {reason}"));
+            lines.push(format!(
+                "{} not rendered: {reason}",
+                summary::plural(count, noun)
+            ));
         }
         if self.ignored_files + self.ignored_directories > 0 {
             let mut parts = Vec::new();

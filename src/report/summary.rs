@@ -42,13 +42,7 @@ impl Summary {
     }
 }
 
-pub(super) fn plural(count: usize, word: &str) -> String {
-    match (count, word.strip_suffix('y')) {
-        (1, _) => format!("{count} {word}"),
-        (_, Some(stem)) => format!("{count} {stem}ies"),
-        _ => format!("{count} {word}s"),
-    }
-}
+pub(super) use crate::text::plural;
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
