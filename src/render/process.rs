@@ -331,15 +331,38 @@ pub fn last_error_line(stderr: &str) -> Option<String> {
     Some(super::printable(line))
 }
 
+/// The most distinct warning lines kept of one renderer.
+const MAX_WARNINGS: usize = 20;
+
 /// What a renderer that succeeded said on standard error, one line each (Helm's and
-/// Kustomize's warnings: a deprecated field, a value Helm could not merge).
+/// Kustomize's warnings: a deprecated field, a value Helm could not merge). Kustomize repeats
+/// a deprecation for every kustomization that has it: each line is kept once, with how many
+/// times it came, and at most [`MAX_WARNINGS`] of them.
 fn warnings(stderr: &str) -> Vec<String> {
-    stderr
+    let mut distinct: Vec<(&str, usize)> = Vec::new();
+    for line in stderr
         .lines()
         .map(str::trim)
         .filter(|line| !line.is_empty())
-        .map(super::printable)
-        .collect()
+    {
+        match distinct.iter_mut().find(|(seen, _)| *seen == line) {
+            Some((_, count)) => *count += 1,
+            None => distinct.push((line, 1)),
+        }
+    }
+    let more = distinct.len().saturating_sub(MAX_WARNINGS);
+    let mut kept: Vec<String> = distinct
+        .into_iter()
+        .take(MAX_WARNINGS)
+        .map(|(line, count)| match count {
+            1 => super::printable(line),
+            _ => format!("{} ({count} times)", super::printable(line)),
+        })
+        .collect();
+    if more > 0 {
+        kept.push(format!("and {} more", crate::text::plural(more, "line")));
+    }
+    kept
 }
 
 /// The whole environment a renderer gets. Everything it could use to reach beyond the chart or
@@ -428,6 +451,14 @@ mod tests {
         assert!(lines[0].contains("|http://127.0.0.1:9|"), "{text}");
         assert_eq!(lines[1], "no-ls", "PATH is an empty directory: {text}");
         assert_eq!(warnings, ["careful"], "standard error is kept");
+        let repeated = shell(
+            "for i in 1 2 3; do echo '# Warning: deprecated' >&2; done; echo other >&2",
+            Duration::from_secs(20),
+        );
+        let Outcome::Output { warnings, .. } = repeated else {
+            panic!("the shell failed");
+        };
+        assert_eq!(warnings, ["# Warning: deprecated (3 times)", "other"]);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::common::{code, podcycle, stderr, stdout};
 
 /// Whether the renderers are there; panics when they are required and missing.
-fn renderers() -> bool {
+pub(crate) fn renderers() -> bool {
     let on_path = |name: &str| {
         std::env::var_os("PATH")
             .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()))
