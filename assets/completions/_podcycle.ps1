@@ -51,6 +51,8 @@ Register-ArgumentCompleter -Native -CommandName 'podcycle' -ScriptBlock {
             [CompletionResult]::new('--helm', '--helm', [CompletionResultType]::ParameterName, 'The `helm` executable [default: `helm` on PATH]')
             [CompletionResult]::new('--kustomize', '--kustomize', [CompletionResultType]::ParameterName, 'The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH]')
             [CompletionResult]::new('--render-timeout', '--render-timeout', [CompletionResultType]::ParameterName, 'Stop a renderer that runs longer than this')
+            [CompletionResult]::new('--render-budget', '--render-budget', [CompletionResultType]::ParameterName, 'Stop rendering when the run has spent this long on it, over all its charts and overlays; what is left is reported as not rendered')
+            [CompletionResult]::new('--render-memory', '--render-memory', [CompletionResultType]::ParameterName, 'Stop a renderer that uses more memory than this')
             [CompletionResult]::new('--helm-values', '--helm-values', [CompletionResultType]::ParameterName, 'A values file for every chart rendered in this run, after the chart''s own `values.yaml` and those the configuration names (repeatable)')
             [CompletionResult]::new('--helm-release', '--helm-release', [CompletionResultType]::ParameterName, 'The release name charts are rendered with [default: from the configuration, else Helm''s `release-name`]')
             [CompletionResult]::new('--helm-namespace', '--helm-namespace', [CompletionResultType]::ParameterName, 'The namespace charts are rendered for [default: from the configuration]')

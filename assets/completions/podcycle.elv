@@ -47,6 +47,8 @@ set edit:completion:arg-completer[podcycle] = {|@words|
             cand --helm 'The `helm` executable [default: `helm` on PATH]'
             cand --kustomize 'The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH]'
             cand --render-timeout 'Stop a renderer that runs longer than this'
+            cand --render-budget 'Stop rendering when the run has spent this long on it, over all its charts and overlays; what is left is reported as not rendered'
+            cand --render-memory 'Stop a renderer that uses more memory than this'
             cand --helm-values 'A values file for every chart rendered in this run, after the chart''s own `values.yaml` and those the configuration names (repeatable)'
             cand --helm-release 'The release name charts are rendered with [default: from the configuration, else Helm''s `release-name`]'
             cand --helm-namespace 'The namespace charts are rendered for [default: from the configuration]'

@@ -29,7 +29,7 @@ use std::sync::Arc;
 use super::files::read_text;
 use super::kustomize::Kustomization;
 use super::process::{Failure, last_error_line};
-use crate::diagnostics::{Diagnostic, Enforcement, Placement, RenderTool, Rendered, Severity};
+use crate::diagnostics::{Diagnostic, Enforcement, RenderTool, Severity};
 use crate::source::{SourceFile, Span};
 
 /// The rule that reports a refusal (declared in `rules`, which this layer does not see).
@@ -251,7 +251,8 @@ pub fn kustomize(
             column,
             length,
             message: clean(message),
-            error: clean(&raw),
+            // The rest is each kustomization the error passed through, podcycle's own first.
+            error: clean(message),
         }))
     };
     let own_file = kustomization.file.clone();
@@ -318,7 +319,7 @@ pub fn diagnostic(
     let shown = super::shown_path(&refusal.file);
     let text = read_text(&refusal.file).unwrap_or_default();
     let file = SourceFile::new(shown, text);
-    let (span, placement) = match refusal.line {
+    let span = match refusal.line {
         Some(line) if line >= 1 && line <= file.line_count() => {
             let start = file.line_start(line - 1);
             let end = file.content_end(line - 1);
@@ -328,18 +329,21 @@ pub fn diagnostic(
             let at = start + column;
             let end = if refusal.length > 0 {
                 (at + refusal.length).min(end)
+            } else if refusal.column.is_some()
+                && let Some(close) = file.text[at..end].find("}}")
+            {
+                // The template action Helm names, to its end.
+                at + close + 2
             } else {
                 end
             };
-            (
-                Span::new(
-                    file.clamp_to_char_boundary(at),
-                    file.clamp_to_char_boundary(end.max(at)),
-                ),
-                Placement::Exact,
+            Span::new(
+                file.clamp_to_char_boundary(at),
+                file.clamp_to_char_boundary(end.max(at)),
             )
         }
-        _ => (Span::empty(0), Placement::File),
+        // The renderer names the file only: its first line.
+        _ => Span::new(0, file.content_end(0)),
     };
     let command = match refusal.tool {
         RenderTool::Helm => "helm template",
@@ -365,11 +369,7 @@ pub fn diagnostic(
             format!("build the overlay with `kustomize build {input}` to see the error")
         }
     });
-    diagnostic.rendered = Some(Rendered {
-        tool: refusal.tool,
-        input: input.to_owned(),
-        placement,
-    });
+    // Not `rendered`: the finding is not in an output, there is none.
     (Arc::new(file), diagnostic)
 }
 

@@ -159,7 +159,12 @@ fn every_rule_documents_what_why_example_and_references() {
 
 #[test]
 fn doc_examples_trigger_the_rule_and_fixes_do_not() {
-    for rule in ALL_RULES {
+    // A rule of the render layer documents a template: `render::the_render_error_examples_…`
+    // renders its examples with Helm.
+    for rule in ALL_RULES
+        .iter()
+        .filter(|rule| !matches!(rule.check, podcycle::rules::Check::Render))
+    {
         let examples = docs::yaml_examples(rule);
         assert!(
             examples.len() >= 2,
