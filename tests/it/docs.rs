@@ -239,3 +239,36 @@ fn integration_examples_are_valid_yaml() {
         }
     }
 }
+
+/// The recommended CI invocation is one: the same lines in security, integrations and
+/// adopting, and in the workflow security shows.
+#[test]
+fn the_recommended_ci_invocation_is_the_same_everywhere() {
+    let block = |page: &str| {
+        let text = fs::read_to_string(page).unwrap();
+        let start = text
+            .find("<!-- recommended-ci -->\n```sh\n")
+            .unwrap_or_else(|| panic!("{page} has no recommended invocation"));
+        let body = &text[start..];
+        let body = &body[body.find("```sh\n").unwrap() + 6..];
+        body[..body.find("```").unwrap()].to_owned()
+    };
+    let security = block("docs/security.md");
+    for page in ["docs/integrations.md", "docs/adopting.md"] {
+        assert_eq!(block(page), security, "{page} differs from docs/security.md");
+    }
+    for option in ["--isolated", "--fail-on-unrendered", "--config", "--baseline"] {
+        assert!(security.contains(option), "{option}");
+    }
+    let workflow = fs::read_to_string("docs/security.md").unwrap();
+    for line in security.lines() {
+        assert!(
+            workflow
+                .lines()
+                .filter(|l| l.trim() == line.trim())
+                .count()
+                >= 2,
+            "the workflow of docs/security.md lacks `{line}`"
+        );
+    }
+}
