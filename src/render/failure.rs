@@ -319,32 +319,7 @@ pub fn diagnostic(
     let shown = super::shown_path(&refusal.file);
     let text = read_text(&refusal.file).unwrap_or_default();
     let file = SourceFile::new(shown, text);
-    let span = match refusal.line {
-        Some(line) if line >= 1 && line <= file.line_count() => {
-            let start = file.line_start(line - 1);
-            let end = file.content_end(line - 1);
-            let column = refusal
-                .column
-                .map_or(0, |column| column_offset(&file.text[start..end], column));
-            let at = start + column;
-            let end = if refusal.length > 0 {
-                (at + refusal.length).min(end)
-            } else if refusal.column.is_some()
-                && let Some(close) = file.text[at..end].find("}}")
-            {
-                // The template action Helm names, to its end.
-                at + close + 2
-            } else {
-                end
-            };
-            Span::new(
-                file.clamp_to_char_boundary(at),
-                file.clamp_to_char_boundary(end.max(at)),
-            )
-        }
-        // The renderer names the file only: its first line.
-        _ => Span::new(0, file.content_end(0)),
-    };
+    let span = refusal_span(&file, refusal.line, refusal.column, refusal.length);
     let command = match refusal.tool {
         RenderTool::Helm => "helm template",
         RenderTool::Kustomize => "kustomize build",
@@ -371,6 +346,37 @@ pub fn diagnostic(
     });
     // Not `rendered`: the finding is not in an output, there is none.
     (Arc::new(file), diagnostic)
+}
+
+/// Where in `file` a refusal at a 1-based `line` and `column` goes: from the column (counted in
+/// characters) for `length` bytes, else to the end of the template action there, else to the
+/// end of the line; the first line when the renderer names no line.
+pub fn refusal_span(
+    file: &SourceFile,
+    line: Option<usize>,
+    column: Option<usize>,
+    length: usize,
+) -> Span {
+    let Some(line) = line.filter(|&line| line >= 1 && line <= file.line_count()) else {
+        return Span::new(0, file.content_end(0));
+    };
+    let start = file.line_start(line - 1);
+    let end = file.content_end(line - 1);
+    let at = start + column.map_or(0, |column| column_offset(&file.text[start..end], column));
+    let end = if length > 0 {
+        at.saturating_add(length).min(end)
+    } else if column.is_some()
+        && let Some(close) = file.text[at..end].find("}}")
+    {
+        // The template action the renderer names, to its end.
+        at + close + 2
+    } else {
+        end
+    };
+    Span::new(
+        file.clamp_to_char_boundary(at),
+        file.clamp_to_char_boundary(end.max(at)),
+    )
 }
 
 /// The renderer's error: from its last `Error: ` line to the end, without Helm's closing hint

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 pub use map::KustomizeMap;
 pub use plan::{Plan, plan_builds};
-pub use tree::{Kustomization, Load, PatchSource, plugin_configs, read_kustomization};
+pub use tree::{
+    Kustomization, Load, PatchSource, PluginConfigs, loads, plugin_configs, read_kustomization,
+};
 
 use super::KustomizeTool;
 use super::boundary::Boundary;

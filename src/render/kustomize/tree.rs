@@ -322,9 +322,12 @@ fn array<'a>(value: &'a Value, key: &str) -> &'a [Value] {
 /// `api/kv/kv.go`).
 fn generator_loads(generator: &Value, at: &str, push: &mut dyn FnMut(String, &str)) {
     for (index, entry) in strings(generator, "files").iter().enumerate() {
-        let path = entry
-            .split_once('=')
-            .map_or(entry.as_str(), |(_, path)| path);
+        // `key=path` with one `=` (`api/kv/kv.go`, `ParseFileSource`); an address anywhere in
+        // the entry is screened whole.
+        let path = match entry.split_once('=') {
+            Some((_, path)) if !entry.contains("://") => path,
+            _ => entry.as_str(),
+        };
         push(format!("{at}.files[{index}]"), path);
     }
     for (index, entry) in strings(generator, "envs").iter().enumerate() {
