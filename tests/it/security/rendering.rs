@@ -899,3 +899,52 @@ fn a_function_behind_an_escaped_key_is_refused() {
         stderr(&output)
     );
 }
+
+/// Where there is no sandbox (the kernel refuses namespaces, or it is switched off), rendering
+/// goes on with a warning, and `--show-settings` says so.
+#[test]
+fn without_the_sandbox_rendering_warns() {
+    if !renderers() {
+        return;
+    }
+    let tree = tempfile::tempdir().unwrap();
+    chart_with(tree.path(), &[("pod.yaml", BAD)]);
+    let output = within(
+        LIMIT,
+        podcycle()
+            .current_dir(tree.path())
+            .env("PODCYCLE_NO_RENDER_SANDBOX", "1")
+            .args(["check", "web"]),
+    );
+    assert_eq!(code(&output), 1, "{}", all(&output));
+    assert!(
+        stderr(&output).contains("podcycle: warning: renderers run with the network reachable: switched off by PODCYCLE_NO_RENDER_SANDBOX"),
+        "{}",
+        stderr(&output)
+    );
+    let settings = |switched_off: bool| {
+        let mut command = podcycle();
+        if switched_off {
+            command.env("PODCYCLE_NO_RENDER_SANDBOX", "1");
+        }
+        stdout(&within(
+            LIMIT,
+            command
+                .current_dir(tree.path())
+                .args(["check", "--show-settings", "web/Chart.yaml"]),
+        ))
+    };
+    assert!(
+        settings(true)
+            .contains("render sandbox: inactive: switched off by PODCYCLE_NO_RENDER_SANDBOX"),
+        "{}",
+        settings(true)
+    );
+    if podcycle::render::sandbox::sandbox().is_active() {
+        assert!(
+            settings(false).contains("render sandbox: active"),
+            "{}",
+            settings(false)
+        );
+    }
+}
