@@ -209,8 +209,10 @@ pub fn kustomize(
     let Some(overlay) = tree.first() else {
         return Verdict::NotRendered(clean(&raw));
     };
-    // The innermost kustomization the error passed through, and what it says there.
-    let mut kustomization = overlay;
+    // The innermost kustomization the error passed through (its directory, and whether podcycle
+    // read it), and what the error says there.
+    let mut dir = overlay.dir.clone();
+    let mut kustomization = Some(overlay);
     let mut message = raw.as_str();
     for marker in [
         "recursed accumulation of path '",
@@ -219,13 +221,12 @@ pub fn kustomize(
         let mut rest = raw.as_str();
         while let Some(at) = rest.find(marker) {
             rest = &rest[at + marker.len()..];
-            let Some((dir, after)) = rest.split_once("': ") else {
+            let Some((named, after)) = rest.split_once("': ") else {
                 break;
             };
-            if let Some(found) = tree.iter().find(|k| same_dir(&k.dir, Path::new(dir)))
-                && after.len() < message.len()
-            {
-                kustomization = found;
+            if after.len() < message.len() && Path::new(named).is_dir() {
+                dir = PathBuf::from(named);
+                kustomization = tree.iter().find(|k| same_dir(&k.dir, &dir));
                 message = after;
             }
         }
@@ -255,10 +256,14 @@ pub fn kustomize(
             error: clean(message),
         }))
     };
-    let own_file = kustomization.file.clone();
+    // A kustomization podcycle could not read (not valid YAML) is still where the error is.
+    let own_file = kustomization.map_or_else(
+        || super::kustomize::kustomization_file(&dir).unwrap_or_else(|| overlay.file.clone()),
+        |k| k.file.clone(),
+    );
     // A malformed file it lists: `… in File: x.yaml`, with the line in that file.
     if let Some((_, file)) = message.rsplit_once(" in File: ") {
-        let path = kustomization.dir.join(file.trim());
+        let path = dir.join(file.trim());
         if super::files::is_file(&path) {
             return refusal(path, yaml_line(message), None, 0);
         }
@@ -295,7 +300,7 @@ pub fn kustomize(
             .split_once('/')
             .map(|(_, rest)| rest.rsplit_once(".[").map_or(rest, |(n, _)| n))
     {
-        for patch in &kustomization.patches {
+        for patch in kustomization.iter().flat_map(|k| &k.patches) {
             if let super::kustomize::PatchSource::File(path) = &patch.source
                 && let Ok(text) = read_text(path)
                 && text.lines().any(|l| l.trim() == format!("name: {name}"))

@@ -13,8 +13,10 @@ use std::path::{Path, PathBuf};
 use crate::render::boundary::Boundary;
 use crate::safe_fs::{self, FileKind};
 
-/// The most Helm loads of a whole chart (its `MaxDecompressedChartSize`).
-const MAX_CHART_BYTES: u64 = 100 * 1024 * 1024;
+/// The most podcycle copies of a chart directory (Helm's own limit for a chart archive,
+/// `MaxDecompressedChartSize`; it has none for a directory, whose `.helmignore` may leave out
+/// much more).
+const MAX_COPY_BYTES: u64 = 100 * 1024 * 1024;
 /// Directories nested deeper than this are refused (a link cycle made of many links).
 const MAX_DEPTH: usize = 64;
 
@@ -169,17 +171,36 @@ impl Copier<'_> {
             }
             return self.copy_dir(&resolved, target, shown, depth + 1);
         }
-        let bytes = safe_fs::read_file_within(&resolved, self.boundary.root(), FileKind::ChartFile)
-            .map_err(|e| format!("`{shown}`: {e}"))?;
+        let bytes =
+            match safe_fs::read_file_within(&resolved, self.boundary.root(), FileKind::ChartFile) {
+                Ok(bytes) => bytes,
+                Err(safe_fs::ReadError::TooLarge { .. }) => {
+                    // Larger than Helm loads: a file of the same kind of size, left empty, so
+                    // that Helm refuses it in its own words, or skips it when `.helmignore`
+                    // says so, without podcycle reading it.
+                    return placeholder(target, FileKind::ChartFile.max_bytes() + 1);
+                }
+                Err(error) => return Err(format!("`{shown}`: {error}")),
+            };
         self.bytes += bytes.len() as u64;
-        if self.bytes > MAX_CHART_BYTES {
+        if self.bytes > MAX_COPY_BYTES {
             return Err(format!(
-                "the chart is larger than {} MiB, the most Helm loads of a chart",
-                MAX_CHART_BYTES >> 20
+                "the chart directory holds more than {} MiB, the most podcycle copies for Helm",
+                MAX_COPY_BYTES >> 20
             ));
         }
         write(target, &bytes)
     }
+}
+
+/// An empty file of `size` bytes (sparse: it takes no room).
+fn placeholder(target: &Path, size: u64) -> Result<(), String> {
+    write(target, b"")?;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(target)
+        .and_then(|file| file.set_len(size))
+        .map_err(|e| format!("cannot copy the chart: {e}"))
 }
 
 #[cfg(all(test, unix))]
@@ -244,6 +265,18 @@ mod tests {
         assert_eq!(std::fs::read(&staged.values[0]).unwrap(), b"a: 1\n");
         let error = stage(&root.join("web"), "web", &[root.join("gc.yaml")]).unwrap_err();
         assert!(error.contains("inside a `.git` directory"), "{error}");
+    }
+
+    /// A file larger than Helm loads is not read: Helm gets one of that size and says so, or
+    /// skips it when `.helmignore` does.
+    #[test]
+    fn files_larger_than_helm_loads_are_left_to_helm() {
+        let (_dir, root) = repository();
+        let big = std::fs::File::create(root.join("web/big.bin")).unwrap();
+        big.set_len(FileKind::ChartFile.max_bytes() * 2).unwrap();
+        let staged = stage(&root.join("web"), "web", &[]).unwrap();
+        let copied = std::fs::metadata(staged.chart.join("big.bin")).unwrap();
+        assert_eq!(copied.len(), FileKind::ChartFile.max_bytes() + 1);
     }
 
     #[test]

@@ -198,4 +198,17 @@ mod tests {
         let error = screened("resources: [../../outside]\n").unwrap_err();
         assert!(error.contains("outside the repository"), "{error}");
     }
+
+    /// A base whose kustomization podcycle cannot read is not screened, so the overlay is not
+    /// built: Kustomize would read it.
+    #[test]
+    fn a_base_podcycle_cannot_read_stops_the_build() {
+        let (_dir, root) = repository("resources: [../base]\n");
+        std::fs::create_dir_all(root.join("base")).unwrap();
+        let big = std::fs::File::create(root.join("base/kustomization.yaml")).unwrap();
+        big.set_len(crate::safe_fs::FileKind::Kustomization.max_bytes() + 1)
+            .unwrap();
+        let error = Tree::read(&root.join("app")).unwrap_err();
+        assert!(error.contains("larger than"), "{error}");
+    }
 }

@@ -477,9 +477,16 @@ impl Tree {
             if !seen.insert(canonical) || seen.len() > MAX_KUSTOMIZATIONS {
                 continue;
             }
-            // A missing base is Kustomize's to report.
-            let Ok(kustomization) = read_kustomization(&dir) else {
-                continue;
+            let kustomization = match read_kustomization(&dir) {
+                Ok(kustomization) => kustomization,
+                Err(error) => match kustomization_file(&dir) {
+                    // One podcycle cannot read (a link out of the tree, too large) is not
+                    // screened, so it is not built either.
+                    Some(file) if read_text(&file).is_err() => return Err(error),
+                    // A missing base, or a kustomization that is not valid YAML: Kustomize's to
+                    // report, as the file's error.
+                    _ => continue,
+                },
             };
             let index = tree.kustomizations.len();
             if let Some(parent) = configures {
