@@ -79,7 +79,7 @@ impl Boundary {
         if !target.starts_with(&self.root) {
             return Err(escape(Why::Outside(self.root.clone())));
         }
-        if in_git(&target, &self.root) && !in_git(&lexical(path), &self.root) {
+        if in_git(&target, &self.root) && !in_git(&normalize(path), &self.root) {
             return Err(escape(Why::Git));
         }
         Ok(target)
@@ -87,7 +87,7 @@ impl Boundary {
 
     /// Whether `path` names a place in the repository's `.git` (or any `.git` below the root).
     pub fn names_git(&self, path: &Path) -> bool {
-        in_git(&lexical(path), &self.root)
+        in_git(&normalize(path), &self.root)
     }
 }
 
@@ -95,19 +95,22 @@ fn in_git(path: &Path, root: &Path) -> bool {
     crate::safe_fs::in_git_directory(path, root)
 }
 
-/// `path` with `.` and `..` resolved by name.
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
+/// `path` with `.` and `..` resolved by name, without touching the file system (a `..` past
+/// the start of a relative path is kept).
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut normalized = PathBuf::new();
     for component in path.components() {
         match component {
             Component::CurDir => {}
             Component::ParentDir => {
-                out.pop();
+                if !normalized.pop() {
+                    normalized.push("..");
+                }
             }
-            other => out.push(other),
+            other => normalized.push(other),
         }
     }
-    out
+    normalized
 }
 
 /// What a link says, as committed (`/etc/passwd`, `../../.git/config`), for the message; the

@@ -132,9 +132,12 @@ pub fn helm(failure: &Failure, chart: &Path, clean: &dyn Fn(&str) -> String) -> 
         let path = chart.join(relative);
         super::files::is_file(&path).then_some(path)
     };
-    if let Some((location, message)) = between(&error, "execution error at (", "): ")
+    // `execution error at (CHART/templates/x.yaml:51:51): message`, `parse error at (…:5): …`,
+    // `template: CHART/templates/x.yaml:3:11: executing "…" at <…>: message`.
+    let located = between(&error, "execution error at (", "): ")
         .or_else(|| between(&error, "parse error at (", "): "))
-    {
+        .or_else(|| error.strip_prefix("template: ")?.split_once(": "));
+    if let Some((location, message)) = located {
         let (name, line, column) = location_parts(location);
         if let Some(path) = template(name) {
             return Verdict::Refused(Box::new(Refusal {
@@ -146,23 +149,6 @@ pub fn helm(failure: &Failure, chart: &Path, clean: &dyn Fn(&str) -> String) -> 
                 message: message.to_owned(),
                 error: error.clone(),
             }));
-        }
-    }
-    if let Some(rest) = error.strip_prefix("template: ") {
-        // `CHART/templates/x.yaml:3:11: executing "…" at <…>: message`
-        if let Some((location, message)) = rest.split_once(": ") {
-            let (name, line, column) = location_parts(location);
-            if let Some(path) = template(name) {
-                return Verdict::Refused(Box::new(Refusal {
-                    tool: RenderTool::Helm,
-                    file: path,
-                    line,
-                    column,
-                    length: 0,
-                    message: message.to_owned(),
-                    error: error.clone(),
-                }));
-            }
         }
     }
     if let Some(rest) = error.strip_prefix("YAML parse error on ")

@@ -255,19 +255,24 @@ fn the_recommended_ci_invocation_is_the_same_everywhere() {
     };
     let security = block("docs/security.md");
     for page in ["docs/integrations.md", "docs/adopting.md"] {
-        assert_eq!(block(page), security, "{page} differs from docs/security.md");
+        assert_eq!(
+            block(page),
+            security,
+            "{page} differs from docs/security.md"
+        );
     }
-    for option in ["--isolated", "--fail-on-unrendered", "--config", "--baseline"] {
+    for option in [
+        "--isolated",
+        "--fail-on-unrendered",
+        "--config",
+        "--baseline",
+    ] {
         assert!(security.contains(option), "{option}");
     }
     let workflow = fs::read_to_string("docs/security.md").unwrap();
     for line in security.lines() {
         assert!(
-            workflow
-                .lines()
-                .filter(|l| l.trim() == line.trim())
-                .count()
-                >= 2,
+            workflow.lines().filter(|l| l.trim() == line.trim()).count() >= 2,
             "the workflow of docs/security.md lacks `{line}`"
         );
     }

@@ -464,15 +464,15 @@ fn suppressions_are_linear_in_the_comments() {
     assert!(growth(&own_lines, Format::Json, 2000) < LINEAR);
 }
 
-/// Peak resident memory of a child process, in bytes (its `VmHWM`, read while it runs: the
-/// rusage of a child counts the memory of the process that forked it), with its output.
-fn peak_memory(command: &mut Command) -> (Output, u64) {
+/// Runs `command` to its end, reading its output while it runs (a report can be larger than a
+/// pipe holds), calling `watch` with its process id every few milliseconds, and failing the
+/// test if it is still running after `limit`.
+fn watched(limit: Duration, command: &mut Command, watch: &mut dyn FnMut(u32)) -> Output {
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let status_file = format!("/proc/{}/status", child.id());
     let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
     let read = |stream: &mut dyn std::io::Read| {
         let mut bytes = Vec::new();
@@ -481,25 +481,42 @@ fn peak_memory(command: &mut Command) -> (Output, u64) {
     };
     let stdout_reader = std::thread::spawn(move || read(&mut out));
     let stderr_reader = std::thread::spawn(move || read(&mut err));
-    let mut peak = 0;
     let started = Instant::now();
     let status = loop {
-        let high_water = fs::read_to_string(&status_file).ok().and_then(|status| {
-            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-            line.split_whitespace().nth(1)?.parse::<u64>().ok()
-        });
-        peak = peak.max(high_water.unwrap_or(0) * 1024);
+        watch(child.id());
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
-        assert!(started.elapsed() < LIMIT, "{command:?} still running");
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            panic!("{command:?} was still running after {limit:?}");
+        }
         std::thread::sleep(Duration::from_millis(2));
     };
-    let output = Output {
+    Output {
         status,
         stdout: stdout_reader.join().unwrap(),
         stderr: stderr_reader.join().unwrap(),
-    };
+    }
+}
+
+/// The peak resident memory (`VmHWM`) in bytes of the process `pid`, as far as it is known.
+fn high_water(pid: u32) -> u64 {
+    fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .unwrap_or(0)
+        * 1024
+}
+
+/// Peak resident memory of a child process, in bytes (its `VmHWM`, read while it runs: the
+/// rusage of a child counts the memory of the process that forked it), with its output.
+fn peak_memory(command: &mut Command) -> (Output, u64) {
+    let mut peak = 0;
+    let output = watched(LIMIT, command, &mut |pid| peak = peak.max(high_water(pid)));
     (output, peak)
 }
 

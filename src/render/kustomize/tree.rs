@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::kustomization_file;
+pub use crate::render::boundary::normalize;
 use crate::render::files::read_text;
 use crate::yaml;
 
@@ -418,23 +419,6 @@ pub fn plugin_configs(text: &str, at: &str) -> PluginConfigs {
         }
     }
     configs
-}
-
-/// Removes `.` and `..` components without touching the file system.
-pub fn normalize(path: &Path) -> PathBuf {
-    let mut normalized = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                if !normalized.pop() {
-                    normalized.push("..");
-                }
-            }
-            other => normalized.push(other),
-        }
-    }
-    normalized
 }
 
 /// Whether a resource entry names something on the network: a URL, or a repository in

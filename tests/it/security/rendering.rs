@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{BAD, LIMIT, within, write};
+use super::{BAD, LIMIT, high_water, watched, within, write};
 use crate::common::{code, podcycle, stderr, stdout};
 use crate::render::renderers;
 
@@ -103,39 +103,10 @@ impl Repository {
     }
 }
 
-/// Runs `command`, reading its output while it runs (SARIF is larger than a pipe holds), and
-/// fails the test if it takes longer than `limit`.
+/// Runs `command` with nothing on standard input, reading its output while it runs (SARIF is
+/// larger than a pipe holds), and fails the test if it takes longer than `limit`.
 fn reading_within(limit: Duration, command: &mut Command) -> Output {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let read = |stream: &mut dyn Read| {
-        let mut bytes = Vec::new();
-        stream.read_to_end(&mut bytes).unwrap();
-        bytes
-    };
-    let stdout_reader = std::thread::spawn(move || read(&mut out));
-    let stderr_reader = std::thread::spawn(move || read(&mut err));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > limit {
-            child.kill().unwrap();
-            panic!("{command:?} was still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Output {
-        status,
-        stdout: stdout_reader.join().unwrap(),
-        stderr: stderr_reader.join().unwrap(),
-    }
+    watched(limit, command.stdin(Stdio::null()), &mut |_| {})
 }
 
 /// Everything a run printed.
@@ -483,52 +454,29 @@ fn the_sandbox_keeps_renderers_off_the_network() {
     assert_eq!(server.requests(), 0, "{outcome:?}");
 }
 
-/// Peak resident memory of the direct children of a process while it runs (`VmHWM`).
+/// Peak resident memory (`VmHWM`) of the direct children of a process while it runs.
 fn children_peak(command: &mut Command) -> (Output, u64) {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let parent = child.id().to_string();
-    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let read = |stream: &mut dyn Read| {
-        let mut bytes = Vec::new();
-        stream.read_to_end(&mut bytes).unwrap();
-        bytes
-    };
-    let stdout_reader = std::thread::spawn(move || read(&mut out));
-    let stderr_reader = std::thread::spawn(move || read(&mut err));
     let mut peak = 0;
-    let started = Instant::now();
-    let status = loop {
+    let output = watched(LIMIT * 3, command.stdin(Stdio::null()), &mut |parent| {
         for entry in fs::read_dir("/proc").unwrap().flatten() {
             let Ok(status) = fs::read_to_string(entry.path().join("status")) else {
                 continue;
             };
-            let field = |name: &str| {
-                status
-                    .lines()
-                    .find_map(|l| l.strip_prefix(name))
-                    .map(|v| v.split_whitespace().next().unwrap_or("").to_owned())
-            };
-            if field("PPid:").as_deref() == Some(parent.as_str()) {
-                let kib: u64 = field("VmHWM:").and_then(|v| v.parse().ok()).unwrap_or(0);
-                peak = peak.max(kib * 1024);
+            let ppid = status
+                .lines()
+                .find_map(|l| l.strip_prefix("PPid:"))
+                .and_then(|v| v.trim().parse::<u32>().ok());
+            let pid = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok());
+            if let (Some(ppid), Some(pid)) = (ppid, pid)
+                && ppid == parent
+            {
+                peak = peak.max(high_water(pid));
             }
         }
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(started.elapsed() < LIMIT * 3, "still running");
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let output = Output {
-        status,
-        stdout: stdout_reader.join().unwrap(),
-        stderr: stderr_reader.join().unwrap(),
-    };
+    });
     (output, peak)
 }
 
@@ -799,6 +747,16 @@ fn breaking_a_chart_is_a_finding_with_helms_message() {
     assert_eq!(code(&output), 0, "{}", all(&output));
 }
 
+/// A base `dir` of one manifest with findings, for overlays to build from.
+fn base(tree: &Path, dir: &str) {
+    write(tree, &format!("{dir}/pod.yaml"), BAD);
+    write(
+        tree,
+        &format!("{dir}/kustomization.yaml"),
+        "resources: [pod.yaml]\n",
+    );
+}
+
 /// A kustomization that lists a file that is not there is a finding at that entry.
 #[test]
 fn a_broken_overlay_is_a_finding_at_the_entry_kustomize_names() {
@@ -806,12 +764,7 @@ fn a_broken_overlay_is_a_finding_at_the_entry_kustomize_names() {
         return;
     }
     let tree = tempfile::tempdir().unwrap();
-    write(tree.path(), "app/base/pod.yaml", BAD);
-    write(
-        tree.path(),
-        "app/base/kustomization.yaml",
-        "resources: [pod.yaml]\n",
-    );
+    base(tree.path(), "app/base");
     write(
         tree.path(),
         "app/prod/kustomization.yaml",
@@ -843,12 +796,7 @@ fn the_summary_counts_overlays() {
         return;
     }
     let tree = tempfile::tempdir().unwrap();
-    write(tree.path(), "base/pod.yaml", BAD);
-    write(
-        tree.path(),
-        "base/kustomization.yaml",
-        "resources: [pod.yaml]\n",
-    );
+    base(tree.path(), "base");
     for overlay in ["dev", "prod"] {
         write(
             tree.path(),
