@@ -143,7 +143,7 @@ fn renderer_error(stderr: &str, helm: bool) {
             remote: Vec::new(),
             plugins: Vec::new(),
         };
-        failure::kustomize(&failure, &[overlay], &clean)
+        podcycle::render::kustomize::refusal::judge(&failure, &[overlay], &clean)
     };
     let (message, error, line, column) = match &verdict {
         Verdict::Refused(refusal) => (

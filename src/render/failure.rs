@@ -8,26 +8,19 @@
 //! the input cannot help — a renderer that is not installed, dependencies not vendored, remote
 //! bases, a limit of podcycle's, the system refusing — stays a note.
 //!
-//! The messages are read as Helm and Kustomize write them:
-//!
-//! - Helm (`pkg/engine/engine.go`, `cleanupExecError` and `cleanupParseError`):
-//!   `execution error at (CHART/templates/x.yaml:51:51): MESSAGE` for `fail` and `required`,
-//!   `template: CHART/templates/x.yaml:3:11: executing "…" at <…>: MESSAGE` for other errors of a
-//!   running template (a missing `include`), `parse error at (CHART/templates/x.yaml:5): …`,
-//!   `YAML parse error on CHART/templates/x.yaml: …` (the line is of the template's output),
-//!   `cannot load values.yaml: … yaml: line N: …`, `validation: chart.metadata.name is required`;
-//! - Kustomize (`api/internal/target/kusttarget.go`): errors wrapped by each kustomization they
-//!   pass through (`recursed accumulation of path '/abs/dir': …`, `couldn't make target for path
-//!   '/abs/dir': …`), naming the entry (`accumulating resources from 'x.yaml'`, `merging
-//!   resources from 'x.yaml'`), a line (`MalformedYAMLError: yaml: line 3: … in File: x.yaml`,
-//!   `invalid Kustomization: yaml: line 3: …`) or a patch's target (`no matches for Id
-//!   Deployment.v1.apps/web.[noNs]`).
+//! Helm's messages are read as Helm writes them (`pkg/engine/engine.go`, `cleanupExecError` and
+//! `cleanupParseError`): `execution error at (CHART/templates/x.yaml:51:51): MESSAGE` for `fail`
+//! and `required`, `template: CHART/templates/x.yaml:3:11: executing "…" at <…>: MESSAGE` for
+//! other errors of a running template (a missing `include`), `parse error at
+//! (CHART/templates/x.yaml:5): …`, `YAML parse error on CHART/templates/x.yaml: …` (the line is
+//! of the template's output), `cannot load values.yaml: … yaml: line N: …`, `validation:
+//! chart.metadata.name is required`. Kustomize's are read by
+//! [`crate::render::kustomize::refusal`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::files::read_text;
-use super::kustomize::Kustomization;
 use super::process::{Failure, last_error_line};
 use crate::diagnostics::{Diagnostic, Enforcement, RenderTool, Severity};
 use crate::source::{SourceFile, Span};
@@ -63,7 +56,7 @@ pub enum Verdict {
 
 /// Failures whose words say the environment caused them, whichever renderer: the network
 /// (the sandbox at work), a program the renderer looked for, Helm's dependency check.
-fn environmental(message: &str) -> Option<String> {
+pub(super) fn environmental(message: &str) -> Option<String> {
     const NETWORK: [&str; 7] = [
         "dial tcp",
         "no such host",
@@ -178,128 +171,6 @@ pub fn helm(failure: &Failure, chart: &Path, clean: &dyn Fn(&str) -> String) -> 
     at_chart(error.clone(), chart_file, None)
 }
 
-/// Judges a failed `kustomize build` of the overlay whose kustomizations are `tree` (the
-/// overlay's first), with messages cleaned by `clean`.
-pub fn kustomize(
-    failure: &Failure,
-    tree: &[Kustomization],
-    clean: &dyn Fn(&str) -> String,
-) -> Verdict {
-    let Failure::Exited { stderr } = failure else {
-        return Verdict::NotRendered(clean(&failure.reason()));
-    };
-    let raw = error_text(stderr);
-    if let Some(reason) = environmental(&raw) {
-        return Verdict::NotRendered(clean(&reason));
-    }
-    let Some(overlay) = tree.first() else {
-        return Verdict::NotRendered(clean(&raw));
-    };
-    // The innermost kustomization the error passed through (its directory, and whether podcycle
-    // read it), and what the error says there.
-    let mut dir = overlay.dir.clone();
-    let mut kustomization = Some(overlay);
-    let mut message = raw.as_str();
-    for marker in [
-        "recursed accumulation of path '",
-        "couldn't make target for path '",
-    ] {
-        let mut rest = raw.as_str();
-        while let Some(at) = rest.find(marker) {
-            rest = &rest[at + marker.len()..];
-            let Some((named, after)) = rest.split_once("': ") else {
-                break;
-            };
-            if after.len() < message.len() && Path::new(named).is_dir() {
-                dir = PathBuf::from(named);
-                kustomization = tree.iter().find(|k| same_dir(&k.dir, &dir));
-                message = after;
-            }
-        }
-    }
-    // `accumulation err='X': must build at directory: …`: X is why; the rest is Kustomize
-    // trying the entry as a directory too.
-    if let Some(inner) = message
-        .strip_prefix("accumulating resources: ")
-        .unwrap_or(message)
-        .strip_prefix("accumulation err='")
-        && let Some(end) = inner.rfind("': must build at directory")
-    {
-        message = &inner[..end];
-    }
-    let message = message
-        .strip_prefix("accumulating resources: ")
-        .unwrap_or(message);
-    let refusal = |file: PathBuf, line, column, length| {
-        Verdict::Refused(Box::new(Refusal {
-            tool: RenderTool::Kustomize,
-            file,
-            line,
-            column,
-            length,
-            message: clean(message),
-            // The rest is each kustomization the error passed through, podcycle's own first.
-            error: clean(message),
-        }))
-    };
-    // A kustomization podcycle could not read (not valid YAML) is still where the error is.
-    let own_file = kustomization.map_or_else(
-        || super::kustomize::kustomization_file(&dir).unwrap_or_else(|| overlay.file.clone()),
-        |k| k.file.clone(),
-    );
-    // A malformed file it lists: `… in File: x.yaml`, with the line in that file.
-    if let Some((_, file)) = message.rsplit_once(" in File: ") {
-        let path = dir.join(file.trim());
-        if super::files::is_file(&path) {
-            return refusal(path, yaml_line(message), None, 0);
-        }
-    }
-    if message.starts_with("invalid Kustomization: ") {
-        if let Some(line) = yaml_line(message) {
-            return refusal(own_file, Some(line), None, 0);
-        }
-        if let Some(field) = between(message, "unknown field \"", "\"").map(|(f, _)| f)
-            && let Some((line, column)) = find_in_file(&own_file, &format!("{field}:"))
-        {
-            return refusal(own_file, Some(line), Some(column), field.len());
-        }
-        return refusal(own_file, None, None, 0);
-    }
-    // The entry it names: `accumulating resources from 'x.yaml'`, `merging resources from …`.
-    for marker in [
-        "resources from '",
-        "file sources: [",
-        "env source: ",
-        "patch '",
-    ] {
-        if let Some((entry, _)) =
-            between(message, marker, "'").or_else(|| between(message, marker, "]"))
-            && let Some((line, column)) = find_in_file(&own_file, entry)
-        {
-            return refusal(own_file, Some(line), Some(column), entry.len());
-        }
-    }
-    // A patch that matches nothing: `no matches for Id Deployment.v1.apps/web.[noNs]`.
-    if let Some((id, _)) = between(message, "no matches for Id ", ";")
-        .or_else(|| between(message, "no matches for Id ", "\n"))
-        && let Some(name) = id
-            .split_once('/')
-            .map(|(_, rest)| rest.rsplit_once(".[").map_or(rest, |(n, _)| n))
-    {
-        for patch in kustomization.iter().flat_map(|k| &k.patches) {
-            if let super::kustomize::PatchSource::File(path) = &patch.source
-                && let Ok(text) = read_text(path)
-                && text.lines().any(|l| l.trim() == format!("name: {name}"))
-                && let Some(entry) = path.file_name().and_then(|n| n.to_str())
-                && let Some((line, column)) = find_in_file(&own_file, entry)
-            {
-                return refusal(own_file, Some(line), Some(column), entry.len());
-            }
-        }
-    }
-    refusal(own_file, None, None, 0)
-}
-
 /// The finding for a refusal, in the file it names, with the severity the settings give
 /// `render-error`.
 pub fn diagnostic(
@@ -372,7 +243,7 @@ pub fn refusal_span(
 
 /// The renderer's error: from its last `Error: ` line to the end, without Helm's closing hint
 /// (`Use --debug flag to render out invalid YAML`); some errors (a schema's) span lines.
-fn error_text(stderr: &str) -> String {
+pub(super) fn error_text(stderr: &str) -> String {
     let start = stderr.rfind("Error: ").map_or(0, |at| at + "Error: ".len());
     let text: Vec<&str> = stderr[start..]
         .lines()
@@ -386,7 +257,7 @@ fn error_text(stderr: &str) -> String {
 }
 
 /// `text[after marker .. before end]`, and the rest after `end`.
-fn between<'a>(text: &'a str, marker: &str, end: &str) -> Option<(&'a str, &'a str)> {
+pub(super) fn between<'a>(text: &'a str, marker: &str, end: &str) -> Option<(&'a str, &'a str)> {
     let start = text.find(marker)? + marker.len();
     let rest = &text[start..];
     let stop = rest.find(end)?;
@@ -409,13 +280,13 @@ fn location_parts(location: &str) -> (&str, Option<usize>, Option<usize>) {
 }
 
 /// `yaml: line N: …` in a message.
-fn yaml_line(message: &str) -> Option<usize> {
+pub(super) fn yaml_line(message: &str) -> Option<usize> {
     between(message, "yaml: line ", ":").and_then(|(n, _)| n.trim().parse().ok())
 }
 
 /// The 1-based line and column of the first place `needle` is written in `path` as a whole
 /// word (not inside a longer name).
-fn find_in_file(path: &Path, needle: &str) -> Option<(usize, usize)> {
+pub(super) fn find_in_file(path: &Path, needle: &str) -> Option<(usize, usize)> {
     if needle.is_empty() {
         return None;
     }
@@ -447,7 +318,7 @@ fn column_offset(line: &str, column: usize) -> usize {
 }
 
 /// Whether two directories are the same, by path or once resolved.
-fn same_dir(a: &Path, b: &Path) -> bool {
+pub(super) fn same_dir(a: &Path, b: &Path) -> bool {
     a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
 }
 

@@ -3,6 +3,7 @@
 
 mod map;
 mod plan;
+pub mod refusal;
 mod screen;
 mod tree;
 
@@ -18,13 +19,11 @@ pub use tree::{
 use super::KustomizeTool;
 use super::boundary::Boundary;
 use super::budget::Budget;
-use super::failure::{self, Verdict};
+use super::failure::Verdict;
 use super::files::is_file;
 use super::process::{Limits, Outcome, run};
 
-/// File names Kustomize reads as a kustomization, in its order of preference.
-pub const KUSTOMIZATION_FILES: [&str; 3] =
-    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+pub use super::files::KUSTOMIZATION_FILES;
 
 /// The kustomization file of a directory.
 pub fn kustomization_file(dir: &Path) -> Option<PathBuf> {
@@ -104,7 +103,7 @@ pub fn render(
                 warnings: warnings.iter().map(|w| clean(w)).collect(),
             })
         }
-        Outcome::Failed(failed) => Err(failure::kustomize(&failed, &tree.kustomizations, &clean)),
+        Outcome::Failed(failed) => Err(refusal::judge(&failed, &tree.kustomizations, &clean)),
     }
 }
 
