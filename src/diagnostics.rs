@@ -255,6 +255,13 @@ impl Diagnostic {
         }
     }
 
+    /// Whether `other` reports the same thing at the same place: a finding rendered twice (a
+    /// base linted as it is and through its overlay, a chart rendered for two environments), or
+    /// the one a document kept after its suppressions.
+    pub fn same_finding(&self, other: &Diagnostic) -> bool {
+        self.rule == other.rule && self.span == other.span && self.message == other.message
+    }
+
     /// Output order: position, then rule name, then message, so output is deterministic.
     pub fn sort_key(&self) -> (u32, u32, &'static str, &str) {
         (self.span.start, self.span.end, self.rule, &self.message)

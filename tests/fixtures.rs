@@ -26,7 +26,8 @@
 //! A rule of the render layer (`Check::Render`: `render-error`) looks at no manifest: its
 //! fixtures are folders, `rules/<rule-name>/<fixture>/`, each a Helm chart or a Kustomize
 //! overlay that `podcycle check` renders with the real tools (they must be on `PATH`; without
-//! them the fixture says it was skipped, unless `PODCYCLE_REQUIRE_RENDERERS=1`). Markers go in
+//! them the fixture is reported as ignored, with the reason, unless
+//! `PODCYCLE_REQUIRE_RENDERERS=1` makes that a failure). Markers go in
 //! any of its files; a silent fixture starts its `Chart.yaml` or kustomization with
 //! `# expect: no diagnostics`.
 //!
@@ -38,7 +39,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use podcycle::cli::{explain_for_tests_with, render_for_tests};
 use podcycle::explain::ExplainFormat;
 use podcycle::rules::ALL_RULES;
@@ -60,8 +61,21 @@ fn main() -> ExitCode {
     }
     for (rule, dir) in render_fixtures() {
         let name = format!("rules::{rule}::{}", file_name(&dir));
-        trials.push(Trial::test(name, move || {
-            check_render_fixture(&rule, &dir).map_err(Failed::from)
+        trials.push(Trial::ignorable_test(name, move || {
+            if let Some(reason) = renderers_missing() {
+                let required = std::env::var_os("PODCYCLE_REQUIRE_RENDERERS")
+                    .is_some_and(|v| !v.is_empty() && v != "0");
+                if required {
+                    return Err(Failed::from(format!(
+                        "{reason}, and PODCYCLE_REQUIRE_RENDERERS is set"
+                    )));
+                }
+                return Ok(Completion::ignored_with(format!(
+                    "{reason}; PODCYCLE_REQUIRE_RENDERERS=1 makes this a failure"
+                )));
+            }
+            check_render_fixture(&rule, &dir).map_err(Failed::from)?;
+            Ok(Completion::Completed)
         }));
     }
     for path in explain_fixtures() {
@@ -373,20 +387,19 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// One chart or overlay fixture: rendered by `podcycle check` with only its rule, every
-/// finding claimed by a marker in the file it is in, and the output pinned by a snapshot.
-fn check_render_fixture(rule: &str, dir: &Path) -> Result<(), String> {
+/// Why a chart or overlay fixture cannot run here: the renderers are missing.
+fn renderers_missing() -> Option<&'static str> {
     let on_path = |name: &str| {
         std::env::var_os("PATH")
             .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(name).is_file()))
     };
-    if !(on_path("helm") && (on_path("kustomize") || on_path("kubectl"))) {
-        if std::env::var_os("PODCYCLE_REQUIRE_RENDERERS").is_some() {
-            return Err("helm and kustomize must be on PATH (PODCYCLE_REQUIRE_RENDERERS)".into());
-        }
-        eprintln!("skipped {}: helm or kustomize is not on PATH", shown(dir));
-        return Ok(());
-    }
+    let found = on_path("helm") && (on_path("kustomize") || on_path("kubectl"));
+    (!found).then_some("`helm` and `kustomize` (or `kubectl`) are not both on PATH")
+}
+
+/// One chart or overlay fixture: rendered by `podcycle check` with only its rule, every
+/// finding claimed by a marker in the file it is in, and the output pinned by a snapshot.
+fn check_render_fixture(rule: &str, dir: &Path) -> Result<(), String> {
     let marker_file = render_marker_file(dir)
         .ok_or_else(|| format!("{}: neither a chart nor an overlay", shown(dir)))?;
     let silent = fs::read_to_string(&marker_file)

@@ -13,9 +13,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use podcycle::cli::lint_bytes;
 use podcycle::render::failure::{self, Verdict};
 use podcycle::render::process::Failure;
+use podcycle::run::lint_bytes;
 use podcycle::report::{self, Format, Options};
 use podcycle::settings::{Selector, Settings};
 use podcycle::source::SourceFile;

@@ -4,12 +4,12 @@
 
 use std::io::{self, Write};
 
-use super::{Finding, PodExplanation};
+use super::{PodExplanation, ShownFinding};
 
 /// Writes one pod, opening the document before the first.
 pub fn write_pod(
     out: &mut dyn Write,
-    pod: &PodExplanation<impl Finding>,
+    pod: &PodExplanation<impl ShownFinding>,
     first: bool,
 ) -> io::Result<()> {
     out.write_all(if first {

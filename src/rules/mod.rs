@@ -16,7 +16,7 @@ pub(crate) mod values;
 use std::fmt;
 
 pub use context::{
-    Claim, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Target,
+    Claim, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Position, Target,
 };
 pub(crate) use correctness::invalid_type::friendly_type_error;
 pub use correctness::yaml_syntax::RULE as YAML_SYNTAX;
@@ -101,7 +101,7 @@ pub enum Check {
     /// (fields, types).
     Object(fn(&ObjectContext<'_>, &mut Findings)),
     /// Judges the suppressions of a document once every other rule has run: reported by the
-    /// suppression pass (`suppression.rs`), which knows what each suppression silenced.
+    /// suppression pass (`src/suppression/`), which knows what each suppression silenced.
     Suppressions,
     /// Reported when Helm or Kustomize refuses a chart or overlay (`render::failure`): the rule
     /// looks at no manifest. Its fixtures are charts and overlays, rendered by the real tools.

@@ -5,28 +5,20 @@
 
 #![cfg(unix)]
 
-mod rendering;
-
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use podcycle::cli::lint_bytes;
 use podcycle::report::{self, Format, Options};
+use podcycle::run::lint_bytes;
 use podcycle::settings::{Selector, Settings};
 
-use crate::common::{code, podcycle, stderr, stdout};
+use crate::common::{code, high_water, podcycle, stderr, stdout, watched, write};
 
 const GOOD: &str = include_str!("../../testdata/cli/good.yaml");
 const BAD: &str = include_str!("../../testdata/cli/bad.yaml");
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
 
 /// Runs `command` and fails the test if it takes longer than `limit`, far beyond what the work
 /// needs: a hang shows as a failure instead of a stuck test run.
@@ -462,54 +454,6 @@ fn suppressions_are_linear_in_the_comments() {
         text + &"  a: b\n".repeat(n)
     };
     assert!(growth(&own_lines, Format::Json, 2000) < LINEAR);
-}
-
-/// Runs `command` to its end, reading its output while it runs (a report can be larger than a
-/// pipe holds), calling `watch` with its process id every few milliseconds, and failing the
-/// test if it is still running after `limit`.
-fn watched(limit: Duration, command: &mut Command, watch: &mut dyn FnMut(u32)) -> Output {
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let read = |stream: &mut dyn std::io::Read| {
-        let mut bytes = Vec::new();
-        stream.read_to_end(&mut bytes).unwrap();
-        bytes
-    };
-    let stdout_reader = std::thread::spawn(move || read(&mut out));
-    let stderr_reader = std::thread::spawn(move || read(&mut err));
-    let started = Instant::now();
-    let status = loop {
-        watch(child.id());
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > limit {
-            child.kill().unwrap();
-            panic!("{command:?} was still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    Output {
-        status,
-        stdout: stdout_reader.join().unwrap(),
-        stderr: stderr_reader.join().unwrap(),
-    }
-}
-
-/// The peak resident memory (`VmHWM`) in bytes of the process `pid`, as far as it is known.
-fn high_water(pid: u32) -> u64 {
-    fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-            line.split_whitespace().nth(1)?.parse::<u64>().ok()
-        })
-        .unwrap_or(0)
-        * 1024
 }
 
 /// Peak resident memory of a child process, in bytes (its `VmHWM`, read while it runs: the

@@ -101,7 +101,7 @@ fn check(ctx: &DocumentContext<'_>, findings: &mut Findings) {
             .report_span(duplicate.second, message)
             .help(help)
             .span_label(duplicate.first, format!("`{key}` is first written here"))
-            .field(Some(FieldPath::new(duplicate.path.clone())));
+            .field(FieldPath::new(duplicate.path.clone()));
         if same {
             finding.severity(Severity::Warning);
         }

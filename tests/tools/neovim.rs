@@ -3,30 +3,37 @@
 //! (`vim.diagnostic.get`). Neovim converts the server's UTF-16 columns to byte columns, so the
 //! finding after non-ASCII text checks the encoding too.
 //!
-//! Skipped, with a message, when `nvim` is not on PATH; `.ci/run` installs it and makes the
-//! skip a failure.
+//! Ignored, with the reason, when `nvim` is not on PATH; `.ci/run` installs it and sets
+//! `PODCYCLE_REQUIRE_NVIM`, which makes a missing `nvim` a failure.
 
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+use libtest_mimic::Trial;
 use serde_json::Value;
 
-/// Whether Neovim is there to run; without it the tests skip with a message, unless
-/// `PODCYCLE_REQUIRE_NVIM` is set (as `.ci/run` does), where they fail.
-fn nvim_available() -> bool {
-    let found = Command::new("nvim")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("PODCYCLE_REQUIRE_NVIM").is_none(),
-            "`nvim` is not on PATH, and PODCYCLE_REQUIRE_NVIM is set"
-        );
-        eprintln!("skipping the Neovim end-to-end test: `nvim` is not on PATH");
-    }
-    found
+use crate::tool::{Tool, needs};
+
+/// The tests of this file.
+pub fn trials() -> Vec<Trial> {
+    vec![
+        needs(
+            Tool::Neovim,
+            "neovim::neovim_shows_the_diagnostics_of_a_manifest",
+            neovim_shows_the_diagnostics_of_a_manifest,
+        ),
+        needs(
+            Tool::Neovim,
+            "neovim::neovim_leaves_other_yaml_alone",
+            neovim_leaves_other_yaml_alone,
+        ),
+        needs(
+            Tool::Neovim,
+            "neovim::typing_a_deployment_in_neovim",
+            typing_a_deployment_in_neovim,
+        ),
+    ]
 }
 
 /// Opens `fixture` in headless Neovim and returns what `diagnostics.lua` wrote.
@@ -76,11 +83,7 @@ fn run_neovim(file: &Path, script: &str, expected: usize) -> Value {
     serde_json::from_str(&written).unwrap()
 }
 
-#[test]
 fn neovim_shows_the_diagnostics_of_a_manifest() {
-    if !nvim_available() {
-        return;
-    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let result = neovim_diagnostics(&root.join("testdata/lsp/web.yaml"), 3);
     assert_eq!(result["settled"], true, "{result}");
@@ -115,11 +118,7 @@ fn neovim_shows_the_diagnostics_of_a_manifest() {
     assert_eq!(first["end_col"], 8 + "startupProbe".len());
 }
 
-#[test]
 fn neovim_leaves_other_yaml_alone() {
-    if !nvim_available() {
-        return;
-    }
     let scratch = tempfile::tempdir().unwrap();
     let workflow = scratch.path().join("ci.yaml");
     std::fs::write(&workflow, "on: [push\njobs: {}\n").unwrap();
@@ -132,11 +131,7 @@ fn neovim_leaves_other_yaml_alone() {
 /// nothing while the manifest is correct so far, a syntax error while a flow collection is
 /// open, each finding once its lines are there; then applies the preferred quick fixes through
 /// Neovim's own edit handling until nothing is left.
-#[test]
 fn typing_a_deployment_in_neovim() {
-    if !nvim_available() {
-        return;
-    }
     let scratch = tempfile::tempdir().unwrap();
     let result = run_neovim(&scratch.path().join("deploy.yaml"), "typing.lua", 0);
     let steps: Vec<(String, Vec<String>)> = result["steps"]

@@ -1,5 +1,5 @@
 //! `check --fix` and `check --diff`: the fixes of every file's findings, applied pass after
-//! pass ([`crate::apply_fixes`]), written back or shown as a unified diff.
+//! pass ([`crate::fix_file`]), written back or shown as a unified diff.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -7,12 +7,12 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::check::Checked;
 use super::eprint_line;
 use super::files::replace_file;
-use crate::apply_fixes::fix_text;
 use crate::escape::escape_controls;
 use crate::fix::Applicability;
+use crate::fix_file::fix_text;
+use crate::run::CheckedFile;
 use crate::safe_fs::describe_io_error;
 
 /// What fixing did, over all files.
@@ -36,12 +36,12 @@ impl FixRun {
 /// and touches nothing; else writes the files and lints them again, so that the report shows
 /// what is left.
 pub fn fix_files(
-    checked: &mut [Checked],
+    checked: &mut [CheckedFile],
     allowed: Applicability,
     diff: bool,
     out: &mut dyn Write,
 ) -> io::Result<FixRun> {
-    let results: Vec<Option<Result<(String, crate::apply_fixes::Fixed), String>>> = checked
+    let results: Vec<Option<Result<(String, crate::fix_file::Fixed), String>>> = checked
         .par_iter()
         .map(|entry| fix_one(entry, allowed))
         .collect();
@@ -92,9 +92,9 @@ pub fn fix_files(
 /// text must be what was linted (valid UTF-8, not changed since), and JSON files are left
 /// alone, since the edits are written in YAML.
 fn fix_one(
-    entry: &Checked,
+    entry: &CheckedFile,
     allowed: Applicability,
-) -> Option<Result<(String, crate::apply_fixes::Fixed), String>> {
+) -> Option<Result<(String, crate::fix_file::Fixed), String>> {
     let report = &entry.report;
     let fixable = report
         .diagnostics
@@ -103,40 +103,12 @@ fn fix_one(
     if !fixable {
         return None;
     }
-    let original = match text_on_disk(entry) {
+    let original = match entry.text_on_disk() {
         Ok(text) => text,
         Err(message) => return Some(Err(message)),
     };
     let fixed = fix_text(&original, allowed, &mut |text| entry.lint(text).diagnostics);
     Some(Ok((original, fixed)))
-}
-
-/// The text of a file about to be edited, read again: it must be what was linted (valid
-/// UTF-8, not changed since), and not JSON, since edits are written in YAML (a comment, a
-/// block mapping). Standard input is what was read.
-pub(super) fn text_on_disk(entry: &Checked) -> Result<String, String> {
-    let report = &entry.report;
-    let name = &report.file.path;
-    let is_json = Path::new(name)
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    if is_json {
-        return Err(format!(
-            "{name}: edits are written in YAML and not made to JSON files"
-        ));
-    }
-    let Some(path) = &entry.path else {
-        return Ok(report.file.text.clone());
-    };
-    let bytes = crate::safe_fs::read_file(path, crate::safe_fs::FileKind::Manifest)
-        .map_err(|error| format!("{name}: {error}"))?;
-    match String::from_utf8(bytes) {
-        Ok(text) if text == report.file.text => Ok(text),
-        Ok(_) => Err(format!(
-            "{name}: the file changed while it was checked; not edited"
-        )),
-        Err(_) => Err(format!("{name}: the file is not valid UTF-8; not edited")),
-    }
 }
 
 /// A unified diff of one file, with `a/` and `b/` prefixes as git writes them. The lines come

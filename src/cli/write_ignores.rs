@@ -1,19 +1,18 @@
 //! `check --add-ignore REASON`: a `# podcycle: ignore[rule] REASON` comment above every line
-//! where a current finding starts ([`crate::add_ignore`]). Each file is linted again with the
+//! where a current finding starts ([`crate::ignore_comment`]). Each file is linted again with the
 //! comments in: they must silence exactly the findings they were written for. A comment that
 //! does not (the line is inside a block scalar, where `#` is text) is left out.
 
 use std::collections::BTreeMap;
 use std::io;
 
-use super::check::Checked;
 use super::eprint_line;
 use super::files::replace_file;
-use super::fixing::text_on_disk;
-use crate::add_ignore::{NOT_SUPPRESSIBLE, ignore_line};
 use crate::diagnostics::Diagnostic;
 use crate::fingerprint::Identity;
 use crate::fix::{TextEdit, apply};
+use crate::ignore_comment::{NOT_SUPPRESSIBLE, ignore_line};
+use crate::run::CheckedFile;
 use crate::safe_fs::describe_io_error;
 use crate::source::{LineIndex, SourceFile};
 
@@ -27,14 +26,14 @@ pub struct Outcome {
     pub failed: bool,
 }
 
-pub fn add_ignores(checked: &mut [Checked], reason: &str) -> io::Result<Outcome> {
+pub fn add_ignores(checked: &mut [CheckedFile], reason: &str) -> io::Result<Outcome> {
     let mut outcome = Outcome::default();
     for entry in checked.iter_mut() {
         if entry.report.diagnostics.is_empty() {
             continue;
         }
         let name = entry.report.file.path.clone();
-        let text = match text_on_disk(entry) {
+        let text = match entry.text_on_disk() {
             Ok(text) => text,
             Err(message) => {
                 eprint_line(format_args!("podcycle: error: {message}"))?;
@@ -71,7 +70,7 @@ struct LineComment<'a> {
 }
 
 /// The file's text with the comments that work, how many, and how many findings are left.
-fn comment_file(entry: &Checked, text: &str, reason: &str) -> (String, usize, usize) {
+fn comment_file(entry: &CheckedFile, text: &str, reason: &str) -> (String, usize, usize) {
     let targets = &entry.report.diagnostics;
     let lines = LineIndex::new(text);
     let mut by_line: BTreeMap<usize, Vec<&Diagnostic>> = BTreeMap::new();

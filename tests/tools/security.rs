@@ -17,9 +17,87 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{BAD, LIMIT, high_water, watched, within, write};
-use crate::common::{code, podcycle, stderr, stdout};
-use crate::render::renderers;
+use libtest_mimic::Trial;
+
+use crate::common::{code, high_water, podcycle, stderr, stdout, watched, write};
+use crate::tool::{Tool, needs};
+
+const BAD: &str = include_str!("../../testdata/cli/bad.yaml");
+
+/// Far beyond what any of these runs needs: a hang fails the test instead of the test run.
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// Runs `command` with nothing on standard input, reading its output while it runs (SARIF is
+/// larger than a pipe holds), and fails the test if it takes longer than `limit`.
+fn within(limit: Duration, command: &mut Command) -> Output {
+    watched(limit, command.stdin(Stdio::null()), &mut |_| {})
+}
+
+/// The tests of this file.
+pub fn trials() -> Vec<Trial> {
+    vec![
+        needs(
+            Tool::Renderers,
+            "security::a_charts_links_leave_no_byte_of_their_targets_in_any_format",
+            a_charts_links_leave_no_byte_of_their_targets_in_any_format,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::an_overlay_reads_nothing_of_git_or_outside_the_repository",
+            an_overlay_reads_nothing_of_git_or_outside_the_repository,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::kustomize_sends_no_request_to_the_runner_from_any_field",
+            kustomize_sends_no_request_to_the_runner_from_any_field,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::the_sandbox_keeps_renderers_off_the_network",
+            the_sandbox_keeps_renderers_off_the_network,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::a_chart_that_allocates_gigabytes_is_stopped_at_the_limit",
+            a_chart_that_allocates_gigabytes_is_stopped_at_the_limit,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::the_render_budget_bounds_a_run_of_slow_charts",
+            the_render_budget_bounds_a_run_of_slow_charts,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::a_chain_of_overlays_is_built_once_from_its_end",
+            a_chain_of_overlays_is_built_once_from_its_end,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::breaking_a_chart_is_a_finding_with_helms_message",
+            breaking_a_chart_is_a_finding_with_helms_message,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::a_broken_overlay_is_a_finding_at_the_entry_kustomize_names",
+            a_broken_overlay_is_a_finding_at_the_entry_kustomize_names,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::the_summary_counts_overlays",
+            the_summary_counts_overlays,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::a_function_behind_an_escaped_key_is_refused",
+            a_function_behind_an_escaped_key_is_refused,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::without_the_sandbox_rendering_warns",
+            without_the_sandbox_rendering_warns,
+        ),
+    ]
+}
 
 /// What every leak test looks for in every byte podcycle prints (not a valid container name, so
 /// that a template or replacement that puts it in one gets it quoted in a finding).
@@ -93,7 +171,7 @@ impl Repository {
     }
 
     fn check(&self, args: &[&str]) -> Output {
-        reading_within(
+        within(
             LIMIT,
             podcycle()
                 .current_dir(&self.root)
@@ -101,12 +179,6 @@ impl Repository {
                 .args(args),
         )
     }
-}
-
-/// Runs `command` with nothing on standard input, reading its output while it runs (SARIF is
-/// larger than a pipe holds), and fails the test if it takes longer than `limit`.
-fn reading_within(limit: Duration, command: &mut Command) -> Output {
-    watched(limit, command.stdin(Stdio::null()), &mut |_| {})
 }
 
 /// Everything a run printed.
@@ -146,11 +218,7 @@ impl Drop for Neighbour {
 /// format, with `--isolated`; so did a link to `.git/config`, to another process's environment,
 /// to a directory of keys (`.Files.Glob`), a values file and a template that are links. Now the
 /// chart is not rendered, the link is named, and no byte of its target is printed.
-#[test]
 fn a_charts_links_leave_no_byte_of_their_targets_in_any_format() {
-    if !renderers() {
-        return;
-    }
     let neighbour = Neighbour::start();
     let repository = Repository::new();
     let chart = repository.chart();
@@ -197,11 +265,7 @@ fn a_charts_links_leave_no_byte_of_their_targets_in_any_format() {
 
 /// A kustomization at the root of a repository can name `.git/config` in a generator and copy
 /// it into a container name with `replacements`; so can a link to it. Neither is built.
-#[test]
 fn an_overlay_reads_nothing_of_git_or_outside_the_repository() {
-    if !renderers() {
-        return;
-    }
     let repository = Repository::new();
     let root = &repository.root;
     write(
@@ -282,11 +346,7 @@ impl Server {
 /// Kustomize loads files from `http(s)://` addresses in many fields, and the proxy variables do
 /// nothing for `127.0.0.1`: the patch, a generator's file, the OpenAPI document and a
 /// configuration were fetched from a server on the runner. No field reaches it now.
-#[test]
 fn kustomize_sends_no_request_to_the_runner_from_any_field() {
-    if !renderers() {
-        return;
-    }
     let server = Server::start();
     // The counter counts.
     drop(std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap());
@@ -421,13 +481,9 @@ fn kustomize_sends_no_request_to_the_runner_from_any_field() {
 
 /// Beneath the screen, the sandbox: Kustomize run directly on a remote resource cannot reach
 /// the runner's loopback where the kernel allows network namespaces.
-#[test]
 fn the_sandbox_keeps_renderers_off_the_network() {
     use podcycle::render::process::{Limits, Outcome, run};
     use podcycle::render::sandbox::{Sandbox, sandbox};
-    if !renderers() {
-        return;
-    }
     if let Sandbox::Unavailable(why) = sandbox() {
         eprintln!("skipped: no sandbox on this machine ({why})");
         return;
@@ -482,11 +538,7 @@ fn children_peak(command: &mut Command) -> (Output, u64) {
 
 /// `{{ $s := repeat 67108864 "x" }}` printed four times made Helm reach 3.9 GB before the output
 /// cap was looked at. Helm is now stopped at its memory limit.
-#[test]
 fn a_chart_that_allocates_gigabytes_is_stopped_at_the_limit() {
-    if !renderers() {
-        return;
-    }
     let tree = tempfile::tempdir().unwrap();
     write(
         tree.path(),
@@ -520,11 +572,7 @@ fn a_chart_that_allocates_gigabytes_is_stopped_at_the_limit() {
 
 /// Twelve 100-byte templates looping for as long as they are let took twelve time limits; a
 /// thousand would hold a job for hours. The run's budget stops them all, and says how many.
-#[test]
 fn the_render_budget_bounds_a_run_of_slow_charts() {
-    if !renderers() {
-        return;
-    }
     let tree = tempfile::tempdir().unwrap();
     for i in 0..12 {
         write(
@@ -567,11 +615,7 @@ fn the_render_budget_bounds_a_run_of_slow_charts() {
 /// 60, 120 and 240 chained overlays took 5.3, 23.1 and 109.7 s: each was built on its own.
 /// Now only the last is built, and the others are linted through it: one build of 240
 /// kustomizations (Kustomize is run once; counted, not timed).
-#[test]
 fn a_chain_of_overlays_is_built_once_from_its_end() {
-    if !renderers() {
-        return;
-    }
     let Some(kustomize) = podcycle::render::process::find_executable(Path::new("kustomize")) else {
         eprintln!("skipped: kustomize is not on PATH");
         return;
@@ -671,11 +715,7 @@ fn chart_with(tree: &Path, templates: &[(&str, &str)]) {
 /// check pass (a chart not rendered was a warning), and the reason printed was Helm's last
 /// line, `Use --debug flag to render out invalid YAML`. The chart's refusal is now a finding of
 /// `render-error` at the place Helm names, with Helm's message.
-#[test]
 fn breaking_a_chart_is_a_finding_with_helms_message() {
-    if !renderers() {
-        return;
-    }
     let tree = tempfile::tempdir().unwrap();
     chart_with(tree.path(), &[("pod.yaml", BAD)]);
     let check = |args: &[&str]| {
@@ -758,11 +798,7 @@ fn base(tree: &Path, dir: &str) {
 }
 
 /// A kustomization that lists a file that is not there is a finding at that entry.
-#[test]
 fn a_broken_overlay_is_a_finding_at_the_entry_kustomize_names() {
-    if !renderers() {
-        return;
-    }
     let tree = tempfile::tempdir().unwrap();
     base(tree.path(), "app/base");
     write(
@@ -790,11 +826,7 @@ fn a_broken_overlay_is_a_finding_at_the_entry_kustomize_names() {
 }
 
 /// Two overlays built: the summary counts them in English.
-#[test]
 fn the_summary_counts_overlays() {
-    if !renderers() {
-        return;
-    }
     let tree = tempfile::tempdir().unwrap();
     base(tree.path(), "base");
     for overlay in ["dev", "prod"] {
@@ -817,11 +849,7 @@ fn the_summary_counts_overlays() {
 
 /// `"config.kubernetes.io\x2Ffunction"` is `config.kubernetes.io/function` once YAML decodes
 /// it: the screen of exec and KRM functions read the raw text and let it through.
-#[test]
 fn a_function_behind_an_escaped_key_is_refused() {
-    if !renderers() {
-        return;
-    }
     let tree = tempfile::tempdir().unwrap();
     write(tree.path(), "app/pod.yaml", BAD);
     write(
@@ -850,11 +878,7 @@ fn a_function_behind_an_escaped_key_is_refused() {
 
 /// Where there is no sandbox (the kernel refuses namespaces, or it is switched off), rendering
 /// goes on with a warning, and `--show-settings` says so.
-#[test]
 fn without_the_sandbox_rendering_warns() {
-    if !renderers() {
-        return;
-    }
     let tree = tempfile::tempdir().unwrap();
     chart_with(tree.path(), &[("pod.yaml", BAD)]);
     let output = within(
