@@ -170,11 +170,14 @@ impl Repository {
         chart
     }
 
+    /// `podcycle check --isolated ARGS` in the repository, with a token in its environment as
+    /// a CI job has one (`/proc/self/environ` would hold it).
     fn check(&self, args: &[&str]) -> Output {
         within(
             LIMIT,
             podcycle()
                 .current_dir(&self.root)
+                .env("GITHUB_TOKEN", SECRET)
                 .args(["check", "--isolated"])
                 .args(args),
         )
@@ -215,9 +218,10 @@ impl Drop for Neighbour {
 }
 
 /// `files/passwd -> /etc/passwd` read with `.Files.Get` printed the file in a finding, in every
-/// format, with `--isolated`; so did a link to `.git/config`, to another process's environment,
-/// to a directory of keys (`.Files.Glob`), a values file and a template that are links. Now the
-/// chart is not rendered, the link is named, and no byte of its target is printed.
+/// format, with `--isolated`; so did a link to `.git/config`, to `/proc/self/environ` and to
+/// another process's environment, to a directory of keys (`.Files.Glob`), a values file and a
+/// template that are links. Now the chart is not rendered, the link is named, and no byte of
+/// its target is printed.
 fn a_charts_links_leave_no_byte_of_their_targets_in_any_format() {
     let neighbour = Neighbour::start();
     let repository = Repository::new();
@@ -229,9 +233,10 @@ fn a_charts_links_leave_no_byte_of_their_targets_in_any_format() {
     fs::remove_file(chart.join("files/secret")).unwrap();
 
     let outside = &repository.outside;
-    let cases: [(&str, PathBuf); 6] = [
+    let cases: [(&str, PathBuf); 7] = [
         ("files/secret", outside.join("passwd")),
         ("files/secret", PathBuf::from("../../.git/config")),
+        ("files/secret", PathBuf::from("/proc/self/environ")),
         ("files/secret", PathBuf::from(neighbour.environ())),
         ("files/keys", outside.join("ssh")),
         ("values.yaml", outside.join("config.json")),
