@@ -802,32 +802,52 @@ fn base(tree: &Path, dir: &str) {
     );
 }
 
-/// A kustomization that lists a file that is not there is a finding at that entry.
+/// What Kustomize refuses because of the files — a file listed that is not there, a patch that
+/// matches nothing, the same object twice, a kustomization that is not valid — is a finding at
+/// the entry or line Kustomize names, in the kustomization it names.
 fn a_broken_overlay_is_a_finding_at_the_entry_kustomize_names() {
     let tree = tempfile::tempdir().unwrap();
     base(tree.path(), "app/base");
     write(
         tree.path(),
-        "app/prod/kustomization.yaml",
-        "resources:\n- ../base\n- missing.yaml\nlabels:\n- pairs: {env: prod}\n",
+        "app/prod/nope.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nope\nspec:\n  replicas: 2\n",
     );
-    write(tree.path(), "app/prod/p.yaml", "kind: Deployment\n");
-    let output = within(
-        LIMIT,
-        podcycle()
-            .current_dir(tree.path())
-            .args(["check", "--format", "concise", "app/prod"]),
-    );
-    let out = stdout(&output);
-    assert_eq!(code(&output), 1, "{}", all(&output));
-    assert!(
-        out.contains("app/prod/kustomization.yaml:3:3: error[render-error] `kustomize build` fails: accumulating resources from 'missing.yaml'"),
-        "{out}"
-    );
-    assert!(
-        !out.contains("podcycle-kustomize-"),
-        "temporary paths: {out}"
-    );
+    write(tree.path(), "app/prod/twice.yaml", BAD);
+    let cases = [
+        (
+            "resources:\n- ../base\n- missing.yaml\nlabels:\n- pairs: {env: prod}\n",
+            "app/prod/kustomization.yaml:3:3: error[render-error] `kustomize build` fails: accumulating resources from 'missing.yaml'",
+        ),
+        (
+            "resources:\n- ../base\npatches:\n- path: nope.yaml\n",
+            "app/prod/kustomization.yaml:4:9: error[render-error] `kustomize build` fails: no resource matches strategic merge patch \"Deployment.v1.apps/nope.[noNs]\"",
+        ),
+        (
+            "resources:\n- ../base\n- twice.yaml\nlabels:\n- pairs: {env: prod}\n",
+            "app/prod/kustomization.yaml:3:3: error[render-error] `kustomize build` fails: merging resources from 'twice.yaml': may not add resource with an already registered id",
+        ),
+        (
+            "resources:\n- ../base\nlabels:\n- pairs: {env: prod}\nnamePrefx: x-\n",
+            "app/prod/kustomization.yaml:5:1: error[render-error] `kustomize build` fails: invalid Kustomization: json: unknown field \"namePrefx\"",
+        ),
+    ];
+    for (kustomization, finding) in cases {
+        write(tree.path(), "app/prod/kustomization.yaml", kustomization);
+        let output = within(
+            LIMIT,
+            podcycle()
+                .current_dir(tree.path())
+                .args(["check", "--format", "concise", "app/prod"]),
+        );
+        let out = stdout(&output);
+        assert_eq!(code(&output), 1, "{}", all(&output));
+        assert!(out.contains(finding), "{kustomization}\n{out}");
+        assert!(
+            !all(&output).contains("podcycle-kustomize-"),
+            "temporary paths: {out}"
+        );
+    }
 }
 
 /// Two overlays built: the summary counts them in English.
