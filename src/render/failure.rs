@@ -45,6 +45,30 @@ pub struct Refusal {
     pub error: String,
 }
 
+impl Refusal {
+    /// The refusal in a sentence, where it is not a finding (`render-error` turned off, the
+    /// editor, `explain`): `` `helm template` fails at web/templates/zz.yaml:1:3: nope ``.
+    pub fn sentence(&self) -> String {
+        let mut place = super::shown_path(&self.file);
+        for number in [self.line, self.column].into_iter().flatten() {
+            place.push_str(&format!(":{number}"));
+        }
+        format!(
+            "`{}` fails at {place}: {}",
+            self.tool_command(),
+            self.message
+        )
+    }
+
+    /// The command that refused.
+    pub fn tool_command(&self) -> &'static str {
+        match self.tool {
+            RenderTool::Helm => "helm template",
+            RenderTool::Kustomize => "kustomize build",
+        }
+    }
+}
+
 /// What a failure is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -182,10 +206,7 @@ pub fn diagnostic(
     let text = read_text(&refusal.file).unwrap_or_default();
     let file = SourceFile::new(shown, text);
     let span = refusal_span(&file, refusal.line, refusal.column, refusal.length);
-    let command = match refusal.tool {
-        RenderTool::Helm => "helm template",
-        RenderTool::Kustomize => "kustomize build",
-    };
+    let command = refusal.tool_command();
     let mut diagnostic = Diagnostic::new(
         RULE,
         severity,

@@ -149,7 +149,7 @@ impl NotRendered {
     fn from_verdict(input: &Input, verdict: Verdict) -> NotRendered {
         let (reason, refusal) = match verdict {
             Verdict::NotRendered(reason) => (reason, None),
-            Verdict::Refused(refusal) => (refusal.message.clone(), Some(refusal)),
+            Verdict::Refused(refusal) => (refusal.sentence(), Some(refusal)),
         };
         NotRendered {
             tool: input.tool(),

@@ -777,7 +777,7 @@ fn breaking_a_chart_is_a_finding_with_helms_message() {
     let output = check(&["--ignore", "render-error", "--fail-on-unrendered", "web"]);
     assert_eq!(code(&output), 1);
     assert!(
-        stderr(&output).contains("Helm chart web not rendered: drainSeconds is required"),
+        stderr(&output).contains("Helm chart web not rendered: `helm template` fails at web/templates/pod.yaml:6:36: drainSeconds is required"),
         "{}",
         stderr(&output)
     );
