@@ -236,6 +236,12 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
             }
             Input::Overlay { .. } => "render (Kustomize overlay)".to_owned(),
         };
+        let what = if job.rendered_for.is_empty() {
+            what
+        } else {
+            let named: Vec<String> = job.rendered_for.iter().map(|p| render::display(p)).collect();
+            format!("{what}, for {}", named.join(", "))
+        };
         lines.push((job.input.display(), what));
     }
     for (path, skip) in &plan.discovered.skipped {

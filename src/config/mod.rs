@@ -310,6 +310,22 @@ impl Config {
             .collect()
     }
 
+    /// The charts (directories, under the configuration's root) whose `helm.charts` entries
+    /// render them with `values` among their values files.
+    pub fn charts_reading_values(&self, values: &Path) -> Vec<PathBuf> {
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        let wanted = crate::render::boundary::normalize(&absolute(values));
+        self.charts
+            .iter()
+            .filter(|chart| {
+                chart.values.iter().any(|v| {
+                    crate::render::boundary::normalize(&absolute(&self.root.join(v))) == wanted
+                })
+            })
+            .map(|chart| self.root.join(&chart.dir))
+            .collect()
+    }
+
     /// Whether `exclude` matches the file (or a directory it is in).
     pub fn excludes(&self, path: &Path) -> bool {
         let relative = self.relative(path);

@@ -5,6 +5,7 @@
 //! why.
 
 pub mod classify;
+pub mod owners;
 pub mod roles;
 
 use std::collections::{HashMap, HashSet};

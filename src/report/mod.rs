@@ -112,6 +112,40 @@ pub struct RunNotes {
     pub ignored_directories: usize,
     /// Files found by walking that are not Kubernetes manifests, so not linted.
     pub not_manifests: NotManifests,
+    /// Charts and overlays rendered because files named on the command line belong to them.
+    pub rendered_for: Vec<RenderedFor>,
+}
+
+/// A chart or overlay rendered for files named on the command line (a values file, a patch),
+/// and what its rendering found: so that a clean result names what was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RenderedFor {
+    pub tool: crate::diagnostics::RenderTool,
+    /// The chart or overlay directory.
+    pub input: String,
+    /// The named files, as users wrote them.
+    pub files: Vec<String>,
+    /// Findings its rendering placed (in any file).
+    pub findings: usize,
+}
+
+impl RenderedFor {
+    /// `Helm chart charts/web rendered for charts/web/values.yaml: no problems found`.
+    pub fn sentence(&self) -> String {
+        let noun = match self.tool {
+            crate::diagnostics::RenderTool::Helm => "Helm chart",
+            crate::diagnostics::RenderTool::Kustomize => "Kustomize overlay",
+        };
+        let found = match self.findings {
+            0 => "no problems found".to_owned(),
+            n => summary::plural(n, "finding"),
+        };
+        format!(
+            "{noun} {} rendered for {}: {found}",
+            self.input,
+            self.files.join(", ")
+        )
+    }
 }
 
 /// What walking found that was not linted as it is, by what it is: files that are not
@@ -228,6 +262,7 @@ impl RunNotes {
             ));
         }
         lines.extend(self.not_manifests.summary_lines());
+        lines.extend(self.rendered_for.iter().map(RenderedFor::sentence));
         lines
     }
 }

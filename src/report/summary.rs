@@ -55,7 +55,11 @@ impl fmt::Display for Summary {
         .filter(|(count, _)| *count > 0)
         .map(|(count, word)| plural(count, word))
         .collect();
-        if !rendered.is_empty() {
+        if self.files == 0 && !rendered.is_empty() {
+            // Only charts and overlays were read (their values or patches named): no file
+            // count that reads as if nothing was.
+            files = rendered.join(" and ");
+        } else if !rendered.is_empty() {
             let separator = if rendered.len() > 1 { ", " } else { " and " };
             files = format!("{files}{separator}{}", rendered.join(" and "));
         }

@@ -44,7 +44,7 @@ pub use rendering::{RenderedOutput, Renderer, lint_rendered};
 
 use crate::diagnostics::RenderTool;
 use crate::discovery::Discovered;
-use crate::report::{FileReport, RunNotes};
+use crate::report::{FileReport, RenderedFor, RunNotes};
 
 /// A `check` run after planning: the files linted as they are, then the charts and overlays
 /// rendered and their findings merged into the files that wrote them.
@@ -139,15 +139,14 @@ impl Checking {
                         }
                         counted.push(key);
                     }
-                    after_lint::merge(
-                        &mut self.reports,
-                        lint_rendered(output, job),
-                        !job.plan.keep_text,
-                    );
+                    let reports = lint_rendered(output, job);
+                    self.rendered_for(job, reports.iter().map(|r| r.diagnostics.len()).sum());
+                    after_lint::merge(&mut self.reports, reports, !job.plan.keep_text);
                 }
                 Err(not_rendered)
                     if let Some(report) = rendering::refused_report(&not_rendered, job) =>
                 {
+                    self.rendered_for(job, report.diagnostics.len());
                     after_lint::merge(&mut self.reports, vec![report], !job.plan.keep_text);
                 }
                 Err(not_rendered) => {
@@ -167,11 +166,41 @@ impl Checking {
                             named.join(", ")
                         ));
                     }
+                    if let Some(sentence) = not_read_through(job) {
+                        warnings.push(sentence);
+                    }
                     self.notes.unrendered.push(unrendered);
                 }
             }
         }
         warnings
+    }
+
+    /// Notes that a chart or overlay was rendered for named files, with what it found.
+    fn rendered_for(&mut self, job: &RenderJob, findings: usize) {
+        if job.rendered_for.is_empty() {
+            return;
+        }
+        let input = job.input.display();
+        let tool = job.input.tool();
+        match self
+            .notes
+            .rendered_for
+            .iter_mut()
+            .find(|r| r.tool == tool && r.input == input)
+        {
+            Some(noted) => noted.findings += findings,
+            None => self.notes.rendered_for.push(RenderedFor {
+                tool,
+                input,
+                files: job
+                    .rendered_for
+                    .iter()
+                    .map(|p| crate::render::display(p))
+                    .collect(),
+                findings,
+            }),
+        }
     }
 
     /// Whether any file was linted or got findings.
@@ -203,4 +232,17 @@ impl Checking {
             fail_on_unrendered: self.fail_on_unrendered,
         }
     }
+}
+
+/// What a chart not rendered leaves unread of the named files it was to be rendered for: its
+/// values, metadata and helpers are read only through it.
+fn not_read_through(job: &RenderJob) -> Option<String> {
+    if job.rendered_for.is_empty() || job.input.tool() != RenderTool::Helm {
+        return None;
+    }
+    let named: Vec<String> = job.rendered_for.iter().map(|p| crate::render::display(p)).collect();
+    Some(format!(
+        "not linted: {} (a chart's files are read through the rendered chart)",
+        named.join(", ")
+    ))
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use super::configs::Configs;
 use super::options::{FilePlan, RunOptions};
 use crate::config::Config;
+use crate::discovery::owners::{add_owner, chart_of_file, overlays_using};
 use crate::discovery::roles::{PatchIndex, role_by_name};
 use crate::discovery::{Discovered, FoundChart, Skip, discover_with};
 use crate::lint::FileRole;
@@ -42,6 +43,9 @@ pub struct RenderJob {
     pub named_templates: Vec<PathBuf>,
     /// The configuration's `fail-on-unrendered`, or the run's.
     pub fail_on_unrendered: bool,
+    /// The files named on the command line it is rendered for (a values file, a helper, a
+    /// patch, a base resource), when it was not named or walked itself.
+    pub rendered_for: Vec<PathBuf>,
 }
 
 impl RunPlan {
@@ -74,6 +78,7 @@ impl RunPlan {
             return plan;
         }
         let mut discovered = discover_with(&walked, &options.walk.exclude, options.walk.options);
+        let owners = Owned::find(options, configs, &walked, &mut discovered);
         let mut patches = PatchIndex::default();
         for path in std::mem::take(&mut discovered.files) {
             let config = configs.for_file(&path);
@@ -99,37 +104,152 @@ impl RunPlan {
             if left_out {
                 discovered.skipped.push((chart.dir, Skip::Excluded));
             } else {
-                plan.renders
-                    .extend(chart_jobs(options, config.as_deref(), chart));
+                let rendered_for = owners.chart_files(&chart.dir);
+                plan.renders.extend(
+                    chart_jobs(options, config.as_deref(), chart).into_iter().map(|mut job| {
+                        job.rendered_for.clone_from(&rendered_for);
+                        job
+                    }),
+                );
             }
         }
-        let mut overlays = Vec::new();
-        for overlay in std::mem::take(&mut discovered.overlays) {
-            let config = configs.for_file(&overlay_marker(&overlay));
-            if config.as_deref().is_some_and(|c| c.excludes(&overlay)) {
-                discovered.skipped.push((overlay, Skip::Excluded));
+        let walked_overlays: Vec<PathBuf> = std::mem::take(&mut discovered.overlays);
+        let mut overlays: Vec<(PathBuf, _)> = Vec::new();
+        let owning = owners.overlays.iter().map(|(dir, _)| dir);
+        for overlay in walked_overlays.iter().chain(owning) {
+            if overlays.iter().any(|(dir, _)| same_path(dir, overlay)) {
+                continue;
+            }
+            let config = configs.for_file(&overlay_marker(overlay));
+            if config.as_deref().is_some_and(|c| c.excludes(overlay)) {
+                discovered.skipped.push((overlay.clone(), Skip::Excluded));
             } else {
-                overlays.push((overlay, config));
+                overlays.push((overlay.clone(), config));
             }
         }
         // Only the roots of the overlay graph are built; the overlays they build from are
         // linted through them.
         let dirs: Vec<PathBuf> = overlays.iter().map(|(dir, _)| dir.clone()).collect();
         let builds = crate::render::kustomize::plan_builds(&dirs);
-        for (overlay, root) in builds.through {
-            discovered
-                .skipped
-                .push((overlay, Skip::BuiltThrough(crate::render::display(&root))));
+        for (overlay, root) in &builds.through {
+            if walked_overlays.contains(overlay) {
+                let root = crate::render::display(root);
+                discovered
+                    .skipped
+                    .push((overlay.clone(), Skip::BuiltThrough(root)));
+            }
         }
         for (overlay, config) in overlays {
             if builds.builds.contains(&overlay) {
-                plan.renders
-                    .push(overlay_job(options, config.as_deref(), overlay));
+                let mut job = overlay_job(options, config.as_deref(), overlay.clone());
+                job.rendered_for = owners.overlay_files(&overlay, &builds.through);
+                if walked_overlays.contains(&overlay) {
+                    job.rendered_for.clear();
+                }
+                plan.renders.push(job);
             }
         }
         plan.discovered = discovered;
         plan
     }
+}
+
+/// The charts and overlays the files named on the command line belong to, each with the
+/// files that brought it in.
+#[derive(Debug, Default)]
+struct Owned {
+    charts: Vec<(PathBuf, Vec<PathBuf>)>,
+    overlays: Vec<(PathBuf, Vec<PathBuf>)>,
+}
+
+impl Owned {
+    /// Finds the owners of the named files among `walked` and adds their charts to
+    /// `discovered`: a chart's own files (values, metadata, helpers, `files/`) are read through
+    /// the chart, which is then reported whole; an overlay's files are linted as they are too
+    /// (a patch as a patch), and the overlays that build from them are rendered.
+    fn find(
+        options: &RunOptions,
+        configs: &mut Configs,
+        walked: &[PathBuf],
+        discovered: &mut Discovered,
+    ) -> Owned {
+        let mut owned = Owned::default();
+        let mut rest = Vec::new();
+        for file in walked.iter().filter(|p| crate::render::files::is_file(p)) {
+            let mut charts: Vec<PathBuf> = chart_of_file(file).into_iter().collect();
+            if let Some(config) = configs.for_file(file) {
+                for chart in config.charts_reading_values(file) {
+                    if !charts.iter().any(|c| same_path(c, &chart)) {
+                        charts.push(PathBuf::from(crate::render::shown_path(
+                            &std::path::absolute(&chart).unwrap_or(chart),
+                        )));
+                    }
+                }
+            }
+            if charts.is_empty() {
+                rest.push(file.clone());
+                continue;
+            }
+            discovered.files.retain(|f| f != file);
+            discovered.skipped.push((file.clone(), Skip::ChartFile));
+            for chart in charts {
+                match discovered.charts.iter_mut().find(|c| same_path(&c.dir, &chart)) {
+                    // Reported whole: a changed helper or values file can change every
+                    // template.
+                    Some(found) => {
+                        found.named_templates.clear();
+                        add_owner(&mut owned.charts, found.dir.clone(), file);
+                    }
+                    None => {
+                        add_owner(&mut owned.charts, chart.clone(), file);
+                        discovered.charts.push(FoundChart {
+                            dir: chart,
+                            named_templates: Vec::new(),
+                        });
+                    }
+                }
+            }
+        }
+        if !rest.is_empty() {
+            owned.overlays = overlays_using(&rest, &options.walk.exclude, options.walk.options);
+        }
+        owned
+    }
+
+    /// The named files a chart is rendered for.
+    fn chart_files(&self, dir: &Path) -> Vec<PathBuf> {
+        self.charts
+            .iter()
+            .filter(|(chart, _)| same_path(chart, dir))
+            .flat_map(|(_, files)| files.iter().cloned())
+            .collect()
+    }
+
+    /// The named files an overlay is built for: its own, and those of the overlays built
+    /// through it.
+    fn overlay_files(&self, built: &Path, through: &[(PathBuf, PathBuf)]) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = Vec::new();
+        for (overlay, named) in &self.overlays {
+            let reached = same_path(overlay, built)
+                || through
+                    .iter()
+                    .any(|(o, root)| same_path(o, overlay) && same_path(root, built));
+            if reached {
+                for file in named {
+                    if !files.contains(file) {
+                        files.push(file.clone());
+                    }
+                }
+            }
+        }
+        files
+    }
+}
+
+/// Whether two paths name the same file or directory, however spelled.
+fn same_path(a: &Path, b: &Path) -> bool {
+    let key = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_owned());
+    a == b || key(a) == key(b)
 }
 
 /// The paths to walk: those given other than `-` (standard input), or the current directory
@@ -182,6 +302,7 @@ pub fn chart_jobs(
                 plan: plan.clone(),
                 named_templates: chart.named_templates.clone(),
                 fail_on_unrendered,
+                rendered_for: Vec::new(),
             }
         })
         .collect()
@@ -195,6 +316,7 @@ pub fn overlay_job(options: &RunOptions, config: Option<&Config>, dir: PathBuf) 
         plan,
         named_templates: Vec::new(),
         fail_on_unrendered: fail_on_unrendered(options, config),
+        rendered_for: Vec::new(),
     }
 }
 

@@ -186,3 +186,71 @@ fn an_excluded_directory_excludes_a_file_named_under_it() {
     assert!(!stdout(&output).contains("bad.yaml"));
     assert!(Path::new("testdata/cli/bad.yaml").is_file());
 }
+
+/// pre-commit names the changed files: a chart's values, metadata, helper or `files/`, an
+/// overlay's patch or a base resource. Each brings in the chart or the overlays (their roots)
+/// that read it, and says so; a plain manifest brings in nothing.
+#[test]
+fn a_named_chart_or_overlay_file_renders_its_owner() {
+    let shown = |file: &str| {
+        let output = podcycle()
+            .env("PATH", "")
+            .args(["check", "--show-files", file])
+            .output()
+            .unwrap();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        stdout(&output)
+    };
+    for file in [
+        "values.yaml",
+        "Chart.yaml",
+        "templates/_helpers.tpl",
+        "files/lifecycle.yaml",
+    ] {
+        let file = format!("testdata/render/changed/{file}");
+        let text = shown(&file);
+        assert!(
+            text.contains(&format!(
+                "testdata/render/changed: render (Helm chart), for {file}\n"
+            )),
+            "{text}"
+        );
+        assert!(!text.contains(&format!("{file}: lint")), "{text}");
+    }
+    // An ordinary template is linted through its chart, its own findings alone.
+    let text = shown("testdata/render/changed/templates/deployment.yaml");
+    assert!(
+        text.contains("testdata/render/changed: render (Helm chart, for testdata/render/changed/templates/deployment.yaml)\n"),
+        "{text}"
+    );
+    for file in ["overlays/prod/grace-patch.yaml", "base/deployment.yaml"] {
+        let file = format!("testdata/render/shop/{file}");
+        let text = shown(&file);
+        assert!(
+            text.contains(&format!(
+                "testdata/render/shop/overlays/prod: render (Kustomize overlay), for {file}\n"
+            )),
+            "{text}"
+        );
+        // The file itself is still linted as it is (a patch as a patch).
+        assert!(text.contains(&format!("{file}: lint")), "{text}");
+    }
+    let text = shown("testdata/small-app.yaml");
+    assert_eq!(text, "testdata/small-app.yaml: lint\n");
+}
+
+/// Without Helm, a named values file is not passed off as linted.
+#[test]
+fn a_named_values_file_of_a_chart_not_rendered_says_it_was_not_linted() {
+    let output = podcycle()
+        .env("PATH", "")
+        .args(["check", "testdata/render/changed/values.yaml"])
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert!(
+        err.contains("not linted: testdata/render/changed/values.yaml (a chart's files are read through the rendered chart)"),
+        "{err}"
+    );
+    assert!(!stdout(&output).contains("No problems found in 1 file"));
+}

@@ -42,6 +42,16 @@ pub fn trials() -> Vec<Trial> {
         ),
         needs(
             Tool::Renderers,
+            "render::a_changed_chart_or_overlay_file_reports_its_owners_findings",
+            a_changed_chart_or_overlay_file_reports_its_owners_findings,
+        ),
+        needs(
+            Tool::Renderers,
+            "render::a_changed_values_file_of_a_clean_chart_says_the_chart_is_clean",
+            a_changed_values_file_of_a_clean_chart_says_the_chart_is_clean,
+        ),
+        needs(
+            Tool::Renderers,
             "render::the_language_server_publishes_a_templates_findings_through_its_chart",
             the_language_server_publishes_a_templates_findings_through_its_chart,
         ),
@@ -303,13 +313,84 @@ fn a_template_named_on_the_command_line_is_linted_through_its_chart() {
         text.starts_with("testdata/render/web/templates/deployment.yaml:22:13:"),
         "{text}"
     );
-    // The helper file has no finding of its own: nothing is reported for it.
+    // A helper renders nothing of its own but can change every template: the chart is
+    // reported whole.
     let output = check(&[
         "--format",
         "concise",
         "testdata/render/web/templates/_helpers.tpl",
     ]);
-    assert_eq!(code(&output), 0, "{}", stdout(&output));
+    assert_eq!(code(&output), 1, "{}", stdout(&output));
+    assert!(
+        stdout(&output).starts_with("testdata/render/web/templates/deployment.yaml:22:13:"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+/// What pre-commit runs (`.pre-commit-hooks.yaml`) on the files of one commit: a change to a
+/// chart's values, metadata, helper or `files/`, or to an overlay's patch or base resource,
+/// reports what the chart or overlay now renders, where it was written.
+fn a_changed_chart_or_overlay_file_reports_its_owners_findings() {
+    let hook = |file: &str| {
+        let output = check(&["--force-exclude", "--format", "concise", file]);
+        assert_eq!(code(&output), 1, "{file}: {}", stdout(&output));
+        stdout(&output)
+    };
+    for file in [
+        "values.yaml",
+        "Chart.yaml",
+        "templates/_helpers.tpl",
+        "files/lifecycle.yaml",
+    ] {
+        let file = format!("testdata/render/changed/{file}");
+        let text = hook(&file);
+        assert!(
+            text.starts_with("testdata/render/changed/templates/deployment.yaml:18:1: error[prestop-exceeds-grace-period]"),
+            "{file}: {text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "Helm chart testdata/render/changed rendered for {file}: 1 finding\n"
+            )),
+            "{text}"
+        );
+    }
+    for file in ["overlays/prod/grace-patch.yaml", "base/deployment.yaml"] {
+        let file = format!("testdata/render/shop/{file}");
+        let text = hook(&file);
+        assert!(
+            text.contains("testdata/render/shop/base/deployment.yaml:19:13: error[prestop-exceeds-grace-period]"),
+            "{file}: {text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "Kustomize overlay testdata/render/shop/overlays/prod rendered for {file}: 2 findings\n"
+            )),
+            "{text}"
+        );
+    }
+    // The values label of the finding points into the values file, as for a walked chart.
+    let output = check(&["--format", "json", "testdata/render/changed/values.yaml"]);
+    let items = json(&output);
+    let prestop = finding(&items, "prestop-exceeds-grace-period", "templates/deployment.yaml");
+    assert!(
+        labels(prestop)
+            .iter()
+            .any(|(file, line, _)| file == "testdata/render/changed/values.yaml" && *line == 2),
+        "{prestop:#}"
+    );
+}
+
+fn a_changed_values_file_of_a_clean_chart_says_the_chart_is_clean() {
+    let output = check(&["--format", "concise", "testdata/render/clean/values.yaml"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "No problems found in 1 Helm chart.\n\
+         1 chart file (values, Chart.yaml, files/) read only through the rendered chart\n\
+         Helm chart testdata/render/clean rendered for testdata/render/clean/values.yaml: no problems found\n"
+    );
 }
 
 fn the_language_server_publishes_a_templates_findings_through_its_chart() {

@@ -1,0 +1,3 @@
+{{- define "changed.name" -}}
+{{ .Release.Name }}-{{ .Chart.Name }}
+{{- end }}
