@@ -2,7 +2,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{FileReport, RenderedFix, range, rendered_fixes};
+use super::{FileReport, RenderedFix, RunNotes, Unrendered, range, rendered_fixes};
 use crate::diagnostics::{Diagnostic, Enforcement, Severity};
 use crate::model::ObjectRef;
 use crate::source::SourceFile;
@@ -141,9 +141,15 @@ impl JsonDiagnostic {
     }
 }
 
-/// A JSON array of every finding, in output order (docs/output.md).
-pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
-    let items: Vec<JsonDiagnostic> = reports
+/// The `rule` of an entry that stands for a chart or overlay not rendered.
+pub const NOT_RENDERED: &str = "not-rendered";
+
+/// A JSON array of every finding, in output order (docs/output.md), then one entry for each
+/// chart or overlay that was not rendered: in the same shape as a finding, so that a consumer
+/// of the array sees what was not checked rather than a clean result (as ruff reports a file
+/// it cannot read).
+pub fn write(out: &mut dyn Write, reports: &[FileReport], run: &RunNotes) -> io::Result<()> {
+    let mut items: Vec<JsonDiagnostic> = reports
         .iter()
         .flat_map(|report| {
             let fixes = rendered_fixes(&report.file, &report.diagnostics);
@@ -162,6 +168,36 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
                 })
         })
         .collect();
+    items.extend(run.unrendered.iter().map(not_rendered));
     serde_json::to_writer_pretty(&mut *out, &items)?;
     writeln!(out)
+}
+
+fn not_rendered(unrendered: &Unrendered) -> JsonDiagnostic {
+    JsonDiagnostic {
+        rule: NOT_RENDERED,
+        severity: Severity::Warning,
+        enforcement: Enforcement::Advice,
+        message: unrendered.sentence(),
+        help: None,
+        notes: vec![format!(
+            "podcycle did not lint what the {} renders: its findings are not known",
+            unrendered.noun().to_lowercase()
+        )],
+        file: unrendered.file.clone(),
+        line: 1,
+        column: 1,
+        end_line: 1,
+        end_column: 1,
+        object: None,
+        container: None,
+        field: None,
+        labels: Vec::new(),
+        rendered: Some(JsonRendered {
+            tool: unrendered.tool.as_str(),
+            input: unrendered.input.clone(),
+            placement: "file",
+        }),
+        fixes: Some(Vec::new()),
+    }
 }

@@ -320,7 +320,7 @@ pub fn write(
     match format {
         Format::Full => full::write(out, reports, options.color)?,
         Format::Concise => concise::write(out, reports, options.color)?,
-        Format::Json => json::write(out, reports)?,
+        Format::Json => json::write(out, reports, &options.run)?,
         Format::Sarif => sarif::write(out, reports, options)?,
         Format::Github => github::write(out, reports, &options.run)?,
         Format::Junit => junit::write(out, reports, &options.run)?,

@@ -56,6 +56,7 @@ struct Invocation {
 struct Notification {
     level: &'static str,
     message: Message,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     locations: Vec<Location>,
 }
 
@@ -316,9 +317,18 @@ pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> 
 }
 
 fn invocations(run: &super::RunNotes) -> Vec<Invocation> {
-    if run.unrendered.is_empty() {
+    if run.unrendered.is_empty() && run.rendered_for.is_empty() {
         return Vec::new();
     }
+    // What was rendered for the files named: which chart or overlay a values file or a patch
+    // brought in, and what it found.
+    let rendered_for = run.rendered_for.iter().map(|rendered| Notification {
+        level: "note",
+        message: Message {
+            text: sentence(&rendered.sentence()),
+        },
+        locations: Vec::new(),
+    });
     vec![Invocation {
         execution_successful: true,
         tool_execution_notifications: run
@@ -337,6 +347,7 @@ fn invocations(run: &super::RunNotes) -> Vec<Invocation> {
                     logical_locations: Vec::new(),
                 }],
             })
+            .chain(rendered_for)
             .collect(),
     }]
 }

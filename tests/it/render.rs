@@ -75,6 +75,33 @@ fn without_the_tools_nothing_passes_for_clean() {
             .unwrap()
             .contains("helm not found")
     );
+    // The JSON array: an entry in the shape of a finding, after the findings.
+    let json: Value = serde_json::from_slice(
+        &podcycle()
+            .env("PATH", "")
+            .args(["check", "--format", "json", "testdata/render/web"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let items = json.as_array().unwrap();
+    assert_eq!(items.len(), 1, "{json:#}");
+    assert_eq!(items[0]["rule"], "not-rendered");
+    assert_eq!(items[0]["severity"], "warning");
+    assert_eq!(items[0]["file"], "testdata/render/web/Chart.yaml");
+    assert_eq!((items[0]["line"].as_u64(), items[0]["column"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(
+        items[0]["rendered"],
+        serde_json::json!({"tool": "helm", "input": "testdata/render/web", "placement": "file"})
+    );
+    assert!(
+        items[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Helm chart testdata/render/web not rendered: helm not found"),
+        "{json:#}"
+    );
     let github = podcycle()
         .env("PATH", "")
         .args(["check", "--format", "github", "testdata/render/web"])

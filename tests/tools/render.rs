@@ -383,6 +383,17 @@ fn a_changed_chart_or_overlay_file_reports_its_owners_findings() {
 }
 
 fn a_changed_values_file_of_a_clean_chart_says_the_chart_is_clean() {
+    let sarif: Value = serde_json::from_slice(
+        &check(&["--format", "sarif", "testdata/render/clean/values.yaml"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(
+        sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"],
+        serde_json::json!([{
+            "level": "note",
+            "message": {"text": "Helm chart testdata/render/clean rendered for testdata/render/clean/values.yaml: no problems found."}
+        }])
+    );
     let output = check(&["--format", "concise", "testdata/render/clean/values.yaml"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(
