@@ -239,7 +239,11 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
         let what = if job.rendered_for.is_empty() {
             what
         } else {
-            let named: Vec<String> = job.rendered_for.iter().map(|p| render::display(p)).collect();
+            let named: Vec<String> = job
+                .rendered_for
+                .iter()
+                .map(|p| render::display(p))
+                .collect();
             format!("{what}, for {}", named.join(", "))
         };
         lines.push((job.input.display(), what));

@@ -42,10 +42,7 @@ pub fn chart_of_file(path: &Path) -> Option<PathBuf> {
         Some(chart) if is_partial_template(path) => chart,
         Some(_) => return None,
         None if is_chart_file(path) => {
-            let dir = path
-                .ancestors()
-                .skip(1)
-                .find(|dir| helm::is_chart(dir))?;
+            let dir = path.ancestors().skip(1).find(|dir| helm::is_chart(dir))?;
             dir.to_owned()
         }
         None => return None,
@@ -56,7 +53,9 @@ pub fn chart_of_file(path: &Path) -> Option<PathBuf> {
 /// A chart vendored under another chart's `charts/` is rendered with it.
 fn outermost_chart(mut chart: PathBuf) -> PathBuf {
     loop {
-        let parent = chart.parent().filter(|p| p.file_name() == Some(OsStr::new("charts")));
+        let parent = chart
+            .parent()
+            .filter(|p| p.file_name() == Some(OsStr::new("charts")));
         match parent.and_then(Path::parent).filter(|p| helm::is_chart(p)) {
             Some(outer) => chart = outer.to_owned(),
             None => return chart,
@@ -88,7 +87,9 @@ pub fn overlays_using(
 ) -> Vec<(PathBuf, Vec<PathBuf>)> {
     let mut by_root: Vec<(PathBuf, Vec<&PathBuf>)> = Vec::new();
     for file in files {
-        let root = Boundary::of(file.parent().unwrap_or(Path::new("."))).root().to_owned();
+        let root = Boundary::of(file.parent().unwrap_or(Path::new(".")))
+            .root()
+            .to_owned();
         match by_root.iter_mut().find(|(r, _)| *r == root) {
             Some((_, files)) => files.push(file),
             None => by_root.push((root, vec![file])),
@@ -205,7 +206,9 @@ impl Graph {
 
 fn canonical(path: &Path) -> PathBuf {
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-    absolute.canonicalize().unwrap_or_else(|_| normalize(&absolute))
+    absolute
+        .canonicalize()
+        .unwrap_or_else(|_| normalize(&absolute))
 }
 
 /// A directory as the run names it: relative to the current directory when under it.
@@ -254,7 +257,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         std::fs::create_dir(root.join(".git")).unwrap();
-        write(&root, "base/kustomization.yaml", "resources: [deploy.yaml]\n");
+        write(
+            &root,
+            "base/kustomization.yaml",
+            "resources: [deploy.yaml]\n",
+        );
         let deploy = write(&root, "base/deploy.yaml", "");
         write(
             &root,
@@ -269,7 +276,11 @@ mod tests {
             "kind: Component\nconfigMapGenerator: [{name: c, files: [app.conf]}]\n",
         );
         let conf = write(&root, "comp/app.conf", "");
-        write(&root, "uses-comp/kustomization.yaml", "resources: [../base]\ncomponents: [../comp]\n");
+        write(
+            &root,
+            "uses-comp/kustomization.yaml",
+            "resources: [../base]\ncomponents: [../comp]\n",
+        );
         let lone = write(&root, "lone/lone.yaml", "");
         write(&root, "lone/kustomization.yaml", "resources: [lone.yaml]\n");
         let owners = overlays_using(

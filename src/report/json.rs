@@ -182,7 +182,7 @@ fn not_rendered(unrendered: &Unrendered) -> JsonDiagnostic {
         help: None,
         notes: vec![format!(
             "podcycle did not lint what the {} renders: its findings are not known",
-            unrendered.noun().to_lowercase()
+            unrendered.noun()
         )],
         file: unrendered.file.clone(),
         line: 1,

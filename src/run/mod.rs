@@ -240,7 +240,11 @@ fn not_read_through(job: &RenderJob) -> Option<String> {
     if job.rendered_for.is_empty() || job.input.tool() != RenderTool::Helm {
         return None;
     }
-    let named: Vec<String> = job.rendered_for.iter().map(|p| crate::render::display(p)).collect();
+    let named: Vec<String> = job
+        .rendered_for
+        .iter()
+        .map(|p| crate::render::display(p))
+        .collect();
     Some(format!(
         "not linted: {} (a chart's files are read through the rendered chart)",
         named.join(", ")

@@ -106,10 +106,12 @@ impl RunPlan {
             } else {
                 let rendered_for = owners.chart_files(&chart.dir);
                 plan.renders.extend(
-                    chart_jobs(options, config.as_deref(), chart).into_iter().map(|mut job| {
-                        job.rendered_for.clone_from(&rendered_for);
-                        job
-                    }),
+                    chart_jobs(options, config.as_deref(), chart)
+                        .into_iter()
+                        .map(|mut job| {
+                            job.rendered_for.clone_from(&rendered_for);
+                            job
+                        }),
                 );
             }
         }
@@ -193,7 +195,11 @@ impl Owned {
             discovered.files.retain(|f| f != file);
             discovered.skipped.push((file.clone(), Skip::ChartFile));
             for chart in charts {
-                match discovered.charts.iter_mut().find(|c| same_path(&c.dir, &chart)) {
+                match discovered
+                    .charts
+                    .iter_mut()
+                    .find(|c| same_path(&c.dir, &chart))
+                {
                     // Reported whole: a changed helper or values file can change every
                     // template.
                     Some(found) => {

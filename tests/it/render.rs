@@ -90,7 +90,10 @@ fn without_the_tools_nothing_passes_for_clean() {
     assert_eq!(items[0]["rule"], "not-rendered");
     assert_eq!(items[0]["severity"], "warning");
     assert_eq!(items[0]["file"], "testdata/render/web/Chart.yaml");
-    assert_eq!((items[0]["line"].as_u64(), items[0]["column"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(
+        (items[0]["line"].as_u64(), items[0]["column"].as_u64()),
+        (Some(1), Some(1))
+    );
     assert_eq!(
         items[0]["rendered"],
         serde_json::json!({"tool": "helm", "input": "testdata/render/web", "placement": "file"})

@@ -52,6 +52,11 @@ pub fn trials() -> Vec<Trial> {
         ),
         needs(
             Tool::Renderers,
+            "render::kustomizes_messages_name_paths_as_users_write_them",
+            kustomizes_messages_name_paths_as_users_write_them,
+        ),
+        needs(
+            Tool::Renderers,
             "render::the_language_server_publishes_a_templates_findings_through_its_chart",
             the_language_server_publishes_a_templates_findings_through_its_chart,
         ),
@@ -373,7 +378,11 @@ fn a_changed_chart_or_overlay_file_reports_its_owners_findings() {
     // The values label of the finding points into the values file, as for a walked chart.
     let output = check(&["--format", "json", "testdata/render/changed/values.yaml"]);
     let items = json(&output);
-    let prestop = finding(&items, "prestop-exceeds-grace-period", "templates/deployment.yaml");
+    let prestop = finding(
+        &items,
+        "prestop-exceeds-grace-period",
+        "templates/deployment.yaml",
+    );
     assert!(
         labels(prestop)
             .iter()
@@ -402,6 +411,59 @@ fn a_changed_values_file_of_a_clean_chart_says_the_chart_is_clean() {
          1 chart file (values, Chart.yaml, files/) read only through the rendered chart\n\
          Helm chart testdata/render/clean rendered for testdata/render/clean/values.yaml: no problems found\n"
     );
+}
+
+/// Kustomize names the overlay as podcycle's temporary kustomization reaches it
+/// (`'../../<checkout>/over'`) and other files by absolute path; the messages name them as
+/// users do, from where podcycle runs.
+fn kustomizes_messages_name_paths_as_users_write_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    crate::common::write(
+        &root,
+        "base/kustomization.yaml",
+        "resources: [d.yaml, gone.yaml]\n",
+    );
+    crate::common::write(
+        &root,
+        "base/d.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+    );
+    crate::common::write(
+        &root,
+        "over/kustomization.yaml",
+        "resources: [../base]\nnamePrefix: x-\n",
+    );
+    crate::common::write(
+        &root,
+        "bad/kustomization.yaml",
+        "resources: [../base]\nnamePrefix: : x\n",
+    );
+    let run = |cwd: &Path, dir: &str| {
+        let output = crate::common::podcycle()
+            .current_dir(cwd)
+            .args(["check", "--format", "concise", dir])
+            .output()
+            .unwrap();
+        format!("{}{}", stdout(&output), stderr(&output))
+    };
+    let root_text = root.to_string_lossy().into_owned();
+    // A file of the base, from inside the overlay: relative, with `..`.
+    let text = run(&root.join("over"), ".");
+    assert!(
+        text.contains("evalsymlink failure on '../base/gone.yaml'"),
+        "{text}"
+    );
+    assert!(!text.contains(&format!("{root_text}/base/gone")), "{text}");
+    // The overlay itself, as it was named.
+    let text = run(&root, "bad");
+    assert!(
+        text.contains("accumulating resources from 'bad': 'bad' must resolve to a file"),
+        "{text}"
+    );
+    assert!(!text.contains("podcycle-kustomize"), "{text}");
+    assert!(!text.contains("../"), "{text}");
 }
 
 fn the_language_server_publishes_a_templates_findings_through_its_chart() {

@@ -93,7 +93,8 @@ pub fn render(
         limits,
         budget,
     );
-    let clean = |text: &str| clean_paths(text, &wrapper_dir);
+    let shown = input.clone();
+    let clean = |text: &str| clean_paths(text, &wrapper_dir, &relative, &shown);
     match outcome {
         Outcome::Output { text, warnings } => {
             let map = KustomizeMap::new(input, &wrapper_dir, &text, tree);
@@ -107,13 +108,29 @@ pub fn render(
     }
 }
 
-/// A message of Kustomize's with the temporary wrapper's directory replaced by `.` and the
-/// user's absolute paths under the current directory made relative, as users name them.
-fn clean_paths(text: &str, wrapper: &Path) -> String {
-    let mut names = vec![(wrapper.to_string_lossy().into_owned(), ".".to_owned())];
+/// A message of Kustomize's as users name things: the overlay as the wrapper names it
+/// (`'../../home/ci/checkout/deploy/prod'`) by the name it was given, the temporary wrapper's
+/// directory by `.`, and absolute paths in the repository relative to the current directory
+/// (`../base/app.yaml` from inside an overlay).
+fn clean_paths(text: &str, wrapper: &Path, overlay: &Path, input: &str) -> String {
+    let mut names = vec![
+        (format!("'{}'", overlay.display()), format!("'{input}'")),
+        (wrapper.to_string_lossy().into_owned(), ".".to_owned()),
+    ];
     if let Ok(cwd) = std::env::current_dir() {
-        for cwd in [cwd.canonicalize().unwrap_or_else(|_| cwd.clone()), cwd] {
+        let canonical = cwd.canonicalize().unwrap_or_else(|_| cwd.clone());
+        for cwd in [canonical.clone(), cwd] {
             names.push((format!("{}/", cwd.display()), String::new()));
+        }
+        // Above the current directory, up to the repository's root.
+        let root = Boundary::of(&canonical).root().to_owned();
+        let mut up = String::new();
+        for dir in canonical.ancestors().skip(1) {
+            up.push_str("../");
+            if !dir.starts_with(&root) {
+                break;
+            }
+            names.push((format!("{}/", dir.display()), up.clone()));
         }
     }
     super::clean_paths(text, &names)
