@@ -164,6 +164,15 @@ impl RenderTool {
             RenderTool::Kustomize => "kustomize",
         }
     }
+
+    /// The command that renders with it by default (`kubectl kustomize` stands in for
+    /// `kustomize build` when only kubectl is installed: see [`Rendered::command`]).
+    pub fn command(self) -> &'static str {
+        match self {
+            RenderTool::Helm => "helm template",
+            RenderTool::Kustomize => "kustomize build",
+        }
+    }
 }
 
 impl fmt::Display for RenderTool {
@@ -200,6 +209,8 @@ pub struct Rendered {
     /// The chart or overlay directory, as shown to the user.
     pub input: String,
     pub placement: Placement,
+    /// The command that rendered it: `helm template`, `kustomize build`, `kubectl kustomize`.
+    pub command: &'static str,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

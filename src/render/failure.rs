@@ -32,6 +32,8 @@ pub const RULE: &str = "render-error";
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
     pub tool: RenderTool,
+    /// The command that refused: `helm template`, `kustomize build`, `kubectl kustomize`.
+    pub command: &'static str,
     /// The file the renderer names (or the chart's `Chart.yaml`, the overlay's kustomization).
     pub file: PathBuf,
     /// Where in it, when the renderer says: 1-based line and column, and how many bytes from
@@ -62,10 +64,7 @@ impl Refusal {
 
     /// The command that refused.
     pub fn tool_command(&self) -> &'static str {
-        match self.tool {
-            RenderTool::Helm => "helm template",
-            RenderTool::Kustomize => "kustomize build",
-        }
+        self.command
     }
 }
 
@@ -134,6 +133,7 @@ pub fn helm(failure: &Failure, chart: &Path, clean: &dyn Fn(&str) -> String) -> 
     let at_chart = |message: String, file: PathBuf, line: Option<usize>| {
         Verdict::Refused(Box::new(Refusal {
             tool: RenderTool::Helm,
+            command: RenderTool::Helm.command(),
             file,
             line,
             column: None,
@@ -159,6 +159,7 @@ pub fn helm(failure: &Failure, chart: &Path, clean: &dyn Fn(&str) -> String) -> 
         if let Some(path) = template(name) {
             return Verdict::Refused(Box::new(Refusal {
                 tool: RenderTool::Helm,
+                command: RenderTool::Helm.command(),
                 file: path,
                 line,
                 column,
@@ -224,7 +225,7 @@ pub fn diagnostic(
             format!("render the chart with `helm template {input}` to see the error")
         }
         RenderTool::Kustomize => {
-            format!("build the overlay with `kustomize build {input}` to see the error")
+            format!("build the overlay with `{command} {input}` to see the error")
         }
     });
     // Not `rendered`: the finding is not in an output, there is none.

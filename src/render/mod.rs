@@ -57,6 +57,16 @@ pub enum KustomizeTool {
     Kubectl(PathBuf),
 }
 
+impl KustomizeTool {
+    /// The command it builds an overlay with, as the notes name it.
+    pub fn command(&self) -> &'static str {
+        match self {
+            KustomizeTool::Kustomize(_) => "kustomize build",
+            KustomizeTool::Kubectl(_) => "kubectl kustomize",
+        }
+    }
+}
+
 impl Tools {
     /// Finds the tools: the paths given, else `helm` and `kustomize` (or `kubectl`) on `PATH`.
     pub fn find(helm: Option<&Path>, kustomize: Option<&Path>, timeout: Duration) -> Tools {

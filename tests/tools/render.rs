@@ -57,6 +57,11 @@ pub fn trials() -> Vec<Trial> {
         ),
         needs(
             Tool::Renderers,
+            "render::the_notes_name_the_renderer_that_ran",
+            the_notes_name_the_renderer_that_ran,
+        ),
+        needs(
+            Tool::Renderers,
             "render::the_language_server_publishes_a_templates_findings_through_its_chart",
             the_language_server_publishes_a_templates_findings_through_its_chart,
         ),
@@ -464,6 +469,56 @@ fn kustomizes_messages_name_paths_as_users_write_them() {
     );
     assert!(!text.contains("podcycle-kustomize"), "{text}");
     assert!(!text.contains("../"), "{text}");
+}
+
+/// With only kubectl, overlays are built with `kubectl kustomize`, and the notes and help say
+/// so. A `kubectl` that runs the `kustomize` on PATH stands in for it here.
+fn the_notes_name_the_renderer_that_ran() {
+    use std::os::unix::fs::PermissionsExt;
+    let kustomize = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|dir| dir.join("kustomize"))
+        .find(|path| path.is_file());
+    let Some(kustomize) = kustomize else {
+        // Only kubectl is installed: it is the renderer already.
+        let output = check(&["testdata/render/shop"]);
+        assert!(stdout(&output).contains("`kubectl kustomize testdata/render/shop/overlays/prod`"));
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let kubectl = dir.path().join("kubectl");
+    std::fs::write(
+        &kubectl,
+        format!(
+            "#!/bin/sh\nshift\nexec '{}' build \"$@\"\n",
+            kustomize.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&kubectl, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let kubectl = kubectl.to_string_lossy().into_owned();
+    let output = check(&["--kustomize", &kubectl, "testdata/render/shop"]);
+    let text = stdout(&output);
+    assert!(
+        text.contains(
+            "note: found in the output of `kubectl kustomize testdata/render/shop/overlays/prod`"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("kustomize build"), "{text}");
+    let refused = tempfile::tempdir().unwrap();
+    crate::common::write(
+        refused.path(),
+        "o/kustomization.yaml",
+        "resources: [gone.yaml]\n",
+    );
+    let overlay = refused.path().join("o");
+    let output = check(&["--kustomize", &kubectl, overlay.to_str().unwrap()]);
+    let text = stdout(&output);
+    assert!(text.contains("`kubectl kustomize` fails:"), "{text}");
+    assert!(
+        text.contains("help: build the overlay with `kubectl kustomize "),
+        "{text}"
+    );
 }
 
 fn the_language_server_publishes_a_templates_findings_through_its_chart() {

@@ -243,6 +243,7 @@ impl HelmMap {
             tool: RenderTool::Helm,
             input: self.input.clone(),
             placement: Placement::Exact,
+            command: RenderTool::Helm.command(),
         };
         let Some(document) = document_at(&self.documents, diagnostic.span.start) else {
             rendered_info.placement = Placement::File;

@@ -68,6 +68,8 @@ pub struct KustomizeMap {
     documents: Vec<Document>,
     texts: HashMap<PathBuf, Option<Arc<Text>>>,
     inline_texts: HashMap<(PathBuf, &'static str, usize), Option<Arc<Text>>>,
+    /// The command that built it (`kustomize build`, `kubectl kustomize`), for the notes.
+    command: &'static str,
 }
 
 impl std::fmt::Debug for KustomizeMap {
@@ -79,8 +81,15 @@ impl std::fmt::Debug for KustomizeMap {
 }
 
 impl KustomizeMap {
-    pub fn new(input: String, wrapper: &Path, rendered: &str, tree: Tree) -> KustomizeMap {
+    pub fn new(
+        input: String,
+        wrapper: &Path,
+        rendered: &str,
+        tree: Tree,
+        command: &'static str,
+    ) -> KustomizeMap {
         KustomizeMap {
+            command,
             input,
             wrapper: wrapper.to_owned(),
             tree,
@@ -100,6 +109,7 @@ impl KustomizeMap {
             tool: RenderTool::Kustomize,
             input: self.input.clone(),
             placement: Placement::Exact,
+            command: self.command,
         };
         let overlay_file = Arc::new(SourceFile::new(
             display(

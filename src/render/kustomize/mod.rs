@@ -97,14 +97,20 @@ pub fn render(
     let clean = |text: &str| clean_paths(text, &wrapper_dir, &relative, &shown);
     match outcome {
         Outcome::Output { text, warnings } => {
-            let map = KustomizeMap::new(input, &wrapper_dir, &text, tree);
+            let map = KustomizeMap::new(input, &wrapper_dir, &text, tree, tool.command());
             Ok(Built {
                 text,
                 map,
                 warnings: warnings.iter().map(|w| clean(w)).collect(),
             })
         }
-        Outcome::Failed(failed) => Err(refusal::judge(&failed, &tree.kustomizations, &clean)),
+        Outcome::Failed(failed) => {
+            let mut verdict = refusal::judge(&failed, &tree.kustomizations, &clean);
+            if let Verdict::Refused(refusal) = &mut verdict {
+                refusal.command = tool.command();
+            }
+            Err(verdict)
+        }
     }
 }
 

@@ -71,6 +71,7 @@ pub fn judge(failure: &Failure, tree: &[Kustomization], clean: &dyn Fn(&str) -> 
     let refusal = |file: PathBuf, line, column, length| {
         Verdict::Refused(Box::new(Refusal {
             tool: RenderTool::Kustomize,
+            command: RenderTool::Kustomize.command(),
             file,
             line,
             column,
