@@ -70,6 +70,7 @@ impl<'d> Checker<'d> {
             sidecars: Arc::new(Sidecars::new(self.sidecars(raw.sidecars.as_deref()))),
             charts: self.charts(raw.helm.as_ref()),
             fail_on_unrendered: raw.fail_on_unrendered,
+            load_restrictor: raw.kustomize.and_then(|k| k.load_restrictor),
             pod_templates: Arc::new(PodTemplateKinds::new(
                 self.pod_templates(raw.pod_templates.as_deref()),
             )),

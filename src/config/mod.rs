@@ -21,6 +21,7 @@ use crate::diagnostics::Severity;
 use crate::lifecycle::Sidecars;
 use crate::model::custom::PodTemplateKinds;
 use crate::model::path::{FieldPath, PathSegment};
+use crate::render::kustomize::LoadRestrictor;
 use crate::rules::Rule;
 use crate::safe_fs::{self, FileKind};
 use crate::settings::{FailOn, Selection, Selector, Settings};
@@ -81,6 +82,8 @@ pub struct ConfigFile {
     /// How the Helm charts under this file are rendered: release, namespace and values files
     /// per chart. Charts not listed are rendered with their own `values.yaml` only.
     pub helm: Option<HelmSection>,
+    /// How the Kustomize overlays under this file are built.
+    pub kustomize: Option<KustomizeSection>,
     /// Exit with status 1 when a chart or overlay cannot be rendered (Helm or Kustomize
     /// missing, a render error, a dependency not vendored). Default `false`: a warning.
     pub fail_on_unrendered: Option<bool>,
@@ -105,6 +108,17 @@ pub struct PodTemplateEntry {
     /// they run forever or to completion: `Deployment`, `StatefulSet`, `DaemonSet`, `Job` or
     /// `Pod` (the default: no constraint from a controller).
     pub like: Option<String>,
+}
+
+/// Kustomize settings.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct KustomizeSection {
+    /// Kustomize's `--load-restrictor`: `LoadRestrictionsRootOnly` (the default, Kustomize's)
+    /// lets a kustomization load files only in or below its directory;
+    /// `LoadRestrictionsNone` lets it load files elsewhere in the repository (podcycle still
+    /// refuses files outside the repository, in `.git`, or behind a link that leaves it).
+    pub load_restrictor: Option<LoadRestrictor>,
 }
 
 /// Helm settings.
@@ -172,6 +186,8 @@ pub struct Config {
     charts: Vec<ChartSettings>,
     pub pod_templates: Arc<PodTemplateKinds>,
     pub fail_on_unrendered: Option<bool>,
+    /// `kustomize.load-restrictor`.
+    pub load_restrictor: Option<LoadRestrictor>,
 }
 
 /// A problem in a configuration file, at a place in it.

@@ -120,8 +120,14 @@ impl Tools {
 /// Something to render.
 #[derive(Clone, Debug)]
 pub enum Input {
-    Chart { dir: PathBuf, options: HelmOptions },
-    Overlay { dir: PathBuf },
+    Chart {
+        dir: PathBuf,
+        options: HelmOptions,
+    },
+    Overlay {
+        dir: PathBuf,
+        restrictor: kustomize::LoadRestrictor,
+    },
 }
 
 impl Input {
@@ -134,7 +140,7 @@ impl Input {
 
     pub fn dir(&self) -> &Path {
         match self {
-            Input::Chart { dir, .. } | Input::Overlay { dir } => dir,
+            Input::Chart { dir, .. } | Input::Overlay { dir, .. } => dir,
         }
     }
 
@@ -233,13 +239,20 @@ pub fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered> {
                 warnings: rendered.warnings,
             })
         }
-        Input::Overlay { dir } => {
+        Input::Overlay { dir, restrictor } => {
             let tool = tools
                 .kustomize
                 .as_ref()
                 .map_err(|e| not_rendered(e.clone()))?;
-            let built = kustomize::render(tool, dir, input.display(), &tools.limits, &tools.budget)
-                .map_err(|verdict| NotRendered::from_verdict(input, verdict))?;
+            let built = kustomize::render(
+                tool,
+                dir,
+                *restrictor,
+                input.display(),
+                &tools.limits,
+                &tools.budget,
+            )
+            .map_err(|verdict| NotRendered::from_verdict(input, verdict))?;
             Ok(Output {
                 tool: RenderTool::Kustomize,
                 input: input.display(),

@@ -318,7 +318,10 @@ pub fn chart_jobs(
 pub fn overlay_job(options: &RunOptions, config: Option<&Config>, dir: PathBuf) -> RenderJob {
     let plan = options.file_plan(config, Some(&overlay_marker(&dir)), FileRole::Manifest);
     RenderJob {
-        input: Input::Overlay { dir },
+        input: Input::Overlay {
+            dir,
+            restrictor: config.and_then(|c| c.load_restrictor).unwrap_or_default(),
+        },
         plan,
         named_templates: Vec::new(),
         fail_on_unrendered: fail_on_unrendered(options, config),

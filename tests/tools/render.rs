@@ -62,6 +62,11 @@ pub fn trials() -> Vec<Trial> {
         ),
         needs(
             Tool::Renderers,
+            "render::the_load_restrictor_is_kustomizes_and_the_screens_still_apply",
+            the_load_restrictor_is_kustomizes_and_the_screens_still_apply,
+        ),
+        needs(
+            Tool::Renderers,
             "render::the_language_server_publishes_a_templates_findings_through_its_chart",
             the_language_server_publishes_a_templates_findings_through_its_chart,
         ),
@@ -519,6 +524,80 @@ fn the_notes_name_the_renderer_that_ran() {
         text.contains("help: build the overlay with `kubectl kustomize "),
         "{text}"
     );
+}
+
+/// `kustomize.load-restrictor: LoadRestrictionsNone` builds an overlay whose patch is shared
+/// from a sibling directory, as the repository's own `--load-restrictor` does; a file outside
+/// the repository or in `.git` is still refused before Kustomize runs.
+fn the_load_restrictor_is_kustomizes_and_the_screens_still_apply() {
+    use crate::common::write;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    write(
+        &root,
+        "base/kustomization.yaml",
+        "resources: [deploy.yaml]\n",
+    );
+    write(
+        &root,
+        "base/deploy.yaml",
+        &std::fs::read_to_string("testdata/render/shop/base/deployment.yaml").unwrap(),
+    );
+    let patch =
+        std::fs::read_to_string("testdata/render/shop/overlays/prod/grace-patch.yaml").unwrap();
+    write(&root, "shared/grace.yaml", &patch);
+    write(
+        &root,
+        "prod/kustomization.yaml",
+        "resources: [../base]\npatches: [{path: ../shared/grace.yaml}]\n",
+    );
+    let run = |dir: &str| {
+        let output = crate::common::podcycle()
+            .current_dir(&root)
+            .args(["check", "--format", "concise", dir])
+            .output()
+            .unwrap();
+        (
+            code(&output),
+            format!("{}{}", stdout(&output), stderr(&output)),
+        )
+    };
+    // Kustomize's default: the patch is not below the overlay.
+    let (status, text) = run("prod");
+    assert_eq!(status, 1, "{text}");
+    assert!(text.contains("error[render-error]"), "{text}");
+    assert!(text.contains("is not in or below 'prod'"), "{text}");
+    write(
+        &root,
+        ".podcycle.yaml",
+        "kustomize:\n  load-restrictor: LoadRestrictionsNone\n",
+    );
+    let (status, text) = run("prod");
+    assert_eq!(status, 1, "{text}");
+    assert!(
+        text.contains("base/deploy.yaml:19:13: error[prestop-exceeds-grace-period]"),
+        "{text}"
+    );
+    // Outside the repository, or in .git: refused all the same, and Kustomize never runs.
+    write(dir.path(), "outside.yaml", &patch);
+    write(&root, ".git/grace.yaml", &patch);
+    for (path, why) in [
+        ("../../outside.yaml", "outside the repository"),
+        ("../.git/grace.yaml", "inside a `.git` directory"),
+    ] {
+        write(
+            &root,
+            "prod/kustomization.yaml",
+            &format!("resources: [../base]\npatches: [{{path: {path}}}]\n"),
+        );
+        let (_, text) = run("prod");
+        assert!(
+            text.contains("Kustomize overlay prod not rendered:"),
+            "{text}"
+        );
+        assert!(text.contains(why), "{path}: {text}");
+    }
 }
 
 fn the_language_server_publishes_a_templates_findings_through_its_chart() {

@@ -25,6 +25,29 @@ use super::process::{Limits, Outcome, run};
 
 pub use super::files::KUSTOMIZATION_FILES;
 
+/// Which files a kustomization may load, as Kustomize's `--load-restrictor` says. Either way
+/// podcycle's screen ([`screen::screen`]) keeps every load in the repository, out of `.git`,
+/// and through no link that leaves it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
+pub enum LoadRestrictor {
+    /// Kustomize's default: only files in or below the kustomization's directory.
+    #[default]
+    LoadRestrictionsRootOnly,
+    /// Files anywhere (in the repository, for podcycle), such as a patch shared by overlays
+    /// in a sibling directory.
+    LoadRestrictionsNone,
+}
+
+impl LoadRestrictor {
+    /// The arguments that ask Kustomize for it; none for its default.
+    fn arguments(self) -> &'static [&'static str] {
+        match self {
+            LoadRestrictor::LoadRestrictionsRootOnly => &[],
+            LoadRestrictor::LoadRestrictionsNone => &["--load-restrictor", "LoadRestrictionsNone"],
+        }
+    }
+}
+
 /// The kustomization file of a directory.
 pub fn kustomization_file(dir: &Path) -> Option<PathBuf> {
     KUSTOMIZATION_FILES
@@ -61,6 +84,7 @@ pub struct Built {
 pub fn render(
     tool: &KustomizeTool,
     dir: &Path,
+    restrictor: LoadRestrictor,
     input: String,
     limits: &Limits,
     budget: &Budget,
@@ -86,13 +110,9 @@ pub fn render(
         KustomizeTool::Kustomize(path) => (path, "build"),
         KustomizeTool::Kubectl(path) => (path, "kustomize"),
     };
-    let outcome = run(
-        program,
-        &[OsStr::new(command), wrapper_dir.as_os_str()],
-        &wrapper_dir,
-        limits,
-        budget,
-    );
+    let mut arguments = vec![OsStr::new(command), wrapper_dir.as_os_str()];
+    arguments.extend(restrictor.arguments().iter().map(OsStr::new));
+    let outcome = run(program, &arguments, &wrapper_dir, limits, budget);
     let shown = input.clone();
     let clean = |text: &str| clean_paths(text, &wrapper_dir, &relative, &shown);
     match outcome {
