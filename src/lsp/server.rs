@@ -13,18 +13,19 @@ use std::thread;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
     DidChangeConfiguration, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
-    DidOpenTextDocument, Exit, Initialized, Notification as _, PublishDiagnostics, ShowMessage,
+    DidOpenTextDocument, DidSaveTextDocument, Exit, Initialized, Notification as _,
+    PublishDiagnostics, ShowMessage,
 };
 use lsp_types::request::{CodeActionRequest, HoverRequest, RegisterCapability, Request as _};
 use lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability,
     DidChangeConfigurationParams, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
     DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams,
-    DidOpenTextDocumentParams, FileSystemWatcher, GlobPattern, HoverParams,
-    HoverProviderCapability, InitializeParams, InitializeResult, MessageType,
+    DidOpenTextDocumentParams, DidSaveTextDocumentParams, FileSystemWatcher, GlobPattern,
+    HoverParams, HoverProviderCapability, InitializeParams, InitializeResult, MessageType,
     PublishDiagnosticsParams, Registration, RegistrationParams, ServerCapabilities, ServerInfo,
     ShowMessageParams, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
-    Uri,
+    TextDocumentSyncSaveOptions, Uri,
 };
 
 use super::actions::{code_actions, requested};
@@ -112,6 +113,8 @@ fn capabilities(client: ClientInfo) -> ServerCapabilities {
             TextDocumentSyncOptions {
                 open_close: Some(true),
                 change: Some(TextDocumentSyncKind::FULL),
+                // A saved values file, helper or base re-renders its chart or overlays.
+                save: Some(TextDocumentSyncSaveOptions::Supported(true)),
                 ..TextDocumentSyncOptions::default()
             },
         )),
@@ -270,6 +273,13 @@ impl Server<'_> {
                     self.did_change(params);
                 }
             }
+            DidSaveTextDocument::METHOD => {
+                if let Ok(params) =
+                    notification.extract::<DidSaveTextDocumentParams>(DidSaveTextDocument::METHOD)
+                {
+                    self.did_save(&params.text_document.uri);
+                }
+            }
             DidCloseTextDocument::METHOD => {
                 if let Ok(params) = notification.extract(DidCloseTextDocument::METHOD) {
                     self.did_close(params);
@@ -355,6 +365,33 @@ impl Server<'_> {
             OpenDocument::new(params.text_document.version, text),
         );
         self.lint(&uri);
+    }
+
+    /// What the renderers read changed on disk: the open documents judged through a chart or
+    /// overlay are linted again, and the charts and overlays the saved file belongs to are
+    /// rendered and their findings published in the files they are placed in.
+    fn did_save(&mut self, uri: &Uri) {
+        let uris: Vec<Uri> = self.documents.keys().cloned().collect();
+        for open in &uris {
+            self.lint(open);
+        }
+        let Some(path) = file_path(uri) else {
+            return;
+        };
+        let jobs = crate::run::owners_of_saved(&self.options, &mut self.configs, &path);
+        if jobs.is_empty() {
+            return;
+        }
+        let open = uris
+            .iter()
+            .filter(|u| self.documents.contains_key(*u))
+            .cloned()
+            .collect();
+        let _ = self.jobs.send(Job::Owners(worker::OwnersJob {
+            jobs,
+            options: Arc::clone(&self.options),
+            open,
+        }));
     }
 
     fn did_close(&mut self, params: DidCloseTextDocumentParams) {

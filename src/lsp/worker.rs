@@ -2,6 +2,7 @@
 //! user types, so the worker waits for a short pause, keeps only the newest text of each
 //! document, and publishes diagnostics tagged with the version they belong to.
 
+use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -30,8 +31,20 @@ pub struct LintJob {
     pub options: Arc<RunOptions>,
 }
 
+/// The charts and overlays a saved file belongs to, to render and publish in the files their
+/// findings are placed in.
+pub struct OwnersJob {
+    pub jobs: Vec<crate::run::RenderJob>,
+    pub options: Arc<RunOptions>,
+    /// The documents open in the editor: they publish their own diagnostics (linted again by
+    /// the server), so they are left alone here.
+    pub open: Vec<Uri>,
+}
+
 pub enum Job {
     Lint(LintJob),
+    /// A file was saved: render what it belongs to.
+    Owners(OwnersJob),
     /// The document was closed: drop what is pending for it and clear its diagnostics.
     Close(Uri),
 }
@@ -39,6 +52,9 @@ pub enum Job {
 /// Runs until the sending side of `jobs` is dropped.
 pub fn run(jobs: &Receiver<Job>, client: ClientInfo, send: &impl Fn(Message)) {
     let mut pending: Vec<LintJob> = Vec::new();
+    // The files each chart or overlay published diagnostics in, so that a later render that
+    // finds nothing there clears them.
+    let mut published: HashMap<String, Vec<Uri>> = HashMap::new();
     let mut first = Instant::now();
     let mut last = Instant::now();
     loop {
@@ -60,6 +76,7 @@ pub fn run(jobs: &Receiver<Job>, client: ClientInfo, send: &impl Fn(Message)) {
                     None => pending.push(job),
                 }
             }
+            Ok(Job::Owners(job)) => publish_owners(&job, &mut published, client, send),
             Ok(Job::Close(uri)) => {
                 pending.retain(|p| p.uri != uri);
                 send(publish(uri, None, Vec::new()));
@@ -70,6 +87,56 @@ pub fn run(jobs: &Receiver<Job>, client: ClientInfo, send: &impl Fn(Message)) {
                 }
             }
             Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+/// Renders the owners of a saved file and publishes their findings in every file that is not
+/// open; clears what an earlier render of the same owner published and this one did not.
+fn publish_owners(
+    job: &OwnersJob,
+    published: &mut HashMap<String, Vec<Uri>>,
+    client: ClientInfo,
+    send: &impl Fn(Message),
+) {
+    let computed = catch_unwind(AssertUnwindSafe(|| {
+        crate::run::owners_findings(&job.options, &job.jobs)
+    }));
+    let Ok((reports, unavailable)) = computed else {
+        return;
+    };
+    for message in unavailable {
+        send(Message::Notification(Notification::new(
+            LogMessage::METHOD.to_owned(),
+            LogMessageParams {
+                typ: MessageType::WARNING,
+                message: format!("podcycle: {message}"),
+            },
+        )));
+    }
+    let mut now: Vec<Uri> = Vec::new();
+    for report in &reports {
+        let Some(uri) = super::convert::file_uri(&report.file.path) else {
+            continue;
+        };
+        if job.open.contains(&uri) {
+            continue;
+        }
+        send(publish(
+            uri.clone(),
+            None,
+            converted(&uri, &report.file.text, &report.diagnostics, client),
+        ));
+        now.push(uri);
+    }
+    for owner in &job.jobs {
+        let before = published
+            .insert(owner.input.display(), now.clone())
+            .unwrap_or_default();
+        for uri in before {
+            if !now.contains(&uri) && !job.open.contains(&uri) {
+                send(publish(uri, None, Vec::new()));
+            }
         }
     }
 }

@@ -138,6 +138,36 @@ impl EditorPlan {
     }
 }
 
+/// The charts and overlays a saved file belongs to without being one of their templates or
+/// patches judged through them: a values file, `Chart.yaml`, a helper, a file under `files/`, a
+/// base resource. Planned as `check` plans the file named alone (pre-commit's run), so that
+/// the editor and the command line render the same owners.
+pub fn owners_of_saved(options: &RunOptions, configs: &mut Configs, path: &Path) -> Vec<RenderJob> {
+    super::plan::RunPlan::new(options, configs, &[path.to_owned()], None)
+        .renders
+        .into_iter()
+        .filter(|job| !job.rendered_for.is_empty())
+        .collect()
+}
+
+/// What rendering the owners of a saved file found, by file: every file a finding was placed
+/// in (each report holds the file's text as read), and what could not be rendered.
+pub fn owners_findings(
+    options: &RunOptions,
+    jobs: &[RenderJob],
+) -> (Vec<crate::report::FileReport>, Vec<String>) {
+    let renderer = Renderer::new(options);
+    let mut reports = Vec::new();
+    let mut unavailable = Vec::new();
+    for job in jobs {
+        match renderer.render(job) {
+            Ok(output) => super::after_lint::merge(&mut reports, lint_rendered(output, job), false),
+            Err(not_rendered) => unavailable.push(unrendered(job, not_rendered).sentence()),
+        }
+    }
+    (reports, unavailable)
+}
+
 fn absolute(path: &Path) -> PathBuf {
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
     absolute.canonicalize().unwrap_or(absolute)

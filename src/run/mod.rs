@@ -33,7 +33,7 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 pub use configs::Configs;
-pub use editor::{EditorPlan, EditorRender};
+pub use editor::{EditorPlan, EditorRender, owners_findings, owners_of_saved};
 pub use explaining::Explaining;
 pub use files::{
     CheckedFile, lint_bytes, lint_bytes_as, lint_bytes_with, lint_with_plan, read_path, read_stdin,

@@ -67,6 +67,11 @@ pub fn trials() -> Vec<Trial> {
         ),
         needs(
             Tool::Renderers,
+            "render::the_language_server_publishes_a_charts_findings_when_its_values_are_saved",
+            the_language_server_publishes_a_charts_findings_when_its_values_are_saved,
+        ),
+        needs(
+            Tool::Renderers,
             "render::the_language_server_publishes_a_templates_findings_through_its_chart",
             the_language_server_publishes_a_templates_findings_through_its_chart,
         ),
@@ -598,6 +603,41 @@ fn the_load_restrictor_is_kustomizes_and_the_screens_still_apply() {
         );
         assert!(text.contains(why), "{path}: {text}");
     }
+}
+
+/// Saving a chart's values file in the editor renders the chart, as pre-commit does, and
+/// publishes its findings in the template that wrote them.
+fn the_language_server_publishes_a_charts_findings_when_its_values_are_saved() {
+    use crate::lsp_client::{Client, capabilities, uri};
+    use lsp_types::notification::DidSaveTextDocument;
+    let absolute = |path: &str| {
+        std::fs::canonicalize(path)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    };
+    let values = uri(&absolute("testdata/render/changed/values.yaml"));
+    let template = uri(&absolute(
+        "testdata/render/changed/templates/deployment.yaml",
+    ));
+    let mut client = Client::start(capabilities(true));
+    let text = std::fs::read_to_string("testdata/render/changed/values.yaml").unwrap();
+    client.open(&values, 1, &text);
+    client.notify::<DidSaveTextDocument>(lsp_types::DidSaveTextDocumentParams {
+        text_document: lsp_types::TextDocumentIdentifier::new(values.clone()),
+        text: None,
+    });
+    let published = client.diagnostics(&template, None);
+    assert_eq!(published.diagnostics.len(), 1, "{published:#?}");
+    let diagnostic = &published.diagnostics[0];
+    assert_eq!(
+        diagnostic.code,
+        Some(lsp_types::NumberOrString::String(
+            "prestop-exceeds-grace-period".to_owned()
+        ))
+    );
+    assert_eq!(diagnostic.range.start.line, 17);
+    client.shutdown();
 }
 
 fn the_language_server_publishes_a_templates_findings_through_its_chart() {
