@@ -50,6 +50,12 @@ pub const STARTER: &str = r#"# yaml-language-server: $schema=https://raw.githubu
 #       namespace: shop
 #       values: [charts/web/values-prod.yaml]
 
+# Kustomize's --load-restrictor for the overlays under this file: LoadRestrictionsRootOnly
+# (Kustomize's default) or LoadRestrictionsNone, when the repository builds its overlays so;
+# nothing outside the repository is loaded either way.
+# kustomize:
+#   load-restrictor: LoadRestrictionsNone
+
 # Exit with 1 when a chart or overlay cannot be rendered (Helm or Kustomize missing, a render
 # error, a dependency not vendored) instead of warning.
 # fail-on-unrendered: true

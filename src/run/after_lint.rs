@@ -30,10 +30,19 @@ pub fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>, compact: 
                         .iter_mut()
                         .find(|d| d.same_finding(&diagnostic));
                     match same {
-                        Some(kept) if kept.labels.len() < diagnostic.labels.len() => {
-                            *kept = diagnostic;
+                        Some(kept) => {
+                            // Found by two renderings (two releases of a chart): each says so.
+                            let mut notes = std::mem::take(&mut kept.notes);
+                            for note in &diagnostic.notes {
+                                if !notes.contains(note) {
+                                    notes.push(note.clone());
+                                }
+                            }
+                            if kept.labels.len() < diagnostic.labels.len() {
+                                *kept = diagnostic;
+                            }
+                            kept.notes = notes;
                         }
-                        Some(_) => {}
                         None => existing.diagnostics.push(diagnostic),
                     }
                 }

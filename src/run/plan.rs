@@ -48,6 +48,33 @@ pub struct RenderJob {
     pub rendered_for: Vec<PathBuf>,
 }
 
+impl RenderJob {
+    /// What a finding of a chart rendered with a release, namespace or values files of its
+    /// own says of them, so that a chart rendered once per environment tells which one found
+    /// it: `rendered as release `web-staging` in namespace `staging` with values-staging.yaml`.
+    pub fn rendering_note(&self) -> Option<String> {
+        let Input::Chart { options, .. } = &self.input else {
+            return None;
+        };
+        let mut parts = Vec::new();
+        if let Some(release) = &options.release {
+            parts.push(format!("as release `{release}`"));
+        }
+        if let Some(namespace) = &options.namespace {
+            parts.push(format!("in namespace `{namespace}`"));
+        }
+        if !options.values.is_empty() {
+            let values: Vec<String> = options
+                .values
+                .iter()
+                .map(|p| crate::render::shown_path(&std::path::absolute(p).unwrap_or(p.clone())))
+                .collect();
+            parts.push(format!("with {}", values.join(", ")));
+        }
+        (!parts.is_empty()).then(|| format!("rendered {}", parts.join(" ")))
+    }
+}
+
 impl RunPlan {
     /// Plans a run over `paths` (`-` is standard input, named `stdin_name` when given; none is
     /// the current directory), with each input's configuration from `configs`. The errors of

@@ -130,7 +130,9 @@ pub fn lint_rendered(output: Output, job: &RenderJob) -> Vec<FileReport> {
         .map(|p| render::display(p))
         .collect();
     let mut by_file: Vec<(Arc<SourceFile>, Vec<Diagnostic>)> = Vec::new();
+    let rendering = job.rendering_note();
     for mut diagnostic in found {
+        diagnostic.notes.extend(rendering.iter().cloned());
         // A fix names places in the rendered output, not in the template, base or patch the
         // finding is reported in: --fix edits only files linted as they are.
         diagnostic.fixes.clear();

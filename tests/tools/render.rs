@@ -72,6 +72,11 @@ pub fn trials() -> Vec<Trial> {
         ),
         needs(
             Tool::Renderers,
+            "render::a_chart_rendered_for_two_releases_names_each",
+            a_chart_rendered_for_two_releases_names_each,
+        ),
+        needs(
+            Tool::Renderers,
             "render::the_language_server_publishes_a_templates_findings_through_its_chart",
             the_language_server_publishes_a_templates_findings_through_its_chart,
         ),
@@ -638,6 +643,61 @@ fn the_language_server_publishes_a_charts_findings_when_its_values_are_saved() {
     );
     assert_eq!(diagnostic.range.start.line, 17);
     client.shutdown();
+}
+
+/// A chart rendered once per `helm.charts` entry: each finding names the release, namespace
+/// and values files that found it, and a finding both renderings share names both.
+fn a_chart_rendered_for_two_releases_names_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    for file in [
+        "Chart.yaml",
+        "values.yaml",
+        "values-prod.yaml",
+        "templates/deployment.yaml",
+        "templates/_helpers.tpl",
+    ] {
+        let text = std::fs::read_to_string(Path::new("testdata/render/web").join(file)).unwrap();
+        crate::common::write(root, &format!("web/{file}"), &text);
+    }
+    crate::common::write(
+        root,
+        ".podcycle.yaml",
+        "helm:\n  charts:\n    - path: web\n      release: web\n    - path: web\n      release: web-prod\n      namespace: prod\n      values: [web/values-prod.yaml]\n    - path: web\n      release: web-copy\n",
+    );
+    let output = crate::common::podcycle()
+        .current_dir(root)
+        .args(["check", "--format", "json", "web"])
+        .output()
+        .unwrap();
+    let items = json(&output);
+    let notes = |grace: &str| -> Vec<String> {
+        let found = items
+            .iter()
+            .find(|d| d["message"].as_str().unwrap().contains(grace))
+            .unwrap_or_else(|| panic!("{items:#?}"));
+        found["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_owned())
+            .collect()
+    };
+    // The default values find a grace period of 20s, in two releases.
+    let default = notes("(20s)");
+    assert!(
+        default.contains(&"rendered as release `web`".to_owned()),
+        "{default:?}"
+    );
+    assert!(
+        default.contains(&"rendered as release `web-copy`".to_owned()),
+        "{default:?}"
+    );
+    assert_eq!(
+        notes("(30s)"),
+        ["rendered as release `web-prod` in namespace `prod` with web/values-prod.yaml"]
+    );
 }
 
 fn the_language_server_publishes_a_templates_findings_through_its_chart() {
