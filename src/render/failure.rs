@@ -225,9 +225,9 @@ pub fn diagnostic(
             format!("render the chart with `helm template {input}` to see the error")
         }
         // Kustomize's load restrictor (`api/internal/loader/loadrestrictions.go`).
-        RenderTool::Kustomize if refusal.message.contains("is not in or below") => format!(
-            "move the file under the kustomization's directory, or, if this repository builds it with `--load-restrictor LoadRestrictionsNone`, say so in .podcycle.yaml: `kustomize: {{load-restrictor: LoadRestrictionsNone}}`"
-        ),
+        RenderTool::Kustomize if refusal.message.contains("is not in or below") => {
+            "move the file under the kustomization's directory, or, if this repository builds it with `--load-restrictor LoadRestrictionsNone`, say so in .podcycle.yaml: `kustomize: {load-restrictor: LoadRestrictionsNone}`".to_owned()
+        }
         RenderTool::Kustomize => {
             format!("build the overlay with `{command} {input}` to see the error")
         }
