@@ -41,6 +41,7 @@ pub use rendering::{RenderedOutput, Renderer, lint_rendered};
 use crate::diagnostics::RenderTool;
 use crate::discovery::Discovered;
 use crate::report::{FileReport, RunNotes};
+use crate::safe_fs::Reader;
 
 /// A `check` run after planning: the files linted as they are, then the charts and overlays
 /// rendered and their findings merged into the files that wrote them.
@@ -86,10 +87,11 @@ impl Checking {
     /// Lints files on every core, keeping their order; returns why those that could not be
     /// read were not.
     pub fn files(&mut self, files: Vec<(PathBuf, FilePlan)>) -> Vec<String> {
+        let reader = Reader::default();
         let results: Vec<Result<FileReport, String>> = files
             .par_iter()
             .map(|(path, plan)| {
-                read_path(path).map(|(name, bytes)| {
+                read_path(&reader, path).map(|(name, bytes)| {
                     let mut report = lint_with_plan(name, bytes, plan);
                     report.file.set_os_path(path);
                     report
