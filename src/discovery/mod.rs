@@ -222,6 +222,8 @@ fn walk(root: &Path, exclude: &GlobSet, options: WalkOptions, discovered: &mut D
         builder
     };
     let mut visited: HashSet<PathBuf> = HashSet::new();
+    // The walk's own file types: a link is not a directory, since links are not followed.
+    let mut directories: Vec<PathBuf> = Vec::new();
     for entry in builder(!options.no_ignore_files)
         .filter_entry(filter.clone())
         .build()
@@ -233,6 +235,7 @@ fn walk(root: &Path, exclude: &GlobSet, options: WalkOptions, discovered: &mut D
                     continue;
                 };
                 if kind.is_dir() {
+                    directories.push(entry.path().to_owned());
                     found_directory(entry.path(), entry.depth() == 0, discovered);
                 } else if kind.is_file() && has_manifest_extension(entry.path()) {
                     discovered.files.push(entry.into_path());
@@ -243,12 +246,8 @@ fn walk(root: &Path, exclude: &GlobSet, options: WalkOptions, discovered: &mut D
     }
     // What was left out, and why: the entries of each walked directory that the walk did not
     // reach. One more listing of the directories already walked, and none below them.
-    let mut directories: Vec<&PathBuf> = visited
-        .iter()
-        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
-        .collect();
     directories.sort();
-    for directory in directories {
+    for directory in &directories {
         let Ok(entries) = std::fs::read_dir(directory) else {
             continue;
         };
