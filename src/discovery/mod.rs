@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
+use rayon::prelude::*;
 
 use crate::render::{helm, kustomize};
 use crate::safe_fs::describe_io_error;
@@ -222,8 +223,9 @@ fn walk(root: &Path, exclude: &GlobSet, options: WalkOptions, discovered: &mut D
         builder
     };
     let mut visited: HashSet<PathBuf> = HashSet::new();
-    // The walk's own file types: a link is not a directory, since links are not followed.
-    let mut directories: Vec<PathBuf> = Vec::new();
+    // By the walk's own file types: a link is not a directory, since links are not followed.
+    // Each with whether it is the root.
+    let mut directories: Vec<(PathBuf, bool)> = Vec::new();
     for entry in builder(!options.no_ignore_files)
         .filter_entry(filter.clone())
         .build()
@@ -235,8 +237,8 @@ fn walk(root: &Path, exclude: &GlobSet, options: WalkOptions, discovered: &mut D
                     continue;
                 };
                 if kind.is_dir() {
-                    directories.push(entry.path().to_owned());
-                    found_directory(entry.path(), entry.depth() == 0, discovered);
+                    let root = entry.depth() == 0;
+                    directories.push((entry.into_path(), root));
                 } else if kind.is_file() && has_manifest_extension(entry.path()) {
                     discovered.files.push(entry.into_path());
                 }
@@ -244,27 +246,49 @@ fn walk(root: &Path, exclude: &GlobSet, options: WalkOptions, discovered: &mut D
             Err(error) => discovered.errors.push(error.to_string()),
         }
     }
-    // What was left out, and why: the entries of each walked directory that the walk did not
-    // reach. One more listing of the directories already walked, and none below them.
-    directories.sort();
-    for directory in &directories {
-        let Ok(entries) = std::fs::read_dir(directory) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if visited.contains(&path) {
-                continue;
-            }
-            let file_type = entry.file_type().ok();
-            let is_dir = file_type.is_some_and(|t| t.is_dir());
-            if !is_dir && !has_manifest_extension(&path) {
-                continue;
-            }
-            let reason = skip_reason(exclude, &path, file_type).unwrap_or(Skip::IgnoreFile);
-            discovered.skipped.push((path, reason));
-        }
+    // Then, for each directory, on every core: whether it is a chart or an overlay, and what
+    // the walk left out of it, and why (the entries it did not reach: one more listing of the
+    // directories already walked, and none below them).
+    let found: Vec<Discovered> = directories
+        .par_iter()
+        .map(|(directory, root)| {
+            let mut found = Discovered::default();
+            found_directory(directory, *root, &mut found);
+            found.skipped.extend(left_out(directory, &visited, exclude));
+            found
+        })
+        .collect();
+    for found in found {
+        discovered.charts.extend(found.charts);
+        discovered.overlays.extend(found.overlays);
+        discovered.skipped.extend(found.skipped);
     }
+}
+
+/// The entries of a walked directory that the walk did not reach, and why.
+fn left_out(
+    directory: &Path,
+    visited: &HashSet<PathBuf>,
+    exclude: &GlobSet,
+) -> Vec<(PathBuf, Skip)> {
+    let Ok(entries) = std::fs::read_dir(directory) else {
+        return Vec::new();
+    };
+    let mut skipped = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if visited.contains(&path) {
+            continue;
+        }
+        let file_type = entry.file_type().ok();
+        let is_dir = file_type.is_some_and(|t| t.is_dir());
+        if !is_dir && !has_manifest_extension(&path) {
+            continue;
+        }
+        let reason = skip_reason(exclude, &path, file_type).unwrap_or(Skip::IgnoreFile);
+        skipped.push((path, reason));
+    }
+    skipped
 }
 
 /// Records a chart or an overlay found while walking.
