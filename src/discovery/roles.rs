@@ -8,6 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
+use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::lint::FileRole;
@@ -42,13 +43,43 @@ impl PatchIndex {
         }
         let directory = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let reader = &self.reader;
-        let listed = self.listed.entry(directory.clone()).or_insert_with(|| {
-            let mut listed = listed_patches(reader, &directory);
-            listed.extend(chainsaw_assertions(reader, &directory));
-            listed
-        });
+        let listed = self
+            .listed
+            .entry(directory.clone())
+            .or_insert_with(|| partial_files(reader, &directory));
         listed.contains(&normalize(path))
     }
+
+    /// Reads the kustomizations and tests beside these files on every core, ahead of
+    /// [`PatchIndex::role`] asking about the files one at a time: a walk of a repository asks
+    /// in every directory.
+    pub fn read_beside(&mut self, files: &[PathBuf]) {
+        let mut directories: Vec<PathBuf> = files
+            .iter()
+            .filter(|path| !is_patch_by_name(path))
+            .map(|path| path.parent().map(Path::to_path_buf).unwrap_or_default())
+            .filter(|directory| !self.listed.contains_key(directory))
+            .collect();
+        directories.sort();
+        directories.dedup();
+        let reader = &self.reader;
+        let listed: Vec<(PathBuf, HashSet<PathBuf>)> = directories
+            .into_par_iter()
+            .map(|directory| {
+                let listed = partial_files(reader, &directory);
+                (directory, listed)
+            })
+            .collect();
+        self.listed.extend(listed);
+    }
+}
+
+/// The files of `directory` that its kustomizations list as patches and its Chainsaw tests as
+/// expected state.
+fn partial_files(reader: &Reader, directory: &Path) -> HashSet<PathBuf> {
+    let mut listed = listed_patches(reader, directory);
+    listed.extend(chainsaw_assertions(reader, directory));
+    listed
 }
 
 /// The files a Chainsaw test in `directory` (`chainsaw-test.yaml`) asserts or expects as

@@ -75,6 +75,7 @@ impl RunPlan {
         }
         let mut discovered = discover_with(&walked, &options.walk.exclude, options.walk.options);
         let mut patches = PatchIndex::default();
+        patches.read_beside(&discovered.files);
         for path in std::mem::take(&mut discovered.files) {
             let config = configs.for_file(&path);
             if options.leaves_out(config.as_deref(), &path, walked.contains(&path)) {
