@@ -182,8 +182,13 @@ pub struct Reader {
 impl Reader {
     /// Reads `path` like [`read_file`].
     pub fn read(&self, path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
-        let tree = tree_of(path, self.cwd()?);
-        self.read_within(path, &tree, kind)
+        let cwd = self.cwd()?;
+        // The common case, without building the absolute path: a relative path that never
+        // steps up is under the current directory.
+        if path.is_relative() && !path.components().any(|c| c == Component::ParentDir) {
+            return self.read_within(path, cwd, kind);
+        }
+        self.read_within(path, &tree_of(path, cwd), kind)
     }
 
     fn cwd(&self) -> io::Result<&Path> {
