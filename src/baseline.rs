@@ -13,11 +13,13 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::Diagnostic;
-use crate::fingerprint::Identity;
+use crate::fingerprint::{ContainerKey, Identity};
 use crate::source::SourceFile;
 
-/// The format's version; a file with another is refused rather than misread.
-const VERSION: u32 = 1;
+/// The format's version; a file with another is refused rather than misread. Version 1 named
+/// the container a finding is in by its place in its list; version 2 names it by its name,
+/// and version 1 files are still read as they were written.
+const VERSION: u32 = 2;
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +55,8 @@ pub struct Baseline {
     seen_files: BTreeSet<String>,
     /// How many findings matched an entry.
     pub matched: usize,
+    /// How the entries name containers: by place in a baseline of version 1.
+    containers: ContainerKey,
 }
 
 impl Baseline {
@@ -67,13 +71,17 @@ impl Baseline {
     /// Reads a baseline written by [`Baseline::to_json`]; `dir` is the directory it is in.
     pub fn parse(dir: &Path, text: &str) -> Result<Baseline, String> {
         let file: BaselineFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        if file.podcycle_baseline != VERSION {
-            return Err(format!(
-                "baseline format {} is not the one this podcycle reads ({VERSION})",
-                file.podcycle_baseline
-            ));
-        }
+        let containers = match file.podcycle_baseline {
+            1 => ContainerKey::Index,
+            VERSION => ContainerKey::Name,
+            other => {
+                return Err(format!(
+                    "baseline format {other} is not one this podcycle reads (1 or {VERSION})"
+                ));
+            }
+        };
         let mut baseline = Baseline::new(dir);
+        baseline.containers = containers;
         for entry in file.findings {
             *baseline.remaining.entry(entry.identity).or_default() += entry.count;
         }
@@ -111,7 +119,7 @@ impl Baseline {
         let key = self.file_key(&file.path);
         self.seen_files.insert(key.clone());
         diagnostics.retain(|diagnostic| {
-            let identity = Identity::of(&key, file, diagnostic);
+            let identity = Identity::keyed(&key, file, diagnostic, self.containers);
             match self.remaining.get_mut(&identity) {
                 Some(count) if *count > 0 => {
                     *count -= 1;
@@ -200,7 +208,8 @@ mod tests {
     #[test]
     fn refuses_other_versions_and_unknown_top_level_keys() {
         let dir = Path::new("/");
-        assert!(Baseline::parse(dir, r#"{"podcycle_baseline": 2, "findings": []}"#).is_err());
+        assert!(Baseline::parse(dir, r#"{"podcycle_baseline": 3, "findings": []}"#).is_err());
+        assert!(Baseline::parse(dir, r#"{"podcycle_baseline": 2, "findings": []}"#).is_ok());
         assert!(
             Baseline::parse(dir, r#"{"podcycle_baseline": 1, "findings": [], "x": 1}"#).is_err()
         );

@@ -30,6 +30,15 @@ impl Applicability {
     }
 }
 
+/// Whether `--fix` edits the file named `path`: fixes are written as YAML (a block mapping, a
+/// comment), so JSON files are left as they are, and their findings are not counted as
+/// fixable.
+pub fn edits_file(path: &str) -> bool {
+    !std::path::Path::new(path)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
 /// Whether a rule offers fixes, for `podcycle rules` and the rule's documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FixAvailability {

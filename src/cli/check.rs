@@ -19,7 +19,7 @@ use crate::escape::escape_controls;
 use crate::fix::Applicability;
 use crate::lint::FileRole;
 use crate::render::{self, Input};
-use crate::report::{self, FileReport, Format};
+use crate::report::{self, FileReport, Format, NotManifests};
 use crate::run::{
     CheckOutcome, CheckedFile, Checking, ConfigChoice, Renderer, RunOptions, RunPlan, Walk,
     read_stdin,
@@ -108,9 +108,12 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     if nothing_linted && !failed && stdin_count == 0 {
         // Like ripgrep and ruff: say so, so that a mistyped path or an over-broad --exclude
         // does not pass for a clean result.
-        eprint_line(format_args!(
-            "podcycle: warning: no YAML or JSON files found to check"
-        ))?;
+        let what = if outcome.notes.not_manifests == NotManifests::default() {
+            "YAML or JSON files"
+        } else {
+            "Kubernetes manifests, Helm charts or Kustomize overlays"
+        };
+        eprint_line(format_args!("podcycle: warning: no {what} found to check"))?;
     }
 
     // Only the errors when nothing could be read: "No problems found in 0 files" beside "no
@@ -338,16 +341,7 @@ fn baseline_summary(baseline: &Baseline) -> io::Result<()> {
 /// `--diff`: says how many fixes the diff holds; exits with 1 when there are some, so that a
 /// CI step can require that nothing is left to fix.
 fn diff_summary(run: &FixRun, failed: bool) -> io::Result<u8> {
-    let line = if run.files == 0 {
-        "podcycle: no fixes to apply".to_owned()
-    } else {
-        format!(
-            "podcycle: `--fix` would fix {} in {}",
-            count(run.findings(), "finding"),
-            count(run.files, "file")
-        )
-    };
-    eprint_line(format_args!("{line}"))?;
+    eprint_line(format_args!("podcycle: {}", run.diff_line()))?;
     Ok(if failed {
         EXIT_ERROR
     } else if run.files > 0 {
@@ -359,11 +353,7 @@ fn diff_summary(run: &FixRun, failed: bool) -> io::Result<u8> {
 
 /// The line after the report of `--fix`: in it for the human formats, on stderr otherwise.
 fn fixed_summary(out: &mut dyn Write, format: Format, run: &FixRun) -> io::Result<()> {
-    let line = format!(
-        "Fixed {} in {}.",
-        count(run.findings(), "finding"),
-        count(run.files, "file")
-    );
+    let line = run.fixed_line();
     if format.is_human() {
         writeln!(out, "{line}")
     } else {

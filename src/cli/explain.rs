@@ -3,7 +3,6 @@
 //! document is done, so that memory stays near the size of the largest file (or rendered
 //! chart), whatever the number of pods.
 
-use std::collections::BTreeSet;
 use std::io::{self, Write};
 
 use super::configs::{open_configs, print_config_errors};
@@ -11,24 +10,14 @@ use super::{
     ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, eprint_line, stderr_colors,
     usage_error,
 };
-use crate::diagnostics::{Diagnostic, Enforcement, Severity};
-use crate::explain::{
-    ExplainFormat, ExplainWriter, ObjectSelector, PodExplanation, PodFilter, PodSource,
-    ShownFinding, explain_pod,
-};
-use crate::lint::{FileRole, Visit, locate};
-use crate::model::ObjectRef;
-use crate::render::Output;
-use crate::report::JsonDiagnostic;
-use crate::rules::Part;
-use crate::run::rendering::{Placer, unrendered as unrendered_note};
+use crate::explain::{ExplainFormat, ExplainWriter, ObjectSelector, PodFilter};
+use crate::lint::FileRole;
+use crate::run::rendering::unrendered as unrendered_note;
 use crate::run::{
-    ConfigChoice, FilePlan, RenderJob, RenderedOutput, Renderer, RunOptions, RunPlan,
-    lint_bytes_with, read_path, read_stdin,
+    ConfigChoice, Explaining, FilePlan, Renderer, RunOptions, RunPlan, read_path, read_stdin,
 };
 use crate::safe_fs::Reader;
 use crate::settings::Settings;
-use crate::source::{SourceFile, Span};
 use crate::suggest::did_you_mean_help;
 use crate::text::name_list;
 
@@ -45,6 +34,7 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     let filter = PodFilter {
         object,
         container: args.container.clone(),
+        at: None,
     };
     let stdin_count = args.paths.iter().filter(|p| p.as_os_str() == "-").count();
     if stdin_count > 1 {
@@ -100,7 +90,7 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
             }
         }
     }
-    run.finish(args, failed)
+    finish(run, args, failed)
 }
 
 /// The run `explain` is asked for: its options over each file's configuration; the rules as
@@ -120,295 +110,83 @@ fn run_options(args: &ExplainArgs) -> RunOptions {
     }
 }
 
-/// The explaining of every input: pods are written as their document ends; what the command
-/// needs to say at the end (nothing matched, suggestions) is kept small.
-struct Explaining<'s, W: Write> {
-    filter: &'s PodFilter,
-    writer: ExplainWriter<W>,
-    /// Pods of the current document, waiting for its suppressions.
-    pending: Vec<Pending>,
-    /// Workload objects seen, for suggestions when `--object` matches nothing.
-    objects: BTreeSet<String>,
-    /// Container names of the selected pods, for suggestions when `--container` matches
-    /// nothing.
-    containers: BTreeSet<String>,
-    /// Selected objects whose pod spec could not be decoded, or that have none.
-    unreadable: Vec<(ObjectRef, String)>,
-    without_pod_spec: Vec<(ObjectRef, String)>,
-    /// Pod specs selected (before `--container`).
-    selected_pods: usize,
-}
-
-/// A pod explained, and its findings as linted, to keep those its document keeps.
-struct Pending {
-    pod: PodExplanation<JsonDiagnostic>,
-    found: Vec<Diagnostic>,
-}
-
-/// Where the pods and findings of what is linted are shown: the file itself, or, for rendered
-/// output, the template, base or patch that wrote each.
-enum Shown<'p, 'r> {
-    AsRead,
-    Rendered {
-        placer: &'p mut Placer<'r>,
-        /// Only the pods of these templates are explained, when some are named.
-        named_templates: &'p [String],
-    },
-}
-
-impl Shown<'_, '_> {
-    /// A finding as `check` reports it, in the file that wrote it.
-    fn finding(&mut self, file: &SourceFile, diagnostic: &Diagnostic) -> JsonDiagnostic {
-        match self {
-            Shown::AsRead => JsonDiagnostic::new(file, diagnostic),
-            Shown::Rendered { placer, .. } => {
-                let (file, placed) = placer.place(diagnostic.clone());
-                JsonDiagnostic::new(&file, &placed)
-            }
-        }
+/// Says what matched nothing, closes the output and picks the exit code.
+fn finish<W: Write>(run: Explaining<'_, W>, args: &ExplainArgs, failed: bool) -> io::Result<u8> {
+    for (object, at) in &run.unreadable {
+        let file = at.rsplit_once(':').map_or(at.as_str(), |(file, _)| file);
+        eprint_line(format_args!(
+            "podcycle: warning: {} ({at}) has a pod spec that cannot be read; `podcycle check {file}` says why",
+            object.display_name(),
+        ))?;
     }
-
-    /// The file and line of a place in what was linted; `None` for a place outside the named
-    /// templates.
-    fn line(&mut self, file: &SourceFile, at: Span, object: &ObjectRef) -> Option<(String, usize)> {
-        match self {
-            Shown::AsRead => Some((file.path.clone(), file.line_col(at.start).line)),
-            Shown::Rendered {
-                placer,
-                named_templates,
-            } => {
-                let mut place =
-                    Diagnostic::new("", Severity::Info, Enforcement::Advice, at, String::new());
-                place.object = Some(object.clone());
-                let (file, placed) = placer.place(place);
-                if !named_templates.is_empty() && !named_templates.contains(&file.path) {
-                    return None;
-                }
-                Some((file.path.clone(), file.line_col(placed.span.start).line))
-            }
-        }
+    let written = run.writer.written();
+    let selected_elsewhere = !run.unreadable.is_empty() || !run.without_pod_spec.is_empty();
+    if written == 0
+        && let Some(code) = nothing_matched(&run, args, selected_elsewhere)?
+    {
+        // A usage error: nothing on standard output.
+        return Ok(code);
     }
-}
-
-impl<'s, W: Write> Explaining<'s, W> {
-    fn new(filter: &'s PodFilter, writer: ExplainWriter<W>) -> Explaining<'s, W> {
-        Explaining {
-            filter,
-            writer,
-            pending: Vec::new(),
-            objects: BTreeSet::new(),
-            containers: BTreeSet::new(),
-            unreadable: Vec::new(),
-            without_pod_spec: Vec::new(),
-            selected_pods: 0,
-        }
-    }
-
-    /// Explains the pods of a file as it is.
-    fn file(&mut self, name: String, bytes: Vec<u8>, plan: &FilePlan) -> io::Result<()> {
-        let mut result = Ok(());
-        lint_bytes_with(name, bytes, &plan.settings, plan.role, &mut |visit| {
-            if result.is_ok() {
-                result = self.visit(visit, &mut Shown::AsRead);
-            }
-        });
-        result
-    }
-
-    /// Explains the pods of a rendered chart or overlay.
-    fn rendered(&mut self, output: Output, job: &RenderJob) -> io::Result<()> {
-        let named: Vec<String> = job
-            .named_templates
-            .iter()
-            .map(|p| crate::render::display(p))
-            .collect();
-        let mut output = RenderedOutput::new(output);
-        let mut result = Ok(());
-        output.lint_with(&job.plan, &mut |visit, placer| {
-            if result.is_ok() {
-                let mut shown = Shown::Rendered {
-                    placer,
-                    named_templates: &named,
-                };
-                result = self.visit(visit, &mut shown);
-            }
-        });
-        result
-    }
-
-    fn visit(&mut self, visit: Visit<'_, '_>, shown: &mut Shown<'_, '_>) -> io::Result<()> {
-        match visit {
-            Visit::Object(visit) => {
-                self.object(visit, shown);
-                Ok(())
-            }
-            Visit::DocumentEnd(kept) => self.document_end(kept),
-        }
-    }
-
-    fn object(&mut self, visit: &crate::lint::ObjectVisit<'_>, shown: &mut Shown<'_, '_>) {
-        let object = &visit.object.object;
-        self.remember(object);
-        if !self.filter.wants_object(object) {
-            return;
-        }
-        let Some((site, life)) = visit.pod else {
-            let span = visit.document.node(visit.object.root).span;
-            let Some((file, line)) = shown.line(visit.file, span, object) else {
-                return;
-            };
-            let at = format!("{file}:{line}");
-            let undecodable = visit
-                .diagnostics
-                .iter()
-                .any(|d| matches!(d.rule, "invalid-type" | "yaml-syntax"));
-            if undecodable {
-                self.unreadable.push((object.clone(), at));
-            } else if self.filter.object.is_some() {
-                self.without_pod_spec.push((object.clone(), at));
-            }
-            return;
-        };
-        // A custom kind's pod spec is where its kind puts it, not where the decoded site says.
-        let spec_path = visit.spec_path.unwrap_or(&site.spec_path);
-        let in_document = visit.object.prefix.join(spec_path.segments());
-        let span = locate(visit.document, &in_document, Part::Key);
-        let Some((file, line)) = shown.line(visit.file, span, object) else {
-            return;
-        };
-        self.selected_pods += 1;
-        if self.filter.container.is_some() && self.containers.len() < 10_000 {
-            self.containers
-                .extend(life.containers.iter().map(|c| c.name.to_owned()));
-        }
-        if let Some(name) = &self.filter.container
-            && !life.containers.iter().any(|c| c.name == name)
-        {
-            return;
-        }
-        let mut found = visit.diagnostics.to_vec();
-        crate::diagnostics::sort(&mut found);
-        let findings = found.iter().map(|d| shown.finding(visit.file, d)).collect();
-        let pod = explain_pod(PodSource {
-            file: &file,
-            line,
-            object,
-            spec_path: spec_path.to_string(),
-            life,
-            readiness_gates: site
-                .spec
-                .readiness_gates
-                .as_ref()
-                .is_some_and(|gates| !gates.is_empty()),
-            active_deadline_seconds: site.spec.active_deadline_seconds,
-            findings,
-        });
-        self.pending.push(Pending { pod, found });
-    }
-
-    /// Remembers an object's name, for suggestions when `--object` matches nothing.
-    fn remember(&mut self, object: &ObjectRef) {
-        if self.objects.len() < 10_000 {
-            self.objects.insert(object.display_name());
-        }
-    }
-
-    /// A document is done: its pods keep the findings `check` reports (suppressions
-    /// applied) and are written.
-    fn document_end(&mut self, kept: &[Diagnostic]) -> io::Result<()> {
-        for Pending { mut pod, found } in std::mem::take(&mut self.pending) {
-            let mut found = found.iter();
-            pod.findings.retain(|_| {
-                found
-                    .next()
-                    .is_some_and(|linted| kept.iter().any(|d| d.same_finding(linted)))
-            });
-            if let Some(name) = &self.filter.container {
-                pod.retain_container(name);
-            }
-            self.writer.pod(&pod)?;
-        }
-        Ok(())
-    }
-
-    /// Says what matched nothing, closes the output and picks the exit code.
-    fn finish(self, args: &ExplainArgs, failed: bool) -> io::Result<u8> {
-        for (object, at) in &self.unreadable {
-            let file = at.rsplit_once(':').map_or(at.as_str(), |(file, _)| file);
+    run.writer.finish()?;
+    if written == 0 {
+        if !failed && !selected_elsewhere {
             eprint_line(format_args!(
-                "podcycle: warning: {} ({at}) has a pod spec that cannot be read; `podcycle check {file}` says why",
-                object.display_name(),
+                "podcycle: no pod spec found in {} (explain reads Pods, PodTemplates and workload controllers)",
+                shown_paths(args)
             ))?;
         }
-        let written = self.writer.written();
-        let selected_elsewhere = !self.unreadable.is_empty() || !self.without_pod_spec.is_empty();
-        if written == 0
-            && let Some(code) = self.nothing_matched(args, selected_elsewhere)?
-        {
-            // A usage error: nothing on standard output.
-            return Ok(code);
-        }
-        self.writer.finish()?;
-        if written == 0 {
-            if !failed && !selected_elsewhere {
-                eprint_line(format_args!(
-                    "podcycle: no pod spec found in {} (explain reads Pods, PodTemplates and workload controllers)",
-                    shown_paths(args)
-                ))?;
-            }
-            return Ok(if failed { EXIT_ERROR } else { EXIT_FINDINGS });
-        }
-        Ok(if failed { EXIT_ERROR } else { EXIT_CLEAN })
+        return Ok(if failed { EXIT_ERROR } else { EXIT_FINDINGS });
     }
+    Ok(if failed { EXIT_ERROR } else { EXIT_CLEAN })
+}
 
-    /// The usage error for an `--object` or `--container` that matches nothing, or for an
-    /// object without a pod spec; `None` when none applies.
-    fn nothing_matched(
-        &self,
-        args: &ExplainArgs,
-        selected_elsewhere: bool,
-    ) -> io::Result<Option<u8>> {
-        if let Some(selector) = &self.filter.object
-            && self.selected_pods == 0
-        {
-            if let Some((object, at)) = self.without_pod_spec.first() {
-                eprint_line(format_args!(
-                    "podcycle: {} ({at}) has no pod spec to explain",
-                    object.display_name()
-                ))?;
-                return Ok(Some(EXIT_FINDINGS));
-            }
-            if !selected_elsewhere {
-                let wanted = selector.display();
-                let candidates: Vec<&str> = self.objects.iter().map(String::as_str).collect();
-                let hint = match did_you_mean_help(&wanted, &candidates) {
-                    Some(help) => format!("; {help}"),
-                    None if candidates.is_empty() => "; it holds no workload objects".to_owned(),
-                    None => format!("; it holds {}", list(&candidates)),
-                };
-                return Ok(Some(usage_error(&format!(
-                    "no object `{wanted}` in {}{hint}",
-                    shown_paths(args)
-                ))));
-            }
+/// The usage error for an `--object` or `--container` that matches nothing, or for an
+/// object without a pod spec; `None` when none applies.
+fn nothing_matched<W: Write>(
+    run: &Explaining<'_, W>,
+    args: &ExplainArgs,
+    selected_elsewhere: bool,
+) -> io::Result<Option<u8>> {
+    if let Some(selector) = &run.filter().object
+        && run.selected_pods == 0
+    {
+        if let Some((object, at)) = run.without_pod_spec.first() {
+            eprint_line(format_args!(
+                "podcycle: {} ({at}) has no pod spec to explain",
+                object.display_name()
+            ))?;
+            return Ok(Some(EXIT_FINDINGS));
         }
-        if let Some(name) = &self.filter.container
-            && self.selected_pods > 0
-        {
-            let names: Vec<&str> = self.containers.iter().map(String::as_str).collect();
-            let hint = did_you_mean_help(name, &names)
-                .unwrap_or_else(|| format!("the containers are {}", list(&names)));
-            let place = self
-                .filter
-                .object
-                .as_ref()
-                .map_or_else(|| shown_paths(args), ObjectSelector::display);
+        if !selected_elsewhere {
+            let wanted = selector.display();
+            let candidates: Vec<&str> = run.objects.iter().map(String::as_str).collect();
+            let hint = match did_you_mean_help(&wanted, &candidates) {
+                Some(help) => format!("; {help}"),
+                None if candidates.is_empty() => "; it holds no workload objects".to_owned(),
+                None => format!("; it holds {}", list(&candidates)),
+            };
             return Ok(Some(usage_error(&format!(
-                "no container `{name}` in {place}; {hint}"
+                "no object `{wanted}` in {}{hint}",
+                shown_paths(args)
             ))));
         }
-        Ok(None)
     }
+    if let Some(name) = &run.filter().container
+        && run.selected_pods > 0
+    {
+        let names: Vec<&str> = run.containers.iter().map(String::as_str).collect();
+        let hint = did_you_mean_help(name, &names)
+            .unwrap_or_else(|| format!("the containers are {}", list(&names)));
+        let place = run
+            .filter()
+            .object
+            .as_ref()
+            .map_or_else(|| shown_paths(args), ObjectSelector::display);
+        return Ok(Some(usage_error(&format!(
+            "no container `{name}` in {place}; {hint}"
+        ))));
+    }
+    Ok(None)
 }
 
 fn shown_paths(args: &ExplainArgs) -> String {
@@ -444,32 +222,4 @@ pub fn explain_text(path: &str, text: &str, settings: &Settings, format: Explain
         .expect("writing to memory");
     let out = run.writer.finish().expect("writing to memory");
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// `explain` lists the findings in the shape `check --format json` writes them.
-impl ShownFinding for JsonDiagnostic {
-    fn severity(&self) -> &str {
-        self.severity.as_str()
-    }
-    fn rule(&self) -> &str {
-        self.rule
-    }
-    fn file(&self) -> &str {
-        &self.file
-    }
-    fn line(&self) -> usize {
-        self.line
-    }
-    fn column(&self) -> usize {
-        self.column
-    }
-    fn message(&self) -> &str {
-        &self.message
-    }
-    fn container(&self) -> Option<&str> {
-        self.container.as_deref()
-    }
-    fn field(&self) -> Option<&str> {
-        self.field.as_deref()
-    }
 }

@@ -10,13 +10,14 @@ use rayon::prelude::*;
 use super::eprint_line;
 use super::files::replace_file;
 use crate::escape::escape_controls;
-use crate::fix::Applicability;
+use crate::fix::{Applicability, edits_file};
 use crate::fix_file::fix_text;
+use crate::report::plural;
 use crate::run::CheckedFile;
 use crate::safe_fs::describe_io_error;
 
 /// What fixing did, over all files.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct FixRun {
     /// Fixed findings per rule.
     pub by_rule: BTreeMap<&'static str, usize>,
@@ -24,11 +25,92 @@ pub struct FixRun {
     pub files: usize,
     /// A file could not be fixed or written (already reported on stderr).
     pub failed: bool,
+    /// The fixes applied: safe ones, or unsafe ones too (`--unsafe-fixes`).
+    pub allowed: Applicability,
+    /// Findings with a fix that is not applied because their file is JSON.
+    pub in_json: usize,
+    /// Findings that only an unsafe fix resolves, when unsafe fixes are not applied.
+    pub unsafe_only: usize,
 }
 
 impl FixRun {
     pub fn findings(&self) -> usize {
         self.by_rule.values().sum()
+    }
+
+    /// The option that applies the fixes counted.
+    fn option(&self) -> &'static str {
+        match self.allowed {
+            Applicability::Safe => "`--fix`",
+            Applicability::Unsafe => "`--fix --unsafe-fixes`",
+        }
+    }
+
+    /// Why fixes of findings were not applied, as clauses for the closing lines.
+    fn not_applied(&self) -> Vec<String> {
+        let mut reasons = Vec::new();
+        if self.unsafe_only > 0 {
+            let them = if self.unsafe_only == 1 { "it" } else { "them" };
+            reasons.push(format!(
+                "{} only an unsafe fix: add `--unsafe-fixes` to apply {them}",
+                findings_have(self.unsafe_only)
+            ));
+        }
+        if self.in_json > 0 {
+            reasons.push(self.json_clause());
+        }
+        reasons
+    }
+
+    fn json_clause(&self) -> String {
+        format!(
+            "{} in JSON files not fixed: fixes are written as YAML, and JSON files are not edited",
+            plural(self.in_json, "finding")
+        )
+    }
+
+    /// `--diff`'s closing line: what `--fix` would fix, and what it would not and why.
+    pub fn diff_line(&self) -> String {
+        let mut line = if self.files == 0 {
+            "no fixes to apply".to_owned()
+        } else {
+            format!(
+                "{} would fix {} in {}",
+                self.option(),
+                plural(self.findings(), "finding"),
+                plural(self.files, "file")
+            )
+        };
+        for reason in self.not_applied() {
+            line.push_str("; ");
+            line.push_str(&reason);
+        }
+        line
+    }
+
+    /// `--fix`'s closing line. Findings with unsafe fixes left are counted by the report's
+    /// own last line, which names `--unsafe-fixes`.
+    pub fn fixed_line(&self) -> String {
+        let mut line = format!(
+            "Fixed {} in {}",
+            plural(self.findings(), "finding"),
+            plural(self.files, "file")
+        );
+        if self.in_json > 0 {
+            line.push_str("; ");
+            line.push_str(&self.json_clause());
+        }
+        line.push('.');
+        line
+    }
+}
+
+/// `1 finding has`, `2 findings have`.
+fn findings_have(n: usize) -> String {
+    if n == 1 {
+        "1 finding has".to_owned()
+    } else {
+        format!("{n} findings have")
     }
 }
 
@@ -41,11 +123,33 @@ pub fn fix_files(
     diff: bool,
     out: &mut dyn Write,
 ) -> io::Result<FixRun> {
+    let mut run = FixRun {
+        by_rule: BTreeMap::new(),
+        files: 0,
+        failed: false,
+        allowed,
+        in_json: 0,
+        unsafe_only: 0,
+    };
+    for entry in checked.iter_mut() {
+        let diagnostics = &mut entry.report.diagnostics;
+        if !edits_file(&entry.report.file.path) {
+            // Said once in the closing line; the report does not call them fixable.
+            run.in_json += diagnostics.iter().filter(|d| !d.fixes.is_empty()).count();
+            diagnostics.iter_mut().for_each(|d| d.fixes.clear());
+        } else if allowed == Applicability::Safe {
+            run.unsafe_only += diagnostics
+                .iter()
+                .filter(|d| {
+                    !d.fixes.is_empty() && d.fixes.iter().all(|f| f.applicability > allowed)
+                })
+                .count();
+        }
+    }
     let results: Vec<Option<Result<(String, crate::fix_file::Fixed), String>>> = checked
         .par_iter()
         .map(|entry| fix_one(entry, allowed))
         .collect();
-    let mut run = FixRun::default();
     for (entry, result) in checked.iter_mut().zip(results) {
         let Some(result) = result else { continue };
         let (original, fixed) = match result {

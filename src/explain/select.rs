@@ -77,6 +77,9 @@ impl ObjectSelector {
 pub struct PodFilter {
     pub object: Option<ObjectSelector>,
     pub container: Option<String>,
+    /// A byte offset in the file (an editor's cursor): the object whose text holds it, or the
+    /// objects of the document that holds it where none does.
+    pub at: Option<u32>,
 }
 
 impl PodFilter {

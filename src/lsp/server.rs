@@ -12,13 +12,13 @@ use std::thread;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument, Exit,
-    Initialized, Notification as _, PublishDiagnostics, ShowMessage,
+    DidChangeConfiguration, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
+    DidOpenTextDocument, Exit, Initialized, Notification as _, PublishDiagnostics, ShowMessage,
 };
 use lsp_types::request::{CodeActionRequest, HoverRequest, RegisterCapability, Request as _};
 use lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability,
-    DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidChangeConfigurationParams, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
     DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams,
     DidOpenTextDocumentParams, FileSystemWatcher, GlobPattern, HoverParams,
     HoverProviderCapability, InitializeParams, InitializeResult, MessageType,
@@ -33,10 +33,12 @@ use super::config::{
     CONFIG_FILES_GLOB, changes_config, config_diagnostics, display_name, file_path, is_config_file,
 };
 use super::convert::{ClientInfo, Text};
+use super::editor_settings::run_options;
+use super::explain::{self, ExplainParams, ExplainResult, explain_at};
 use super::hover::hover;
 use super::worker::{self, Job, LintJob};
 use crate::diagnostics::Diagnostic;
-use crate::run::{Configs, EditorPlan, FilePlan, RunOptions};
+use crate::run::{ConfigChoice, Configs, EditorPlan, FilePlan, RunOptions};
 use crate::source::{LineIndex, Span};
 
 pub type ServerError = Box<dyn Error + Send + Sync>;
@@ -90,7 +92,11 @@ pub fn serve(connection: &Connection) -> Result<Ending, ServerError> {
         jobs,
         shutting_down: false,
         shown_config_errors: HashMap::new(),
+        workspace_folder: workspace_folder(&params),
     };
+    if let Some(settings) = &params.initialization_options {
+        server.editor_settings(settings);
+    }
     let ending = server.run();
     drop(server);
     worker
@@ -117,6 +123,13 @@ fn capabilities(client: ClientInfo) -> ServerCapabilities {
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         ..ServerCapabilities::default()
     }
+}
+
+/// The first workspace folder, which relative paths in the editor's settings start from.
+#[allow(deprecated)] // `root_uri`: clients that predate workspace folders send only that
+fn workspace_folder(params: &InitializeParams) -> Option<std::path::PathBuf> {
+    let folders = params.workspace_folders.iter().flatten().map(|f| &f.uri);
+    folders.chain(params.root_uri.as_ref()).find_map(file_path)
 }
 
 struct OpenDocument {
@@ -156,6 +169,7 @@ struct Server<'c> {
     /// The configuration errors shown to the user, by file, so that typing in a manifest does
     /// not repeat them; forgotten when a configuration file changes.
     shown_config_errors: HashMap<String, String>,
+    workspace_folder: Option<std::path::PathBuf>,
 }
 
 impl Server<'_> {
@@ -223,6 +237,17 @@ impl Server<'_> {
                 Ok((id, params)) => Response::new_ok(id, self.hover(&params)),
                 Err(error) => invalid_params(id, &error),
             },
+            explain::METHOD => match request.extract(explain::METHOD) {
+                Ok((id, params)) => match self.explain(&params) {
+                    Some(result) => Response::new_ok(id, result),
+                    None => Response::new_err(
+                        id,
+                        ErrorCode::InvalidParams as i32,
+                        "the document is not open".to_owned(),
+                    ),
+                },
+                Err(error) => invalid_params(id, &error),
+            },
             method => Response::new_err(
                 id,
                 ErrorCode::MethodNotFound as i32,
@@ -253,6 +278,14 @@ impl Server<'_> {
             DidChangeWatchedFiles::METHOD => {
                 if let Ok(params) = notification.extract(DidChangeWatchedFiles::METHOD) {
                     self.did_change_watched_files(&params);
+                }
+            }
+            DidChangeConfiguration::METHOD => {
+                if let Ok(params) = notification
+                    .extract::<DidChangeConfigurationParams>(DidChangeConfiguration::METHOD)
+                {
+                    self.editor_settings(&params.settings);
+                    self.lint_all();
                 }
             }
             _ => {}
@@ -332,16 +365,51 @@ impl Server<'_> {
 
     fn did_change_watched_files(&mut self, params: &DidChangeWatchedFilesParams) {
         if changes_config(&params.changes) {
-            self.configs.forget();
-            self.shown_config_errors.clear();
-            let uris: Vec<Uri> = self.documents.keys().cloned().collect();
-            for uri in uris {
-                if let Some(open) = self.documents.get_mut(&uri) {
-                    open.diagnostics = OnceCell::new();
-                }
-                self.lint(&uri);
-            }
+            self.lint_all();
         }
+    }
+
+    /// Lints every open document again, with the configurations read afresh.
+    fn lint_all(&mut self) {
+        self.shown_config_errors.clear();
+        self.reread_configs();
+        let uris: Vec<Uri> = self.documents.keys().cloned().collect();
+        for uri in uris {
+            if let Some(open) = self.documents.get_mut(&uri) {
+                open.diagnostics = OnceCell::new();
+            }
+            self.lint(&uri);
+        }
+    }
+
+    /// Takes the editor's settings (`initializationOptions`, `workspace/didChangeConfiguration`)
+    /// as the options of the server's runs, and says what cannot be used in them.
+    fn editor_settings(&mut self, settings: &serde_json::Value) {
+        let (options, problems) = run_options(settings, self.workspace_folder.as_deref());
+        self.options = Arc::new(options);
+        self.reread_configs();
+        for problem in problems {
+            let _ = self.send(Notification::new(
+                ShowMessage::METHOD.to_owned(),
+                ShowMessageParams {
+                    typ: MessageType::ERROR,
+                    message: format!("podcycle: {problem}; it is left out"),
+                },
+            ));
+        }
+    }
+
+    /// Forgets the configurations read, so that the next lint reads them again; the one the
+    /// editor's settings name for every document is read now. When it cannot be used, the user
+    /// is told, and the defaults apply until it is fixed.
+    fn reread_configs(&mut self) {
+        self.configs = match Configs::new(&self.options.config) {
+            Ok(configs) => configs,
+            Err(error) => {
+                self.show_config_error(&error);
+                Configs::new(&ConfigChoice::Nothing).unwrap_or_else(|_| Configs::nearest())
+            }
+        };
     }
 
     fn lint(&mut self, uri: &Uri) {
@@ -351,12 +419,12 @@ impl Server<'_> {
         if is_config_file(uri) {
             // A configuration file gets its own problems, from the text being edited; the
             // documents under it are read with it afresh.
-            self.configs.forget();
             let params = PublishDiagnosticsParams {
                 uri: uri.clone(),
                 diagnostics: config_diagnostics(uri, &open.text, self.client),
                 version: Some(open.version),
             };
+            self.reread_configs();
             let _ = self.send(Notification::new(
                 PublishDiagnostics::METHOD.to_owned(),
                 params,
@@ -368,7 +436,7 @@ impl Server<'_> {
         if !self.watch_config {
             // Without word of changed files, a configuration is read afresh for each lint, so
             // that an edit to it applies at the next change.
-            self.configs.forget();
+            self.reread_configs();
         }
         let path = file_path(uri);
         let plan = EditorPlan::new(&self.options, &mut self.configs, path.as_deref());
@@ -440,6 +508,28 @@ impl Server<'_> {
         );
         let selected = requested(&text, diagnostics, range, &params.context.diagnostics);
         Some(code_actions(uri, &text, &selected, self.client))
+    }
+
+    /// `None` when the document is not open.
+    fn explain(&mut self, params: &ExplainParams) -> Option<ExplainResult> {
+        let uri = &params.text_document.uri;
+        let path = file_path(uri);
+        let plan = EditorPlan::new(&self.options, &mut self.configs, path.as_deref());
+        let open = self.documents.get(uri)?;
+        let lines = open.lines.get_or_init(|| LineIndex::new(&open.text));
+        let text = Text {
+            text: &open.text,
+            lines,
+            encoding: self.client.encoding,
+        };
+        Some(explain_at(
+            &plan,
+            &self.options,
+            path.as_deref(),
+            &display_name(uri),
+            &open.text,
+            text.offset(params.position),
+        ))
     }
 
     fn hover(&self, params: &HoverParams) -> Option<lsp_types::Hover> {

@@ -450,6 +450,7 @@ fn build(
                 }
                 if kind.names_containers {
                     name_containers(spec);
+                    probe_the_user_port(spec);
                 }
             }
             (template, "")
@@ -507,6 +508,53 @@ fn name_containers(spec: &mut Map<String, Value>) {
     }
 }
 
+/// Knative's default user port (`pkg/apis/serving/v1`, `DefaultUserPort`).
+const KNATIVE_DEFAULT_USER_PORT: u64 = 8080;
+
+/// Knative probes the serving container on its port when a readiness or liveness probe
+/// names none: the queue-proxy runs the readiness probe against the user port, and the
+/// liveness probe's port is rewritten to it (`pkg/reconciler/revision/resources/deploy.go`,
+/// `makeContainer`, `rewriteUserLivenessProbe`; `queue.go`). The serving container is the
+/// only one, or the one with `ports`; its port is the first declared, else 8080
+/// (`getUserPort`).
+fn probe_the_user_port(spec: &mut Map<String, Value>) {
+    let Some(Value::Array(containers)) = spec.get_mut("containers") else {
+        return;
+    };
+    let single = containers.len() == 1;
+    let Some(Value::Object(serving)) = containers.iter_mut().find(|c| {
+        single
+            || c.get("ports")
+                .and_then(Value::as_array)
+                .is_some_and(|p| !p.is_empty())
+    }) else {
+        return;
+    };
+    let port = serving
+        .get("ports")
+        .and_then(|ports| ports.get(0))
+        .and_then(|port| port.get("containerPort"))
+        .and_then(Value::as_u64)
+        .filter(|port| *port != 0)
+        .unwrap_or(KNATIVE_DEFAULT_USER_PORT);
+    for probe in ["readinessProbe", "livenessProbe"] {
+        for handler in ["httpGet", "tcpSocket"] {
+            let Some(Value::Object(action)) =
+                serving.get_mut(probe).and_then(|p| p.get_mut(handler))
+            else {
+                continue;
+            };
+            let unset = match action.get("port") {
+                None => true,
+                Some(port) => port.as_u64() == Some(0),
+            };
+            if unset {
+                action.insert("port".to_owned(), port.into());
+            }
+        }
+    }
+}
+
 /// The pod Argo Workflows runs for a template: its main container (`container`, or `script`
 /// without `source`), named `main`, then its `sidecars`; its `initContainers`.
 fn argo_pod(template: &Value) -> Option<(Map<String, Value>, &'static str)> {
@@ -525,8 +573,11 @@ fn argo_pod(template: &Value) -> Option<(Map<String, Value>, &'static str)> {
         container
     };
     let mut main = strip(&main, &["source"]);
+    // Argo names the main container `main` whatever the template says (`name: ""` is common
+    // in exported workflows): workflow/controller/workflowpod.go, `createWorkflowPod`,
+    // `mainCtr.Name = common.MainContainerName`.
     if let Value::Object(map) = &mut main {
-        map.entry("name").or_insert_with(|| "main".into());
+        map.insert("name".to_owned(), "main".into());
     }
     let mut containers = vec![main];
     containers.extend(
@@ -651,6 +702,31 @@ mod tests {
             "spec.template.spec.containers"
         );
         assert!(kinds.find("serving.knative.dev/v1", "Route").is_none());
+    }
+
+    #[test]
+    fn knative_probes_without_a_port_probe_the_user_port() {
+        let kinds = PodTemplateKinds::default();
+        let kind = kinds.find("serving.knative.dev/v1", "Service").unwrap();
+        let probe = |object: serde_json::Value, probe: &str| {
+            let found = templates(&kind, &object);
+            found[0].object["template"]["spec"]["containers"][0][probe].clone()
+        };
+        let object = json!({"spec": {"template": {"spec": {"containers": [{"image": "x",
+            "readinessProbe": {"httpGet": {"path": "/ready"}},
+            "livenessProbe": {"tcpSocket": {"port": 0}}}]}}}});
+        assert_eq!(
+            probe(object.clone(), "readinessProbe")["httpGet"]["port"],
+            8080
+        );
+        assert_eq!(probe(object, "livenessProbe")["tcpSocket"]["port"], 8080);
+        let declared = json!({"spec": {"template": {"spec": {"containers": [{"image": "x",
+            "ports": [{"containerPort": 9000}],
+            "livenessProbe": {"httpGet": {"path": "/"}}}]}}}});
+        assert_eq!(probe(declared, "livenessProbe")["httpGet"]["port"], 9000);
+        let named = json!({"spec": {"template": {"spec": {"containers": [{"image": "x",
+            "readinessProbe": {"httpGet": {"port": "http"}}}]}}}});
+        assert_eq!(probe(named, "readinessProbe")["httpGet"]["port"], "http");
     }
 
     #[test]

@@ -42,8 +42,13 @@ impl Summary {
     }
 }
 
-pub(super) fn plural(count: usize, word: &str) -> String {
-    match (count, word.strip_suffix('y')) {
+/// `1 file`, `2 files`, `2 directories`, `2 Kustomize overlays`: a `y` after a consonant
+/// becomes `ies`.
+pub fn plural(count: usize, word: &str) -> String {
+    let consonant_y = word
+        .strip_suffix('y')
+        .filter(|stem| stem.ends_with(|c: char| c.is_ascii_alphabetic() && !"aeiou".contains(c)));
+    match (count, consonant_y) {
         (1, _) => format!("{count} {word}"),
         (_, Some(stem)) => format!("{count} {stem}ies"),
         _ => format!("{count} {word}s"),
@@ -83,5 +88,18 @@ impl fmt::Display for Summary {
             parts.join(", "),
             self.files_with_findings
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plural;
+
+    #[test]
+    fn plurals() {
+        assert_eq!(plural(1, "Kustomize overlay"), "1 Kustomize overlay");
+        assert_eq!(plural(2, "Kustomize overlay"), "2 Kustomize overlays");
+        assert_eq!(plural(2, "directory"), "2 directories");
+        assert_eq!(plural(0, "file"), "0 files");
     }
 }

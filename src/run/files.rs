@@ -159,10 +159,7 @@ impl CheckedFile {
     pub fn text_on_disk(&self) -> Result<String, String> {
         let report = &self.report;
         let name = &report.file.path;
-        let is_json = Path::new(name)
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-        if is_json {
+        if !crate::fix::edits_file(name) {
             return Err(format!(
                 "{name}: edits are written in YAML and not made to JSON files"
             ));

@@ -11,6 +11,8 @@
 //! - [`rendering`]: rendering charts and overlays, linting the output, placing each finding in
 //!   the file that wrote it (`check`, `explain` and the editor alike);
 //! - [`editor`]: the language server's run, one open file at a time;
+//! - [`explaining`]: the pods of what is linted, explained as `explain` shows them (the
+//!   command and the editor's "explain this pod" alike);
 //! - [`after_lint`]: what runs once every file is linted: findings merged per file, the passes
 //!   that read several files, the order of the reports.
 //!
@@ -19,6 +21,7 @@
 pub mod after_lint;
 pub mod configs;
 pub mod editor;
+pub mod explaining;
 pub mod files;
 pub mod options;
 pub mod plan;
@@ -31,6 +34,7 @@ use rayon::prelude::*;
 
 pub use configs::Configs;
 pub use editor::{EditorPlan, EditorRender};
+pub use explaining::Explaining;
 pub use files::{
     CheckedFile, lint_bytes, lint_bytes_as, lint_bytes_with, lint_with_plan, read_path, read_stdin,
 };
@@ -194,6 +198,7 @@ impl Checking {
         let (ignored_files, ignored_directories) = discovered.ignored();
         self.notes.ignored_files = ignored_files;
         self.notes.ignored_directories = ignored_directories;
+        self.notes.not_manifests = discovered.not_manifests();
         after_lint::order(&mut self.reports, self.stdin);
         let files = self
             .reports

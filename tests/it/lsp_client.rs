@@ -34,6 +34,15 @@ pub struct Client {
 impl Client {
     /// Starts a server and completes the handshake.
     pub fn start(capabilities: ClientCapabilities) -> Client {
+        Client::start_with(InitializeParams {
+            capabilities,
+            ..InitializeParams::default()
+        })
+    }
+
+    /// [`Client::start`] with the given `initialize` parameters (settings in
+    /// `initializationOptions`, workspace folders).
+    pub fn start_with(params: InitializeParams) -> Client {
         let (server_side, client_side) = Connection::memory();
         let server = std::thread::spawn(move || serve(&server_side).map_err(|e| e.to_string()));
         let mut client = Client {
@@ -42,10 +51,6 @@ impl Client {
             next_id: 0,
             notifications: VecDeque::new(),
             initialized: InitializeResult::default(),
-        };
-        let params = InitializeParams {
-            capabilities,
-            ..InitializeParams::default()
         };
         client.initialized = client.request::<Initialize>(params);
         client.notify::<Initialized>(InitializedParams {});

@@ -11,6 +11,7 @@ mod front_ends;
 mod neovim;
 mod render;
 mod tool;
+mod upstream;
 
 // The integration tests' helpers; these tests use a few of them.
 #[allow(dead_code)]
@@ -31,5 +32,6 @@ fn main() -> ExitCode {
     trials.extend(front_ends::trials());
     trials.extend(neovim::trials());
     trials.extend(render::trials());
+    trials.extend(upstream::trials());
     libtest_mimic::run(&arguments, trials).exit_code()
 }

@@ -15,8 +15,11 @@ declare_rule! {
     /// into the timeout, and the probe fires every `timeoutSeconds` instead of every
     /// `periodSeconds`: the container is taken out of its Services, or restarted, up to
     /// `periodSeconds + (failureThreshold − 1) × timeoutSeconds + timeoutSeconds` after it
-    /// stops answering — later than the period and `failureThreshold` suggest. Usually one of
-    /// the two numbers is a typo.
+    /// stops answering — later than the period and `failureThreshold` suggest.
+    ///
+    /// A long timeout is often deliberate (a check that is slow under load must not restart
+    /// the container), so the rule is advice, reported as information: it says when the probe
+    /// really acts, which is worth knowing whether or not the numbers change.
     ///
     /// ## Example
     /// ```yaml
@@ -61,7 +64,7 @@ declare_rule! {
     ///   `timeoutSeconds` to 1.
     pub static RULE = {
         name: "probe-timeout-exceeds-period",
-        category: Suspicious,
+        category: Advice,
         enforcement: Runtime,
         summary: "probe timeoutSeconds greater than its periodSeconds",
         check: crate::rules::Check::Pod(check),

@@ -23,6 +23,12 @@ declare_rule! {
     /// higher `failureThreshold`" for liveness, so that the pod is seen not-ready for a while
     /// before it is killed.
     ///
+    /// The rule is pedantic, off by default: most manifests repeat the probe on purpose — a
+    /// check of the process alone, for which the difference does not matter (the chart
+    /// `helm create` writes does it) — and measured on public repositories, maintainers
+    /// would change none of the findings sampled ([measure](README.md#severities-measured)).
+    /// Select it where readiness checks more than the process.
+    ///
     /// ## Example
     /// ```yaml
     /// apiVersion: apps/v1
@@ -85,7 +91,7 @@ declare_rule! {
     ///   comparing.
     pub static RULE = {
         name: "liveness-equals-readiness",
-        category: Suspicious,
+        category: Pedantic,
         enforcement: Runtime,
         summary: "liveness probe identical to the readiness probe",
         check: crate::rules::Check::Pod(check),
