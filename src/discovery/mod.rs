@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use self::classify::{FileClass, classify};
 use self::roles::PatchIndex;
 use crate::render::{helm, kustomize};
-use crate::safe_fs::{self, FileKind, describe_io_error};
+use crate::safe_fs::{FileKind, Reader, describe_io_error};
 
 /// Extensions of manifest files found by walking a directory.
 pub const MANIFEST_EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
@@ -72,6 +72,9 @@ pub struct Discovered {
     pub skipped: Vec<(PathBuf, Skip)>,
     /// Paths that do not exist or could not be read while walking.
     pub errors: Vec<String>,
+    /// The kustomizations and tests read beside the walked files, which say whether a file is
+    /// a patch: kept for the files' roles, so that no directory is read twice.
+    pub patches: PatchIndex,
 }
 
 impl Discovered {
@@ -212,13 +215,18 @@ pub fn discover_with(paths: &[PathBuf], exclude: &GlobSet, options: WalkOptions)
     // if it is a manifest. The files of overlays (kustomizations, patches) are linted as they
     // are linted now: a kustomization for its document checks, a patch as a patch.
     let named: HashSet<&PathBuf> = discovered.files.iter().collect();
-    let mut patches = PatchIndex::default();
+    let patches = &mut discovered.patches;
+    patches.read_beside(&walked);
     let (overlay_files, walked): (Vec<PathBuf>, Vec<PathBuf>) = walked
         .into_iter()
         .filter(|path| !named.contains(path))
         .partition(|path| is_kustomization_file(path) || patches.is_patch(path));
     discovered.files.extend(overlay_files);
-    let classes: Vec<Option<FileClass>> = walked.par_iter().map(|path| class_of(path)).collect();
+    let reader = Reader::default();
+    let classes: Vec<Option<FileClass>> = walked
+        .par_iter()
+        .map(|path| class_of(&reader, path))
+        .collect();
     for (path, class) in walked.into_iter().zip(classes) {
         match class {
             Some(FileClass::ChartFile) => discovered.skipped.push((path, Skip::ChartFile)),
@@ -297,8 +305,8 @@ fn is_kustomization_file(path: &Path) -> bool {
 }
 
 /// What a walked file is; `None` when it cannot be read, which linting it reports.
-fn class_of(path: &Path) -> Option<FileClass> {
-    let bytes = safe_fs::read_file(path, FileKind::Manifest).ok()?;
+fn class_of(reader: &Reader, path: &Path) -> Option<FileClass> {
+    let bytes = reader.read(path, FileKind::Manifest).ok()?;
     // Validation alone is several times faster than the lossy copy, which only text that is
     // not UTF-8 needs.
     Some(match std::str::from_utf8(&bytes) {

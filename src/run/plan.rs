@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::configs::Configs;
 use super::options::{FilePlan, RunOptions};
 use crate::config::Config;
-use crate::discovery::roles::{PatchIndex, role_by_name};
+use crate::discovery::roles::role_by_name;
 use crate::discovery::{Discovered, FoundChart, Skip, discover_with};
 use crate::lint::FileRole;
 use crate::render::{HelmOptions, Input, kustomize};
@@ -74,7 +74,7 @@ impl RunPlan {
             return plan;
         }
         let mut discovered = discover_with(&walked, &options.walk.exclude, options.walk.options);
-        let mut patches = PatchIndex::default();
+        let mut patches = std::mem::take(&mut discovered.patches);
         patches.read_beside(&discovered.files);
         for path in std::mem::take(&mut discovered.files) {
             let config = configs.for_file(&path);
