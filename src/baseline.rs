@@ -21,6 +21,10 @@ use crate::source::SourceFile;
 /// and version 1 files are still read as they were written.
 const VERSION: u32 = 2;
 
+/// The most a baseline entry may count: far above the findings one place of a file can have,
+/// and far below where a sum of counts could wrap around.
+const MAX_COUNT: usize = 1_000_000;
+
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct BaselineFile {
@@ -82,10 +86,30 @@ impl Baseline {
         };
         let mut baseline = Baseline::new(dir);
         baseline.containers = containers;
-        for entry in file.findings {
-            *baseline.remaining.entry(entry.identity).or_default() += entry.count;
+        for (index, entry) in file.findings.into_iter().enumerate() {
+            if !(1..=MAX_COUNT).contains(&entry.count) {
+                return Err(format!(
+                    "finding {}: `count` is {}; it must be from 1 to {MAX_COUNT}",
+                    index + 1,
+                    entry.count
+                ));
+            }
+            let count = baseline.remaining.entry(entry.identity).or_default();
+            *count = count.saturating_add(entry.count).min(MAX_COUNT);
         }
         Ok(baseline)
+    }
+
+    /// Writes the baseline to `path` the way `--output` is written: not through a symbolic
+    /// link (nor a linked directory that leads out of the tree), with the usual permissions of
+    /// a new file.
+    pub fn write(&self, path: &Path) -> Result<(), String> {
+        use std::io::Write;
+        let mut file = crate::safe_fs::create_file(path, crate::safe_fs::Existing::Replace)
+            .map_err(|error| error.to_string())?;
+        file.write_all(self.to_json().as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(|error| crate::safe_fs::describe_io_error(&error))
     }
 
     /// The file's path as the baseline records it: relative to the baseline's directory
@@ -219,5 +243,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(parsed.len(), 2);
+    }
+
+    /// A count of `u64::MAX` wrapped the sum of counts around, silently.
+    #[test]
+    fn counts_are_checked() {
+        let dir = Path::new("/");
+        let entry = |count: &str| {
+            format!(
+                r#"{{"podcycle_baseline": 1, "findings": [{{"rule": "r", "file": "a.yaml", "object": null, "field": null, "count": {count}}}]}}"#
+            )
+        };
+        for count in ["18446744073709551615", "0", "1000001"] {
+            let error = Baseline::parse(dir, &entry(count)).unwrap_err();
+            assert!(
+                error.contains("must be from 1 to 1000000"),
+                "{count}: {error}"
+            );
+        }
+        assert!(Baseline::parse(dir, &entry("-1")).is_err());
+        assert_eq!(
+            Baseline::parse(dir, &entry("1000000")).unwrap().len(),
+            1_000_000
+        );
     }
 }

@@ -70,14 +70,18 @@ pub enum Enforcement {
     Runtime,
     /// A judgement: nothing rejects it and nothing fails, but it is likely not what was meant.
     Advice,
+    /// `helm template` or `kustomize build` refuses the chart or overlay: nothing of it can be
+    /// installed or applied.
+    Renderer,
 }
 
 impl Enforcement {
-    pub const ALL: [Enforcement; 4] = [
+    pub const ALL: [Enforcement; 5] = [
         Enforcement::Decoder,
         Enforcement::ApiServer,
         Enforcement::Runtime,
         Enforcement::Advice,
+        Enforcement::Renderer,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -86,12 +90,16 @@ impl Enforcement {
             Enforcement::ApiServer => "api-server",
             Enforcement::Runtime => "runtime",
             Enforcement::Advice => "advice",
+            Enforcement::Renderer => "renderer",
         }
     }
 
     /// Whether the finding claims the manifest is refused before it runs.
     pub fn is_rejection(self) -> bool {
-        matches!(self, Enforcement::Decoder | Enforcement::ApiServer)
+        matches!(
+            self,
+            Enforcement::Decoder | Enforcement::ApiServer | Enforcement::Renderer
+        )
     }
 
     /// One sentence for documentation: what the claim means.
@@ -103,6 +111,9 @@ impl Enforcement {
                 "the API server accepts it; the kubelet or a controller then behaves as the message says"
             }
             Enforcement::Advice => "a judgement: nothing rejects it",
+            Enforcement::Renderer => {
+                "`helm template` or `kustomize build` refuses the chart or overlay, so nothing of it can be applied"
+            }
         }
     }
 }

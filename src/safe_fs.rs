@@ -9,7 +9,8 @@
 //!
 //! - follows a symbolic link only when it leads to a place inside the *tree*: the current
 //!   directory for paths under it (in CI, the checkout), else the directory that holds the
-//!   path. A link out of the tree is not read; the error names its target;
+//!   path, and not into a `.git` directory (where the checkout keeps its credentials). A link
+//!   out of the tree or into `.git` is not read; the error names its target;
 //! - reads regular files only: a directory, FIFO, socket or device is refused without reading
 //!   (it is opened non-blocking, so a FIFO cannot hang the open), and so is anything on the
 //!   kernel's `/proc` and `/sys` file systems, which claim to be regular files;
@@ -44,6 +45,8 @@ pub enum FileKind {
     Kustomization,
     /// A baseline of recorded findings (`check --baseline`).
     Baseline,
+    /// A file of a Helm chart, copied for Helm to render.
+    ChartFile,
 }
 
 impl FileKind {
@@ -57,6 +60,8 @@ impl FileKind {
             FileKind::Kustomization => 16 * MIB,
             // About 200 bytes a finding: a million findings.
             FileKind::Baseline => 256 * MIB,
+            // Helm's own limit for a file of a chart (`MaxDecompressedFileSize`).
+            FileKind::ChartFile => 5 * MIB,
         }
     }
 
@@ -66,6 +71,7 @@ impl FileKind {
             FileKind::Config => "a configuration file",
             FileKind::Kustomization => "a kustomization",
             FileKind::Baseline => "a baseline",
+            FileKind::ChartFile => "a file of a chart (Helm's limit)",
         }
     }
 }
@@ -84,6 +90,11 @@ pub enum ReadError {
     LinkOutside {
         target: PathBuf,
         tree: PathBuf,
+    },
+    /// A symbolic link (here or in a directory on the way) that leads into a `.git`
+    /// directory: `.git/config` holds the checkout's credentials.
+    LinkIntoGit {
+        target: PathBuf,
     },
     /// A symbolic link to nothing.
     DanglingLink {
@@ -111,6 +122,11 @@ impl fmt::Display for ReadError {
                 "a symbolic link to {}, outside {}; podcycle does not follow links out of the tree it checks",
                 shown(target),
                 shown(tree)
+            ),
+            ReadError::LinkIntoGit { target } => write!(
+                f,
+                "a symbolic link to {}, inside a `.git` directory; podcycle does not follow links into version control data",
+                shown(target)
             ),
             ReadError::DanglingLink { target } => {
                 write!(
@@ -238,7 +254,7 @@ impl Reader {
         let target = directory.join(name);
         // A refusal is rare: resolving the whole path says it as it always has (a missing
         // file behind a link out of the tree is missing, not outside).
-        admit(&target, tree).ok()?;
+        admit(path, &target, tree).ok()?;
         match open_regular(&target) {
             Err(ReadError::Other(error)) if error.raw_os_error() == Some(libc::ELOOP) => None,
             opened => Some(opened),
@@ -353,14 +369,15 @@ fn resolve_within(path: &Path, tree: &Path) -> Result<PathBuf, ReadError> {
         }
         Err(error) => return Err(error.into()),
     };
-    admit(&target, tree)?;
+    admit(path, &target, tree)?;
     Ok(target)
 }
 
-/// Whether a file whose real path is `target` may be read: it must be under `tree` (a real
-/// path) and not on a kernel file system. Checked before the file is opened, by both routes
-/// to it ([`Reader::read_within`]): every check of where a path leads belongs here.
-fn admit(target: &Path, tree: &Path) -> Result<(), ReadError> {
+/// Whether the file named `path`, whose real path is `target`, may be read: `target` must be
+/// under `tree` (a real path), not on a kernel file system, and not inside a `.git`
+/// directory unless `path` names it so. Checked before the file is opened, by both routes to
+/// it ([`Reader::read_within`]): every check of where a path leads belongs here.
+fn admit(path: &Path, target: &Path, tree: &Path) -> Result<(), ReadError> {
     if !target.starts_with(tree) {
         return Err(ReadError::LinkOutside {
             target: target.to_owned(),
@@ -370,7 +387,22 @@ fn admit(target: &Path, tree: &Path) -> Result<(), ReadError> {
     if let Some(what) = kernel_file_system(target) {
         return Err(ReadError::NotRegular { what });
     }
+    // A path named inside `.git` is the user's choice; a link that leads there is not.
+    let named_in_git = path.components().any(|c| c.as_os_str() == ".git");
+    if !named_in_git && in_git_directory(target, tree) {
+        return Err(ReadError::LinkIntoGit {
+            target: target.to_owned(),
+        });
+    }
     Ok(())
+}
+
+/// Whether `path` is inside a `.git` directory (or is one) below `tree`.
+pub fn in_git_directory(path: &Path, tree: &Path) -> bool {
+    path.strip_prefix(tree)
+        .unwrap_or(path)
+        .components()
+        .any(|component| component.as_os_str() == ".git")
 }
 
 /// `/proc` and `/sys` hold the kernel's views (a process's environment, devices) dressed as
@@ -606,6 +638,10 @@ mod tests {
         symlink("base/app.yaml", root.join("app.yaml")).unwrap();
         symlink(outside.path().join("secret.yaml"), root.join("secret.yaml")).unwrap();
         symlink("nowhere.yaml", root.join("gone.yaml")).unwrap();
+        std::fs::create_dir(root.join(".git")).unwrap();
+        std::fs::write(root.join(".git/config"), "token: y\n").unwrap();
+        symlink(".git", root.join("meta")).unwrap();
+        symlink(".git/config", root.join("gc.yaml")).unwrap();
         let paths = [
             "base/app.yaml",
             "overlay/app.yaml",
@@ -619,6 +655,9 @@ mod tests {
             "base/missing.yaml",
             "linked/missing.yaml",
             "base",
+            "meta/config",
+            "gc.yaml",
+            ".git/config",
         ];
         let outcome = |result: Result<Vec<u8>, ReadError>| match result {
             Ok(bytes) => String::from_utf8(bytes).unwrap(),
@@ -636,6 +675,9 @@ mod tests {
         assert_eq!(fresh[2], "kind: Job\n");
         assert!(fresh[5].starts_with("a symbolic link to"), "{}", fresh[5]);
         assert!(fresh[6].starts_with("a symbolic link to"), "{}", fresh[6]);
+        assert_ne!(fresh[12], "token: y\n");
+        assert_ne!(fresh[13], "token: y\n");
+        assert_eq!(fresh[14], "token: y\n");
         for order in [false, true] {
             let reader = Reader::default();
             let mut indices: Vec<usize> = (0..paths.len()).collect();
@@ -647,6 +689,31 @@ mod tests {
                 assert_eq!(outcome(read), fresh[i], "{}", paths[i]);
             }
         }
+    }
+
+    /// `.git/config` holds the checkout's token (`persist-credentials`): a link inside the tree
+    /// that leads there is refused, though the file is in the tree.
+    #[test]
+    fn links_into_git_are_refused() {
+        let dir = tree();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        std::fs::write(
+            dir.path().join(".git/config"),
+            "extraheader = AUTHORIZATION: basic c2VjcmV0\n",
+        )
+        .unwrap();
+        symlink(".git/config", dir.path().join("gc.yaml")).unwrap();
+        symlink(".git", dir.path().join("meta")).unwrap();
+        for link in ["gc.yaml", "meta/config"] {
+            let error = read(&dir.path().join(link), dir.path()).unwrap_err();
+            assert!(
+                matches!(error, ReadError::LinkIntoGit { .. }),
+                "{link}: {error}"
+            );
+            assert!(!error.to_string().contains("c2VjcmV0"), "{error}");
+        }
+        // Named as it is, it is read: the user chose it.
+        assert!(read(&dir.path().join(".git/config"), dir.path()).is_ok());
     }
 
     #[test]

@@ -85,7 +85,7 @@ _podcycle() {
             return 0
             ;;
         podcycle__subcmd__check)
-            opts="-o -h --format --select --extend-select --ignore --fail-on --stdin-filename --exclude --kube-version --force-exclude --output --config --no-config --color --isolated --show-files --fail-on-unrendered --no-render --helm --kustomize --render-timeout --helm-values --helm-release --helm-namespace --fix --diff --unsafe-fixes --baseline --write-baseline --add-ignore --statistics --show-settings --help"
+            opts="-o -h --format --select --extend-select --ignore --fail-on --stdin-filename --exclude --kube-version --force-exclude --output --config --no-config --color --isolated --show-files --fail-on-unrendered --no-render --helm --kustomize --render-timeout --render-budget --render-memory --helm-values --helm-release --helm-namespace --fix --diff --unsafe-fixes --baseline --write-baseline --add-ignore --statistics --show-settings --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -151,6 +151,14 @@ _podcycle() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --render-budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --render-memory)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --helm-values)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -201,7 +209,7 @@ _podcycle() {
             return 0
             ;;
         podcycle__subcmd__explain)
-            opts="-h --object --container --format --kube-version --config --no-config --no-render --helm --kustomize --render-timeout --helm-values --helm-release --helm-namespace --help"
+            opts="-h --object --container --format --kube-version --config --no-config --no-render --helm --kustomize --render-timeout --render-budget --render-memory --helm-values --helm-release --helm-namespace --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -236,6 +244,14 @@ _podcycle() {
                     return 0
                     ;;
                 --render-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --render-budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --render-memory)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

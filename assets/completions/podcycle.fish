@@ -59,6 +59,8 @@ never\t''"
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm -d 'The `helm` executable [default: `helm` on PATH]' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l kustomize -d 'The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH]' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l render-timeout -d 'Stop a renderer that runs longer than this' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l render-budget -d 'Stop rendering when the run has spent this long on it, over all its charts and overlays; what is left is reported as not rendered' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l render-memory -d 'Stop a renderer that uses more memory than this' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm-values -d 'A values file for every chart rendered in this run, after the chart\'s own `values.yaml` and those the configuration names (repeatable)' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm-release -d 'The release name charts are rendered with [default: from the configuration, else Helm\'s `release-name`]' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm-namespace -d 'The namespace charts are rendered for [default: from the configuration]' -r
@@ -87,6 +89,8 @@ complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l config -d 
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm -d 'The `helm` executable [default: `helm` on PATH]' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l kustomize -d 'The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH]' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l render-timeout -d 'Stop a renderer that runs longer than this' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l render-budget -d 'Stop rendering when the run has spent this long on it, over all its charts and overlays; what is left is reported as not rendered' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l render-memory -d 'Stop a renderer that uses more memory than this' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm-values -d 'A values file for every chart rendered in this run, after the chart\'s own `values.yaml` and those the configuration names (repeatable)' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm-release -d 'The release name charts are rendered with [default: from the configuration, else Helm\'s `release-name`]' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm-namespace -d 'The namespace charts are rendered for [default: from the configuration]' -r

@@ -6,7 +6,6 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::configs::{open_configs, print_config_errors};
-use super::files::replace_file;
 use super::write_fixes::{FixRun, fix_files};
 use super::{
     CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, colors, eprint_line, statistics,
@@ -307,11 +306,10 @@ fn write_baseline(path: &Path, checked: &[CheckedFile], failed: bool) -> io::Res
     for entry in checked {
         baseline.record(&entry.report.file, &entry.report.diagnostics);
     }
-    if let Err(error) = replace_file(path, &baseline.to_json()) {
+    if let Err(reason) = baseline.write(path) {
         return Ok(usage_error(&format!(
-            "cannot write baseline {}: {}",
-            path.display(),
-            describe_io_error(&error)
+            "cannot write baseline {}: {reason}",
+            path.display()
         )));
     }
     eprint_line(format_args!(
@@ -386,13 +384,7 @@ fn add_ignores(checked: &mut [CheckedFile], reason: &str, failed: bool) -> io::R
 }
 
 fn count(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else if let Some(stem) = word.strip_suffix('y') {
-        format!("{n} {stem}ies")
-    } else {
-        format!("{n} {word}s")
-    }
+    crate::text::plural(n, word)
 }
 
 fn selection(args: &CheckArgs) -> Result<Selection, String> {
@@ -492,6 +484,7 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
             "fail_on": fail_on.name(),
             "rules": rules.iter().map(|(name, severity)| serde_json::json!({"rule": name, "severity": severity})).collect::<Vec<_>>(),
             "off": off,
+            "render_sandbox": crate::render::sandbox::sandbox().describe(),
         });
         serde_json::to_writer_pretty(&mut out, &value)?;
         writeln!(out)?;
@@ -519,6 +512,11 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
             } else {
                 off.join(", ")
             }
+        )?;
+        writeln!(
+            out,
+            "render sandbox: {}",
+            crate::render::sandbox::sandbox().describe()
         )?;
     }
     out.flush()?;

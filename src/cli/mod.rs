@@ -223,6 +223,24 @@ pub struct RenderArgs {
         help_heading = "Rendering"
     )]
     pub render_timeout: u64,
+    /// Stop rendering when the run has spent this long on it, over all its charts and
+    /// overlays; what is left is reported as not rendered.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 300,
+        help_heading = "Rendering"
+    )]
+    pub render_budget: u64,
+    /// Stop a renderer that uses more memory than this.
+    #[arg(
+        long,
+        value_name = "MIB",
+        default_value_t = 1024,
+        value_parser = clap::value_parser!(u64).range(64..=1_048_576),
+        help_heading = "Rendering"
+    )]
+    pub render_memory: u64,
     /// A values file for every chart rendered in this run, after the chart's own `values.yaml`
     /// and those the configuration names (repeatable).
     #[arg(long, value_name = "FILE", help_heading = "Rendering")]
@@ -244,6 +262,8 @@ impl RenderArgs {
             helm: self.helm.clone(),
             kustomize: self.kustomize.clone(),
             timeout: std::time::Duration::from_secs(self.render_timeout),
+            budget: std::time::Duration::from_secs(self.render_budget),
+            memory: self.render_memory << 20,
         }
     }
 

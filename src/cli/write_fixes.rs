@@ -217,7 +217,9 @@ fn fix_one(
 
 /// A unified diff of one file, with `a/` and `b/` prefixes as git writes them. The lines come
 /// from the repository: control characters other than tabs are escaped, like in every human
-/// format (see [`crate::escape`]); a YAML file has none that need it.
+/// format (see [`crate::escape`]); a YAML file has none that need it. Each line keeps its own
+/// ending: the `\r` of a CRLF file is part of its lines, and `git apply` refuses a diff of a
+/// CRLF file whose lines lost it.
 fn write_diff(out: &mut dyn Write, name: &str, old: &str, new: &str) -> io::Result<()> {
     let diff = similar::TextDiff::from_lines(old, new);
     let name = name.replace('\\', "/");
@@ -227,9 +229,39 @@ fn write_diff(out: &mut dyn Write, name: &str, old: &str, new: &str) -> io::Resu
         .context_radius(3)
         .header(&format!("a/{name}"), &format!("b/{name}"))
         .to_string();
-    for line in text.lines() {
-        let escaped: Vec<_> = line.split('\t').map(escape_controls).collect();
-        writeln!(out, "{}", escaped.join("\t"))?;
+    for line in text.split_inclusive('\n') {
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        let (content, ending) = match line.strip_suffix('\r') {
+            Some(content) => (content, "\r\n"),
+            None => (line, "\n"),
+        };
+        let escaped: Vec<_> = content.split('\t').map(escape_controls).collect();
+        write!(out, "{}{ending}", escaped.join("\t"))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diff_keeps_each_lines_ending() {
+        let mut out = Vec::new();
+        write_diff(
+            &mut out,
+            "a.yaml",
+            "a: 1\r\nb: 2\r\n",
+            "a: 1\r\nc: 3\r\nb: 2\r\n",
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("+c: 3\r\n"), "{text:?}");
+        assert!(text.contains(" a: 1\r\n"), "{text:?}");
+        assert!(text.starts_with("--- a/a.yaml\n+++ b/a.yaml\n"), "{text:?}");
+        // A lone control character is still escaped.
+        let mut out = Vec::new();
+        write_diff(&mut out, "a.yaml", "a: 1\n", "a: \u{1b}[2J\n").unwrap();
+        assert!(String::from_utf8(out).unwrap().contains("+a: \\u{1b}[2J\n"));
+    }
 }

@@ -97,6 +97,7 @@ impl Discovered {
                 Skip::Template { .. } => counts.templates += 1,
                 Skip::ChartFile => counts.chart_files += 1,
                 Skip::NotManifest => counts.other += 1,
+                Skip::BuiltThrough(_) => counts.built_through += 1,
                 _ => {}
             }
         }
@@ -129,11 +130,20 @@ pub enum Skip {
     Template { marker: &'static str, line: usize },
     /// YAML or JSON in which no document has `apiVersion` and `kind`.
     NotManifest,
+    /// A Kustomize overlay another overlay of the run builds from: built through that one
+    /// (named as users write it).
+    BuiltThrough(String),
 }
 
 impl fmt::Display for Skip {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            Skip::BuiltThrough(overlay) => {
+                return write!(
+                    f,
+                    "Kustomize overlay another overlay builds from: built through {overlay}"
+                );
+            }
             Skip::Excluded => "excluded",
             Skip::IgnoreFile => {
                 "ignored by an ignore file (.gitignore, .ignore; --isolated lints it)"

@@ -126,8 +126,8 @@ pub struct RunNotes {
     pub not_manifests: NotManifests,
 }
 
-/// Files found by walking that were not linted because they are not Kubernetes manifests, by
-/// what they are.
+/// What walking found that was not linted as it is, by what it is: files that are not
+/// Kubernetes manifests, and overlays linted through the overlays that build from them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NotManifests {
     /// Templates for other tools (`{{`, `{%` that YAML cannot read, or reads as a mapping).
@@ -136,6 +136,8 @@ pub struct NotManifests {
     pub other: usize,
     /// Charts' values, metadata and `files/`, read through the rendered chart.
     pub chart_files: usize,
+    /// Kustomize overlays another overlay of the run builds from, linted through that one.
+    pub built_through: usize,
 }
 
 impl NotManifests {
@@ -162,6 +164,12 @@ impl NotManifests {
             lines.push(format!(
                 "{} (values, Chart.yaml, files/) read only through the rendered chart",
                 summary::plural(self.chart_files, "chart file")
+            ));
+        }
+        if self.built_through > 0 {
+            lines.push(format!(
+                "{} linted through the overlays that build from them",
+                summary::plural(self.built_through, "Kustomize overlay")
             ));
         }
         lines
@@ -213,12 +221,10 @@ impl RunNotes {
             }
         }
         for (noun, reason, count) in groups {
-            let noun = if count == 1 {
-                noun.to_owned()
-            } else {
-                format!("{noun}s")
-            };
-            lines.push(format!("{count} {noun} not rendered: {reason}"));
+            lines.push(format!(
+                "{} not rendered: {reason}",
+                summary::plural(count, noun)
+            ));
         }
         if self.ignored_files + self.ignored_directories > 0 {
             let mut parts = Vec::new();

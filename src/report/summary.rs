@@ -42,18 +42,7 @@ impl Summary {
     }
 }
 
-/// `1 file`, `2 files`, `2 directories`, `2 Kustomize overlays`: a `y` after a consonant
-/// becomes `ies`.
-pub fn plural(count: usize, word: &str) -> String {
-    let consonant_y = word
-        .strip_suffix('y')
-        .filter(|stem| stem.ends_with(|c: char| c.is_ascii_alphabetic() && !"aeiou".contains(c)));
-    match (count, consonant_y) {
-        (1, _) => format!("{count} {word}"),
-        (_, Some(stem)) => format!("{count} {stem}ies"),
-        _ => format!("{count} {word}s"),
-    }
-}
+pub use crate::text::plural;
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -103,6 +103,9 @@ pub enum Check {
     /// Judges the suppressions of a document once every other rule has run: reported by the
     /// suppression pass (`src/suppression/`), which knows what each suppression silenced.
     Suppressions,
+    /// Reported when Helm or Kustomize refuses a chart or overlay (`render::failure`): the rule
+    /// looks at no manifest. Its fixtures are charts and overlays, rendered by the real tools.
+    Render,
 }
 
 impl fmt::Debug for Check {
@@ -112,6 +115,7 @@ impl fmt::Debug for Check {
             Check::Document(_) => "Check::Document",
             Check::Object(_) => "Check::Object",
             Check::Suppressions => "Check::Suppressions",
+            Check::Render => "Check::Render",
         })
     }
 }

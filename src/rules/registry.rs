@@ -29,6 +29,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &correctness::undeclared_port::RULE,
     &correctness::tcp_socket_hook::RULE,
     &correctness::poststart_deadlock::RULE,
+    &correctness::render_error::RULE,
     &suspicious::poststart_blocks_sidecar::RULE,
     &suspicious::init_container_never_exits::RULE,
     &suspicious::zero_grace_period::RULE,

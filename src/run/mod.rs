@@ -143,13 +143,19 @@ impl Checking {
     /// reports of the files that wrote them. Returns the warnings to show: what was not
     /// rendered, once each.
     pub fn renders(&mut self, jobs: &[RenderJob], renderer: &Renderer) -> Vec<String> {
-        let outcomes = renderer.render_all(jobs);
         let mut warnings = Vec::new();
+        if !jobs.is_empty() {
+            warnings.extend(renderer.warning());
+        }
+        let outcomes = renderer.render_all(jobs);
         let mut counted: Vec<(RenderTool, String)> = Vec::new();
         for (job, outcome) in jobs.iter().zip(outcomes) {
             self.fail_on_unrendered |= job.fail_on_unrendered;
             match outcome {
                 Ok(output) => {
+                    for warning in &output.warnings {
+                        warnings.push(format!("{} {}: {warning}", output.tool, output.input));
+                    }
                     let key = (output.tool, output.input.clone());
                     if !counted.contains(&key) {
                         match output.tool {
@@ -163,6 +169,11 @@ impl Checking {
                         lint_rendered(output, job),
                         !job.plan.keep_text,
                     );
+                }
+                Err(not_rendered)
+                    if let Some(report) = rendering::refused_report(&not_rendered, job) =>
+                {
+                    after_lint::merge(&mut self.reports, vec![report], !job.plan.keep_text);
                 }
                 Err(not_rendered) => {
                     let unrendered = rendering::unrendered(job, not_rendered);

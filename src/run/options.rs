@@ -75,6 +75,11 @@ pub struct Rendering {
     pub kustomize: Option<PathBuf>,
     /// `--render-timeout`: how long one renderer may run.
     pub timeout: Duration,
+    /// `--render-budget`: how long the run may spend rendering, over all its charts and
+    /// overlays.
+    pub budget: Duration,
+    /// `--render-memory`: the memory one renderer may use, in bytes.
+    pub memory: u64,
 }
 
 impl Default for Rendering {
@@ -84,6 +89,8 @@ impl Default for Rendering {
             helm: None,
             kustomize: None,
             timeout: DEFAULT_TIMEOUT,
+            budget: crate::render::budget::DEFAULT_BUDGET,
+            memory: crate::render::process::DEFAULT_MEMORY,
         }
     }
 }

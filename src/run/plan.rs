@@ -104,11 +104,26 @@ impl RunPlan {
                     .extend(chart_jobs(options, config.as_deref(), chart));
             }
         }
+        let mut overlays = Vec::new();
         for overlay in std::mem::take(&mut discovered.overlays) {
             let config = configs.for_file(&overlay_marker(&overlay));
             if config.as_deref().is_some_and(|c| c.excludes(&overlay)) {
                 discovered.skipped.push((overlay, Skip::Excluded));
             } else {
+                overlays.push((overlay, config));
+            }
+        }
+        // Only the roots of the overlay graph are built; the overlays they build from are
+        // linted through them.
+        let dirs: Vec<PathBuf> = overlays.iter().map(|(dir, _)| dir.clone()).collect();
+        let builds = crate::render::kustomize::plan_builds(&dirs);
+        for (overlay, root) in builds.through {
+            discovered
+                .skipped
+                .push((overlay, Skip::BuiltThrough(crate::render::display(&root))));
+        }
+        for (overlay, config) in overlays {
+            if builds.builds.contains(&overlay) {
                 plan.renders
                     .push(overlay_job(options, config.as_deref(), overlay));
             }

@@ -30,6 +30,8 @@ impl Renderer {
                 rendering.kustomize.as_deref(),
                 rendering.timeout.max(std::time::Duration::from_secs(1)),
             )
+            .with_memory(rendering.memory)
+            .with_budget(render::Budget::new(rendering.budget))
         });
         Renderer { tools }
     }
@@ -42,8 +44,14 @@ impl Renderer {
                 tool: job.input.tool(),
                 input: job.input.display(),
                 reason: "--no-render".to_owned(),
+                refusal: None,
             }),
         }
+    }
+
+    /// What to warn about before rendering: a sandbox the system refused.
+    pub fn warning(&self) -> Option<String> {
+        self.tools.as_ref().and_then(|_| render::sandbox::warning())
     }
 
     /// Renders every job, on every core; the outcomes in the order of the jobs.
@@ -152,6 +160,21 @@ pub fn lint_rendered(output: Output, job: &RenderJob) -> Vec<FileReport> {
             }
         })
         .collect()
+}
+
+/// The `render-error` finding for an input its renderer refused, when the rule is on for the
+/// job (else the refusal is a note, like any input not rendered).
+pub fn refused_report(not_rendered: &NotRendered, job: &RenderJob) -> Option<FileReport> {
+    let refusal = not_rendered.refusal.as_deref()?;
+    let rule = job.plan.settings.enabled(render::failure::RULE)?;
+    let severity = job.plan.settings.severity(rule);
+    let (file, diagnostic) = render::failure::diagnostic(refusal, &not_rendered.input, severity);
+    Some(FileReport {
+        file: Arc::try_unwrap(file).unwrap_or_else(|shared| (*shared).clone()),
+        diagnostics: vec![diagnostic],
+        objects: Vec::new(),
+        fail_at: job.plan.fail_at,
+    })
 }
 
 /// What the run's notes say of a job that was not rendered: the reason, printable, and the

@@ -235,11 +235,14 @@ fn directories_are_walked_with_ignore_files_excludes_and_helm_charts() {
     let files: std::collections::BTreeSet<&str> = std::str::from_utf8(&output.stdout)
         .unwrap()
         .lines()
-        // `file:line:col: …` lines only, not the summary.
+        // `file:line:col: …` lines only, not the summary; and not Helm's refusal of the
+        // broken chart where `helm` is installed (a `render-error` in the template): the
+        // template itself is not linted as YAML.
         .filter(|l| {
             l.split(':')
                 .nth(1)
                 .is_some_and(|n| n.parse::<usize>().is_ok())
+                && !l.contains("error[render-error]")
         })
         .filter_map(|l| l.split(':').next())
         .collect();

@@ -228,7 +228,12 @@ fn every_rule_documents_what_why_example_and_references() {
 
 #[test]
 fn doc_examples_trigger_the_rule_and_fixes_do_not() {
-    for rule in ALL_RULES {
+    // A rule of the render layer documents a template: `render::the_render_error_examples_…`
+    // renders its examples with Helm.
+    for rule in ALL_RULES
+        .iter()
+        .filter(|rule| !matches!(rule.check, podcycle::rules::Check::Render))
+    {
         let examples = docs::yaml_examples(rule);
         assert!(
             examples.len() >= 2,
@@ -301,5 +306,43 @@ fn integration_examples_are_valid_yaml() {
             assert!(document.errors.is_empty(), "{block}\n{:?}", document.errors);
             assert!(document.duplicate_keys.is_empty(), "{block}");
         }
+    }
+}
+
+/// The recommended CI invocation is one: the same lines in security, integrations and
+/// adopting, and in the workflow security shows.
+#[test]
+fn the_recommended_ci_invocation_is_the_same_everywhere() {
+    let block = |page: &str| {
+        let text = fs::read_to_string(page).unwrap();
+        let start = text
+            .find("<!-- recommended-ci -->\n```sh\n")
+            .unwrap_or_else(|| panic!("{page} has no recommended invocation"));
+        let body = &text[start..];
+        let body = &body[body.find("```sh\n").unwrap() + 6..];
+        body[..body.find("```").unwrap()].to_owned()
+    };
+    let security = block("docs/security.md");
+    for page in ["docs/integrations.md", "docs/adopting.md"] {
+        assert_eq!(
+            block(page),
+            security,
+            "{page} differs from docs/security.md"
+        );
+    }
+    for option in [
+        "--isolated",
+        "--fail-on-unrendered",
+        "--config",
+        "--baseline",
+    ] {
+        assert!(security.contains(option), "{option}");
+    }
+    let workflow = fs::read_to_string("docs/security.md").unwrap();
+    for line in security.lines() {
+        assert!(
+            workflow.lines().filter(|l| l.trim() == line.trim()).count() >= 2,
+            "the workflow of docs/security.md lacks `{line}`"
+        );
     }
 }

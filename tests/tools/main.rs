@@ -1,8 +1,9 @@
 //! The tests that run other programs beside podcycle: Kubernetes' own code (the oracle in
-//! `oracle/`, built with Go), Helm and Kustomize, and Neovim. A test whose program is missing
-//! is reported as ignored, with the reason — never as passed; `.ci/run` installs every program
-//! and sets `PODCYCLE_REQUIRE_ORACLE`, `PODCYCLE_REQUIRE_RENDERERS` and
-//! `PODCYCLE_REQUIRE_NVIM`, under which a missing one fails its tests.
+//! `oracle/`, built with Go), Helm and Kustomize (with the render layer's trust boundary,
+//! `security`), and Neovim. A test whose program is missing is reported as ignored, with the
+//! reason — never as passed; `.ci/run` installs every program and sets
+//! `PODCYCLE_REQUIRE_ORACLE`, `PODCYCLE_REQUIRE_RENDERERS` and `PODCYCLE_REQUIRE_NVIM`, under
+//! which a missing one fails its tests.
 //!
 //! libtest-mimic is the harness, so that such a test can say at run time that it was ignored.
 
@@ -10,6 +11,7 @@ mod fidelity;
 mod front_ends;
 mod neovim;
 mod render;
+mod security;
 mod tool;
 mod upstream;
 
@@ -33,5 +35,6 @@ fn main() -> ExitCode {
     trials.extend(neovim::trials());
     trials.extend(render::trials());
     trials.extend(upstream::trials());
+    trials.extend(security::trials());
     libtest_mimic::run(&arguments, trials).exit_code()
 }

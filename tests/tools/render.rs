@@ -50,6 +50,11 @@ pub fn trials() -> Vec<Trial> {
             "render::what_cannot_be_placed_exactly_says_so",
             what_cannot_be_placed_exactly_says_so,
         ),
+        needs(
+            Tool::Renderers,
+            "render::the_render_error_examples_are_what_helm_does",
+            the_render_error_examples_are_what_helm_does,
+        ),
     ]
 }
 
@@ -376,4 +381,51 @@ fn what_cannot_be_placed_exactly_says_so() {
         full.contains("podcycle cannot place `spec.template.spec.terminationGracePeriodSeconds` exactly in this file; it points at the declaration of Deployment/generated"),
         "{full}"
     );
+}
+
+/// The examples of `render-error` are chart templates: the first, rendered by Helm, is a
+/// finding of the rule; the fixes are not.
+fn the_render_error_examples_are_what_helm_does() {
+    let rule = podcycle::rules::find_rule("render-error").unwrap();
+    let examples = podcycle::docs::yaml_examples(rule);
+    assert!(examples.len() >= 2, "a failing example and a fix");
+    for (index, example) in examples.iter().enumerate() {
+        let dir = tempfile::tempdir().unwrap();
+        let chart = dir.path().join("web");
+        std::fs::create_dir_all(chart.join("templates")).unwrap();
+        std::fs::write(
+            chart.join("Chart.yaml"),
+            "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+        )
+        .unwrap();
+        std::fs::write(chart.join("templates/deployment.yaml"), example).unwrap();
+        let output = crate::common::podcycle()
+            .current_dir(dir.path())
+            .args([
+                "check",
+                "--select",
+                "render-error",
+                "--format",
+                "json",
+                "web",
+            ])
+            .output()
+            .unwrap();
+        let found = json(&output);
+        if index == 0 {
+            assert_eq!(found.len(), 1, "the example triggers it: {found:#?}");
+            assert_eq!(found[0]["rule"], "render-error");
+            assert_eq!(found[0]["file"], "web/templates/deployment.yaml");
+        } else {
+            assert!(
+                found.is_empty(),
+                "fix #{index} still triggers it: {found:#?}"
+            );
+            assert!(
+                !stderr(&output).contains("not rendered"),
+                "{}",
+                stderr(&output)
+            );
+        }
+    }
 }

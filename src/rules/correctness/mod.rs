@@ -17,6 +17,7 @@ pub mod poststart_deadlock;
 pub mod prestop_exceeds_grace_period;
 pub mod probe_grace_period;
 pub mod probe_success_threshold;
+pub mod render_error;
 pub mod tcp_socket_hook;
 pub mod template_active_deadline;
 pub mod undeclared_port;
