@@ -30,7 +30,7 @@ fn main() {
             eprintln!("--write-corpus needs a directory");
             std::process::exit(2);
         };
-        let bytes = write_corpus(Path::new(dir));
+        let bytes = corpus::write(Path::new(dir));
         println!(
             "wrote {} files, {:.1} MB, into {dir}",
             corpus::FILES,
@@ -56,7 +56,7 @@ fn main() {
         .unwrap_or(5);
 
     let generated = tempfile::tempdir().expect("a temporary directory");
-    write_corpus(generated.path());
+    corpus::write(generated.path());
     let mut inputs = vec![Input::new("generated corpus", generated.path())];
     match process::real_corpus() {
         Some(dir) => inputs.push(Input::new("shared corpus", &dir)),
@@ -116,20 +116,6 @@ fn main() {
          are not.",
         machine_load()
     );
-}
-
-/// Writes the generated corpus under `dir`; returns its size in bytes.
-fn write_corpus(dir: &Path) -> usize {
-    let mut bytes = 0;
-    for file in corpus::generate(corpus::FILES, corpus::WORKLOADS_PER_FILE) {
-        let path = dir.join(&file.name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("creating the corpus directory");
-        }
-        std::fs::write(&path, &file.text).expect("writing the corpus");
-        bytes += file.text.len();
-    }
-    bytes
 }
 
 /// Writes `flow.yaml`, one flow sequence of 50 MB: `[1, 1, 1, …]`. The worst case for the

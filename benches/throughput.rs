@@ -225,10 +225,7 @@ fn inputs(scratch: &Path) -> Vec<Input> {
         inputs.push(Input::new("real manifests", dir));
     }
     if generated_asked {
-        for file in corpus::generate(corpus::FILES, corpus::WORKLOADS_PER_FILE) {
-            let path = scratch.join(&file.name);
-            std::fs::write(&path, &file.text).expect("writing the generated corpus");
-        }
+        corpus::write(scratch);
         inputs.push(Input::new("generated corpus", scratch.to_owned()));
     }
     inputs
