@@ -669,3 +669,19 @@ data:
 "
     );
 }
+
+/// Writes the generated corpus to disk under `dir`; returns its size in bytes.
+// For the benchmarks that run `podcycle` on files; the in-process ones do not.
+#[allow(dead_code)]
+pub fn write(dir: &std::path::Path) -> usize {
+    let mut bytes = 0;
+    for file in generate(FILES, WORKLOADS_PER_FILE) {
+        let path = dir.join(&file.name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("creating the corpus directory");
+        }
+        std::fs::write(&path, &file.text).expect("writing the corpus");
+        bytes += file.text.len();
+    }
+    bytes
+}

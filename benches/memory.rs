@@ -13,23 +13,16 @@
 
 #[allow(dead_code)]
 mod corpus;
+mod process;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use process::{Run, machine_load, median};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if let [flag, dir, command, format] = args.as_slice()
-        && flag == MEASURE
-    {
-        let run = run_podcycle(Path::new(dir), command, format);
-        println!(
-            "{} {} {}",
-            run.wall.as_nanos(),
-            run.cpu.as_nanos(),
-            run.max_rss
-        );
+    if process::serve_measure(&args) {
         return;
     }
     if let Some(at) = args.iter().position(|a| a == "--write-corpus") {
@@ -37,7 +30,7 @@ fn main() {
             eprintln!("--write-corpus needs a directory");
             std::process::exit(2);
         };
-        let bytes = write_corpus(Path::new(dir));
+        let bytes = corpus::write(Path::new(dir));
         println!(
             "wrote {} files, {:.1} MB, into {dir}",
             corpus::FILES,
@@ -63,9 +56,9 @@ fn main() {
         .unwrap_or(5);
 
     let generated = tempfile::tempdir().expect("a temporary directory");
-    write_corpus(generated.path());
+    corpus::write(generated.path());
     let mut inputs = vec![Input::new("generated corpus", generated.path())];
-    match real_corpus() {
+    match process::real_corpus() {
         Some(dir) => inputs.push(Input::new("shared corpus", &dir)),
         None => println!(
             "no corpus of real manifests (set PODCYCLE_BENCH_CORPUS); measuring the generated inputs only"
@@ -82,7 +75,7 @@ fn main() {
         ("explain", "json", 3),
     ];
 
-    let before = cpu_pressure();
+    let before = machine_load();
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(); inputs.len() * formats.len()];
     for _ in 0..rounds {
         for (i, input) in inputs.iter().enumerate() {
@@ -103,7 +96,7 @@ fn main() {
         for (f, (command, format, target)) in formats.iter().enumerate() {
             let runs = &runs[i * formats.len() + f];
             let wall = median(runs.iter().map(|r| r.wall));
-            let cpu = median(runs.iter().map(|r| r.cpu));
+            let cpu: Duration = median(runs.iter().map(Run::cpu));
             let peak = runs.iter().map(|r| r.max_rss).max().unwrap_or(0);
             let mb = input.bytes as f64 / 1e6;
             println!(
@@ -118,26 +111,11 @@ fn main() {
             );
         }
     }
-    if let (Some(before), Some(after)) = (before, cpu_pressure()) {
-        println!(
-            "\nCPU pressure (share of time some runnable task waited for a CPU, last 10 s): \
-             {before}% before, {after}% after; above a few percent, the machine was shared"
-        );
-    }
-}
-
-/// Writes the generated corpus under `dir`; returns its size in bytes.
-fn write_corpus(dir: &Path) -> usize {
-    let mut bytes = 0;
-    for file in corpus::generate(corpus::FILES, corpus::WORKLOADS_PER_FILE) {
-        let path = dir.join(&file.name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("creating the corpus directory");
-        }
-        std::fs::write(&path, &file.text).expect("writing the corpus");
-        bytes += file.text.len();
-    }
-    bytes
+    println!(
+        "\nThe machine: {before} before; {} after. Under load, the times are long; the peaks \
+         are not.",
+        machine_load()
+    );
 }
 
 /// Writes `flow.yaml`, one flow sequence of 50 MB: `[1, 1, 1, …]`. The worst case for the
@@ -161,19 +139,6 @@ fn write_flow_sequence(dir: &Path) {
     out.flush().expect("writing the flow sequence");
 }
 
-/// The directory of real manifests: `PODCYCLE_BENCH_CORPUS`, else the shared corpus beside the
-/// repository or beside its parent (a worktree).
-fn real_corpus() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("PODCYCLE_BENCH_CORPUS") {
-        return Some(PathBuf::from(dir));
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    ["../shared/corpus", "../../shared/corpus"]
-        .iter()
-        .map(|relative| root.join(relative))
-        .find(|dir| dir.is_dir())
-}
-
 struct Input {
     name: &'static str,
     dir: PathBuf,
@@ -183,26 +148,8 @@ struct Input {
 }
 
 impl Input {
-    /// Counts what `podcycle check --show-files` says it lints, so the input is the bytes
-    /// podcycle reads, not every file in the directory.
     fn new(name: &'static str, dir: &Path) -> Input {
-        let output = Command::new(env!("CARGO_BIN_EXE_podcycle"))
-            .args(["check", "--no-render", "--show-files", "."])
-            .current_dir(dir)
-            .output()
-            .expect("podcycle runs");
-        let listing = String::from_utf8_lossy(&output.stdout);
-        let mut files = 0;
-        let mut bytes = 0;
-        for line in listing.lines() {
-            let Some((path, what)) = line.split_once(": ") else {
-                continue;
-            };
-            if what.starts_with("lint") {
-                files += 1;
-                bytes += std::fs::metadata(dir.join(path)).map_or(0, |m| m.len());
-            }
-        }
+        let (files, bytes) = process::linted_input(dir);
         Input {
             name,
             dir: dir.to_owned(),
@@ -212,106 +159,11 @@ impl Input {
     }
 }
 
-/// The argument that makes this program run one `podcycle check` and print what it used.
-const MEASURE: &str = "--measure-one";
-
-/// Runs [`run_podcycle`] in a fresh copy of this program, started before it has allocated
-/// anything, and reads the result from its output.
-///
-/// A process's peak RSS (`ru_maxrss`) starts from that of the memory it was forked from: at
-/// `exec`, Linux counts the high-water mark of the old address space, which for a forked
-/// child is a copy of its parent's. This benchmark holds the generated corpus, tens of MB,
-/// so its children would start above the peak of a small input. The fresh copy is a few MB,
-/// and it is the parent of the measured process.
+/// `podcycle check --no-render --format FORMAT .` (or `explain --format FORMAT .`) in `dir`.
 fn measure(dir: &Path, command: &str, format: &str) -> Run {
-    let exe = std::env::current_exe().expect("the benchmark's own path");
-    let output = Command::new(exe)
-        .arg(MEASURE)
-        .arg(dir)
-        .arg(command)
-        .arg(format)
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("the measuring process runs");
-    assert!(
-        output.status.success(),
-        "measuring podcycle in {} failed",
-        dir.display()
-    );
-    let text = String::from_utf8_lossy(&output.stdout);
-    let fields: Vec<u64> = text
-        .split_whitespace()
-        .map(|field| field.parse().expect("a number from the measuring process"))
-        .collect();
-    let [wall, cpu, max_rss] = fields[..] else {
-        panic!("unexpected output from the measuring process: {text}");
-    };
-    Run {
-        wall: Duration::from_nanos(wall),
-        cpu: Duration::from_nanos(cpu),
-        max_rss,
-    }
-}
-
-#[derive(Clone, Copy)]
-struct Run {
-    wall: Duration,
-    cpu: Duration,
-    /// Bytes.
-    max_rss: u64,
-}
-
-/// Runs `podcycle check --no-render --format FORMAT .` (or `explain --format FORMAT .`) in
-/// `dir`, output discarded, and reads the child's resource use from `wait4`.
-// `wait4` reaps the child, which `Child::wait` cannot do while giving its resource use.
-#[allow(clippy::zombie_processes)]
-fn run_podcycle(dir: &Path, command: &str, format: &str) -> Run {
     let args: &[&str] = match command {
         "check" => &["check", "--no-render", "--format", format, "."],
         _ => &[command, "--format", format, "."],
     };
-    let start = Instant::now();
-    let child = Command::new(env!("CARGO_BIN_EXE_podcycle"))
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("podcycle runs");
-    let pid = libc::pid_t::try_from(child.id()).expect("a process id");
-    let mut status = 0;
-    // SAFETY: `rusage` is plain data that `wait4` fills in; the child is ours and not yet
-    // waited for (`Child` is never waited on below).
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let wall = start.elapsed();
-    assert_eq!(waited, pid, "waiting for podcycle");
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) <= 1,
-        "podcycle {command} failed in {}",
-        dir.display()
-    );
-    let time = |t: libc::timeval| {
-        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
-    };
-    Run {
-        wall,
-        cpu: time(usage.ru_utime) + time(usage.ru_stime),
-        // Linux gives kilobytes.
-        max_rss: usage.ru_maxrss as u64 * 1024,
-    }
-}
-
-fn median(values: impl Iterator<Item = Duration>) -> Duration {
-    let mut sorted: Vec<Duration> = values.collect();
-    sorted.sort();
-    sorted.get(sorted.len() / 2).copied().unwrap_or_default()
-}
-
-/// The `some avg10` figure of Linux's pressure stall information for the CPU.
-fn cpu_pressure() -> Option<String> {
-    let text = std::fs::read_to_string("/proc/pressure/cpu").ok()?;
-    let line = text.lines().find(|l| l.starts_with("some "))?;
-    let field = line.split_whitespace().find(|f| f.starts_with("avg10="))?;
-    Some(field["avg10=".len()..].to_owned())
+    process::measure(Path::new(env!("CARGO_BIN_EXE_podcycle")), args, dir)
 }

@@ -7,6 +7,8 @@
 //! `PODCYCLE_BENCH_PROCESS_RUNS` (default 300) set the amount of work.
 
 mod corpus;
+#[allow(dead_code)]
+mod process;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -38,23 +40,14 @@ fn main() {
 
     let corpus = &*corpus::CORPUS;
     println!("{}", corpus.describe());
-    let before = cpu_pressure();
+    let before = process::machine_load();
     pipeline(corpus, rounds);
     small_file(process_runs);
-    if let (Some(before), Some(after)) = (before, cpu_pressure()) {
-        println!(
-            "\nCPU pressure (share of time some runnable task waited for a CPU, last 10 s): \
-             {before}% before, {after}% after; above a few percent, the machine was shared"
-        );
-    }
-}
-
-/// The `some avg10` figure of Linux's pressure stall information for the CPU.
-fn cpu_pressure() -> Option<String> {
-    let text = std::fs::read_to_string("/proc/pressure/cpu").ok()?;
-    let line = text.lines().find(|l| l.starts_with("some "))?;
-    let field = line.split_whitespace().find(|f| f.starts_with("avg10="))?;
-    Some(field["avg10=".len()..].to_owned())
+    println!(
+        "\nThe machine: {before} before; {} after. Above a few percent of CPU pressure, \
+         the machine was shared, and the parallel speedup reads low.",
+        process::machine_load()
+    );
 }
 
 fn env_number(name: &str, default: usize) -> usize {

@@ -69,6 +69,21 @@ pub struct Fix {
     /// The document of the stream the paths start in (set by the lint pipeline).
     pub document: usize,
     pub edits: Vec<FixEdit>,
+    /// Where the edits land in the text the fix was found in (set by the lint pipeline).
+    pub placement: Placement,
+}
+
+/// Where a fix lands in the text it was found in. The lint pipeline places every fix while the
+/// document's tree is at hand, so that showing a fix does not parse the file again.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Placement {
+    /// Not placed: whoever shows the fix places it with [`text_edits`].
+    #[default]
+    Pending,
+    /// The text edits, as [`text_edits`] gives them.
+    At(Vec<TextEdit>),
+    /// [`text_edits`] gives none: the fix cannot be applied to this text.
+    Nowhere,
 }
 
 /// One change, addressed by field path.
@@ -100,6 +115,7 @@ impl Fix {
             applicability: Applicability::Safe,
             document: 0,
             edits,
+            placement: Placement::Pending,
         }
     }
 
@@ -135,7 +151,17 @@ impl Fix {
                     },
                 })
                 .collect(),
+            placement: Placement::Pending,
         }
+    }
+
+    /// Places the fix in `text`, read as `document` (its document of the stream): see
+    /// [`Placement`].
+    pub fn place(&mut self, text: &str, lines: &LineIndex, document: &Document) {
+        self.placement = match text_edits_in(text, lines, document, self) {
+            Some(edits) => Placement::At(edits),
+            None => Placement::Nowhere,
+        };
     }
 }
 
@@ -145,13 +171,22 @@ impl Fix {
 /// key.
 pub fn text_edits(text: &str, documents: &[Document], fix: &Fix) -> Option<Vec<TextEdit>> {
     let document = documents.get(fix.document)?;
+    text_edits_in(text, &LineIndex::new(text), document, fix)
+}
+
+/// [`text_edits`] in the fix's own document, with the line index of `text`.
+pub fn text_edits_in(
+    text: &str,
+    lines: &LineIndex,
+    document: &Document,
+    fix: &Fix,
+) -> Option<Vec<TextEdit>> {
     let root = document.root?;
-    let lines = LineIndex::new(text);
     let tree = Tree {
         text,
         document,
         root,
-        lines: &lines,
+        lines,
     };
     let mut edits = fix
         .edits

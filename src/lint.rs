@@ -4,6 +4,7 @@
 //! one of its documents needs, `ObjectLint` what every step of one of its objects needs.
 
 use crate::diagnostics::{self, Diagnostic, Label};
+use crate::fix::Placement;
 use crate::lifecycle::Lifecycle;
 use crate::model::custom::{self, FoundTemplate, PodTemplateKind};
 use crate::model::patch::{PATCH_DIRECTIVES, has_assertion_expressions, has_patch_directives};
@@ -102,6 +103,7 @@ pub fn lint_file_with(
 ) -> Linted {
     let mut linted = Linted::default();
     let lint = FileLint::new(file, settings, role);
+    let mut with_comments = None;
     yaml::for_each_document_with(&file.text, lint.comments, |document| {
         let objects = objects(&document);
         let mut document_lint = DocumentLint {
@@ -115,11 +117,43 @@ pub fn lint_file_with(
         if lint.may_suppress {
             apply_suppressions(file, &document, &objects, settings, complete, &mut found);
         }
+        place_fixes(&lint, &document, &mut with_comments, &mut found);
         visit(Visit::DocumentEnd(&found));
         linted.diagnostics.append(&mut found);
     });
     diagnostics::sort(&mut linted.diagnostics);
     linted
+}
+
+/// Places the fixes of a document's findings in the text while its tree is at hand, so that no
+/// format parses the file again to show them. An edit keeps the comments inside what it
+/// replaces: when the document was read without its comments and an edit replaces text with a
+/// `#` in it, the fix is placed again on the file read with them (`with_comments`, read once).
+fn place_fixes(
+    lint: &FileLint<'_>,
+    document: &Document,
+    with_comments: &mut Option<Vec<Document>>,
+    found: &mut [Diagnostic],
+) {
+    let file = lint.file;
+    for fix in found.iter_mut().flat_map(|d| &mut d.fixes) {
+        fix.place(&file.text, &file.lines, document);
+        let Placement::At(edits) = &fix.placement else {
+            continue;
+        };
+        let may_hold_comments = || {
+            edits
+                .iter()
+                .any(|edit| file.text.as_bytes()[edit.span.range()].contains(&b'#'))
+        };
+        if lint.comments == Comments::Skip && may_hold_comments() {
+            let documents = with_comments.get_or_insert_with(|| yaml::parse_stream(&file.text));
+            match documents.get(document.index) {
+                Some(document) => fix.place(&file.text, &file.lines, document),
+                None => fix.placement = Placement::Nowhere,
+            }
+        }
+    }
 }
 
 /// Drops what the document's suppressions silence and reports the suppressions that are

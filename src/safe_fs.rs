@@ -17,13 +17,19 @@
 //! - reads at most [`FileKind::max_bytes`], checked before reading and while reading (a file
 //!   that grows, or a pseudo-file that reports no size, stops at the cap).
 //!
+//! A run that reads many files reads them through one [`Reader`], which asks for the current
+//! directory once and resolves each directory's real path once, so that the checks cost no
+//! system call per file beyond the open, one `fstat` and the reads.
+//!
 //! [`create_file`] is the writing side: `--output` and `podcycle init` never write through a
 //! symbolic link.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 const MIB: u64 = 1024 * 1024;
 
@@ -162,25 +168,139 @@ fn shown(path: &Path) -> String {
 /// Reads a file the way podcycle reads every file it is pointed at (see the module's
 /// documentation): regular files only, up to the kind's size cap, following symbolic links only
 /// inside the tree — the current directory when `path` is under it, else `path`'s directory.
+/// To read many files, read them through one [`Reader`].
 pub fn read_file(path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
-    let cwd = std::env::current_dir()?;
-    let tree = tree_of(path, &cwd);
-    read_file_within(path, &tree, kind)
+    Reader::default().read(path, kind)
 }
 
 /// [`read_file`] with the tree given: symbolic links may lead anywhere under `tree`, and
 /// nowhere else. `path` is expected under `tree`.
 pub fn read_file_within(path: &Path, tree: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
-    let target = resolve_within(path, tree)?;
-    let file = open_regular(&target)?;
-    // Room for the size the file has now, so that the bytes are read into one allocation of
-    // their own size (growing by doubling leaves up to half of it unused for the whole run).
-    let size = file.metadata().map_or(0, |m| m.len()).min(kind.max_bytes());
-    read_capped_into(
-        file,
-        kind,
-        Vec::with_capacity(usize::try_from(size).unwrap_or(0)),
-    )
+    Reader::default().read_within(path, tree, kind)
+}
+
+/// Reads files as [`read_file`] does, remembering what every read of a run would otherwise
+/// ask the system again: the current directory, and the real path of each directory (found
+/// from its parent's with one `lstat`, where resolving a path from the root takes a
+/// `readlink` for every component). A file named by a plain name in a directory so resolved
+/// is opened at its real path without following a last link; only a file that is a link is
+/// resolved on its own. The checks are the same, made before the file is opened.
+///
+/// A reader is for one run: a directory replaced by a link after it was resolved is read
+/// through its old real path (as a file replaced between resolving and opening always was).
+#[derive(Debug, Default)]
+pub struct Reader {
+    cwd: OnceLock<PathBuf>,
+    /// Each directory as named → its real path.
+    directories: Mutex<HashMap<PathBuf, PathBuf>>,
+}
+
+impl Reader {
+    /// Reads `path` like [`read_file`].
+    pub fn read(&self, path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
+        let cwd = self.cwd()?;
+        // The common case, without building the absolute path: a relative path that never
+        // steps up is under the current directory.
+        if path.is_relative() && !path.components().any(|c| c == Component::ParentDir) {
+            return self.read_within(path, cwd, kind);
+        }
+        self.read_within(path, &tree_of(path, cwd), kind)
+    }
+
+    fn cwd(&self) -> io::Result<&Path> {
+        if let Some(cwd) = self.cwd.get() {
+            return Ok(cwd);
+        }
+        let cwd = std::env::current_dir()?;
+        Ok(self.cwd.get_or_init(|| cwd))
+    }
+
+    /// Reads `path` like [`read_file_within`].
+    pub fn read_within(
+        &self,
+        path: &Path,
+        tree: &Path,
+        kind: FileKind,
+    ) -> Result<Vec<u8>, ReadError> {
+        let tree = self.real_directory(tree)?;
+        let (file, size) = match self.open_by_name(path, &tree) {
+            Some(opened) => opened?,
+            None => open_regular(&resolve_within(path, &tree)?)?,
+        };
+        // Room for the size the file has now, so that the bytes are read into one allocation
+        // of their own size (growing by doubling leaves up to half of it unused for the whole
+        // run).
+        let size = size.min(kind.max_bytes());
+        read_capped_into(
+            file,
+            kind,
+            Vec::with_capacity(usize::try_from(size).unwrap_or(0)),
+        )
+    }
+
+    /// Opens `path` at the real path of its directory when its last component is a plain name
+    /// and not a symbolic link (the open refuses to follow one), and [`admit`] lets it. `None`
+    /// when `path` must be resolved whole: a link, a path ending in `..` or `/`, a directory
+    /// that cannot be resolved, a refusal (resolving the whole path says why).
+    #[cfg(unix)]
+    fn open_by_name(&self, path: &Path, tree: &Path) -> Option<Result<(File, u64), ReadError>> {
+        let Some(Component::Normal(name)) = path.components().next_back() else {
+            return None;
+        };
+        if path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+            return None;
+        }
+        let directory = self.real_directory(parent_or_current(path)).ok()?;
+        let target = directory.join(name);
+        // A refusal is rare: resolving the whole path says it as it always has (a missing
+        // file behind a link out of the tree is missing, not outside).
+        admit(path, &target, tree).ok()?;
+        match open_regular(&target) {
+            Err(ReadError::Other(error)) if error.raw_os_error() == Some(libc::ELOOP) => None,
+            opened => Some(opened),
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn open_by_name(&self, _: &Path, _: &Path) -> Option<Result<(File, u64), ReadError>> {
+        None
+    }
+
+    /// The real path of a directory: its parent's real path and its name, when it is not a
+    /// symbolic link; else what the system resolves it to. Remembered for the run.
+    fn real_directory(&self, directory: &Path) -> io::Result<PathBuf> {
+        let known = |directories: &Mutex<HashMap<PathBuf, PathBuf>>| {
+            let directories = directories.lock().unwrap_or_else(PoisonError::into_inner);
+            directories.get(directory).cloned()
+        };
+        if let Some(real) = known(&self.directories) {
+            return Ok(real);
+        }
+        let real = match directory.components().next_back() {
+            Some(Component::Normal(name)) => {
+                let parent = self.real_directory(parent_or_current(directory))?;
+                let candidate = parent.join(name);
+                match std::fs::symlink_metadata(&candidate) {
+                    Ok(metadata) if metadata.is_dir() => candidate,
+                    _ => std::fs::canonicalize(directory)?,
+                }
+            }
+            _ => std::fs::canonicalize(directory)?,
+        };
+        self.directories
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(directory.to_owned(), real.clone());
+        Ok(real)
+    }
+}
+
+/// The directory that holds `path`: its parent, or `.` for a bare name.
+fn parent_or_current(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
 }
 
 /// Reads standard input, up to the cap of `kind`.
@@ -235,9 +355,9 @@ fn lexically_absolute(path: &Path, cwd: &Path) -> PathBuf {
     absolute
 }
 
-/// Where `path` leads after every symbolic link, provided that is under `tree`.
+/// Where `path` leads after every symbolic link, provided [`admit`] lets it be read. `tree` is
+/// a real path.
 fn resolve_within(path: &Path, tree: &Path) -> Result<PathBuf, ReadError> {
-    let tree = std::fs::canonicalize(tree)?;
     let target = match std::fs::canonicalize(path) {
         Ok(target) => target,
         Err(error) if error.kind() == io::ErrorKind::NotFound => {
@@ -249,18 +369,32 @@ fn resolve_within(path: &Path, tree: &Path) -> Result<PathBuf, ReadError> {
         }
         Err(error) => return Err(error.into()),
     };
-    if !target.starts_with(&tree) {
-        return Err(ReadError::LinkOutside { target, tree });
+    admit(path, &target, tree)?;
+    Ok(target)
+}
+
+/// Whether the file named `path`, whose real path is `target`, may be read: `target` must be
+/// under `tree` (a real path), not on a kernel file system, and not inside a `.git`
+/// directory unless `path` names it so. Checked before the file is opened, by both routes to
+/// it ([`Reader::read_within`]): every check of where a path leads belongs here.
+fn admit(path: &Path, target: &Path, tree: &Path) -> Result<(), ReadError> {
+    if !target.starts_with(tree) {
+        return Err(ReadError::LinkOutside {
+            target: target.to_owned(),
+            tree: tree.to_owned(),
+        });
     }
-    if let Some(what) = kernel_file_system(&target) {
+    if let Some(what) = kernel_file_system(target) {
         return Err(ReadError::NotRegular { what });
     }
     // A path named inside `.git` is the user's choice; a link that leads there is not.
     let named_in_git = path.components().any(|c| c.as_os_str() == ".git");
-    if !named_in_git && in_git_directory(&target, &tree) {
-        return Err(ReadError::LinkIntoGit { target });
+    if !named_in_git && in_git_directory(target, tree) {
+        return Err(ReadError::LinkIntoGit {
+            target: target.to_owned(),
+        });
     }
-    Ok(target)
+    Ok(())
 }
 
 /// Whether `path` is inside a `.git` directory (or is one) below `tree`.
@@ -287,9 +421,9 @@ fn kernel_file_system(path: &Path) -> Option<&'static str> {
 }
 
 /// Opens `path` for reading without following a last symbolic link (one swapped in since it
-/// was resolved) and without blocking on a FIFO, and checks it is a regular file within the
-/// size cap before anything is read.
-fn open_regular(path: &Path) -> Result<File, ReadError> {
+/// was resolved) and without blocking on a FIFO, and checks it is a regular file before
+/// anything is read. Gives its size too.
+fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
     let mut options = OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -304,7 +438,7 @@ fn open_regular(path: &Path) -> Result<File, ReadError> {
             what: describe_type(&metadata.file_type()),
         });
     }
-    Ok(file)
+    Ok((file, metadata.len()))
 }
 
 fn describe_type(file_type: &std::fs::FileType) -> &'static str {
@@ -486,6 +620,75 @@ mod tests {
         symlink(outside.path(), dir.path().join("linked")).unwrap();
         let error = read(&dir.path().join("linked/config.json"), dir.path()).unwrap_err();
         assert!(matches!(error, ReadError::LinkOutside { .. }), "{error}");
+    }
+
+    /// One reader for many reads resolves each directory once; what it reads and refuses is
+    /// what resolving each whole path from the root gives, in any order.
+    #[test]
+    fn a_reader_reads_and_refuses_as_resolving_each_path_whole() {
+        let outside = tree();
+        std::fs::write(outside.path().join("secret.yaml"), "token: x\n").unwrap();
+        let dir = tree();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("base/deep")).unwrap();
+        std::fs::write(root.join("base/app.yaml"), "kind: Pod\n").unwrap();
+        std::fs::write(root.join("base/deep/job.yaml"), "kind: Job\n").unwrap();
+        symlink("base", root.join("overlay")).unwrap();
+        symlink(outside.path(), root.join("linked")).unwrap();
+        symlink("base/app.yaml", root.join("app.yaml")).unwrap();
+        symlink(outside.path().join("secret.yaml"), root.join("secret.yaml")).unwrap();
+        symlink("nowhere.yaml", root.join("gone.yaml")).unwrap();
+        std::fs::create_dir(root.join(".git")).unwrap();
+        std::fs::write(root.join(".git/config"), "token: y\n").unwrap();
+        symlink(".git", root.join("meta")).unwrap();
+        symlink(".git/config", root.join("gc.yaml")).unwrap();
+        let paths = [
+            "base/app.yaml",
+            "overlay/app.yaml",
+            "overlay/deep/job.yaml",
+            "base/deep/../app.yaml",
+            "app.yaml",
+            "linked/secret.yaml",
+            "secret.yaml",
+            "gone.yaml",
+            "missing.yaml",
+            "base/missing.yaml",
+            "linked/missing.yaml",
+            "base",
+            "meta/config",
+            "gc.yaml",
+            ".git/config",
+        ];
+        let outcome = |result: Result<Vec<u8>, ReadError>| match result {
+            Ok(bytes) => String::from_utf8(bytes).unwrap(),
+            Err(error) => error.to_string(),
+        };
+        let real_root = std::fs::canonicalize(root).unwrap();
+        let whole_path = |path: &Path| -> Result<Vec<u8>, ReadError> {
+            let (file, _) = open_regular(&resolve_within(path, &real_root)?)?;
+            read_capped(file, FileKind::Config)
+        };
+        let fresh: Vec<String> = paths
+            .iter()
+            .map(|path| outcome(whole_path(&root.join(path))))
+            .collect();
+        assert_eq!(fresh[2], "kind: Job\n");
+        assert!(fresh[5].starts_with("a symbolic link to"), "{}", fresh[5]);
+        assert!(fresh[6].starts_with("a symbolic link to"), "{}", fresh[6]);
+        assert_ne!(fresh[12], "token: y\n");
+        assert_ne!(fresh[13], "token: y\n");
+        assert_eq!(fresh[14], "token: y\n");
+        for order in [false, true] {
+            let reader = Reader::default();
+            let mut indices: Vec<usize> = (0..paths.len()).collect();
+            if order {
+                indices.reverse();
+            }
+            for i in indices {
+                let read = reader.read_within(&root.join(paths[i]), root, FileKind::Config);
+                assert_eq!(outcome(read), fresh[i], "{}", paths[i]);
+            }
+        }
     }
 
     /// `.git/config` holds the checkout's token (`persist-credentials`): a link inside the tree

@@ -287,14 +287,14 @@ impl LineIndex {
     }
 }
 
-/// The offsets just after each line break: `\n`, and `\r` unless a `\n` follows it.
+/// The offsets just after each line break: `\n`, and `\r` unless a `\n` follows it. Found with
+/// `memchr`, many bytes at a time: every file is indexed once, so this is a pass over the whole
+/// input.
 fn line_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
     let bytes = text.as_bytes();
-    bytes
-        .iter()
-        .enumerate()
-        .filter(move |&(i, &b)| b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')))
-        .map(|(i, _)| i + 1)
+    memchr::memchr2_iter(b'\n', b'\r', bytes)
+        .filter(move |&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'))
+        .map(|i| i + 1)
 }
 
 /// Moves an offset back onto a character boundary (and into the text).

@@ -180,7 +180,9 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     };
     match &args.output {
         None => {
-            let mut out = io::stdout().lock();
+            // Buffered: every format writes many short lines, which a line-buffered stdout
+            // would write one system call at a time.
+            let mut out = io::BufWriter::new(io::stdout().lock());
             write(&mut out)?;
             out.flush()?;
         }

@@ -16,6 +16,7 @@ use crate::run::rendering::unrendered as unrendered_note;
 use crate::run::{
     ConfigChoice, Explaining, FilePlan, Renderer, RunOptions, RunPlan, read_path, read_stdin,
 };
+use crate::safe_fs::Reader;
 use crate::settings::Settings;
 use crate::suggest::did_you_mean_help;
 use crate::text::name_list;
@@ -63,8 +64,9 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     if let Some(stdin) = plan.stdin.take() {
         run.file(stdin.name, read_stdin()?, &stdin.plan)?;
     }
+    let reader = Reader::default();
     for (path, file_plan) in std::mem::take(&mut plan.files) {
-        match read_path(&path) {
+        match read_path(&reader, &path) {
             Ok((name, bytes)) => run.file(name, bytes, &file_plan)?,
             Err(message) => {
                 eprint_line(format_args!("podcycle: error: {message}"))?;

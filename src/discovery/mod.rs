@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use self::classify::{FileClass, classify};
 use self::roles::PatchIndex;
 use crate::render::{helm, kustomize};
-use crate::safe_fs::{self, FileKind, describe_io_error};
+use crate::safe_fs::{FileKind, Reader, describe_io_error};
 
 /// Extensions of manifest files found by walking a directory.
 pub const MANIFEST_EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
@@ -73,6 +73,9 @@ pub struct Discovered {
     pub skipped: Vec<(PathBuf, Skip)>,
     /// Paths that do not exist or could not be read while walking.
     pub errors: Vec<String>,
+    /// The kustomizations and tests read beside the walked files, which say whether a file is
+    /// a patch: kept for the files' roles, so that no directory is read twice.
+    pub patches: PatchIndex,
 }
 
 impl Discovered {
@@ -223,13 +226,18 @@ pub fn discover_with(paths: &[PathBuf], exclude: &GlobSet, options: WalkOptions)
     // if it is a manifest. The files of overlays (kustomizations, patches) are linted as they
     // are linted now: a kustomization for its document checks, a patch as a patch.
     let named: HashSet<&PathBuf> = discovered.files.iter().collect();
-    let mut patches = PatchIndex::default();
+    let patches = &mut discovered.patches;
+    patches.read_beside(&walked);
     let (overlay_files, walked): (Vec<PathBuf>, Vec<PathBuf>) = walked
         .into_iter()
         .filter(|path| !named.contains(path))
         .partition(|path| is_kustomization_file(path) || patches.is_patch(path));
     discovered.files.extend(overlay_files);
-    let classes: Vec<Option<FileClass>> = walked.par_iter().map(|path| class_of(path)).collect();
+    let reader = Reader::default();
+    let classes: Vec<Option<FileClass>> = walked
+        .par_iter()
+        .map(|path| class_of(&reader, path))
+        .collect();
     for (path, class) in walked.into_iter().zip(classes) {
         match class {
             Some(FileClass::ChartFile) => discovered.skipped.push((path, Skip::ChartFile)),
@@ -308,8 +316,8 @@ fn is_kustomization_file(path: &Path) -> bool {
 }
 
 /// What a walked file is; `None` when it cannot be read, which linting it reports.
-fn class_of(path: &Path) -> Option<FileClass> {
-    let bytes = safe_fs::read_file(path, FileKind::Manifest).ok()?;
+fn class_of(reader: &Reader, path: &Path) -> Option<FileClass> {
+    let bytes = reader.read(path, FileKind::Manifest).ok()?;
     // Validation alone is several times faster than the lossy copy, which only text that is
     // not UTF-8 needs.
     Some(match std::str::from_utf8(&bytes) {
@@ -343,6 +351,9 @@ fn walk(
         builder
     };
     let mut visited: HashSet<PathBuf> = HashSet::new();
+    // By the walk's own file types: a link is not a directory, since links are not followed.
+    // Each with whether it is the root.
+    let mut directories: Vec<(PathBuf, bool)> = Vec::new();
     for entry in builder(!options.no_ignore_files)
         .filter_entry(filter.clone())
         .build()
@@ -354,7 +365,8 @@ fn walk(
                     continue;
                 };
                 if kind.is_dir() {
-                    found_directory(entry.path(), entry.depth() == 0, discovered);
+                    let root = entry.depth() == 0;
+                    directories.push((entry.into_path(), root));
                 } else if kind.is_file() && has_manifest_extension(entry.path()) {
                     walked.push(entry.into_path());
                 }
@@ -362,31 +374,49 @@ fn walk(
             Err(error) => discovered.errors.push(error.to_string()),
         }
     }
-    // What was left out, and why: the entries of each walked directory that the walk did not
-    // reach. One more listing of the directories already walked, and none below them.
-    let mut directories: Vec<&PathBuf> = visited
-        .iter()
-        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+    // Then, for each directory, on every core: whether it is a chart or an overlay, and what
+    // the walk left out of it, and why (the entries it did not reach: one more listing of the
+    // directories already walked, and none below them).
+    let found: Vec<Discovered> = directories
+        .par_iter()
+        .map(|(directory, root)| {
+            let mut found = Discovered::default();
+            found_directory(directory, *root, &mut found);
+            found.skipped.extend(left_out(directory, &visited, exclude));
+            found
+        })
         .collect();
-    directories.sort();
-    for directory in directories {
-        let Ok(entries) = std::fs::read_dir(directory) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if visited.contains(&path) {
-                continue;
-            }
-            let file_type = entry.file_type().ok();
-            let is_dir = file_type.is_some_and(|t| t.is_dir());
-            if !is_dir && !has_manifest_extension(&path) {
-                continue;
-            }
-            let reason = skip_reason(exclude, &path, file_type).unwrap_or(Skip::IgnoreFile);
-            discovered.skipped.push((path, reason));
-        }
+    for found in found {
+        discovered.charts.extend(found.charts);
+        discovered.overlays.extend(found.overlays);
+        discovered.skipped.extend(found.skipped);
     }
+}
+
+/// The entries of a walked directory that the walk did not reach, and why.
+fn left_out(
+    directory: &Path,
+    visited: &HashSet<PathBuf>,
+    exclude: &GlobSet,
+) -> Vec<(PathBuf, Skip)> {
+    let Ok(entries) = std::fs::read_dir(directory) else {
+        return Vec::new();
+    };
+    let mut skipped = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if visited.contains(&path) {
+            continue;
+        }
+        let file_type = entry.file_type().ok();
+        let is_dir = file_type.is_some_and(|t| t.is_dir());
+        if !is_dir && !has_manifest_extension(&path) {
+            continue;
+        }
+        let reason = skip_reason(exclude, &path, file_type).unwrap_or(Skip::IgnoreFile);
+        skipped.push((path, reason));
+    }
+    skipped
 }
 
 /// Records a chart or an overlay found while walking.

@@ -8,11 +8,12 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
+use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::lint::FileRole;
 use crate::render::kustomize::KUSTOMIZATION_FILES;
-use crate::safe_fs::{self, FileKind};
+use crate::safe_fs::{FileKind, Reader};
 use crate::yaml;
 
 /// Whether a file is a patch by the conventions of Kustomize repositories: it sits in a
@@ -22,6 +23,8 @@ use crate::yaml;
 pub struct PatchIndex {
     /// Files listed as patches by a kustomization, by directory.
     listed: HashMap<PathBuf, HashSet<PathBuf>>,
+    /// Reads the kustomizations and tests of every directory a run walks.
+    reader: Reader,
 }
 
 impl PatchIndex {
@@ -39,23 +42,54 @@ impl PatchIndex {
             return true;
         }
         let directory = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let listed = self.listed.entry(directory.clone()).or_insert_with(|| {
-            let mut listed = listed_patches(&directory);
-            listed.extend(chainsaw_assertions(&directory));
-            listed
-        });
+        let reader = &self.reader;
+        let listed = self
+            .listed
+            .entry(directory.clone())
+            .or_insert_with(|| partial_files(reader, &directory));
         listed.contains(&normalize(path))
     }
+
+    /// Reads the kustomizations and tests beside these files on every core, ahead of
+    /// [`PatchIndex::role`] asking about the files one at a time: a walk of a repository asks
+    /// in every directory.
+    pub fn read_beside(&mut self, files: &[PathBuf]) {
+        let mut directories: Vec<PathBuf> = files
+            .iter()
+            .filter(|path| !is_patch_by_name(path))
+            .map(|path| path.parent().map(Path::to_path_buf).unwrap_or_default())
+            .filter(|directory| !self.listed.contains_key(directory))
+            .collect();
+        directories.sort();
+        directories.dedup();
+        let reader = &self.reader;
+        let listed: Vec<(PathBuf, HashSet<PathBuf>)> = directories
+            .into_par_iter()
+            .map(|directory| {
+                let listed = partial_files(reader, &directory);
+                (directory, listed)
+            })
+            .collect();
+        self.listed.extend(listed);
+    }
+}
+
+/// The files of `directory` that its kustomizations list as patches and its Chainsaw tests as
+/// expected state.
+fn partial_files(reader: &Reader, directory: &Path) -> HashSet<PathBuf> {
+    let mut listed = listed_patches(reader, directory);
+    listed.extend(chainsaw_assertions(reader, directory));
+    listed
 }
 
 /// The files a Chainsaw test in `directory` (`chainsaw-test.yaml`) asserts or expects as
 /// errors, and the test file itself: expected state with JMESPath expressions, not objects to
 /// apply. Files the test applies stay manifests.
-fn chainsaw_assertions(directory: &Path) -> HashSet<PathBuf> {
+fn chainsaw_assertions(reader: &Reader, directory: &Path) -> HashSet<PathBuf> {
     let mut found = HashSet::new();
     for name in CHAINSAW_TEST_FILES {
         let test = directory.join(name);
-        let Ok(bytes) = safe_fs::read_file(&test, FileKind::Manifest) else {
+        let Ok(bytes) = reader.read(&test, FileKind::Manifest) else {
             continue;
         };
         found.insert(normalize(&test));
@@ -152,12 +186,12 @@ fn is_kuttl_assertion(path: &Path) -> bool {
 }
 
 /// The files a kustomization in `directory` uses as patches.
-fn listed_patches(directory: &Path) -> HashSet<PathBuf> {
+fn listed_patches(reader: &Reader, directory: &Path) -> HashSet<PathBuf> {
     let mut found = HashSet::new();
     for name in KUSTOMIZATION_FILES {
         // A kustomization that cannot be read (missing, or refused: see `safe_fs`) lists
         // nothing; its patches are then linted as manifests, and say so by their findings.
-        let Ok(bytes) = safe_fs::read_file(&directory.join(name), FileKind::Kustomization) else {
+        let Ok(bytes) = reader.read(&directory.join(name), FileKind::Kustomization) else {
             continue;
         };
         let text = String::from_utf8_lossy(&bytes);

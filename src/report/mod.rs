@@ -9,9 +9,11 @@ mod junit;
 mod sarif;
 mod summary;
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use crate::diagnostics::{Diagnostic, Severity};
+use crate::fix::{Fix, Placement, TextEdit};
 use crate::model::ObjectRef;
 use crate::source::SourceFile;
 
@@ -39,11 +41,11 @@ impl FileReport {
 
     /// Keeps of the file only the lines that some format shows or counts columns on, so that
     /// a run over many files holds a few lines of each rather than every file whole. Every
-    /// format renders the compacted report exactly as the whole one. A report with fixes keeps
-    /// the whole file: the formats that show fixes compute their edits from it.
+    /// format renders the compacted report exactly as the whole one. A report with a fix the
+    /// lint pipeline did not place keeps the whole file: its edits are computed from it.
     pub fn compact(&mut self) {
-        // The fixes some formats show are computed from the whole text.
-        if self.diagnostics.iter().any(|d| !d.fixes.is_empty()) {
+        let fixes = || self.diagnostics.iter().flat_map(|d| &d.fixes);
+        if fixes().any(|fix| fix.placement == Placement::Pending) {
             return;
         }
         let file = &self.file;
@@ -53,7 +55,17 @@ impl FileReport {
                 .labels
                 .iter()
                 .filter(|label| label.file.as_ref().is_none_or(|f| f.path == file.path));
-            for span in std::iter::once(diagnostic.span).chain(own_labels.map(|l| l.span)) {
+            let edits = diagnostic
+                .fixes
+                .iter()
+                .flat_map(|fix| match &fix.placement {
+                    Placement::At(edits) => edits.as_slice(),
+                    _ => &[],
+                });
+            let spans = std::iter::once(diagnostic.span)
+                .chain(own_labels.map(|l| l.span))
+                .chain(edits.map(|edit| edit.span));
+            for span in spans {
                 for offset in [span.start, span.end] {
                     let line = file.line_of(offset as usize);
                     lines.push(line..=line);
@@ -395,20 +407,17 @@ pub fn directory_uri(directory: &std::path::Path) -> String {
 
 /// A fix of a finding with the text edits it makes in its file.
 pub(crate) struct RenderedFix<'a> {
-    pub fix: &'a crate::fix::Fix,
-    pub edits: Vec<crate::fix::TextEdit>,
+    pub fix: &'a Fix,
+    pub edits: Cow<'a, [TextEdit]>,
 }
 
-/// Each diagnostic's fixes that render on the file's text (the order of `diagnostics`); the
-/// file is parsed again only when some diagnostic has a fix.
+/// Each diagnostic's fixes that render on the file's text (the order of `diagnostics`): where
+/// the lint pipeline placed them, or, for a fix it did not place, on the file parsed again.
 pub(crate) fn rendered_fixes<'a>(
     file: &SourceFile,
     diagnostics: &'a [Diagnostic],
 ) -> Vec<Vec<RenderedFix<'a>>> {
-    if diagnostics.iter().all(|d| d.fixes.is_empty()) {
-        return diagnostics.iter().map(|_| Vec::new()).collect();
-    }
-    let documents = crate::yaml::parse_stream(&file.text);
+    let mut documents = None;
     diagnostics
         .iter()
         .map(|diagnostic| {
@@ -416,8 +425,16 @@ pub(crate) fn rendered_fixes<'a>(
                 .fixes
                 .iter()
                 .filter_map(|fix| {
-                    crate::fix::text_edits(&file.text, &documents, fix)
-                        .map(|edits| RenderedFix { fix, edits })
+                    let edits = match &fix.placement {
+                        Placement::At(edits) => Cow::Borrowed(edits.as_slice()),
+                        Placement::Nowhere => return None,
+                        Placement::Pending => {
+                            let documents = documents
+                                .get_or_insert_with(|| crate::yaml::parse_stream(&file.text));
+                            Cow::Owned(crate::fix::text_edits(&file.text, documents, fix)?)
+                        }
+                    };
+                    Some(RenderedFix { fix, edits })
                 })
                 .collect()
         })

@@ -10,19 +10,19 @@ use crate::diagnostics::Diagnostic;
 use crate::escape::escape_controls;
 use crate::lint::{FileRole, Linted, Visit, invalid_utf8, lint_file_with};
 use crate::report::FileReport;
-use crate::safe_fs::{self, FileKind};
+use crate::safe_fs::{self, FileKind, Reader};
 use crate::settings::{FailOn, Settings};
 use crate::source::SourceFile;
 
-/// Reads a file, named for reports the way the user wrote it (without a leading `./`). Errors
-/// name the file, escaped for the terminal.
-pub fn read_path(path: &Path) -> Result<(String, Vec<u8>), String> {
+/// Reads a file through the run's `reader`, named for reports the way the user wrote it
+/// (without a leading `./`). Errors name the file, escaped for the terminal.
+pub fn read_path(reader: &Reader, path: &Path) -> Result<(String, Vec<u8>), String> {
     let display = path.display().to_string();
     let display = display
         .strip_prefix("./")
         .map(str::to_owned)
         .unwrap_or(display);
-    match safe_fs::read_file(path, FileKind::Manifest) {
+    match reader.read(path, FileKind::Manifest) {
         Ok(bytes) => Ok((display, bytes)),
         Err(error) => Err(format!("{}: {error}", escape_controls(&display))),
     }

@@ -45,6 +45,22 @@ pub use rendering::{RenderedOutput, Renderer, lint_rendered};
 use crate::diagnostics::RenderTool;
 use crate::discovery::Discovered;
 use crate::report::{FileReport, RenderedFor, RunNotes};
+use crate::safe_fs::Reader;
+
+/// The indices of `files`, largest file first. Files are linted in this order, so that the last
+/// to be linted are small: a large file linted last keeps one core busy while the others
+/// wait (on the shared corpus, a 0.7 MB file at the end took a fifth of the run on one core).
+/// The sizes are read on every core, without following links; a file that cannot be read
+/// counts as empty, and reading it says why.
+fn largest_first(files: &[(PathBuf, FilePlan)]) -> Vec<usize> {
+    let sizes: Vec<u64> = files
+        .par_iter()
+        .map(|(path, _)| std::fs::symlink_metadata(path).map_or(0, |m| m.len()))
+        .collect();
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by_key(|&index| std::cmp::Reverse(sizes[index]));
+    order
+}
 
 /// A `check` run after planning: the files linted as they are, then the charts and overlays
 /// rendered and their findings merged into the files that wrote them.
@@ -90,18 +106,27 @@ impl Checking {
     /// Lints files on every core, keeping their order; returns why those that could not be
     /// read were not.
     pub fn files(&mut self, files: Vec<(PathBuf, FilePlan)>) -> Vec<String> {
-        let results: Vec<Result<FileReport, String>> = files
+        let reader = Reader::default();
+        let order = largest_first(&files);
+        let linted: Vec<Result<FileReport, String>> = order
             .par_iter()
-            .map(|(path, plan)| {
-                read_path(path).map(|(name, bytes)| {
+            .map(|&index| {
+                let (path, plan) = &files[index];
+                read_path(&reader, path).map(|(name, bytes)| {
                     let mut report = lint_with_plan(name, bytes, plan);
                     report.file.set_os_path(path);
                     report
                 })
             })
             .collect();
+        let mut results: Vec<Option<Result<FileReport, String>>> =
+            files.iter().map(|_| None).collect();
+        for (&index, result) in order.iter().zip(linted) {
+            results[index] = Some(result);
+        }
         let mut errors = Vec::new();
         for (result, (path, plan)) in results.into_iter().zip(files) {
+            let result = result.expect("every file is linted once");
             match result {
                 Ok(report) => {
                     self.plans

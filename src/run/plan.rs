@@ -8,7 +8,7 @@ use super::configs::Configs;
 use super::options::{FilePlan, RunOptions};
 use crate::config::Config;
 use crate::discovery::owners::{add_owner, chart_of_file, overlays_using};
-use crate::discovery::roles::{PatchIndex, role_by_name};
+use crate::discovery::roles::role_by_name;
 use crate::discovery::{Discovered, FoundChart, Skip, discover_with};
 use crate::lint::FileRole;
 use crate::render::{HelmOptions, Input, kustomize};
@@ -106,7 +106,8 @@ impl RunPlan {
         }
         let mut discovered = discover_with(&walked, &options.walk.exclude, options.walk.options);
         let owners = Owned::find(options, configs, &walked, &mut discovered);
-        let mut patches = PatchIndex::default();
+        let mut patches = std::mem::take(&mut discovered.patches);
+        patches.read_beside(&discovered.files);
         for path in std::mem::take(&mut discovered.files) {
             let config = configs.for_file(&path);
             if options.leaves_out(config.as_deref(), &path, walked.contains(&path)) {

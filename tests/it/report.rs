@@ -6,6 +6,7 @@
 use std::fs;
 
 use podcycle::cli::lint_text;
+use podcycle::fix::Placement;
 use podcycle::report::{self, FileReport, Format, Options};
 use podcycle::settings::{Selector, Settings};
 
@@ -198,5 +199,52 @@ fn fingerprints_survive_lines_added_above() {
 fn output_is_deterministic() {
     for format in Format::ALL {
         assert_eq!(render(format, &reports()), render(format, &reports()));
+    }
+}
+
+/// `check` compacts each report to the lines it shows as soon as its file is linted. The fixes
+/// come along, placed while the file was linted: every format renders the compacted report
+/// exactly as the whole one, and each placement is what the file parsed again gives, the
+/// comments inside a replaced entry included.
+#[test]
+fn compacted_reports_with_fixes_render_as_whole_ones() {
+    let path = "testdata/report/fixes.yaml";
+    let text = fs::read_to_string(path).unwrap();
+    let settings = Settings::from_selectors(&[Selector::parse("all").unwrap()], &[], &[]);
+    let whole = lint_text(path, &text, &settings);
+    let fixed: Vec<&str> = whole
+        .diagnostics
+        .iter()
+        .filter(|d| !d.fixes.is_empty())
+        .map(|d| d.rule)
+        .collect();
+    assert!(fixed.contains(&"prestop-exec-sleep"), "{fixed:?}");
+    assert!(fixed.contains(&"zero-grace-period"), "{fixed:?}");
+
+    let documents = podcycle::yaml::parse_stream(&text);
+    for fix in whole.diagnostics.iter().flat_map(|d| &d.fixes) {
+        let again = podcycle::fix::text_edits(&text, &documents, fix);
+        match &fix.placement {
+            Placement::At(edits) => assert_eq!(Some(edits), again.as_ref(), "{}", fix.title),
+            other => panic!("{}: placed {other:?}, parsed again {again:?}", fix.title),
+        }
+    }
+    let json = render(Format::Json, std::slice::from_ref(&whole));
+    assert!(
+        json.contains("# the endpoints need time to update"),
+        "{json}"
+    );
+
+    let mut compacted = lint_text(path, &text, &settings);
+    compacted.compact();
+    assert!(compacted.file.is_excerpt());
+    assert!(compacted.file.text.len() < text.len() / 2);
+    for format in Format::ALL {
+        assert_eq!(
+            render(format, std::slice::from_ref(&compacted)),
+            render(format, std::slice::from_ref(&whole)),
+            "{}",
+            format.name()
+        );
     }
 }
