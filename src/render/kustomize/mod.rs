@@ -16,12 +16,13 @@ pub use tree::{
     Kustomization, Load, PatchSource, PluginConfigs, loads, plugin_configs, read_kustomization,
 };
 
-use super::KustomizeTool;
 use super::boundary::Boundary;
-use super::budget::Budget;
+use super::cache;
 use super::failure::Verdict;
 use super::files::is_file;
-use super::process::{Limits, Outcome, run};
+use super::process::{Outcome, run};
+use super::{KustomizeTool, Tools};
+use crate::safe_fs::{self, FileKind};
 
 pub use super::files::KUSTOMIZATION_FILES;
 
@@ -62,9 +63,9 @@ pub fn render(
     tool: &KustomizeTool,
     dir: &Path,
     input: String,
-    limits: &Limits,
-    budget: &Budget,
+    tools: &Tools,
 ) -> Result<Built, Verdict> {
+    let (limits, budget) = (&tools.limits, &tools.budget);
     let overlay = std::path::absolute(dir).map_err(|e| Verdict::NotRendered(e.to_string()))?;
     let tree = tree::Tree::read(&overlay).map_err(Verdict::NotRendered)?;
     screen::screen(&tree, &Boundary::of(&overlay)).map_err(Verdict::NotRendered)?;
@@ -79,13 +80,33 @@ pub fn render(
         "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- {}\nbuildMetadata: [originAnnotations, transformerAnnotations]\n",
         serde_json::to_string(&relative.to_string_lossy()).unwrap_or_default()
     );
-    std::fs::write(wrapper_dir.join("kustomization.yaml"), kustomization).map_err(|e| {
+    std::fs::write(wrapper_dir.join("kustomization.yaml"), &kustomization).map_err(|e| {
         Verdict::NotRendered(format!("cannot write a temporary kustomization: {e}"))
     })?;
     let (program, command) = match tool {
         KustomizeTool::Kustomize(path) => (path, "build"),
         KustomizeTool::Kubectl(path) => (path, "kustomize"),
     };
+    let key = tools.cache.as_ref().and_then(|cache| {
+        let mut key = cache.key("kustomize");
+        key.program(program)
+            .field(command)
+            .field(&kustomization)
+            .path(&overlay);
+        tree_key(&tree, &mut key)?;
+        Some(key.finish())
+    });
+    if let (Some(cache), Some(key)) = (&tools.cache, &key)
+        && let Some(entry) = cache.get(key)
+    {
+        let wrapper = entry.wrapper.unwrap_or(wrapper_dir);
+        let map = KustomizeMap::new(input, &wrapper, &entry.text, tree);
+        return Ok(Built {
+            text: entry.text,
+            map,
+            warnings: entry.warnings,
+        });
+    }
     let outcome = run(
         program,
         &[OsStr::new(command), wrapper_dir.as_os_str()],
@@ -97,14 +118,67 @@ pub fn render(
     match outcome {
         Outcome::Output { text, warnings } => {
             let map = KustomizeMap::new(input, &wrapper_dir, &text, tree);
+            let warnings: Vec<String> = warnings.iter().map(|w| clean(w)).collect();
+            if let (Some(cache), Some(key)) = (&tools.cache, &key) {
+                let entry = cache::Entry {
+                    text,
+                    warnings,
+                    wrapper: Some(wrapper_dir),
+                };
+                cache.put(key, &entry);
+                return Ok(Built {
+                    text: entry.text,
+                    map,
+                    warnings: entry.warnings,
+                });
+            }
             Ok(Built {
                 text,
                 map,
-                warnings: warnings.iter().map(|w| clean(w)).collect(),
+                warnings,
             })
         }
         Outcome::Failed(failed) => Err(refusal::judge(&failed, &tree.kustomizations, &clean)),
     }
+}
+
+/// Adds to `key` everything Kustomize reads for the overlay: each kustomization (with the
+/// kustomization files its directory holds: two of them make Kustomize refuse it) and every
+/// file it loads. `None` when one cannot be read: that build is not cached.
+fn tree_key(tree: &tree::Tree, key: &mut cache::KeyBuilder) -> Option<()> {
+    for kustomization in &tree.kustomizations {
+        key.path(&kustomization.file);
+        for name in KUSTOMIZATION_FILES {
+            key.field([u8::from(is_file(&kustomization.dir.join(name)))]);
+        }
+        key.field(safe_fs::read_file(&kustomization.file, FileKind::Kustomization).ok()?);
+        for load in &kustomization.loads {
+            let path = kustomization.dir.join(&load.value);
+            key.field(&load.field).field(&load.value);
+            match std::fs::metadata(&path) {
+                Ok(metadata) if metadata.is_file() => {
+                    key.field(safe_fs::read_file(&path, FileKind::Manifest).ok()?);
+                }
+                Ok(metadata) if metadata.is_dir() => {
+                    // A directory is a kustomization of the tree, hashed on its own; its
+                    // listing stands for anything else Kustomize would make of it.
+                    let mut names: Vec<_> = std::fs::read_dir(&path)
+                        .ok()?
+                        .filter_map(|e| e.ok().map(|e| e.file_name()))
+                        .collect();
+                    names.sort();
+                    for name in names {
+                        key.field(name.as_encoded_bytes());
+                    }
+                }
+                // Missing: Kustomize fails, and a failure is never cached.
+                _ => {
+                    key.field("absent");
+                }
+            }
+        }
+    }
+    Some(())
 }
 
 /// A message of Kustomize's with the temporary wrapper's directory replaced by `.` and the
