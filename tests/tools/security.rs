@@ -1016,6 +1016,9 @@ impl CachedRepository {
     }
 }
 
+/// What a pull request writes in place of a cache entry.
+type Plant<'a> = Box<dyn Fn(&Path) + 'a>;
+
 /// Renders an input clean (its entry kept), then with a finding (its entry kept), then plants
 /// in the second entry's place what a pull request can write — the clean entry's bytes, its
 /// render forged under the entry's header, a link to the clean entry, a FIFO, a gigabyte — and
@@ -1057,7 +1060,7 @@ fn poison_the_cache(repository: &CachedRepository, make_clean: &dyn Fn(), make_r
         forged.extend_from_slice(&clean_bytes[payload_start..]);
         forged
     };
-    let attacks: Vec<(&str, Box<dyn Fn(&Path)>)> = vec![
+    let attacks: Vec<(&str, Plant)> = vec![
         (
             "the clean entry's bytes",
             Box::new(|path: &Path| fs::write(path, &clean_bytes).unwrap()),
