@@ -100,7 +100,7 @@ pub fn render(
         && let Some(entry) = cache.get(key)
     {
         let wrapper = entry.wrapper.unwrap_or(wrapper_dir);
-        let map = KustomizeMap::new(input, &wrapper, &entry.text, tree);
+        let map = KustomizeMap::new(input, &wrapper, tree);
         return Ok(Built {
             text: entry.text,
             map,
@@ -117,7 +117,7 @@ pub fn render(
     let clean = |text: &str| clean_paths(text, &wrapper_dir);
     match outcome {
         Outcome::Output { text, warnings } => {
-            let map = KustomizeMap::new(input, &wrapper_dir, &text, tree);
+            let map = KustomizeMap::new(input, &wrapper_dir, tree);
             let warnings: Vec<String> = warnings.iter().map(|w| clean(w)).collect();
             if let (Some(cache), Some(key)) = (&tools.cache, &key) {
                 let entry = cache::Entry {
