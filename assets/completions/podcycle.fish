@@ -64,6 +64,7 @@ complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l render-memor
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm-values -d 'A values file for every chart rendered in this run, after the chart\'s own `values.yaml` and those the configuration names (repeatable)' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm-release -d 'The release name charts are rendered with [default: from the configuration, else Helm\'s `release-name`]' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm-namespace -d 'The namespace charts are rendered for [default: from the configuration]' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l cache-dir -d 'Where renders are kept between runs [default: `PODCYCLE_CACHE_DIR`, else `.podcycle_cache` at the repository\'s root]' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l baseline -d 'Report only the findings not recorded in this baseline (written by `--write-baseline`)' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l write-baseline -d 'Record the current findings in FILE, for `--baseline`, instead of reporting them' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l add-ignore -d 'Silence every current finding with a `# podcycle: ignore[rule] REASON` comment above its line (the reason is required: `--add-ignore "known before rollout"`)' -r
@@ -74,6 +75,7 @@ complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l isolated -d 
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l show-files -d 'List the files that would be linted, the charts and overlays that would be rendered, and what is skipped and why; lint nothing'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l fail-on-unrendered -d 'Exit with 1 when a chart or overlay could not be rendered [default: a warning that does not change the exit code, or `fail-on-unrendered` from the configuration]'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l no-render -d 'Do not render Helm charts or build Kustomize overlays (each is reported as not rendered)'
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l no-cache -d 'Render every chart and overlay again instead of reusing renders kept from earlier runs (also `PODCYCLE_NO_CACHE=1`)'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l fix -d 'Apply the fixes of the findings that have one, then report what is left. Only safe fixes, unless `--unsafe-fixes` is given; JSON files and standard input are not edited'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l diff -d 'Print the changes `--fix` would make as a unified diff, and change nothing; exits with 1 when there are some'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l unsafe-fixes -d 'With `--fix` or `--diff`, also apply fixes that change behaviour beyond the finding (`podcycle rule NAME` says which)'
@@ -94,8 +96,10 @@ complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l render-mem
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm-values -d 'A values file for every chart rendered in this run, after the chart\'s own `values.yaml` and those the configuration names (repeatable)' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm-release -d 'The release name charts are rendered with [default: from the configuration, else Helm\'s `release-name`]' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm-namespace -d 'The namespace charts are rendered for [default: from the configuration]' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l cache-dir -d 'Where renders are kept between runs [default: `PODCYCLE_CACHE_DIR`, else `.podcycle_cache` at the repository\'s root]' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l no-config -d 'Ignore configuration files'
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l no-render -d 'Do not render Helm charts or build Kustomize overlays (each is reported as not rendered)'
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l no-cache -d 'Render every chart and overlay again instead of reusing renders kept from earlier runs (also `PODCYCLE_NO_CACHE=1`)'
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c podcycle -n "__fish_podcycle_using_subcommand rules" -l format -r -f -a "text\t''
 json\t''"

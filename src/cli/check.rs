@@ -528,6 +528,11 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
             "render sandbox: {}",
             crate::render::sandbox::sandbox().describe()
         )?;
+        let cache = match crate::run::rendering::cache_dir(&options.rendering.cache) {
+            Some((dir, _)) => dir.display().to_string(),
+            None => "off (--no-cache)".to_owned(),
+        };
+        writeln!(out, "render cache: {cache}")?;
     }
     out.flush()?;
     Ok(EXIT_CLEAN)

@@ -252,6 +252,14 @@ pub struct RenderArgs {
     /// The namespace charts are rendered for [default: from the configuration].
     #[arg(long, value_name = "NAMESPACE", help_heading = "Rendering")]
     pub helm_namespace: Option<String>,
+    /// Render every chart and overlay again instead of reusing renders kept from earlier runs
+    /// (also `PODCYCLE_NO_CACHE=1`).
+    #[arg(long, help_heading = "Rendering")]
+    pub no_cache: bool,
+    /// Where renders are kept between runs [default: `PODCYCLE_CACHE_DIR`, else
+    /// `.podcycle_cache` at the repository's root].
+    #[arg(long, value_name = "DIR", help_heading = "Rendering")]
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl RenderArgs {
@@ -264,6 +272,24 @@ impl RenderArgs {
             timeout: std::time::Duration::from_secs(self.render_timeout),
             budget: std::time::Duration::from_secs(self.render_budget),
             memory: self.render_memory << 20,
+            cache: self.cache(),
+        }
+    }
+
+    /// Where renders are kept: `--no-cache` (or `PODCYCLE_NO_CACHE`) for nowhere, else
+    /// `--cache-dir`, `PODCYCLE_CACHE_DIR`, the repository's `.podcycle_cache`.
+    fn cache(&self) -> crate::run::CacheChoice {
+        let no_cache = std::env::var_os("PODCYCLE_NO_CACHE")
+            .is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
+        if self.no_cache || no_cache {
+            return crate::run::CacheChoice::Off;
+        }
+        let from_env = std::env::var_os("PODCYCLE_CACHE_DIR")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from);
+        match self.cache_dir.clone().or(from_env) {
+            Some(dir) => crate::run::CacheChoice::Dir(dir),
+            None => crate::run::CacheChoice::AtRoot,
         }
     }
 

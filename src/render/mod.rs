@@ -13,6 +13,7 @@
 
 pub mod boundary;
 pub mod budget;
+pub mod cache;
 pub mod failure;
 pub mod files;
 pub mod helm;
@@ -47,6 +48,8 @@ pub struct Tools {
     pub limits: Limits,
     /// What the whole run may spend.
     pub budget: Budget,
+    /// Where renders are kept between runs; `None` with `--no-cache`.
+    pub cache: Option<cache::Cache>,
 }
 
 #[derive(Clone, Debug)]
@@ -101,7 +104,14 @@ impl Tools {
             kustomize,
             limits: Limits::new(timeout),
             budget: Budget::unlimited(),
+            cache: None,
         }
+    }
+
+    /// The same tools, keeping renders in `cache`.
+    pub fn with_cache(mut self, cache: Option<cache::Cache>) -> Tools {
+        self.cache = cache;
+        self
     }
 
     /// The same tools, with the run's render budget.
@@ -244,15 +254,8 @@ pub fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered> {
                 .kustomize
                 .as_ref()
                 .map_err(|e| not_rendered(e.clone()))?;
-            let built = kustomize::render(
-                tool,
-                dir,
-                *restrictor,
-                input.display(),
-                &tools.limits,
-                &tools.budget,
-            )
-            .map_err(|verdict| NotRendered::from_verdict(input, verdict))?;
+            let built = kustomize::render(tool, dir, *restrictor, input.display(), tools)
+                .map_err(|verdict| NotRendered::from_verdict(input, verdict))?;
             Ok(Output {
                 tool: RenderTool::Kustomize,
                 input: input.display(),

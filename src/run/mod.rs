@@ -38,7 +38,9 @@ pub use explaining::Explaining;
 pub use files::{
     CheckedFile, lint_bytes, lint_bytes_as, lint_bytes_with, lint_with_plan, read_path, read_stdin,
 };
-pub use options::{ConfigChoice, FilePlan, HelmOverrides, Rendering, RunOptions, Walk};
+pub use options::{
+    CacheChoice, ConfigChoice, FilePlan, HelmOverrides, Rendering, RunOptions, Walk,
+};
 pub use plan::{RenderJob, RunPlan, StdinPlan};
 pub use rendering::{RenderedOutput, Renderer, lint_rendered};
 
@@ -145,7 +147,7 @@ impl Checking {
     pub fn renders(&mut self, jobs: &[RenderJob], renderer: &Renderer) -> Vec<String> {
         let mut warnings = Vec::new();
         if !jobs.is_empty() {
-            warnings.extend(renderer.warning());
+            warnings.extend(renderer.warnings());
         }
         let outcomes = renderer.render_all(jobs);
         let mut counted: Vec<(RenderTool, String)> = Vec::new();

@@ -80,6 +80,20 @@ pub struct Rendering {
     pub budget: Duration,
     /// `--render-memory`: the memory one renderer may use, in bytes.
     pub memory: u64,
+    /// Where renders are kept between runs.
+    pub cache: CacheChoice,
+}
+
+/// Where renders are kept between runs ([`crate::render::cache`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum CacheChoice {
+    /// Not kept: `--no-cache`, and the language server and the tests unless they ask.
+    #[default]
+    Off,
+    /// `.podcycle_cache/` at the root of the repository the run is in.
+    AtRoot,
+    /// `--cache-dir`, `PODCYCLE_CACHE_DIR`.
+    Dir(PathBuf),
 }
 
 impl Default for Rendering {
@@ -91,6 +105,7 @@ impl Default for Rendering {
             timeout: DEFAULT_TIMEOUT,
             budget: crate::render::budget::DEFAULT_BUDGET,
             memory: crate::render::process::DEFAULT_MEMORY,
+            cache: CacheChoice::Off,
         }
     }
 }

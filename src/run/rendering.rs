@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::options::{FilePlan, RunOptions};
+use super::options::{CacheChoice, FilePlan, RunOptions};
 use super::plan::{RenderJob, overlay_marker};
 use crate::diagnostics::{Diagnostic, RenderTool};
 use crate::lint::{FileRole, Visit, lint_file_with};
@@ -19,12 +19,19 @@ use crate::source::SourceFile;
 pub struct Renderer {
     /// `None` with `--no-render`.
     tools: Option<Tools>,
+    /// Why the render cache asked for is not used.
+    cache_refused: Option<String>,
 }
 
 impl Renderer {
     pub fn new(options: &RunOptions) -> Renderer {
         let rendering = &options.rendering;
+        let mut cache_refused = None;
         let tools = (!rendering.disabled).then(|| {
+            let cache = open_cache(&rendering.cache)
+                .map_err(|why| cache_refused = Some(why))
+                .ok()
+                .flatten();
             Tools::find(
                 rendering.helm.as_deref(),
                 rendering.kustomize.as_deref(),
@@ -32,8 +39,20 @@ impl Renderer {
             )
             .with_memory(rendering.memory)
             .with_budget(render::Budget::new(rendering.budget))
+            .with_cache(cache)
         });
-        Renderer { tools }
+        Renderer {
+            tools,
+            cache_refused,
+        }
+    }
+
+    /// Where renders are kept between runs, if anywhere.
+    pub fn cache_dir(&self) -> Option<&std::path::Path> {
+        self.tools
+            .as_ref()
+            .and_then(|tools| tools.cache.as_ref())
+            .map(render::cache::Cache::dir)
     }
 
     /// Renders one chart or overlay.
@@ -49,14 +68,41 @@ impl Renderer {
         }
     }
 
-    /// What to warn about before rendering: a sandbox the system refused.
-    pub fn warning(&self) -> Option<String> {
-        self.tools.as_ref().and_then(|_| render::sandbox::warning())
+    /// What to warn about before rendering: a sandbox the system refused, a render cache that
+    /// cannot be used.
+    pub fn warnings(&self) -> Vec<String> {
+        let sandbox = self.tools.as_ref().and_then(|_| render::sandbox::warning());
+        let cache = self
+            .cache_refused
+            .as_ref()
+            .map(|why| format!("renders are not cached: {why}"));
+        sandbox.into_iter().chain(cache).collect()
     }
 
     /// Renders every job, on every core; the outcomes in the order of the jobs.
     pub fn render_all(&self, jobs: &[RenderJob]) -> Vec<Result<Output, NotRendered>> {
         jobs.par_iter().map(|job| self.render(job)).collect()
+    }
+}
+
+/// The directory of the render cache asked for, and the repository's root: `None` when none is.
+pub fn cache_dir(choice: &CacheChoice) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    let cwd = std::env::current_dir().ok()?;
+    let cwd = cwd.canonicalize().unwrap_or(cwd);
+    let root = render::boundary::Boundary::of(&cwd).root().to_owned();
+    let dir = match choice {
+        CacheChoice::Off => return None,
+        CacheChoice::AtRoot => root.join(render::cache::DEFAULT_DIR),
+        CacheChoice::Dir(dir) => cwd.join(dir),
+    };
+    Some((dir, root))
+}
+
+/// Opens the render cache asked for: `Ok(None)` when none is.
+fn open_cache(choice: &CacheChoice) -> Result<Option<render::cache::Cache>, String> {
+    match cache_dir(choice) {
+        Some((dir, root)) => render::cache::Cache::open(&dir, Some(&root)).map(Some),
+        None => Ok(None),
     }
 }
 

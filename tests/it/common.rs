@@ -32,13 +32,18 @@ pub fn with_header_options(text: &str, settings: Settings) -> Settings {
 }
 
 /// The `podcycle` binary, with the colour variables of the environment running the tests
-/// removed, so output does not depend on it.
+/// removed, so output does not depend on it, and its render cache (and the cache's key) in
+/// the build's temporary directory rather than in the repository or the home directory.
 pub fn podcycle() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_podcycle"));
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR"));
     command
         .env_remove("NO_COLOR")
         .env_remove("CLICOLOR")
-        .env_remove("CLICOLOR_FORCE");
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("PODCYCLE_NO_CACHE")
+        .env("PODCYCLE_CACHE_DIR", scratch.join("render-cache"))
+        .env("XDG_CACHE_HOME", scratch.join("user-cache"));
     command
 }
 

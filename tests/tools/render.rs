@@ -90,6 +90,11 @@ pub fn trials() -> Vec<Trial> {
             "render::the_render_error_examples_are_what_helm_does",
             the_render_error_examples_are_what_helm_does,
         ),
+        needs(
+            Tool::Renderers,
+            "render::a_second_run_reuses_renders_and_reports_the_same",
+            a_second_run_reuses_renders_and_reports_the_same,
+        ),
     ]
 }
 
@@ -816,4 +821,104 @@ fn the_render_error_examples_are_what_helm_does() {
             );
         }
     }
+}
+
+/// Copies the directory `from` to `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A renderer that notes each run in `log`, then runs the real one.
+fn logging(dir: &Path, name: &str, log: &Path) -> std::path::PathBuf {
+    let real = podcycle::render::process::find_executable(Path::new(name)).unwrap();
+    let wrapper = dir.join(name);
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho {name} >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &wrapper,
+        <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
+    )
+    .unwrap();
+    wrapper
+}
+
+/// A chart and an overlay rendered once are not rendered again while nothing they read
+/// changes: the second run starts no renderer and reports exactly what the first did, labels
+/// and placement included. A changed values file renders its chart again, and `--no-cache`
+/// renders everything.
+fn a_second_run_reuses_renders_and_reports_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    copy_tree(Path::new("testdata/render/web"), &root.join("web"));
+    copy_tree(Path::new("testdata/render/shop"), &root.join("shop"));
+    let tools = tempfile::tempdir().unwrap();
+    let log = tools.path().join("runs.log");
+    let helm = logging(tools.path(), "helm", &log);
+    let kustomize = logging(tools.path(), "kustomize", &log);
+    let runs = || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let count = |name: &str| text.lines().filter(|l| *l == name).count();
+        (count("helm"), count("kustomize"))
+    };
+    let check = |extra: &[&str]| {
+        crate::common::podcycle()
+            .current_dir(&root)
+            .env_remove("PODCYCLE_CACHE_DIR")
+            .args(["check", "--format", "json", "--helm"])
+            .arg(&helm)
+            .arg("--kustomize")
+            .arg(&kustomize)
+            .args(extra)
+            .arg(".")
+            .output()
+            .unwrap()
+    };
+    let first = check(&[]);
+    assert_eq!(code(&first), 1, "{}", stderr(&first));
+    let (helm_runs, kustomize_runs) = runs();
+    assert!(helm_runs >= 1 && kustomize_runs >= 1, "{:?}", runs());
+    assert!(root.join(".podcycle_cache/CACHEDIR.TAG").is_file());
+    let second = check(&[]);
+    assert_eq!(
+        runs(),
+        (helm_runs, kustomize_runs),
+        "nothing rendered again"
+    );
+    assert_eq!(stdout(&second), stdout(&first));
+    assert_eq!(stderr(&second), stderr(&first));
+    let items = json(&second);
+    let prestop = finding(
+        &items,
+        "prestop-exceeds-grace-period",
+        "base/deployment.yaml",
+    );
+    assert_eq!(prestop["rendered"]["tool"], "kustomize");
+    assert_eq!(labels(prestop).len(), 2, "{prestop:#?}");
+    // A values file changed: its chart only is rendered again.
+    let values = root.join("web/values.yaml");
+    let mut text = std::fs::read_to_string(&values).unwrap();
+    text.push_str("# changed\n");
+    std::fs::write(&values, text).unwrap();
+    check(&[]);
+    assert_eq!(runs(), (helm_runs + 1, kustomize_runs));
+    let uncached = check(&["--no-cache"]);
+    assert_eq!(runs(), (2 * helm_runs + 1, 2 * kustomize_runs));
+    assert_eq!(stdout(&uncached), stdout(&first));
 }

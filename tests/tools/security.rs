@@ -23,6 +23,7 @@ use crate::common::{code, high_water, podcycle, stderr, stdout, watched, write};
 use crate::tool::{Tool, needs};
 
 const BAD: &str = include_str!("../../testdata/cli/bad.yaml");
+const GOOD: &str = include_str!("../../testdata/cli/good.yaml");
 
 /// Far beyond what any of these runs needs: a hang fails the test instead of the test run.
 const LIMIT: Duration = Duration::from_secs(60);
@@ -95,6 +96,26 @@ pub fn trials() -> Vec<Trial> {
             Tool::Renderers,
             "security::without_the_sandbox_rendering_warns",
             without_the_sandbox_rendering_warns,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::a_poisoned_render_cache_never_turns_a_chart_green",
+            a_poisoned_render_cache_never_turns_a_chart_green,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::a_poisoned_render_cache_never_turns_an_overlay_green",
+            a_poisoned_render_cache_never_turns_an_overlay_green,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::the_render_cache_is_never_written_through_a_link",
+            the_render_cache_is_never_written_through_a_link,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::what_is_not_rendered_is_not_cached",
+            what_is_not_rendered_is_not_cached,
         ),
     ]
 }
@@ -944,4 +965,252 @@ fn without_the_sandbox_rendering_warns() {
             settings(false)
         );
     }
+}
+
+/// A repository (it has `.git`) whose renders are cached where podcycle caches them by default:
+/// `.podcycle_cache/` in the checkout, where a pull request can write. The cache's key lives
+/// outside it (the tests' user cache directory).
+struct CachedRepository {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl CachedRepository {
+    fn new() -> CachedRepository {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        fs::create_dir_all(root.join(".git")).unwrap();
+        CachedRepository { _dir: dir, root }
+    }
+
+    fn cache(&self) -> PathBuf {
+        self.root.join(".podcycle_cache")
+    }
+
+    /// `podcycle check --format json ARGS` with the default cache.
+    fn check(&self, args: &[&str]) -> Output {
+        within(
+            LIMIT,
+            podcycle()
+                .current_dir(&self.root)
+                .env_remove("PODCYCLE_CACHE_DIR")
+                .args(["check", "--format", "json"])
+                .args(args),
+        )
+    }
+
+    /// The cache's entries (not its tag and ignore file).
+    fn entries(&self) -> Vec<PathBuf> {
+        let mut entries: Vec<PathBuf> = fs::read_dir(self.cache())
+            .map(|dir| {
+                dir.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| {
+                        let name = p.file_name().unwrap().to_string_lossy();
+                        name != "CACHEDIR.TAG" && name != ".gitignore"
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        entries.sort();
+        entries
+    }
+}
+
+/// What a pull request writes in place of a cache entry.
+type Plant<'a> = Box<dyn Fn(&Path) + 'a>;
+
+/// Renders an input clean (its entry kept), then with a finding (its entry kept), then plants
+/// in the second entry's place what a pull request can write — the clean entry's bytes, its
+/// render forged under the entry's header, a link to the clean entry, a FIFO, a gigabyte — and
+/// checks that each run still reports the finding, in time.
+fn poison_the_cache(repository: &CachedRepository, make_clean: &dyn Fn(), make_red: &dyn Fn()) {
+    make_clean();
+    let clean = repository.check(&[]);
+    assert_eq!(code(&clean), 0, "{}", all(&clean));
+    let clean_entries = repository.entries();
+    assert_eq!(clean_entries.len(), 1, "{clean_entries:?}");
+    let clean_entry = clean_entries[0].clone();
+    let clean_bytes = fs::read(&clean_entry).unwrap();
+    make_red();
+    let red = repository.check(&[]);
+    assert_eq!(code(&red), 1, "{}", all(&red));
+    let red_entry = repository
+        .entries()
+        .into_iter()
+        .find(|e| *e != clean_entry)
+        .expect("the red render is kept");
+    let red_bytes = fs::read(&red_entry).unwrap();
+    let forged = {
+        // The red entry's header and hash over the clean entry's render.
+        let header_end = red_bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(1)
+            .unwrap()
+            .0;
+        let payload_start = clean_bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(1)
+            .unwrap()
+            .0;
+        let mut forged = red_bytes[..header_end].to_vec();
+        forged.extend_from_slice(&clean_bytes[payload_start..]);
+        forged
+    };
+    let attacks: Vec<(&str, Plant)> = vec![
+        (
+            "the clean entry's bytes",
+            Box::new(|path: &Path| fs::write(path, &clean_bytes).unwrap()),
+        ),
+        (
+            "the clean render under the red entry's header",
+            Box::new(|path: &Path| fs::write(path, &forged).unwrap()),
+        ),
+        (
+            "a link to the clean entry",
+            Box::new(|path: &Path| symlink(&clean_entry, path).unwrap()),
+        ),
+        (
+            "a FIFO",
+            Box::new(|path: &Path| {
+                let status = Command::new("mkfifo").arg(path).status().unwrap();
+                assert!(status.success());
+            }),
+        ),
+        (
+            "a gigabyte",
+            Box::new(|path: &Path| {
+                fs::File::create(path).unwrap().set_len(1 << 30).unwrap();
+            }),
+        ),
+    ];
+    let expected: Vec<Value> = serde_json::from_slice(&red.stdout).unwrap();
+    for (attack, plant) in attacks {
+        let _ = fs::remove_file(&red_entry);
+        plant(&red_entry);
+        let output = repository.check(&[]);
+        assert_eq!(code(&output), 1, "{attack}: {}", all(&output));
+        let found: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(found, expected, "{attack}");
+        // The run rendered again and put its own entry back, a regular file.
+        assert!(
+            fs::symlink_metadata(&red_entry).unwrap().is_file(),
+            "{attack}"
+        );
+        assert_eq!(fs::read(&clean_entry).unwrap(), clean_bytes, "{attack}");
+    }
+}
+
+/// The cache is in the checkout, where a pull request writes. Entries are signed with a key
+/// kept outside it, so a chart with a finding is never reported clean from a planted entry.
+fn a_poisoned_render_cache_never_turns_a_chart_green() {
+    let repository = CachedRepository::new();
+    let root = repository.root.clone();
+    poison_the_cache(
+        &repository,
+        &|| chart_with(&root, &[("pod.yaml", GOOD)]),
+        &|| chart_with(&root, &[("pod.yaml", BAD)]),
+    );
+}
+
+/// The same for an overlay: its patch sets the grace period the base's preStop sleep needs.
+fn a_poisoned_render_cache_never_turns_an_overlay_green() {
+    let repository = CachedRepository::new();
+    let root = repository.root.clone();
+    write(
+        &root,
+        "base/pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: app\n    image: example/app:1.0\n    lifecycle:\n      preStop:\n        sleep:\n          seconds: 20\n",
+    );
+    write(&root, "base/kustomization.yaml", "resources: [pod.yaml]\n");
+    write(
+        &root,
+        "prod/kustomization.yaml",
+        "resources: [../base]\npatches:\n- path: grace.yaml\n",
+    );
+    let patch = |seconds: u32| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  terminationGracePeriodSeconds: {seconds}\n"
+        )
+    };
+    poison_the_cache(
+        &repository,
+        &|| write(&root, "prod/grace.yaml", &patch(600)),
+        &|| write(&root, "prod/grace.yaml", &patch(10)),
+    );
+}
+
+/// A pull request that makes `.podcycle_cache` a link to a directory elsewhere (or a file)
+/// gets nothing written there: the cache is not used, with a warning, and the check is the same.
+fn the_render_cache_is_never_written_through_a_link() {
+    let repository = CachedRepository::new();
+    chart_with(&repository.root, &[("pod.yaml", BAD)]);
+    let outside = tempfile::tempdir().unwrap();
+    symlink(outside.path(), repository.cache()).unwrap();
+    let output = repository.check(&[]);
+    assert_eq!(code(&output), 1, "{}", all(&output));
+    assert!(
+        stderr(&output).contains("renders are not cached:")
+            && stderr(&output).contains("is a symbolic link"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+    fs::remove_file(repository.cache()).unwrap();
+    // A directory on the way that is a link, named with --cache-dir.
+    symlink(outside.path(), repository.root.join("caches")).unwrap();
+    let output = repository.check(&["--cache-dir", "caches/podcycle"]);
+    assert_eq!(code(&output), 1, "{}", all(&output));
+    assert!(stderr(&output).contains("renders are not cached:"));
+    assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+    fs::write(repository.cache(), "not a directory").unwrap();
+    let output = repository.check(&[]);
+    assert_eq!(code(&output), 1, "{}", all(&output));
+    assert!(stderr(&output).contains("renders are not cached:"));
+}
+
+/// A chart Helm refuses, one stopped by a limit, and `--no-cache` leave no entry: each is
+/// rendered, and reported, again on the next run.
+fn what_is_not_rendered_is_not_cached() {
+    let repository = CachedRepository::new();
+    let root = &repository.root;
+    chart_with(
+        root,
+        &[("pod.yaml", GOOD), ("zz.yaml", "{{ fail \"nope\" }}\n")],
+    );
+    for _ in 0..2 {
+        let output = repository.check(&[]);
+        assert_eq!(code(&output), 1, "{}", all(&output));
+        assert!(stdout(&output).contains("render-error"), "{}", all(&output));
+        assert!(repository.entries().is_empty());
+    }
+    // Stopped at the memory limit.
+    write(
+        root,
+        "web/templates/zz.yaml",
+        "{{ $s := repeat 67108864 \"x\" }}{{ $t := repeat 67108864 \"y\" }}{{ $u := cat $s $t $s $t }}{{ len $u }}\n",
+    );
+    let output = repository.check(&["--render-memory", "128", "--fail-on-unrendered"]);
+    assert_eq!(code(&output), 1, "{}", all(&output));
+    assert!(repository.entries().is_empty(), "{}", all(&output));
+    // Rendered, but with --no-cache: nothing kept.
+    fs::remove_file(root.join("web/templates/zz.yaml")).unwrap();
+    let output = repository.check(&["--no-cache"]);
+    assert_eq!(code(&output), 0, "{}", all(&output));
+    assert!(repository.entries().is_empty());
+    let output = repository.check(&[]);
+    assert_eq!(code(&output), 0, "{}", all(&output));
+    assert_eq!(repository.entries().len(), 1);
+    let tag = fs::read_to_string(repository.cache().join("CACHEDIR.TAG")).unwrap();
+    assert!(tag.starts_with("Signature: 8a477f597d28d172789f06886806bc55"));
+    assert_eq!(
+        fs::read_to_string(repository.cache().join(".gitignore"))
+            .unwrap()
+            .lines()
+            .last(),
+        Some("*")
+    );
 }

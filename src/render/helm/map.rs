@@ -88,7 +88,9 @@ pub struct HelmMap {
     values: Vec<ValuesFile>,
     /// `# Source:` headers: where each starts, and the path it names.
     sources: Vec<(u32, String)>,
-    documents: Vec<Document>,
+    /// The rendered stream's documents, parsed when the first finding is placed: output
+    /// without findings is parsed once, by the lint.
+    documents: Option<Vec<Document>>,
     maps: HashMap<usize, DocumentMap>,
     /// Files that do not exist on disk (templates inside chart archives), by name.
     virtual_files: HashMap<String, Arc<SourceFile>>,
@@ -108,7 +110,7 @@ impl HelmMap {
             define_keys: HashMap::new(),
             values: Vec::new(),
             sources: source_headers(&rendered.text),
-            documents: yaml::parse_stream(&rendered.text),
+            documents: None,
             maps: HashMap::new(),
             virtual_files: HashMap::new(),
         };
@@ -233,19 +235,27 @@ impl HelmMap {
     }
 
     /// Moves a finding from the rendered output to the file that wrote it.
+    /// The rendered stream's documents (parsed by [`HelmMap::place`] before any use).
+    fn documents(&self) -> &[Document] {
+        self.documents.as_deref().unwrap_or_default()
+    }
+
     pub fn place(
         &mut self,
         rendered: &SourceFile,
         mut diagnostic: Diagnostic,
     ) -> (Arc<SourceFile>, Diagnostic) {
         diagnostic.fixes.clear();
+        if self.documents.is_none() {
+            self.documents = Some(yaml::parse_stream(&rendered.text));
+        }
         let mut rendered_info = Rendered {
             tool: RenderTool::Helm,
             input: self.input.clone(),
             placement: Placement::Exact,
             command: RenderTool::Helm.command(),
         };
-        let Some(document) = document_at(&self.documents, diagnostic.span.start) else {
+        let Some(document) = document_at(self.documents(), diagnostic.span.start) else {
             rendered_info.placement = Placement::File;
             diagnostic.span = Span::empty(0);
             diagnostic.labels.clear();
@@ -402,9 +412,9 @@ impl HelmMap {
         if self.maps.contains_key(&document) {
             return;
         }
-        let start = self.documents[document].span.start;
+        let start = self.documents()[document].span.start;
         let end = self
-            .documents
+            .documents()
             .get(document + 1)
             .map_or(u32::MAX, |d| d.span.start);
         // The header is a comment at the top of the document (before its first node).
@@ -422,7 +432,7 @@ impl HelmMap {
             .and_then(|path| self.source_file(path))
             .and_then(|path| self.load(&path));
         let chart = source_path.as_deref().and_then(|p| self.chart_of_source(p));
-        let lines = key_lines(&self.documents[document], rendered);
+        let lines = key_lines(&self.documents()[document], rendered);
         let hits = self.match_lines(source, chart, &lines, rendered);
         self.maps.insert(
             document,
@@ -752,7 +762,7 @@ impl HelmMap {
         let values = &self.values[index];
         // A scalar must be the value that was rendered; a mapping or list was formatted in.
         if let Some(scalar) = values.document.scalar(node) {
-            let rendered_documents = &self.documents[document];
+            let rendered_documents = &self.documents()[document];
             let (_, rendered_node) =
                 crate::render::rendered::path_at(rendered_documents, rendered_span.start);
             let rendered_value = rendered_node

@@ -13,6 +13,7 @@ use serde_json::Value;
 pub use map::HelmMap;
 
 use super::Tools;
+use super::cache;
 use super::failure::{self, Verdict};
 use super::files::{is_file, read_text};
 use super::process::{Outcome, run};
@@ -204,12 +205,42 @@ pub fn render(
         args.push("--kube-version".into());
         args.push(format!("v{version}.0").into());
     }
+    // The key: the copy's digest, and the arguments with the copy's paths named as users
+    // name them (the temporary directory differs from run to run).
+    let key = tools.cache.as_ref().map(|cache| {
+        let mut key = cache.key("helm");
+        key.program(helm).field(staged.digest).field(shown);
+        for arg in &args {
+            key.field(staged.clean(&arg.to_string_lossy()));
+        }
+        key.finish()
+    });
+    if let (Some(cache), Some(key)) = (&tools.cache, &key)
+        && let Some(entry) = cache.get(key)
+    {
+        return Ok(Rendered {
+            text: entry.text,
+            warnings: entry.warnings,
+        });
+    }
     let args: Vec<&OsStr> = args.iter().map(|a| a.as_os_str()).collect();
     match run(helm, &args, &staged.chart, &tools.limits, &tools.budget) {
-        Outcome::Output { text, warnings } => Ok(Rendered {
-            text,
-            warnings: warnings.iter().map(|w| staged.clean(w)).collect(),
-        }),
+        Outcome::Output { text, warnings } => {
+            let warnings: Vec<String> = warnings.iter().map(|w| staged.clean(w)).collect();
+            if let (Some(cache), Some(key)) = (&tools.cache, &key) {
+                let entry = cache::Entry {
+                    text,
+                    warnings,
+                    wrapper: None,
+                };
+                cache.put(key, &entry);
+                return Ok(Rendered {
+                    text: entry.text,
+                    warnings: entry.warnings,
+                });
+            }
+            Ok(Rendered { text, warnings })
+        }
         Outcome::Failed(failed) => Err(failure::helm(&failed, &chart.dir, &|text| {
             staged.clean(text)
         })),

@@ -32,6 +32,9 @@ pub struct Staged {
     /// Each temporary path and the user's name for it, longest first: renderer messages name
     /// the copies, findings and notes name what users wrote.
     pub names: Vec<(String, String)>,
+    /// A hash of everything Helm can read in the copy: each directory's and file's path in it,
+    /// and each file's bytes; then the values files. The render cache's key is made from it.
+    pub digest: [u8; 32],
 }
 
 impl Staged {
@@ -60,6 +63,8 @@ pub fn stage(chart: &Path, shown: &str, values: &[PathBuf]) -> Result<Staged, St
         boundary: &boundary,
         bytes: 0,
         within: Vec::new(),
+        base: base.clone(),
+        digest: blake3::Hasher::new(),
     };
     let source = chart
         .canonicalize()
@@ -81,6 +86,7 @@ pub fn stage(chart: &Path, shown: &str, values: &[PathBuf]) -> Result<Staged, St
             .map_err(|e| format!("values file {shown_values}: {e}"))?;
         let target = base.join("values").join(format!("{index}.yaml"));
         write(&target, &bytes)?;
+        copier.record(b'v', &target, &bytes);
         names.push((target.to_string_lossy().into_owned(), shown_values));
         copies.push(target);
     }
@@ -91,6 +97,7 @@ pub fn stage(chart: &Path, shown: &str, values: &[PathBuf]) -> Result<Staged, St
         chart: copy,
         values: copies,
         names,
+        digest: *copier.digest.finalize().as_bytes(),
     })
 }
 
@@ -107,9 +114,24 @@ struct Copier<'a> {
     /// The source directories being copied, outermost first: a link back to one of them
     /// would copy without end.
     within: Vec<PathBuf>,
+    /// The temporary directory: paths in the digest are relative to it.
+    base: PathBuf,
+    digest: blake3::Hasher,
 }
 
 impl Copier<'_> {
+    /// Adds an entry of the copy to the digest: its kind, its path in the copy and its bytes,
+    /// each length-prefixed.
+    fn record(&mut self, kind: u8, target: &Path, bytes: &[u8]) {
+        let relative = target.strip_prefix(&self.base).unwrap_or(target);
+        let relative = relative.as_os_str().as_encoded_bytes();
+        self.digest.update(&[kind]);
+        self.digest.update(&(relative.len() as u64).to_le_bytes());
+        self.digest.update(relative);
+        self.digest.update(&(bytes.len() as u64).to_le_bytes());
+        self.digest.update(bytes);
+    }
+
     /// Copies the directory `source` (canonical) to `target`; `shown` names it in messages.
     fn copy_dir(
         &mut self,
@@ -124,6 +146,7 @@ impl Copier<'_> {
             ));
         }
         std::fs::create_dir_all(target).map_err(|e| format!("cannot copy the chart: {e}"))?;
+        self.record(b'd', target, b"");
         let entries = std::fs::read_dir(source)
             .map_err(|e| format!("cannot read `{shown}`: {}", safe_fs::describe_io_error(&e)))?;
         let mut names: Vec<std::ffi::OsString> = entries
@@ -178,7 +201,9 @@ impl Copier<'_> {
                     // Larger than Helm loads: a file of the same kind of size, left empty, so
                     // that Helm refuses it in its own words, or skips it when `.helmignore`
                     // says so, without podcycle reading it.
-                    return placeholder(target, FileKind::ChartFile.max_bytes() + 1);
+                    let size = FileKind::ChartFile.max_bytes() + 1;
+                    self.record(b'p', target, &size.to_le_bytes());
+                    return placeholder(target, size);
                 }
                 Err(error) => return Err(format!("`{shown}`: {error}")),
             };
@@ -189,6 +214,7 @@ impl Copier<'_> {
                 MAX_COPY_BYTES >> 20
             ));
         }
+        self.record(b'f', target, &bytes);
         write(target, &bytes)
     }
 }

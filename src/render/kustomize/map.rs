@@ -65,7 +65,9 @@ pub struct KustomizeMap {
     input: String,
     wrapper: PathBuf,
     tree: Tree,
-    documents: Vec<Document>,
+    /// The rendered stream's documents, parsed when the first finding is placed: output
+    /// without findings is parsed once, by the lint.
+    documents: Option<Vec<Document>>,
     texts: HashMap<PathBuf, Option<Arc<Text>>>,
     inline_texts: HashMap<(PathBuf, &'static str, usize), Option<Arc<Text>>>,
     /// The command that built it (`kustomize build`, `kubectl kustomize`), for the notes.
@@ -81,30 +83,32 @@ impl std::fmt::Debug for KustomizeMap {
 }
 
 impl KustomizeMap {
-    pub fn new(
-        input: String,
-        wrapper: &Path,
-        rendered: &str,
-        tree: Tree,
-        command: &'static str,
-    ) -> KustomizeMap {
+    pub fn new(input: String, wrapper: &Path, tree: Tree, command: &'static str) -> KustomizeMap {
         KustomizeMap {
             command,
             input,
             wrapper: wrapper.to_owned(),
             tree,
-            documents: yaml::parse_stream(rendered),
+            documents: None,
             texts: HashMap::new(),
             inline_texts: HashMap::new(),
         }
     }
 
+    /// The rendered stream's documents (parsed by [`KustomizeMap::place`] before any use).
+    fn documents(&self) -> &[Document] {
+        self.documents.as_deref().unwrap_or_default()
+    }
+
     pub fn place(
         &mut self,
-        _rendered: &SourceFile,
+        rendered: &SourceFile,
         mut diagnostic: Diagnostic,
     ) -> (Arc<SourceFile>, Diagnostic) {
         diagnostic.fixes.clear();
+        if self.documents.is_none() {
+            self.documents = Some(yaml::parse_stream(&rendered.text));
+        }
         let mut info = Rendered {
             tool: RenderTool::Kustomize,
             input: self.input.clone(),
@@ -126,7 +130,7 @@ impl KustomizeMap {
                 .and_then(|k| read_text(&k.file).ok())
                 .unwrap_or_default(),
         ));
-        let Some(index) = document_at(&self.documents, diagnostic.span.start) else {
+        let Some(index) = document_at(self.documents(), diagnostic.span.start) else {
             info.placement = Placement::File;
             diagnostic.span = Span::empty(0);
             diagnostic.labels.clear();
@@ -205,7 +209,7 @@ impl KustomizeMap {
     /// Every place that writes the field at `offset` of a rendered document, in the order
     /// Kustomize applied them (the base first), and the object's place in its base for when none does.
     fn writers(&mut self, index: usize, offset: u32) -> Option<(Vec<Writer>, Option<Place>)> {
-        let document = &self.documents[index];
+        let document = &self.documents()[index];
         let root = document.root?;
         let (path, _) = path_at(document, offset);
         let annotations = annotations(document, root);
@@ -222,7 +226,7 @@ impl KustomizeMap {
             && let Some((document_index, object)) = find_object(&text.documents, &kind, &name)
         {
             let source = &text.documents[document_index];
-            let rendered_document = &self.documents[index];
+            let rendered_document = &self.documents()[index];
             let kind_span = yaml::lookup(source, object, &[PathSegment::Key("kind".into())]).key;
             object_place = Some((
                 Arc::clone(&text.file),
@@ -280,7 +284,7 @@ impl KustomizeMap {
             PatchSource::File(file) => self.text(file)?,
             PatchSource::Inline { key, index } => self.inline_text(kustomization, key, *index)?,
         };
-        let rendered = &self.documents[index];
+        let rendered = &self.documents()[index];
         let root = rendered.root?;
         for document in &text.documents {
             let Some(patch_root) = document.root else {

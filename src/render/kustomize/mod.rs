@@ -16,12 +16,13 @@ pub use tree::{
     Kustomization, Load, PatchSource, PluginConfigs, loads, plugin_configs, read_kustomization,
 };
 
-use super::KustomizeTool;
 use super::boundary::Boundary;
-use super::budget::Budget;
+use super::cache;
 use super::failure::Verdict;
 use super::files::is_file;
-use super::process::{Limits, Outcome, run};
+use super::process::{Outcome, run};
+use super::{KustomizeTool, Tools};
+use crate::safe_fs::{self, FileKind};
 
 pub use super::files::KUSTOMIZATION_FILES;
 
@@ -86,9 +87,9 @@ pub fn render(
     dir: &Path,
     restrictor: LoadRestrictor,
     input: String,
-    limits: &Limits,
-    budget: &Budget,
+    tools: &Tools,
 ) -> Result<Built, Verdict> {
+    let (limits, budget) = (&tools.limits, &tools.budget);
     let overlay = std::path::absolute(dir).map_err(|e| Verdict::NotRendered(e.to_string()))?;
     let tree = tree::Tree::read(&overlay).map_err(Verdict::NotRendered)?;
     screen::screen(&tree, &Boundary::of(&overlay)).map_err(Verdict::NotRendered)?;
@@ -103,7 +104,7 @@ pub fn render(
         "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- {}\nbuildMetadata: [originAnnotations, transformerAnnotations]\n",
         serde_json::to_string(&relative.to_string_lossy()).unwrap_or_default()
     );
-    std::fs::write(wrapper_dir.join("kustomization.yaml"), kustomization).map_err(|e| {
+    std::fs::write(wrapper_dir.join("kustomization.yaml"), &kustomization).map_err(|e| {
         Verdict::NotRendered(format!("cannot write a temporary kustomization: {e}"))
     })?;
     let (program, command) = match tool {
@@ -112,16 +113,51 @@ pub fn render(
     };
     let mut arguments = vec![OsStr::new(command), wrapper_dir.as_os_str()];
     arguments.extend(restrictor.arguments().iter().map(OsStr::new));
+    let key = tools.cache.as_ref().and_then(|cache| {
+        let mut key = cache.key("kustomize");
+        key.program(program).field(&kustomization).path(&overlay);
+        // Every argument but the wrapper's directory, which is new on every run.
+        for argument in arguments.iter().filter(|a| **a != wrapper_dir.as_os_str()) {
+            key.field(argument.as_encoded_bytes());
+        }
+        tree_key(&tree, &mut key)?;
+        Some(key.finish())
+    });
+    if let (Some(cache), Some(key)) = (&tools.cache, &key)
+        && let Some(entry) = cache.get(key)
+    {
+        let wrapper = entry.wrapper.unwrap_or(wrapper_dir);
+        let map = KustomizeMap::new(input, &wrapper, tree, tool.command());
+        return Ok(Built {
+            text: entry.text,
+            map,
+            warnings: entry.warnings,
+        });
+    }
     let outcome = run(program, &arguments, &wrapper_dir, limits, budget);
     let shown = input.clone();
     let clean = |text: &str| clean_paths(text, &wrapper_dir, &relative, &shown);
     match outcome {
         Outcome::Output { text, warnings } => {
-            let map = KustomizeMap::new(input, &wrapper_dir, &text, tree, tool.command());
+            let map = KustomizeMap::new(input, &wrapper_dir, tree, tool.command());
+            let warnings: Vec<String> = warnings.iter().map(|w| clean(w)).collect();
+            if let (Some(cache), Some(key)) = (&tools.cache, &key) {
+                let entry = cache::Entry {
+                    text,
+                    warnings,
+                    wrapper: Some(wrapper_dir),
+                };
+                cache.put(key, &entry);
+                return Ok(Built {
+                    text: entry.text,
+                    map,
+                    warnings: entry.warnings,
+                });
+            }
             Ok(Built {
                 text,
                 map,
-                warnings: warnings.iter().map(|w| clean(w)).collect(),
+                warnings,
             })
         }
         Outcome::Failed(failed) => {
@@ -132,6 +168,45 @@ pub fn render(
             Err(verdict)
         }
     }
+}
+
+/// Adds to `key` everything Kustomize reads for the overlay: each kustomization (with the
+/// kustomization files its directory holds: two of them make Kustomize refuse it) and every
+/// file it loads. `None` when one cannot be read: that build is not cached.
+fn tree_key(tree: &tree::Tree, key: &mut cache::KeyBuilder) -> Option<()> {
+    for kustomization in &tree.kustomizations {
+        key.path(&kustomization.file);
+        for name in KUSTOMIZATION_FILES {
+            key.field([u8::from(is_file(&kustomization.dir.join(name)))]);
+        }
+        key.field(safe_fs::read_file(&kustomization.file, FileKind::Kustomization).ok()?);
+        for load in &kustomization.loads {
+            let path = kustomization.dir.join(&load.value);
+            key.field(&load.field).field(&load.value);
+            match std::fs::metadata(&path) {
+                Ok(metadata) if metadata.is_file() => {
+                    key.field(safe_fs::read_file(&path, FileKind::Manifest).ok()?);
+                }
+                Ok(metadata) if metadata.is_dir() => {
+                    // A directory is a kustomization of the tree, hashed on its own; its
+                    // listing stands for anything else Kustomize would make of it.
+                    let mut names: Vec<_> = std::fs::read_dir(&path)
+                        .ok()?
+                        .filter_map(|e| e.ok().map(|e| e.file_name()))
+                        .collect();
+                    names.sort();
+                    for name in names {
+                        key.field(name.as_encoded_bytes());
+                    }
+                }
+                // Missing: Kustomize fails, and a failure is never cached.
+                _ => {
+                    key.field("absent");
+                }
+            }
+        }
+    }
+    Some(())
 }
 
 /// A message of Kustomize's as users name things: the overlay as the wrapper names it

@@ -1,0 +1,443 @@
+//! Renders kept between runs, keyed by everything the renderer reads, so that a second run and
+//! pre-commit reuse them.
+//!
+//! A key is a hash of every byte a renderer can read for an input — each file of the chart's
+//! private copy and the values files, or each kustomization and every file it loads — with the
+//! renderer (its resolved path, size, modification time and inode, so that an upgrade changes
+//! it), the arguments it gets (release, namespace, values, Kubernetes version, the wrapper
+//! kustomization with its build metadata and load options) and podcycle's version. Only renders
+//! that succeeded are kept: a refusal, a limit, the budget or a sandbox that stopped the renderer
+//! renders again next time, and is reported again.
+//!
+//! The cache is a trust boundary like the renders themselves: by default it lives in the
+//! checkout (`.podcycle_cache/` at the repository's root, like ruff's), where a pull request can
+//! write files. So an entry is trusted only when it proves it was written by podcycle on this
+//! machine:
+//!
+//! - keys and entries are hashed with a secret key (BLAKE3's keyed mode) kept outside the
+//!   checkout, in the user's cache directory (`$XDG_CACHE_HOME/podcycle/cache-key`, else
+//!   `~/.cache/podcycle/cache-key`), created with mode 0600 from the system's random source. A
+//!   pull request can neither name the entry of a chart nor forge one: an entry whose hash does
+//!   not match, that was written for another key, or that is malformed is a miss, and the chart
+//!   is rendered again — a poisoned cache costs time, never a finding;
+//! - entries are read without following links, only as regular files, and at most
+//!   [`MAX_ENTRY_BYTES`] (the output a renderer may write, and the warnings);
+//! - the cache directory is not used when it, or a directory on the way to it below the
+//!   repository's root, is a link; files are written to a new temporary file and renamed into
+//!   place, so nothing is written through a link either.
+//!
+//! The directory is safe to delete at any time. It holds a `CACHEDIR.TAG` (backup tools skip it)
+//! and a `.gitignore` of `*`.
+
+use std::io::{Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The default cache directory's name, at the repository's root.
+pub const DEFAULT_DIR: &str = ".podcycle_cache";
+
+/// Bumped when what an entry holds, or what a renderer is asked, changes meaning.
+const FORMAT: &str = "podcycle-render-cache-1";
+
+/// The most an entry may hold: a renderer's output cap and its warnings, with room for the
+/// encoding.
+pub const MAX_ENTRY_BYTES: u64 = 2 * super::process::MAX_OUTPUT + (1 << 20);
+
+const CACHEDIR_TAG: &str = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by podcycle.\n# For information about cache directory tags see https://bford.info/cachedir/\n";
+
+/// A render cache: its directory and the key that signs its entries.
+#[derive(Clone)]
+pub struct Cache {
+    dir: PathBuf,
+    secret: [u8; 32],
+}
+
+impl std::fmt::Debug for Cache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cache")
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a successful render left: the output and the warnings, as shown to users.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    pub text: String,
+    pub warnings: Vec<String>,
+    /// For Kustomize: the directory of the wrapper kustomization the output's build metadata is
+    /// relative to.
+    pub wrapper: Option<PathBuf>,
+}
+
+/// The key of one render, built from everything the renderer reads.
+pub struct KeyBuilder {
+    hasher: blake3::Hasher,
+}
+
+/// A finished key: secret, so that the entry's name says nothing a pull request can predict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key([u8; 32]);
+
+impl KeyBuilder {
+    /// Adds one field, length-prefixed, so that no two sequences of fields hash alike.
+    pub fn field(&mut self, bytes: impl AsRef<[u8]>) -> &mut KeyBuilder {
+        let bytes = bytes.as_ref();
+        self.hasher.update(&(bytes.len() as u64).to_le_bytes());
+        self.hasher.update(bytes);
+        self
+    }
+
+    /// Adds a path, as bytes.
+    pub fn path(&mut self, path: &Path) -> &mut KeyBuilder {
+        self.field(path.as_os_str().as_encoded_bytes())
+    }
+
+    /// Adds an executable: its resolved path, size, modification time and inode. A renderer
+    /// installed again, upgraded or replaced changes at least one of them.
+    pub fn program(&mut self, program: &Path) -> &mut KeyBuilder {
+        let resolved = program
+            .canonicalize()
+            .unwrap_or_else(|_| program.to_owned());
+        self.path(&resolved);
+        match std::fs::metadata(&resolved) {
+            Ok(metadata) => {
+                self.field(metadata.len().to_le_bytes());
+                let modified = metadata
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .unwrap_or_default();
+                self.field(modified.as_nanos().to_le_bytes());
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::MetadataExt;
+                    self.field(metadata.ino().to_le_bytes());
+                    self.field(metadata.dev().to_le_bytes());
+                }
+            }
+            Err(_) => {
+                self.field("missing");
+            }
+        }
+        self
+    }
+
+    pub fn finish(&self) -> Key {
+        Key(*self.hasher.finalize().as_bytes())
+    }
+}
+
+impl Cache {
+    /// Opens (creating it when needed) the cache at `dir`. `root` is the repository's root when
+    /// the directory is inside it: no directory between them may be a link. Errors say why the
+    /// cache is not used.
+    pub fn open(dir: &Path, root: Option<&Path>) -> Result<Cache, String> {
+        let secret = secret()?;
+        let dir = std::path::absolute(dir).map_err(|e| e.to_string())?;
+        if let Some(root) = root {
+            check_no_links(&dir, root)?;
+        }
+        let existed = dir.exists();
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let metadata = std::fs::symlink_metadata(&dir).map_err(|e| e.to_string())?;
+        if !metadata.is_dir() {
+            return Err(format!("{} is not a directory", dir.display()));
+        }
+        if let Some(root) = root {
+            check_no_links(&dir, root)?;
+        }
+        let cache = Cache { dir, secret };
+        if !existed || !cache.dir.join("CACHEDIR.TAG").exists() {
+            cache.write_new("CACHEDIR.TAG", CACHEDIR_TAG.as_bytes());
+            cache.write_new(".gitignore", b"# Created by podcycle: safe to delete.\n*\n");
+        }
+        Ok(cache)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A key for one render of `tool`, with podcycle's version and the cache format in it.
+    pub fn key(&self, tool: &str) -> KeyBuilder {
+        let mut builder = KeyBuilder {
+            hasher: blake3::Hasher::new_keyed(&self.secret),
+        };
+        builder
+            .field(FORMAT)
+            .field(env!("CARGO_PKG_VERSION"))
+            .field(tool);
+        builder
+    }
+
+    /// The entry for `key`, when there is a valid one. Anything else is a miss.
+    pub fn get(&self, key: &Key) -> Option<Entry> {
+        let bytes = read_entry(&self.dir.join(name(key)))?;
+        let (header, rest) = split_line(&bytes)?;
+        if header != FORMAT.as_bytes() {
+            return None;
+        }
+        let (mac, payload) = split_line(rest)?;
+        let expected = self.mac(key, payload);
+        // `blake3::Hash` compares in constant time.
+        if blake3::Hash::from_hex(mac).ok()? != expected {
+            return None;
+        }
+        serde_json::from_slice(payload).ok()
+    }
+
+    /// Keeps `entry` under `key`. A cache that cannot be written is not an error: the next run
+    /// renders again.
+    pub fn put(&self, key: &Key, entry: &Entry) {
+        let Ok(payload) = serde_json::to_vec(entry) else {
+            return;
+        };
+        let mut bytes = Vec::with_capacity(payload.len() + 100);
+        bytes.extend_from_slice(FORMAT.as_bytes());
+        bytes.push(b'\n');
+        bytes.extend_from_slice(self.mac(key, &payload).to_hex().as_bytes());
+        bytes.push(b'\n');
+        bytes.extend_from_slice(&payload);
+        if bytes.len() as u64 <= MAX_ENTRY_BYTES {
+            self.replace(&name(key), &bytes);
+        }
+    }
+
+    /// The hash that proves an entry was written for `key` by a holder of the secret.
+    fn mac(&self, key: &Key, payload: &[u8]) -> blake3::Hash {
+        let mut hasher = blake3::Hasher::new_keyed(&self.secret);
+        hasher.update(b"entry");
+        hasher.update(&key.0);
+        hasher.update(payload);
+        hasher.finalize()
+    }
+
+    /// Writes `name` in the directory through a new temporary file renamed into place: a link
+    /// at `name` is replaced, never followed.
+    fn replace(&self, name: &str, bytes: &[u8]) {
+        let Ok(mut file) = tempfile::NamedTempFile::new_in(&self.dir) else {
+            return;
+        };
+        if file.write_all(bytes).is_ok() {
+            let _ = file.persist(self.dir.join(name));
+        }
+    }
+
+    /// Writes `name` unless something is there already.
+    fn write_new(&self, name: &str, bytes: &[u8]) {
+        let Ok(mut file) = tempfile::NamedTempFile::new_in(&self.dir) else {
+            return;
+        };
+        if file.write_all(bytes).is_ok() {
+            let _ = file.persist_noclobber(self.dir.join(name));
+        }
+    }
+}
+
+/// The file name of an entry.
+fn name(key: &Key) -> String {
+    blake3::Hash::from_bytes(key.0).to_hex().to_string()
+}
+
+fn split_line(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
+    let end = bytes.iter().position(|&b| b == b'\n')?;
+    Some((&bytes[..end], &bytes[end + 1..]))
+}
+
+/// Reads an entry: a regular file, opened without following a link and without blocking, of
+/// at most [`MAX_ENTRY_BYTES`].
+fn read_entry(path: &Path) -> Option<Vec<u8>> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path).ok()?;
+    let metadata = file.metadata().ok()?;
+    if !metadata.is_file() || metadata.len() > MAX_ENTRY_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).ok()?);
+    file.take(MAX_ENTRY_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() as u64 <= MAX_ENTRY_BYTES).then_some(bytes)
+}
+
+/// Refuses a cache directory under `root` reached through a link: each existing directory from
+/// `root` down to `dir` must be a directory, not a link to one.
+fn check_no_links(dir: &Path, root: &Path) -> Result<(), String> {
+    let Ok(relative) = dir.strip_prefix(root) else {
+        return Ok(());
+    };
+    let mut path = root.to_owned();
+    for component in relative.components() {
+        match component {
+            Component::Normal(part) => path.push(part),
+            _ => return Err(format!("{} leaves the repository", dir.display())),
+        }
+        match std::fs::symlink_metadata(&path) {
+            Ok(metadata) if metadata.file_type().is_symlink() => {
+                return Err(format!(
+                    "{} is a symbolic link; podcycle writes its cache only to a directory of its own",
+                    path.display()
+                ));
+            }
+            Ok(metadata) if !metadata.is_dir() => {
+                return Err(format!("{} is not a directory", path.display()));
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    Ok(())
+}
+
+/// Where the secret key lives: the user's cache directory, never the checkout.
+fn secret_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .map(|home| home.join(".cache"))
+        })?;
+    Some(base.join("podcycle").join("cache-key"))
+}
+
+/// The secret key, created on first use.
+fn secret() -> Result<[u8; 32], String> {
+    let path = secret_path()
+        .ok_or("neither XDG_CACHE_HOME nor HOME is set, so there is no place for its key")?;
+    if let Some(secret) = read_secret(&path) {
+        return Ok(secret);
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut secret = [0u8; 32];
+    getrandom::fill(&mut secret).map_err(|e| format!("no random source: {e}"))?;
+    let mut file = tempfile::NamedTempFile::new_in(dir)
+        .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
+    file.write_all(blake3::Hash::from_bytes(secret).to_hex().as_bytes())
+        .map_err(|e| e.to_string())?;
+    // Another podcycle may have created it meanwhile: keep the first.
+    match file.persist_noclobber(&path) {
+        Ok(_) => Ok(secret),
+        Err(_) => read_secret(&path).ok_or_else(|| format!("cannot read {}", path.display())),
+    }
+}
+
+fn read_secret(path: &Path) -> Option<[u8; 32]> {
+    let bytes = read_entry(path)?;
+    let text = std::str::from_utf8(&bytes).ok()?;
+    blake3::Hash::from_hex(text.trim())
+        .ok()
+        .map(|hash| *hash.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cache(dir: &Path) -> Cache {
+        Cache {
+            dir: dir.to_owned(),
+            secret: [7; 32],
+        }
+    }
+
+    fn entry() -> Entry {
+        Entry {
+            text: "kind: Pod\n".to_owned(),
+            warnings: vec!["careful".to_owned()],
+            wrapper: None,
+        }
+    }
+
+    #[test]
+    fn an_entry_is_read_back_only_under_its_key_and_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = cache(dir.path());
+        let key = cache.key("helm").field("chart").finish();
+        let other = cache.key("helm").field("other chart").finish();
+        cache.put(&key, &entry());
+        assert_eq!(cache.get(&key), Some(entry()));
+        assert_eq!(cache.get(&other), None);
+        // Copied under another key's name: written for another key, so refused.
+        std::fs::copy(dir.path().join(name(&key)), dir.path().join(name(&other))).unwrap();
+        assert_eq!(cache.get(&other), None);
+        // Another secret neither finds nor trusts it.
+        let stranger = Cache {
+            dir: dir.path().to_owned(),
+            secret: [8; 32],
+        };
+        assert_eq!(stranger.get(&key), None);
+    }
+
+    #[test]
+    fn fields_are_length_prefixed() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = cache(dir.path());
+        let ab = cache.key("helm").field("a").field("bc").finish();
+        let a_b = cache.key("helm").field("ab").field("c").finish();
+        assert_ne!(ab, a_b);
+    }
+
+    #[test]
+    fn a_changed_payload_is_a_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = cache(dir.path());
+        let key = cache.key("kustomize").finish();
+        cache.put(&key, &entry());
+        let path = dir.path().join(name(&key));
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("kind: Pod", "kind: Poe")).unwrap();
+        assert_eq!(cache.get(&key), None);
+        std::fs::write(&path, "").unwrap();
+        assert_eq!(cache.get(&key), None);
+        std::fs::write(&path, format!("{FORMAT}\nnot hex\n{{}}")).unwrap();
+        assert_eq!(cache.get(&key), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = cache(dir.path());
+        let key = cache.key("helm").field("x").finish();
+        let other = cache.key("helm").field("y").finish();
+        cache.put(&key, &entry());
+        std::os::unix::fs::symlink(dir.path().join(name(&key)), dir.path().join(name(&other)))
+            .unwrap();
+        assert_eq!(cache.get(&other), None);
+        // Writing replaces the link instead of writing through it.
+        cache.put(&other, &entry());
+        assert!(
+            !std::fs::symlink_metadata(dir.path().join(name(&other)))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(cache.get(&key), Some(entry()));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_cache_directory_behind_a_link_in_the_repository_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), root.join(DEFAULT_DIR)).unwrap();
+        let refused = check_no_links(&root.join(DEFAULT_DIR), &root).unwrap_err();
+        assert!(refused.contains("symbolic link"), "{refused}");
+        std::fs::create_dir(root.join("real")).unwrap();
+        assert!(check_no_links(&root.join("real/cache"), &root).is_ok());
+    }
+}
