@@ -19,6 +19,7 @@ pub mod handlers;
 mod kill;
 mod probe;
 mod remarks;
+pub mod rollout;
 mod schedule;
 mod shell;
 mod shutdown;
@@ -373,6 +374,7 @@ pub struct Lifecycle<'a> {
     pub kube: KubeVersion,
     schedule: OnceCell<Schedule>,
     shutdown: OnceCell<ShutdownPlan>,
+    completion: OnceCell<ShutdownPlan>,
 }
 
 impl<'a> Lifecycle<'a> {
@@ -433,6 +435,7 @@ impl<'a> Lifecycle<'a> {
             kube,
             schedule: OnceCell::new(),
             shutdown: OnceCell::new(),
+            completion: OnceCell::new(),
         }
     }
 
