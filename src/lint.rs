@@ -3,10 +3,12 @@
 
 use crate::diagnostics::{self, Diagnostic, Label};
 use crate::lifecycle::Lifecycle;
+use crate::lifecycle::rollout::{Rollout, RolloutSource};
 use crate::model::custom::{self, FoundTemplate, PodTemplateKind};
 use crate::model::patch::{PATCH_DIRECTIVES, has_assertion_expressions, has_patch_directives};
 use crate::model::path::FieldPath;
 use crate::model::path::PathSegment;
+use crate::model::scope::Scope;
 use crate::model::services::{Service, services_in};
 use crate::model::tree::ObjectTree;
 use crate::model::{
@@ -14,7 +16,8 @@ use crate::model::{
     workloads_among,
 };
 use crate::rules::{
-    Check, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Rule, Target,
+    Check, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, RolloutContext,
+    Rule, ScopeContext, ScopeObject, Target,
 };
 use crate::settings::Settings;
 use crate::source::{SourceFile, Span};
@@ -44,8 +47,10 @@ struct Partial {
 }
 
 /// What lint shows the caller for each object: its pod spec and lifecycle (if it has them), its
-/// findings so far, and where the pod spec is when the site does not say (custom kinds).
-type VisitPod<'v> = dyn FnMut(Option<PodParts<'_>>, &[Diagnostic], Option<&FieldPath>) + 'v;
+/// findings so far, where the pod spec is when the site does not say (custom kinds), and its
+/// rollout (workload controllers).
+type VisitPod<'v> =
+    dyn FnMut(Option<PodParts<'_>>, &[Diagnostic], Option<&FieldPath>, Option<&Rollout>) + 'v;
 
 /// A pod spec and the lifecycle derived from it.
 pub type PodParts<'a> = (&'a PodSite<'a>, &'a Lifecycle<'a>);
@@ -63,6 +68,8 @@ pub struct ObjectVisit<'a> {
     /// Where the pod spec is in the object, when it is not where `pod`'s site says (the pod
     /// templates of custom kinds are decoded from a `PodTemplate` built from them).
     pub spec_path: Option<&'a FieldPath>,
+    /// The rollout of a workload controller (`None` for a Pod, a PodTemplate or a custom kind).
+    pub rollout: Option<&'a Rollout>,
 }
 
 /// What [`lint_file_with`] shows its visitor on the way.
@@ -95,11 +102,30 @@ pub fn lint_file_as(file: &SourceFile, settings: &Settings, role: FileRole) -> V
 
 /// Lints one file like [`lint_file_as`], showing `visit` every workload object and the end of
 /// every document on the way, and applies the file's suppressions. Documents are read one at a
-/// time, so a large stream never holds more than one tree.
+/// time, so a large stream never holds more than one tree. The file is its own scope: its
+/// budgets and autoscalers are matched with its workloads ([`lint_file_in_scope`]).
 pub fn lint_file_with(
     file: &SourceFile,
     settings: &Settings,
     role: FileRole,
+    visit: &mut dyn FnMut(Visit<'_, '_>),
+) -> Linted {
+    let scope = match role {
+        FileRole::Manifest => Scope::read(file, settings.pod_templates()),
+        FileRole::Patch => Scope::default(),
+    };
+    lint_file_in_scope(file, settings, role, &scope, visit)
+}
+
+/// Lints one file of a scope — the objects applied together: a file, a rendered chart or
+/// overlay, a directory — whose PodDisruptionBudgets and HorizontalPodAutoscalers are matched
+/// with the workloads of the whole scope. A scope of many files is the union of their
+/// [`Scope::read`] ([`Scope::extend`]); each file of it is linted with this.
+pub fn lint_file_in_scope(
+    file: &SourceFile,
+    settings: &Settings,
+    role: FileRole,
+    scope: &Scope,
     visit: &mut dyn FnMut(Visit<'_, '_>),
 ) -> Linted {
     let mut linted = Linted::default();
@@ -129,6 +155,7 @@ pub fn lint_file_with(
             role,
             may_patch,
             &services,
+            scope,
             &mut found,
             &mut linted.objects,
             visit,
@@ -213,6 +240,7 @@ fn lint_document(
     role: FileRole,
     may_patch: Partial,
     services: &[Service],
+    scope: &Scope,
     out: &mut Vec<Diagnostic>,
     checked: &mut Vec<ObjectRef>,
     visit: &mut dyn FnMut(Visit<'_, '_>),
@@ -263,11 +291,13 @@ fn lint_document(
         // Object rules do not run on partial objects.
         return false;
     }
+    lint_scope_objects(file, document, objects, scope, settings, out);
     let mut complete = document.errors.is_empty();
     for ((object, custom_kind), readable) in workloads.into_iter().zip(converted) {
         let mut visit_object = |pod: Option<(&PodSite<'_>, &Lifecycle<'_>)>,
                                 found: &[Diagnostic],
-                                spec_path: Option<&FieldPath>| {
+                                spec_path: Option<&FieldPath>,
+                                rollout: Option<&Rollout>| {
             visit(Visit::Object(&ObjectVisit {
                 file,
                 document,
@@ -275,13 +305,14 @@ fn lint_document(
                 pod,
                 diagnostics: found,
                 spec_path,
+                rollout,
             }));
         };
         complete &= match (&custom_kind, readable) {
             // A document rule (yaml-syntax) reported why it could not be read.
             (_, Err(_)) => {
                 let first = out.len();
-                visit_object(None, &out[first..], None);
+                visit_object(None, &out[first..], None, None);
                 false
             }
             (None, Ok(Readable::Tree(tree))) => lint_object(
@@ -290,7 +321,7 @@ fn lint_document(
                 &tree,
                 settings,
                 may_patch,
-                services,
+                &Around { services, scope },
                 out,
                 &mut visit_object,
             ),
@@ -300,7 +331,7 @@ fn lint_document(
                 kind,
                 &value,
                 settings,
-                services,
+                &Around { services, scope },
                 out,
                 &mut visit_object,
             ),
@@ -312,6 +343,13 @@ fn lint_document(
     complete
 }
 
+/// What an object is linted among: the Services of its file, and the budgets and autoscalers
+/// of its scope.
+struct Around<'a> {
+    services: &'a [Service],
+    scope: &'a Scope,
+}
+
 /// Lints one object, then shows it to `visit` with its pod spec and lifecycle, if any, and
 /// the diagnostics so far. Returns false when it could not be read, so its rules did not run.
 #[allow(clippy::too_many_arguments)]
@@ -321,7 +359,7 @@ fn lint_object(
     tree: &ObjectTree<'_>,
     settings: &Settings,
     may_patch: Partial,
-    services: &[Service],
+    around: &Around<'_>,
     out: &mut Vec<Diagnostic>,
     visit: &mut VisitPod<'_>,
 ) -> bool {
@@ -343,7 +381,7 @@ fn lint_object(
             remap: None,
         },
         settings,
-        services,
+        around,
         out,
         visit,
     )
@@ -408,7 +446,7 @@ fn lint_custom_object(
     kind: &PodTemplateKind,
     value: &serde_json::Value,
     settings: &Settings,
-    services: &[Service],
+    around: &Around<'_>,
     out: &mut Vec<Diagnostic>,
     visit: &mut VisitPod<'_>,
 ) -> bool {
@@ -424,7 +462,7 @@ fn lint_custom_object(
                 remap: Some(&template),
             },
             settings,
-            services,
+            around,
             out,
             visit,
         );
@@ -439,7 +477,7 @@ fn lint_decoded(
     object: &ObjectSite,
     decoding: &Decoding<'_>,
     settings: &Settings,
-    services: &[Service],
+    around: &Around<'_>,
     out: &mut Vec<Diagnostic>,
     visit: &mut VisitPod<'_>,
 ) -> bool {
@@ -483,11 +521,11 @@ fn lint_decoded(
 
     // A value of the wrong type stops decoding, and with it the pod rules.
     let Some(workload) = decoded.workload.as_ref() else {
-        visit(None, &out[first..], None);
+        visit(None, &out[first..], None, None);
         return false;
     };
     let Some(spec) = workload.pod_spec.as_ref() else {
-        visit(None, &out[first..], None);
+        visit(None, &out[first..], None, None);
         return true;
     };
     let mut site = PodSite::new(
@@ -500,7 +538,8 @@ fn lint_decoded(
     site.spec_path = FieldPath::from_keys(decoding.kind.pod_spec_path());
     site.job_active_deadline_seconds = workload.job_active_deadline_seconds;
     let life = Lifecycle::derive(&site, settings.sidecars(), settings.kube_version);
-    let selecting: Vec<&Service> = services
+    let selecting: Vec<&Service> = around
+        .services
         .iter()
         .filter(|s| s.selects(object.object.namespace.as_deref(), &workload.pod_labels))
         .collect();
@@ -523,10 +562,45 @@ fn lint_decoded(
                         target.path = decoding.path(&target.path);
                     }
                     finding.fixes.clear();
+                    crate::rules::refused_by_controller(&mut finding, rule, &object.object.kind);
                 }
                 out.push(finding_diagnostic(
                     rule, settings, document, object, finding, &locate,
                 ));
+            }
+        }
+    }
+    let rollout = decoding
+        .remap
+        .is_none()
+        .then(|| {
+            Rollout::derive(&RolloutSource {
+                object: &object.object,
+                kind: object.kind,
+                controller: &workload.controller,
+                pod_labels: &workload.pod_labels,
+                life: &life,
+                scope: around.scope,
+                kube: settings.kube_version,
+            })
+        })
+        .flatten();
+    if let Some(rollout) = &rollout {
+        let context = RolloutContext {
+            site: &site,
+            life: &life,
+            rollout,
+            kube: settings.kube_version,
+            rollout_budget_seconds: settings.rollout_budget_seconds,
+        };
+        for rule in settings.rules() {
+            if let Check::Rollout(check) = rule.check {
+                check(&context, &mut findings);
+                for finding in findings.take() {
+                    out.push(finding_diagnostic(
+                        rule, settings, document, object, finding, &locate,
+                    ));
+                }
             }
         }
     }
@@ -535,14 +609,74 @@ fn lint_decoded(
         Some((&site, &life)),
         &out[first..],
         decoding.remap.map(|_| &real_spec_path),
+        rollout.as_ref(),
     );
     true
+}
+
+/// The PodDisruptionBudgets and HorizontalPodAutoscalers of a document, judged with the
+/// workloads of their scope.
+fn lint_scope_objects(
+    file: &SourceFile,
+    document: &Document,
+    objects: &[AnyObject],
+    scope: &Scope,
+    settings: &Settings,
+    out: &mut Vec<Diagnostic>,
+) {
+    if scope.is_empty() {
+        return;
+    }
+    for object in objects {
+        let here =
+            |at: &crate::model::scope::Placed| at.is(&file.path, document.index, &object.prefix);
+        let target = match (
+            scope.budgets.iter().find(|budget| here(&budget.at)),
+            scope
+                .autoscalers
+                .iter()
+                .find(|autoscaler| here(&autoscaler.at)),
+        ) {
+            (Some(budget), _) => ScopeObject::Budget(budget),
+            (None, Some(autoscaler)) => ScopeObject::Autoscaler(autoscaler),
+            (None, None) => continue,
+        };
+        let context = ScopeContext {
+            scope,
+            object: target,
+            kube: settings.kube_version,
+        };
+        let locate = |path: &FieldPath, part: Part| locate_at(document, &object.prefix, path, part);
+        let mut findings = Findings::default();
+        for rule in settings.rules() {
+            if let Check::Scope(check) = rule.check {
+                check(&context, &mut findings);
+                for finding in findings.take() {
+                    let fixes = finding
+                        .fixes
+                        .iter()
+                        .map(|fix| fix.clone().within(&object.prefix, document.index))
+                        .collect();
+                    out.push(Diagnostic {
+                        object: Some(crate::model::object_ref(document, object)),
+                        fixes,
+                        ..diagnostic_of(rule, settings, finding, &locate)
+                    });
+                }
+            }
+        }
+    }
 }
 
 /// The span of a field, following the rules in DESIGN: a key or a value where the field
 /// exists, else the deepest part of the path that exists (the mapping that lacks the field).
 pub fn locate(document: &Document, object: &ObjectSite, path: &FieldPath, part: Part) -> Span {
-    let full = object.prefix.join(path.segments());
+    locate_at(document, &object.prefix, path, part)
+}
+
+/// [`locate`] for the object at `prefix` of the document.
+fn locate_at(document: &Document, prefix: &FieldPath, path: &FieldPath, part: Part) -> Span {
+    let full = prefix.join(path.segments());
     let Some(root) = document.root else {
         return document.span;
     };

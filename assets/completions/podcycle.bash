@@ -201,7 +201,7 @@ _podcycle() {
             return 0
             ;;
         podcycle__subcmd__explain)
-            opts="-h --object --container --format --kube-version --config --no-config --help"
+            opts="-h --object --container --format --rollout --kube-version --config --no-config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -73,6 +73,7 @@ set edit:completion:arg-completer[podcycle] = {|@words|
             cand --format 'Output format'
             cand --kube-version 'The Kubernetes version of the cluster, for the findings listed under each timeline [default: `kube-version` from the configuration, else the newest version modelled]'
             cand --config 'Use this configuration file for every file instead of the nearest `.podcycle.yaml` above each'
+            cand --rollout 'Explain what the controllers do with each workload''s pods instead: a Deployment''s waves, a StatefulSet''s ordinals, a DaemonSet''s rounds, a Job''s attempts, against their deadlines and disruption budgets'
             cand --no-config 'Ignore configuration files'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -84,6 +84,7 @@ json\t'the JSON schema of docs/explain.md'
 mermaid\t'Markdown with Mermaid Gantt charts, for GitHub issues and pull requests'"
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l kube-version -d 'The Kubernetes version of the cluster, for the findings listed under each timeline [default: `kube-version` from the configuration, else the newest version modelled]' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l config -d 'Use this configuration file for every file instead of the nearest `.podcycle.yaml` above each' -r -F
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l rollout -d 'Explain what the controllers do with each workload\'s pods instead: a Deployment\'s waves, a StatefulSet\'s ordinals, a DaemonSet\'s rounds, a Job\'s attempts, against their deadlines and disruption budgets'
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l no-config -d 'Ignore configuration files'
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c podcycle -n "__fish_podcycle_using_subcommand rules" -l format -r -f -a "text\t''

@@ -20,8 +20,8 @@ use crate::discovery::discover;
 use crate::discovery::roles::{PatchIndex, role_by_name};
 use crate::escape::escape_controls;
 use crate::explain::{
-    ExplainFormat, ExplainWriter, Finding, ObjectSelector, PodExplanation, PodSource, Selection,
-    explain_pod,
+    ExplainFormat, ExplainWriter, Finding, ObjectSelector, PodExplanation, PodSource,
+    RolloutExplanation, RolloutSource, Selection, explain_pod, explain_rollout,
 };
 use crate::lint::{FileRole, Visit, locate};
 use crate::model::ObjectRef;
@@ -110,8 +110,14 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
 
     // Buffered: a pod's output is many short lines, which a line-buffered stdout would write
     // one system call at a time.
-    let writer = ExplainWriter::new(io::BufWriter::new(io::stdout().lock()), args.format);
+    let out = io::BufWriter::new(io::stdout().lock());
+    let writer = if args.rollout {
+        ExplainWriter::for_rollouts(out, args.format)
+    } else {
+        ExplainWriter::new(out, args.format)
+    };
     let mut run = Explaining::new(&selection, writer);
+    run.rollouts = args.rollout;
     for (input, settings, role) in inputs {
         let (name, bytes) = match input {
             Input::Stdin => ("-".to_owned(), read_stdin()?),
@@ -161,12 +167,20 @@ struct Explaining<'s, W: Write> {
     without_pod_spec: Vec<(ObjectRef, String)>,
     /// Pod specs selected (before `--container`).
     selected_pods: usize,
+    /// `--rollout`: explain what the controllers do, not the pods.
+    rollouts: bool,
 }
 
-/// A pod explained, and the spans of its findings, to keep those its document keeps.
+/// A pod or a rollout explained, and the spans of its findings, to keep those its document
+/// keeps.
 struct Pending {
-    pod: PodExplanation<JsonDiagnostic>,
+    explained: Explained,
     spans: Vec<(Span, &'static str, String)>,
+}
+
+enum Explained {
+    Pod(PodExplanation<JsonDiagnostic>),
+    Rollout(RolloutExplanation<JsonDiagnostic>),
 }
 
 impl<'s, W: Write> Explaining<'s, W> {
@@ -180,6 +194,7 @@ impl<'s, W: Write> Explaining<'s, W> {
             unreadable: Vec::new(),
             without_pod_spec: Vec::new(),
             selected_pods: 0,
+            rollouts: false,
         }
     }
 
@@ -251,6 +266,29 @@ impl<'s, W: Write> Explaining<'s, W> {
             .iter()
             .map(|d| (d.span, d.rule, d.message.clone()))
             .collect();
+        let findings = sorted
+            .iter()
+            .map(|d| JsonDiagnostic::new(visit.file, d))
+            .collect();
+        if self.rollouts {
+            // A Pod or a PodTemplate has no controller to roll it out.
+            if let Some(rollout) = visit.rollout {
+                let root = visit.document.node(visit.object.root).span;
+                let explained = explain_rollout(RolloutSource {
+                    file: &visit.file.path,
+                    line: visit.file.line_col(root.start).line,
+                    object,
+                    life,
+                    rollout,
+                    findings,
+                });
+                self.pending.push(Pending {
+                    explained: Explained::Rollout(explained),
+                    spans,
+                });
+            }
+            return;
+        }
         let pod = explain_pod(PodSource {
             file: &visit.file.path,
             line: visit.file.line_col(span.start).line,
@@ -263,29 +301,38 @@ impl<'s, W: Write> Explaining<'s, W> {
                 .as_ref()
                 .is_some_and(|gates| !gates.is_empty()),
             active_deadline_seconds: site.spec.active_deadline_seconds,
-            findings: sorted
-                .iter()
-                .map(|d| JsonDiagnostic::new(visit.file, d))
-                .collect(),
+            findings,
         });
-        self.pending.push(Pending { pod, spans });
+        self.pending.push(Pending {
+            explained: Explained::Pod(pod),
+            spans,
+        });
     }
 
     /// A document is done: its pods keep the findings `check` reports (suppressions
     /// applied) and are written.
     fn document_end(&mut self, kept: &[Diagnostic]) -> io::Result<()> {
-        for Pending { mut pod, spans } in std::mem::take(&mut self.pending) {
+        for Pending { explained, spans } in std::mem::take(&mut self.pending) {
             let mut found = spans.iter();
-            pod.findings.retain(|_| {
+            let mut keep = |_: &JsonDiagnostic| {
                 found.next().is_some_and(|(span, rule, message)| {
                     kept.iter()
                         .any(|d| d.span == *span && d.rule == *rule && d.message == *message)
                 })
-            });
-            if let Some(name) = &self.selection.container {
-                pod.retain_container(name);
+            };
+            match explained {
+                Explained::Pod(mut pod) => {
+                    pod.findings.retain(|d| keep(d));
+                    if let Some(name) = &self.selection.container {
+                        pod.retain_container(name);
+                    }
+                    self.writer.pod(&pod)?;
+                }
+                Explained::Rollout(mut rollout) => {
+                    rollout.findings.retain(|d| keep(d));
+                    self.writer.rollout(&rollout)?;
+                }
             }
-            self.writer.pod(&pod)?;
         }
         Ok(())
     }
@@ -309,7 +356,12 @@ impl<'s, W: Write> Explaining<'s, W> {
         }
         self.writer.finish()?;
         if written == 0 {
-            if !failed && !selected_elsewhere {
+            if self.rollouts && self.selected_pods > 0 && !failed {
+                eprint_line(format_args!(
+                    "podcycle: no workload controller found in {} (explain --rollout reads Deployments, ReplicaSets, ReplicationControllers, StatefulSets, DaemonSets, Jobs and CronJobs; a Pod has no rollout)",
+                    shown_paths(args)
+                ))?;
+            } else if !failed && !selected_elsewhere {
                 eprint_line(format_args!(
                     "podcycle: no pod spec found in {} (explain reads Pods, PodTemplates and workload controllers)",
                     shown_paths(args)
@@ -389,10 +441,22 @@ fn list(names: &[&str]) -> String {
 }
 
 /// Explains `text` as `path` with `settings`, every object and container, and returns what
-/// `podcycle explain` would print.
-pub fn explain_text(path: &str, text: &str, settings: &Settings, format: ExplainFormat) -> String {
+/// `podcycle explain` (with `--rollout`, when `rollouts`) would print.
+pub fn explain_text(
+    path: &str,
+    text: &str,
+    settings: &Settings,
+    format: ExplainFormat,
+    rollouts: bool,
+) -> String {
     let selection = Selection::default();
-    let mut run = Explaining::new(&selection, ExplainWriter::new(Vec::new(), format));
+    let writer = if rollouts {
+        ExplainWriter::for_rollouts(Vec::new(), format)
+    } else {
+        ExplainWriter::new(Vec::new(), format)
+    };
+    let mut run = Explaining::new(&selection, writer);
+    run.rollouts = rollouts;
     run.file(
         path.to_owned(),
         text.as_bytes().to_vec(),

@@ -11,6 +11,7 @@ mod build;
 mod json;
 pub mod mermaid;
 mod model;
+pub mod rollout;
 mod select;
 mod text;
 mod units;
@@ -19,6 +20,7 @@ use std::io::{self, Write};
 
 pub use build::{PodSource, explain_pod};
 pub use model::{Finding, Note, PodExplanation};
+pub use rollout::{RolloutExplanation, RolloutSource, explain_rollout};
 pub use select::{ObjectSelector, Selection};
 pub use units::{Range, Secs};
 
@@ -57,14 +59,46 @@ pub struct ExplainWriter<W: Write> {
     out: W,
     format: ExplainFormat,
     written: usize,
+    /// The key of the JSON list: `pods`, or `rollouts`.
+    key: &'static str,
 }
 
 impl<W: Write> ExplainWriter<W> {
+    /// A writer of pod explanations (`{"pods": [...]}`).
     pub fn new(out: W, format: ExplainFormat) -> ExplainWriter<W> {
         ExplainWriter {
             out,
             format,
             written: 0,
+            key: "pods",
+        }
+    }
+
+    /// A writer of rollout explanations (`{"rollouts": [...]}`).
+    pub fn for_rollouts(out: W, format: ExplainFormat) -> ExplainWriter<W> {
+        ExplainWriter {
+            key: "rollouts",
+            ..ExplainWriter::new(out, format)
+        }
+    }
+
+    /// Writes one rollout's explanation.
+    pub fn rollout(&mut self, rollout: &RolloutExplanation<impl Finding>) -> io::Result<()> {
+        let first = self.written == 0;
+        self.written += 1;
+        match self.format {
+            ExplainFormat::Json => json::write_item(&mut self.out, self.key, rollout, first),
+            ExplainFormat::Text | ExplainFormat::Mermaid => {
+                let mut out = crate::escape::ControlFilter::new(&mut self.out);
+                if !first {
+                    writeln!(out)?;
+                }
+                if self.format == ExplainFormat::Text {
+                    rollout::text::write_rollout(&mut out, rollout)
+                } else {
+                    rollout::mermaid::write_rollout(&mut out, rollout)
+                }
+            }
         }
     }
 
@@ -73,7 +107,7 @@ impl<W: Write> ExplainWriter<W> {
         let first = self.written == 0;
         self.written += 1;
         match self.format {
-            ExplainFormat::Json => json::write_pod(&mut self.out, pod, first),
+            ExplainFormat::Json => json::write_item(&mut self.out, self.key, pod, first),
             ExplainFormat::Text | ExplainFormat::Mermaid => {
                 // Names come from the manifest: no control character of theirs reaches a
                 // terminal or log.
@@ -99,7 +133,7 @@ impl<W: Write> ExplainWriter<W> {
     /// and flushes it.
     pub fn finish(mut self) -> io::Result<W> {
         if self.format == ExplainFormat::Json {
-            json::finish(&mut self.out, self.written)?;
+            json::finish(&mut self.out, self.key, self.written)?;
         }
         self.out.flush()?;
         Ok(self.out)

@@ -96,6 +96,8 @@ pub enum DelayKind {
     Timeout(ProbeKind),
     /// A probe has to pass; when it does, the manifest cannot tell.
     MustPass(ProbeKind),
+    /// A probe can never pass: its container does not declare the named port it uses.
+    NeverPasses(ProbeKind),
 }
 
 /// One wait that a time adds up.

@@ -11,9 +11,9 @@ mod workloads;
 
 use serde::Serialize;
 
-pub use podcycle_k8s::{Controller, WorkloadKind};
 pub use podcycle_k8s::k8s_openapi::api::core::v1 as core;
 pub use podcycle_k8s::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+pub use podcycle_k8s::{Controller, WorkloadKind};
 pub use workloads::{Origin, PodSite};
 
 use crate::yaml::{Document, NodeId, lookup};

@@ -335,7 +335,12 @@ impl Scope {
     }
 
     /// The workload an object of the scope is, if it is one.
-    pub fn workload(&self, file: &str, document: usize, prefix: &FieldPath) -> Option<&ScopedWorkload> {
+    pub fn workload(
+        &self,
+        file: &str,
+        document: usize,
+        prefix: &FieldPath,
+    ) -> Option<&ScopedWorkload> {
         self.workloads
             .iter()
             .find(|w| w.at.is(file, document, prefix))
@@ -497,7 +502,9 @@ spec:
             .collect();
         assert_eq!(selected, ["web"]);
         assert_eq!(scope.selected_by(&scope.budgets[1]).count(), 0);
-        let autoscaler = scope.autoscaler_of(&web.object).expect("the HPA targets web");
+        let autoscaler = scope
+            .autoscaler_of(&web.object)
+            .expect("the HPA targets web");
         assert_eq!(autoscaler.replicas(), Some((1, 10)));
         assert!(scope.autoscaler_of(&scope.workloads[1].object).is_none());
         assert_eq!(web.at.line, 3);
@@ -505,7 +512,8 @@ spec:
 
     #[test]
     fn files_without_budgets_or_autoscalers_are_not_read() {
-        let scope = scope_of("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: []}\n");
+        let scope =
+            scope_of("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: []}\n");
         assert!(scope.workloads.is_empty());
         assert!(scope.is_empty());
     }

@@ -95,8 +95,7 @@ mod tests {
         LabelSelectorRequirement {
             key: key.to_owned(),
             operator: operator.to_owned(),
-            values: (!values.is_empty())
-                .then(|| values.iter().map(|v| (*v).to_owned()).collect()),
+            values: (!values.is_empty()).then(|| values.iter().map(|v| (*v).to_owned()).collect()),
         }
     }
 

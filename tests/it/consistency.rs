@@ -26,10 +26,15 @@ struct GenContainer {
     post_start: u8,
     pre_stop: u8,
     probes: [Option<GenProbe>; 3],
+    /// Declares the port named `http`.
+    declares_http: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct GenProbe {
+    /// 0: exec; 1: httpGet on the named port `http`, which the container may not declare;
+    /// 2: tcpSocket on a port number.
+    handler: u8,
     delay: i32,
     period: i32,
     timeout: i32,
@@ -40,6 +45,7 @@ struct GenProbe {
 
 fn probe() -> impl Strategy<Value = GenProbe> {
     (
+        0..3u8,
         -2..40i32,
         -2..30i32,
         -2..60i32,
@@ -48,7 +54,8 @@ fn probe() -> impl Strategy<Value = GenProbe> {
         proptest::option::of(-1..40i64),
     )
         .prop_map(
-            |(delay, period, timeout, failures, successes, grace)| GenProbe {
+            |(handler, delay, period, timeout, failures, successes, grace)| GenProbe {
+                handler,
                 delay,
                 period,
                 timeout,
@@ -71,15 +78,17 @@ fn container() -> impl Strategy<Value = GenContainer> {
             proptest::option::of(probe()),
             proptest::option::of(probe()),
         ],
+        proptest::bool::ANY,
     )
         .prop_map(
-            |(list, command, seconds, post_start, pre_stop, probes)| GenContainer {
+            |(list, command, seconds, post_start, pre_stop, probes, declares_http)| GenContainer {
                 list,
                 command,
                 seconds,
                 post_start,
                 pre_stop,
                 probes,
+                declares_http,
             },
         )
 }
@@ -116,6 +125,9 @@ fn spec(containers: &[GenContainer], grace: Option<i64>, deadline: Option<i64>) 
         if c.list == 1 {
             value["restartPolicy"] = "Always".into();
         }
+        if c.declares_http {
+            value["ports"] = serde_json::json!([{"name": "http", "containerPort": 8080}]);
+        }
         let mut lifecycle = serde_json::Map::new();
         if let Some(h) = hook(c.post_start, c.seconds) {
             lifecycle.insert("postStart".to_owned(), h);
@@ -131,8 +143,13 @@ fn spec(containers: &[GenContainer], grace: Option<i64>, deadline: Option<i64>) 
             .zip(c.probes)
         {
             let Some(p) = probe else { continue };
+            let handler = match p.handler {
+                1 => ("httpGet", serde_json::json!({"path": "/", "port": "http"})),
+                2 => ("tcpSocket", serde_json::json!({"port": 8080})),
+                _ => ("exec", serde_json::json!({"command": ["true"]})),
+            };
             let mut probe = serde_json::json!({
-                "exec": {"command": ["true"]},
+                handler.0: handler.1,
                 "initialDelaySeconds": p.delay,
                 "periodSeconds": p.period,
                 "timeoutSeconds": p.timeout,
@@ -352,6 +369,42 @@ fn explained(
                 ),
             )
         }
+        Claim::CertainReady(seconds) => (
+            shown["earliest_ready_seconds"].as_f64().map(secs),
+            claimed_seconds(*seconds),
+        ),
+        Claim::NeverReady => (
+            Some(
+                shown["earliest_ready_seconds"]
+                    .as_f64()
+                    .map_or_else(|| "never".to_owned(), secs),
+            ),
+            ("never".to_owned(), vec!["never".to_owned()]),
+        ),
+        Claim::NeverExits { container } => {
+            let step = &shown["startup"][*container];
+            let never = step["exit_seconds"]["min"].is_null() && step["never_exits"].is_string();
+            (
+                Some(if never { "never" } else { "exits" }.to_owned()),
+                ("never".to_owned(), Vec::new()),
+            )
+        }
+        Claim::PrestopRejected { container } => {
+            let name = &shown["startup"][*container]["container"];
+            let stop = shown["shutdown"]["containers"]
+                .as_array()
+                .and_then(|stops| stops.iter().find(|s| &s["container"] == name));
+            (
+                stop.map(|s| s["prestop_rejected"].to_string()),
+                ("true".to_owned(), vec!["rejects".to_owned()]),
+            )
+        }
+        Claim::ProgressDeadline(_)
+        | Claim::AttemptsWithinDeadline { .. }
+        | Claim::MaxUnavailablePods { .. }
+        | Claim::CertainUpdate(_) => {
+            panic!("{claim:?} is a rollout claim; pod rules do not make it")
+        }
         Claim::CertainStartup(seconds) => {
             let shown_seconds = if matches!(kind, WorkloadKind::Job | WorkloadKind::CronJob) {
                 shown["startup"]
@@ -370,7 +423,11 @@ fn same_subject(a: &Claim, b: &Claim) -> bool {
     use Claim::*;
     match (a, b) {
         (DeletionGrace(_), DeletionGrace(_)) | (SpecGrace(_), SpecGrace(_)) => true,
-        (CertainStartup(_), CertainStartup(_)) => true,
+        (CertainStartup(_), CertainStartup(_))
+        | (CertainReady(_), CertainReady(_))
+        | (NeverReady, NeverReady) => true,
+        (NeverExits { container: x }, NeverExits { container: y })
+        | (PrestopRejected { container: x }, PrestopRejected { container: y }) => x == y,
         (StopWindow { container: x, .. }, StopWindow { container: y, .. }) => x == y,
         (
             ProbeFailure {

@@ -183,13 +183,12 @@ pub fn decode(kind: WorkloadKind, tree: &dyn Tree, root: u32) -> Decoded {
         WorkloadKind::PodTemplate => {
             PodTemplate::deserialize(deserializer).map(|o| Workload::of_template(o.template))
         }
-        WorkloadKind::ReplicationController => {
-            ReplicationController::deserialize(deserializer).map(|o| {
+        WorkloadKind::ReplicationController => ReplicationController::deserialize(deserializer)
+            .map(|o| {
                 let mut spec = o.spec.unwrap_or_default();
                 Workload::of_template(spec.template.take())
                     .with(Controller::ReplicationController(Box::new(spec)))
-            })
-        }
+            }),
         WorkloadKind::Deployment => Deployment::deserialize(deserializer).map(|o| {
             let mut spec = o.spec;
             let template = std::mem::take(&mut spec.template);
@@ -197,8 +196,7 @@ pub fn decode(kind: WorkloadKind, tree: &dyn Tree, root: u32) -> Decoded {
         }),
         WorkloadKind::ReplicaSet => ReplicaSet::deserialize(deserializer).map(|o| {
             let mut spec = o.spec;
-            Workload::of_template(spec.template.take())
-                .with(Controller::ReplicaSet(Box::new(spec)))
+            Workload::of_template(spec.template.take()).with(Controller::ReplicaSet(Box::new(spec)))
         }),
         WorkloadKind::StatefulSet => StatefulSet::deserialize(deserializer).map(|o| {
             let mut spec = o.spec;

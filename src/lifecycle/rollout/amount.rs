@@ -35,7 +35,11 @@ impl Amount {
             Amount::Count(n) => n,
             Amount::Percent(p) => {
                 let exact = p as f64 * total as f64 / 100.0;
-                let rounded = if round_up { exact.ceil() } else { exact.floor() };
+                let rounded = if round_up {
+                    exact.ceil()
+                } else {
+                    exact.floor()
+                };
                 rounded as i64
             }
         }
@@ -83,13 +87,14 @@ pub fn valid_percent(text: &str) -> Option<i64> {
 }
 
 /// Why the API server rejects a count of pods (`ValidatePositiveIntOrPercent`), if it does: a
-/// negative integer, or a string that is not a percentage.
+/// negative integer, or a string that is not a percentage. Said after the field's name:
+/// "is -1; it must not be negative".
 pub fn int_or_percent_problem(value: &IntOrString) -> Option<String> {
     match value {
-        IntOrString::Int(n) if *n < 0 => Some(format!("{n} is negative")),
+        IntOrString::Int(n) if *n < 0 => Some(format!("is {n}; it must not be negative")),
         IntOrString::Int(_) => None,
         IntOrString::String(text) if valid_percent(text).is_none() => Some(format!(
-            "`{text}` is neither an integer nor a percentage such as `25%`"
+            "is `{text}`, neither a count of pods nor a percentage such as `25%`"
         )),
         IntOrString::String(_) => None,
     }

@@ -31,7 +31,11 @@ pub enum Blocker {
     /// `maxUnavailable` resolves to 0 pods.
     MaxUnavailableZero { written: String },
     /// `minAvailable` asks for every pod the budget covers, or more.
-    MinAvailableAll { written: String, desired: i32, pods: i32 },
+    MinAvailableAll {
+        written: String,
+        desired: i32,
+        pods: i32,
+    },
     /// A percentage or `maxUnavailable` over the pods of a DaemonSet, Job or CronJob, whose
     /// scale the disruption controller cannot find.
     NoScale { workload: ObjectRef },
@@ -220,17 +224,33 @@ mod tests {
 
     #[test]
     fn allowed_evictions_follow_the_disruption_controller() {
-        let j = judged(WEB, "{minAvailable: 2, selector: {matchLabels: {app: web}}}");
+        let j = judged(
+            WEB,
+            "{minAvailable: 2, selector: {matchLabels: {app: web}}}",
+        );
         assert_eq!(j.eviction, Eviction::Allowed(1));
-        let j = judged(WEB, "{maxUnavailable: 34%, selector: {matchLabels: {app: web}}}");
+        let j = judged(
+            WEB,
+            "{maxUnavailable: 34%, selector: {matchLabels: {app: web}}}",
+        );
         // 34% of 3 rounds up to 2.
         assert_eq!(j.eviction, Eviction::Allowed(2));
-        let j = judged(WEB, "{minAvailable: 3, selector: {matchLabels: {app: web}}}");
+        let j = judged(
+            WEB,
+            "{minAvailable: 3, selector: {matchLabels: {app: web}}}",
+        );
         assert!(matches!(
             j.eviction,
-            Eviction::Never(Blocker::MinAvailableAll { desired: 3, pods: 3, .. })
+            Eviction::Never(Blocker::MinAvailableAll {
+                desired: 3,
+                pods: 3,
+                ..
+            })
         ));
-        let j = judged(WEB, "{maxUnavailable: 0, selector: {matchLabels: {app: web}}}");
+        let j = judged(
+            WEB,
+            "{maxUnavailable: 0, selector: {matchLabels: {app: web}}}",
+        );
         assert!(matches!(
             j.eviction,
             Eviction::Never(Blocker::MaxUnavailableZero { .. })
@@ -241,10 +261,19 @@ mod tests {
 
     #[test]
     fn a_daemonset_has_no_scale() {
-        let j = judged(AGENT, "{maxUnavailable: 1, selector: {matchLabels: {app: web}}}");
-        assert!(matches!(j.eviction, Eviction::Never(Blocker::NoScale { .. })));
+        let j = judged(
+            AGENT,
+            "{maxUnavailable: 1, selector: {matchLabels: {app: web}}}",
+        );
+        assert!(matches!(
+            j.eviction,
+            Eviction::Never(Blocker::NoScale { .. })
+        ));
         // An integer minAvailable counts pods, which a DaemonSet has one per node of.
-        let j = judged(AGENT, "{minAvailable: 1, selector: {matchLabels: {app: web}}}");
+        let j = judged(
+            AGENT,
+            "{minAvailable: 1, selector: {matchLabels: {app: web}}}",
+        );
         assert_eq!(j.eviction, Eviction::Unknown);
     }
 }

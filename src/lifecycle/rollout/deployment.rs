@@ -110,12 +110,19 @@ pub enum DeadlineVerdict {
     NotJudged,
     /// Every wave waits at least `ready` seconds for its first pod to be Ready: longer than
     /// the deadline, so every rollout is reported failed.
-    Exceeded { ready: f64 },
+    Exceeded {
+        ready: f64,
+    },
     /// The pod may take longer than the deadline and still start: a startup probe allows
     /// `seconds` to the container at `container`.
-    MayExceedByProbe { container: usize, seconds: f64 },
+    MayExceedByProbe {
+        container: usize,
+        seconds: f64,
+    },
     /// The pod's Ready time is bounded, and its latest bound is past the deadline.
-    MayExceed { ready: Bounds },
+    MayExceed {
+        ready: Bounds,
+    },
     Met,
 }
 
@@ -258,7 +265,8 @@ fn strategy(spec: &DeploymentSpec, replicas: i32) -> DeploymentStrategy {
     };
     // Both written as 0 is rejected (`ValidateRollingUpdateDeployment`); both resolving to 0
     // is what `ResolveFenceposts` raises.
-    let raised = Amount::read(&surge_value).is_some_and(|a| a.scaled(i64::from(replicas), true) == 0)
+    let raised = Amount::read(&surge_value)
+        .is_some_and(|a| a.scaled(i64::from(replicas), true) == 0)
         && Amount::read(&unavailable_value)
             .is_some_and(|a| a.scaled(i64::from(replicas), false) == 0);
     DeploymentStrategy::RollingUpdate {
@@ -339,10 +347,7 @@ mod tests {
     #[test]
     fn waves_follow_surge_and_unavailable() {
         // 10 replicas, 25%: surge 3, unavailable 2. Five new pods per wave, eight available.
-        assert_eq!(
-            rolling_waves(10, 3, 2),
-            [(5, 8, 13), (5, 8, 13)]
-        );
+        assert_eq!(rolling_waves(10, 3, 2), [(5, 8, 13), (5, 8, 13)]);
         // Surge only: one new pod at a time, all old ones serving.
         assert_eq!(rolling_waves(3, 1, 0), [(1, 3, 4), (1, 3, 4), (1, 3, 4)]);
         // Unavailable only: one old pod goes, one new comes.

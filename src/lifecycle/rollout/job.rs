@@ -133,9 +133,9 @@ impl JobPlan {
         };
         let parallelism = spec.parallelism.unwrap_or(1);
         let per_index = spec.backoff_limit_per_index;
-        let backoff_limit = spec
-            .backoff_limit
-            .unwrap_or(if per_index.is_some() { i32::MAX } else { 6 });
+        let backoff_limit =
+            spec.backoff_limit
+                .unwrap_or(if per_index.is_some() { i32::MAX } else { 6 });
         let restarts = match life.restart_policy {
             RestartPolicy::OnFailure => JobRestarts::OnFailure,
             _ => JobRestarts::Never,
@@ -259,10 +259,20 @@ mod tests {
             .collect();
         assert_eq!(delays, [10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 600.0, 600.0]);
         // backoffLimit 6: 630 s of back-off in all.
-        assert_eq!(backoff_sum(6, JOB_BACKOFF_SECONDS, JOB_BACKOFF_CAP_SECONDS), 630.0);
-        assert_eq!(backoff_sum(8, JOB_BACKOFF_SECONDS, JOB_BACKOFF_CAP_SECONDS), 1830.0);
         assert_eq!(
-            backoff_sum(i64::from(i32::MAX), JOB_BACKOFF_SECONDS, JOB_BACKOFF_CAP_SECONDS),
+            backoff_sum(6, JOB_BACKOFF_SECONDS, JOB_BACKOFF_CAP_SECONDS),
+            630.0
+        );
+        assert_eq!(
+            backoff_sum(8, JOB_BACKOFF_SECONDS, JOB_BACKOFF_CAP_SECONDS),
+            1830.0
+        );
+        assert_eq!(
+            backoff_sum(
+                i64::from(i32::MAX),
+                JOB_BACKOFF_SECONDS,
+                JOB_BACKOFF_CAP_SECONDS
+            ),
             630.0 + 600.0 * f64::from(i32::MAX - 6)
         );
     }

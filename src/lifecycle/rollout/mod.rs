@@ -163,7 +163,9 @@ pub enum Plan {
     Deployment(DeploymentPlan),
     /// A ReplicaSet or ReplicationController does not replace its pods when its template
     /// changes: only the pods it creates later get the new template.
-    Static { replicas: Replicas },
+    Static {
+        replicas: Replicas,
+    },
     StatefulSet(StatefulSetPlan),
     DaemonSet(DaemonSetPlan),
     Job(JobPlan),
@@ -226,9 +228,7 @@ impl Rollout {
             )),
             Controller::DaemonSet(spec) => Plan::DaemonSet(DaemonSetPlan::new(spec, &pod)),
             Controller::Job(spec) => Plan::Job(JobPlan::new(spec, source.life, &pod)),
-            Controller::CronJob(spec) => {
-                Plan::CronJob(CronJobPlan::new(spec, source.life, &pod))
-            }
+            Controller::CronJob(spec) => Plan::CronJob(CronJobPlan::new(spec, source.life, &pod)),
         };
         let budgets = source
             .scope

@@ -118,9 +118,8 @@ impl StatefulSetPlan {
                 let rounds = rounds(i64::from(updated), i64::from(*batch));
                 let time = match (gate, policy) {
                     // Deleted `batch` at a time, created again one by one in order.
-                    (true, PodManagement::OrderedReady) => {
-                        times(rounds, pod.termination).plus(times(i64::from(updated), available_after))
-                    }
+                    (true, PodManagement::OrderedReady) => times(rounds, pod.termination)
+                        .plus(times(i64::from(updated), available_after)),
                     (true, _) => times(rounds, replaced),
                     (false, _) => times(i64::from(updated), replaced),
                 };
