@@ -67,7 +67,7 @@ impl PodTimes {
         let schedule = life.schedule();
         let ready = schedule.ready.clone().unwrap_or_else(|| {
             // A pod without app containers never becomes Ready (the API server rejects it).
-            Window::zero().open_ended(&super::time::Step {
+            Window::zero().then(&super::time::Step {
                 container: 0,
                 kind: super::time::DelayKind::InitRun,
                 path: crate::model::path::FieldPath::default(),

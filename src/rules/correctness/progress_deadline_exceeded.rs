@@ -162,9 +162,9 @@ fn check(ctx: &RolloutContext<'_>, findings: &mut Findings) {
                 .report(
                     Target::key(life.path.key("startupProbe").key("failureThreshold")),
                     format!(
-                        "the startupProbe of {} lets it take up to {} to start, longer than {deadline_words}: a start that slow succeeds, but the rollout of {name} is reported failed (ProgressDeadlineExceeded) on the way",
+                        "the startupProbe of {} gives it {} after its start before it is restarted, longer than {deadline_words}: a start that slow succeeds, but the rollout of {name} is reported failed (ProgressDeadlineExceeded) on the way",
                         life.quoted(),
-                        text::seconds(seconds)
+                        text::range(window.bounds().min, window.bounds().max)
                     ),
                 )
                 .help(format!(

@@ -96,6 +96,10 @@ fn check(ctx: &RolloutContext<'_>, findings: &mut Findings) {
     let (Some(deadline), Some(fit)) = (job.active_deadline, job.attempts_within_deadline) else {
         return;
     };
+    // A last container that never starts has other findings saying why.
+    if !job.attempt.min.is_finite() {
+        return;
+    }
     let allowed = job.retries + 1;
     if fit >= allowed {
         return;

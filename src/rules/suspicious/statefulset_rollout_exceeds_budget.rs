@@ -97,6 +97,10 @@ fn check(ctx: &RolloutContext<'_>, findings: &mut Findings) {
     let Plan::StatefulSet(plan) = &ctx.rollout.plan else {
         return;
     };
+    // A pod that never becomes available has other findings saying why; no time follows.
+    if !plan.available_after.min.is_finite() {
+        return;
+    }
     let budget = seconds(ctx.rollout_budget_seconds);
     let name = format!("`{}`", ctx.site.object.display_name());
     let spec = FieldPath::from_keys(&["spec"]);
