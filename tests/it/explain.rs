@@ -424,6 +424,10 @@ fn the_docs_show_current_output() {
             .trim_end_matches("-->")
             .split_whitespace()
             .collect();
+        let (rollout, args) = match args.split_first() {
+            Some((&"--rollout", rest)) => (true, rest.to_vec()),
+            _ => (false, args),
+        };
         let [file, "--format", format] = args[..] else {
             panic!("malformed marker: {}", &rest[at..line_end]);
         };
@@ -434,7 +438,16 @@ fn the_docs_show_current_output() {
             other => panic!("unknown format {other}"),
         };
         let input = fs::read_to_string(file).unwrap();
-        let output = explain_for_tests(file, &input, format);
+        let output = if rollout {
+            podcycle::cli::explain_rollout_for_tests(
+                file,
+                &input,
+                format,
+                &podcycle::settings::Settings::default(),
+            )
+        } else {
+            explain_for_tests(file, &input, format)
+        };
         // The block: a fence of four backticks (the Mermaid output holds fences of three).
         let after = &rest[line_end..];
         let (fence, language) = match format {
