@@ -631,9 +631,9 @@ fn lint_scope_objects(
         let here =
             |at: &crate::model::scope::Placed| at.is(&file.path, document.index, &object.prefix);
         let target = match (
-            scope.budgets.iter().find(|budget| here(&budget.at)),
+            scope.budgets().iter().find(|budget| here(&budget.at)),
             scope
-                .autoscalers
+                .autoscalers()
                 .iter()
                 .find(|autoscaler| here(&autoscaler.at)),
         ) {

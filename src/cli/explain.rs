@@ -179,8 +179,8 @@ struct Pending {
 }
 
 enum Explained {
-    Pod(PodExplanation<JsonDiagnostic>),
-    Rollout(RolloutExplanation<JsonDiagnostic>),
+    Pod(Box<PodExplanation<JsonDiagnostic>>),
+    Rollout(Box<RolloutExplanation<JsonDiagnostic>>),
 }
 
 impl<'s, W: Write> Explaining<'s, W> {
@@ -283,7 +283,7 @@ impl<'s, W: Write> Explaining<'s, W> {
                     findings,
                 });
                 self.pending.push(Pending {
-                    explained: Explained::Rollout(explained),
+                    explained: Explained::Rollout(Box::new(explained)),
                     spans,
                 });
             }
@@ -304,7 +304,7 @@ impl<'s, W: Write> Explaining<'s, W> {
             findings,
         });
         self.pending.push(Pending {
-            explained: Explained::Pod(pod),
+            explained: Explained::Pod(Box::new(pod)),
             spans,
         });
     }

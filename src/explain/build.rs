@@ -54,10 +54,8 @@ pub fn explain_pod<F>(source: PodSource<'_, '_, F>) -> PodExplanation<F> {
         .map(|ready| {
             ready
                 .earliest
-                .trail
-                .delays()
+                .counted_delays()
                 .into_iter()
-                .filter(|d| d.seconds > 0.0 && d.seconds.is_finite())
                 .map(|d| delay_info(life, d))
                 .collect()
         })
@@ -96,7 +94,7 @@ pub fn explain_pod<F>(source: PodSource<'_, '_, F>) -> PodExplanation<F> {
     }
 }
 
-fn delay_info(life: &Lifecycle<'_>, delay: &Delay) -> DelayInfo {
+pub(super) fn delay_info(life: &Lifecycle<'_>, delay: &Delay) -> DelayInfo {
     DelayInfo {
         container: life.containers[delay.container].label().into_owned(),
         what: life.describe_delay(delay),

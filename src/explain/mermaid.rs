@@ -34,7 +34,8 @@ pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation<impl Finding>) -> io:
     )?;
     write_notes_and_findings(
         out,
-        pod,
+        &pod.notes,
+        &pod.findings,
         &ListStyle {
             notes: "Notes:",
             findings: "Findings:",

@@ -152,13 +152,13 @@ struct ListStyle {
 /// The notes and the findings of `check`, each under its heading when there are any.
 fn write_notes_and_findings(
     out: &mut dyn Write,
-    pod: &PodExplanation<impl Finding>,
+    notes: &[Note],
+    findings: &[impl Finding],
     style: &ListStyle,
 ) -> io::Result<()> {
     let code = style.code;
-    let notes: Vec<String> = pod.notes.iter().map(|note| note.text.clone()).collect();
-    let findings: Vec<String> = pod
-        .findings
+    let notes: Vec<String> = notes.iter().map(|note| note.text.clone()).collect();
+    let findings: Vec<String> = findings
         .iter()
         .map(|f| {
             format!(

@@ -171,6 +171,16 @@ pub struct Bound {
 }
 
 impl Bound {
+    /// The delays this bound counts: those of a known, non-zero length, in the order they
+    /// happen. What a finding labels and a timeline lists.
+    pub fn counted_delays(&self) -> Vec<&Delay> {
+        self.trail
+            .delays()
+            .into_iter()
+            .filter(|d| d.seconds > 0.0 && d.seconds.is_finite())
+            .collect()
+    }
+
     fn zero() -> Bound {
         Bound {
             seconds: 0.0,

@@ -16,15 +16,18 @@
 //! an overlay applies its objects to one namespace.
 //!
 //! [`Scope::read`] reads one file; a scope of many files is the union of theirs
-//! ([`Scope::extend`]), which the rules read the same way.
+//! ([`Scope::extend`]), which the rules read the same way. Matching is done once per scope, by
+//! distinct labels, and each budget is judged once ([`Scope::judgement`]), so that a file of many
+//! budgets and workloads stays near linear.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use podcycle_k8s::k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec;
 use podcycle_k8s::k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec;
 use podcycle_k8s::{Controller, TypeError};
 
+use super::budget::{BudgetJudgement, judge_budget};
 use super::custom::{self, PodTemplateKinds};
 use super::path::{FieldPath, PathSegment};
 use super::selector;
@@ -128,15 +131,40 @@ impl Autoscaler {
     }
 }
 
-/// The objects of a scope.
+/// The objects of a scope, and how they are matched.
 #[derive(Clone, Debug, Default)]
 pub struct Scope {
-    pub workloads: Vec<ScopedWorkload>,
-    pub budgets: Vec<Budget>,
-    pub autoscalers: Vec<Autoscaler>,
+    workloads: Vec<ScopedWorkload>,
+    budgets: Vec<Budget>,
+    autoscalers: Vec<Autoscaler>,
     /// Custom resources of kinds podcycle does not know, whose operators may create pods it
     /// cannot see (a database cluster, a message queue).
-    pub opaque: Vec<ObjectRef>,
+    opaque: Vec<ObjectRef>,
+    index: Index,
+    /// Each budget judged, once, when first asked for.
+    judgements: OnceLock<Vec<BudgetJudgement>>,
+}
+
+/// Who matches whom, by position in the scope's lists.
+#[derive(Clone, Debug, Default)]
+struct Index {
+    /// For each budget, the workloads whose pods it covers.
+    covered: Vec<Vec<usize>>,
+    /// For each workload, the budgets that cover its pods.
+    covering: Vec<Vec<usize>>,
+    /// For each workload, the autoscaler that scales it.
+    autoscaler: Vec<Option<usize>>,
+    /// The autoscalers by the group (`extensions` read as `apps`), kind and name they target.
+    autoscalers_by_target: BTreeMap<(String, String, String), Vec<usize>>,
+}
+
+/// The group of a target's `apiVersion`: `extensions` served the same Deployments, ReplicaSets
+/// and DaemonSets as `apps`.
+fn target_group(api_version: &str) -> &str {
+    match group(api_version) {
+        "extensions" => "apps",
+        other => other,
+    }
 }
 
 /// Whether objects of an API group are known not to create pods of their own: Kubernetes' own
@@ -185,6 +213,7 @@ impl Scope {
                 scope.add(file, &name, &document, &object, kinds);
             }
         });
+        scope.match_objects();
         scope
     }
 
@@ -194,6 +223,108 @@ impl Scope {
         self.budgets.extend(other.budgets);
         self.autoscalers.extend(other.autoscalers);
         self.opaque.extend(other.opaque);
+        self.match_objects();
+    }
+
+    pub fn workloads(&self) -> &[ScopedWorkload] {
+        &self.workloads
+    }
+
+    pub fn budgets(&self) -> &[Budget] {
+        &self.budgets
+    }
+
+    pub fn autoscalers(&self) -> &[Autoscaler] {
+        &self.autoscalers
+    }
+
+    /// Custom resources of kinds podcycle does not know, whose operators may create pods it
+    /// cannot see.
+    pub fn opaque(&self) -> &[ObjectRef] {
+        &self.opaque
+    }
+
+    /// Matches budgets and autoscalers with the workloads, once: each budget's selector is
+    /// read against each distinct namespace and label set, not against every workload.
+    fn match_objects(&mut self) {
+        self.judgements = OnceLock::new();
+        let mut by_labels: BTreeMap<(Option<&str>, &BTreeMap<String, String>), Vec<usize>> =
+            BTreeMap::new();
+        for (index, workload) in self.workloads.iter().enumerate() {
+            for labels in &workload.pod_labels {
+                by_labels
+                    .entry((workload.object.namespace.as_deref(), labels))
+                    .or_default()
+                    .push(index);
+            }
+        }
+        let mut covered: Vec<Vec<usize>> = vec![Vec::new(); self.budgets.len()];
+        let mut covering: Vec<Vec<usize>> = vec![Vec::new(); self.workloads.len()];
+        for (b, budget) in self.budgets.iter().enumerate() {
+            for ((namespace, labels), workloads) in &by_labels {
+                if budget.selects(*namespace, labels) {
+                    covered[b].extend(workloads);
+                }
+            }
+            covered[b].sort_unstable();
+            covered[b].dedup();
+            for &w in &covered[b] {
+                covering[w].push(b);
+            }
+        }
+        let mut autoscalers_by_target: BTreeMap<(String, String, String), Vec<usize>> =
+            BTreeMap::new();
+        for (a, autoscaler) in self.autoscalers.iter().enumerate() {
+            if let Ok(spec) = &autoscaler.spec {
+                let target = &spec.scale_target_ref;
+                let group = target_group(target.api_version.as_deref().unwrap_or_default());
+                autoscalers_by_target
+                    .entry((group.to_owned(), target.kind.clone(), target.name.clone()))
+                    .or_default()
+                    .push(a);
+            }
+        }
+        self.index = Index {
+            covered,
+            covering,
+            autoscaler: Vec::new(),
+            autoscalers_by_target,
+        };
+        self.index.autoscaler = self
+            .workloads
+            .iter()
+            .map(|workload| self.autoscaler_index(&workload.object))
+            .collect();
+    }
+
+    /// The position of a budget of this scope.
+    fn position(&self, budget: &Budget) -> Option<usize> {
+        self.budgets.iter().position(|b| std::ptr::eq(b, budget))
+    }
+
+    /// What `budget` allows once its pods are healthy, judged once for the scope.
+    pub fn judgement(&self, budget: &Budget) -> &BudgetJudgement {
+        let judgements = self.judgements.get_or_init(|| {
+            self.budgets
+                .iter()
+                .zip(&self.index.covered)
+                .map(|(budget, covered)| {
+                    let selected: Vec<(&ScopedWorkload, Option<(i32, i32)>)> = covered
+                        .iter()
+                        .map(|&w| {
+                            let autoscaler = self.index.autoscaler[w]
+                                .and_then(|a| self.autoscalers[a].replicas());
+                            (&self.workloads[w], autoscaler)
+                        })
+                        .collect();
+                    judge_budget(budget, &selected)
+                })
+                .collect()
+        });
+        static UNKNOWN: OnceLock<BudgetJudgement> = OnceLock::new();
+        self.position(budget)
+            .and_then(|b| judgements.get(b))
+            .unwrap_or_else(|| UNKNOWN.get_or_init(BudgetJudgement::unknown))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -303,47 +434,53 @@ impl Scope {
         &'s self,
         budget: &'s Budget,
     ) -> impl Iterator<Item = &'s ScopedWorkload> + 's {
-        self.workloads.iter().filter(move |workload| {
-            workload
-                .pod_labels
+        self.position(budget)
+            .and_then(|b| self.index.covered.get(b))
+            .into_iter()
+            .flatten()
+            .map(|&w| &self.workloads[w])
+    }
+
+    /// The other budgets that cover the pods of a workload `budget` covers, with that
+    /// workload: the first such workload only.
+    pub fn overlapping<'s>(
+        &'s self,
+        budget: &'s Budget,
+    ) -> Option<(&'s ScopedWorkload, Vec<&'s Budget>)> {
+        let b = self.position(budget)?;
+        self.index.covered[b].iter().find_map(|&w| {
+            let others: Vec<&Budget> = self.index.covering[w]
                 .iter()
-                .any(|labels| budget.selects(workload.object.namespace.as_deref(), labels))
+                .filter(|&&other| other != b)
+                .map(|&other| &self.budgets[other])
+                .collect();
+            (!others.is_empty()).then(|| (&self.workloads[w], others))
         })
     }
 
     /// The autoscaler that scales `object`, if one in the scope names it.
     pub fn autoscaler_of(&self, object: &ObjectRef) -> Option<&Autoscaler> {
-        self.autoscalers.iter().find(|autoscaler| {
-            let Ok(spec) = &autoscaler.spec else {
-                return false;
-            };
-            let target = &spec.scale_target_ref;
-            let groups = [
-                group(target.api_version.as_deref().unwrap_or_default()),
-                group(&object.api_version),
-            ];
-            // `extensions` served the same Deployments, ReplicaSets and DaemonSets as `apps`.
-            let normalised = groups.map(|g| if g == "extensions" { "apps" } else { g });
-            normalised[0] == normalised[1]
-                && target.kind == object.kind
-                && object.name.as_deref() == Some(target.name.as_str())
-                && same_namespace(
-                    autoscaler.object.namespace.as_deref(),
-                    object.namespace.as_deref(),
-                )
-        })
+        self.autoscaler_index(object).map(|a| &self.autoscalers[a])
     }
 
-    /// The workload an object of the scope is, if it is one.
-    pub fn workload(
-        &self,
-        file: &str,
-        document: usize,
-        prefix: &FieldPath,
-    ) -> Option<&ScopedWorkload> {
-        self.workloads
+    fn autoscaler_index(&self, object: &ObjectRef) -> Option<usize> {
+        let name = object.name.as_deref()?;
+        let key = (
+            target_group(&object.api_version),
+            object.kind.as_str(),
+            name,
+        );
+        self.index
+            .autoscalers_by_target
+            .get(&(key.0.to_owned(), key.1.to_owned(), key.2.to_owned()))?
             .iter()
-            .find(|w| w.at.is(file, document, prefix))
+            .copied()
+            .find(|&a| {
+                same_namespace(
+                    self.autoscalers[a].object.namespace.as_deref(),
+                    object.namespace.as_deref(),
+                )
+            })
     }
 }
 
@@ -480,9 +617,9 @@ spec:
     #[test]
     fn budgets_and_autoscalers_are_matched_by_namespace_selector_and_reference() {
         let scope = scope_of(FILE);
-        assert_eq!(scope.workloads.len(), 2);
-        assert_eq!(scope.budgets.len(), 2);
-        let web = &scope.workloads[0];
+        assert_eq!(scope.workloads().len(), 2);
+        assert_eq!(scope.budgets().len(), 2);
+        let web = &scope.workloads()[0];
         assert_eq!(
             web.pods,
             PodCount::Replicas {
@@ -490,23 +627,23 @@ spec:
                 written: true
             }
         );
-        assert_eq!(scope.workloads[1].scale, ScaleLookup::NoScale);
+        assert_eq!(scope.workloads()[1].scale, ScaleLookup::NoScale);
         let covering: Vec<&str> = scope
             .budgets_of(&web.object, &web.pod_labels[0])
             .filter_map(|b| b.object.name.as_deref())
             .collect();
         assert_eq!(covering, ["web"]);
         let selected: Vec<&str> = scope
-            .selected_by(&scope.budgets[0])
+            .selected_by(&scope.budgets()[0])
             .filter_map(|w| w.object.name.as_deref())
             .collect();
         assert_eq!(selected, ["web"]);
-        assert_eq!(scope.selected_by(&scope.budgets[1]).count(), 0);
+        assert_eq!(scope.selected_by(&scope.budgets()[1]).count(), 0);
         let autoscaler = scope
             .autoscaler_of(&web.object)
             .expect("the HPA targets web");
         assert_eq!(autoscaler.replicas(), Some((1, 10)));
-        assert!(scope.autoscaler_of(&scope.workloads[1].object).is_none());
+        assert!(scope.autoscaler_of(&scope.workloads()[1].object).is_none());
         assert_eq!(web.at.line, 3);
     }
 
@@ -514,7 +651,7 @@ spec:
     fn files_without_budgets_or_autoscalers_are_not_read() {
         let scope =
             scope_of("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: []}\n");
-        assert!(scope.workloads.is_empty());
+        assert!(scope.workloads().is_empty());
         assert!(scope.is_empty());
     }
 

@@ -12,6 +12,7 @@ use crate::model::{AnyObject, ObjectSite, PodSite};
 use crate::source::Span;
 use crate::versions::KubeVersion;
 use crate::yaml::{ConversionError, Document};
+use podcycle_k8s::k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec;
 
 /// The input of a document rule: one YAML document as read, and the objects in it.
 pub struct DocumentContext<'a> {
@@ -71,6 +72,16 @@ pub struct ScopeContext<'a> {
     pub scope: &'a Scope,
     pub object: ScopeObject<'a>,
     pub kube: KubeVersion,
+}
+
+impl<'a> ScopeContext<'a> {
+    /// The budget judged, with its spec, when the object is a budget that could be read.
+    pub fn budget(&self) -> Option<(&'a Budget, &'a PodDisruptionBudgetSpec)> {
+        let ScopeObject::Budget(budget) = self.object else {
+            return None;
+        };
+        Some((budget, budget.spec.as_ref().ok()?))
+    }
 }
 
 /// Which part of a field a finding points at.

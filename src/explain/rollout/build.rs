@@ -7,16 +7,16 @@ use super::{
     DeadlineInfo, DeploymentInfo, JobInfo, NodesInfo, OrdinalInfo, PodSummary, ReplicasInfo,
     RolloutExplanation, StatefulSetInfo, StaticInfo, WaveInfo,
 };
-use crate::explain::model::DelayInfo;
+use crate::explain::build::delay_info;
 use crate::explain::units::{Range, Secs};
 use crate::lifecycle::Lifecycle;
-use crate::lifecycle::rollout::amount::Amount;
-use crate::lifecycle::rollout::budget::Blocker;
 use crate::lifecycle::rollout::{
-    DaemonSetPlan, DaemonSetStrategy, DeadlineVerdict, DeploymentPlan, DeploymentStrategy,
-    Eviction, JobPlan, JobRestarts, Plan, PodManagement, ReplicaSource, Replicas, Resolved,
-    Rollout, StatefulSetPlan, StatefulSetUpdate,
+    DaemonSetPlan, DaemonSetStrategy, DeadlineVerdict, DeploymentPlan, DeploymentStrategy, JobPlan,
+    JobRestarts, Plan, PodManagement, ReplicaSource, Replicas, Resolved, Rollout, StatefulSetPlan,
+    StatefulSetUpdate,
 };
+use crate::model::amount::Amount;
+use crate::model::budget::{Blocker, Eviction};
 use crate::model::{IntOrString, ObjectRef};
 use crate::text;
 
@@ -139,16 +139,9 @@ fn pod_summary(life: &Lifecycle<'_>, rollout: &Rollout) -> PodSummary {
         ready_delays: pod
             .ready
             .earliest
-            .trail
-            .delays()
+            .counted_delays()
             .into_iter()
-            .filter(|d| d.seconds > 0.0 && d.seconds.is_finite())
-            .map(|d| DelayInfo {
-                container: life.containers[d.container].label().into_owned(),
-                what: life.describe_delay(d),
-                seconds: Secs(d.seconds),
-                field: d.path.to_string(),
-            })
+            .map(|d| delay_info(life, d))
             .collect(),
         startup_allowance: pod.startup_allowance.map(|(index, seconds)| Allowance {
             container: life.containers[index].label().into_owned(),

@@ -9,6 +9,7 @@ use super::RolloutExplanation;
 use crate::explain::mermaid::{Chart, Style};
 use crate::explain::model::Finding;
 use crate::explain::units::{Range, Secs};
+use crate::explain::{ListStyle, write_notes_and_findings};
 
 pub fn write_rollout(
     out: &mut dyn Write,
@@ -30,23 +31,17 @@ pub fn write_rollout(
         "Times are the earliest possible, from the start of the rollout; not counted: {}.",
         rollout.pod.not_counted.join(", ")
     )?;
-    if !rollout.findings.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "Findings:")?;
-        for f in &rollout.findings {
-            writeln!(
-                out,
-                "- {}[`{}`] `{}:{}:{}`: {}",
-                f.severity(),
-                f.rule(),
-                f.file(),
-                f.line(),
-                f.column(),
-                f.message()
-            )?;
-        }
-    }
-    Ok(())
+    write_notes_and_findings(
+        out,
+        &[],
+        &rollout.findings,
+        &ListStyle {
+            notes: "Notes:",
+            findings: "Findings:",
+            bullet: "- ",
+            code: "`",
+        },
+    )
 }
 
 /// A bar from `start` until `end`, in the style its bounds call for; nothing when it never

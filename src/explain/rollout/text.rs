@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use super::{DeploymentInfo, JobInfo, RolloutExplanation, StatefulSetInfo};
 use crate::explain::model::Finding;
 use crate::explain::units::Secs;
+use crate::explain::{ListStyle, write_notes_and_findings};
 
 pub fn write_rollout(
     out: &mut dyn Write,
@@ -151,29 +152,17 @@ pub fn write_rollout(
             &format!("{} {allows}", budget.object.display_name()),
         )?;
     }
-    let findings: Vec<String> = rollout
-        .findings
-        .iter()
-        .map(|f| {
-            format!(
-                "{}[{}] {}:{}:{}: {}",
-                f.severity(),
-                f.rule(),
-                f.file(),
-                f.line(),
-                f.column(),
-                f.message()
-            )
-        })
-        .collect();
-    if !findings.is_empty() {
-        writeln!(out)?;
-        writeln!(out, "findings")?;
-        for finding in findings {
-            writeln!(out, "  - {finding}")?;
-        }
-    }
-    Ok(())
+    write_notes_and_findings(
+        out,
+        &[],
+        &rollout.findings,
+        &ListStyle {
+            notes: "notes",
+            findings: "findings",
+            bullet: "  - ",
+            code: "",
+        },
+    )
 }
 
 fn write_deployment(out: &mut dyn Write, deployment: &DeploymentInfo) -> io::Result<()> {

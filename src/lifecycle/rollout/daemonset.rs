@@ -14,10 +14,10 @@
 
 use podcycle_k8s::k8s_openapi::api::apps::v1::DaemonSetSpec;
 
-use super::amount::{Amount, daemonset_counts};
 use super::{PodTimes, rounds, times};
 use crate::lifecycle::time::{Bounds, seconds};
 use crate::model::IntOrString;
+use crate::model::amount::{Amount, daemonset_counts};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DaemonSetStrategy {
@@ -77,9 +77,9 @@ impl DaemonSetPlan {
         }
     }
 
-    /// How many nodes one round replaces, and whether by surge, for `nodes` nodes; `None` for
-    /// `OnDelete` or values no controller reads.
-    pub fn per_round(&self, nodes: i32) -> Option<(i32, bool)> {
+    /// `maxSurge` and `maxUnavailable` in nodes, for `nodes` nodes; `None` for `OnDelete` or
+    /// values no controller reads.
+    pub fn counts(&self, nodes: i32) -> Option<(i32, i32)> {
         let DaemonSetStrategy::RollingUpdate {
             max_surge,
             max_unavailable,
@@ -87,7 +87,12 @@ impl DaemonSetPlan {
         else {
             return None;
         };
-        let (surge, unavailable) = daemonset_counts(Some(max_surge), Some(max_unavailable), nodes)?;
+        daemonset_counts(Some(max_surge), Some(max_unavailable), nodes)
+    }
+
+    /// How many nodes one round replaces, and whether by surge, for `nodes` nodes.
+    pub fn per_round(&self, nodes: i32) -> Option<(i32, bool)> {
+        let (surge, unavailable) = self.counts(nodes)?;
         Some(if surge > 0 {
             (surge, true)
         } else {

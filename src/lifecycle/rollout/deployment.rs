@@ -22,10 +22,10 @@
 
 use podcycle_k8s::k8s_openapi::api::apps::v1::DeploymentSpec;
 
-use super::amount::{Amount, deployment_max_unavailable, resolve_fenceposts};
 use super::{PodTimes, Replicas, times};
 use crate::lifecycle::time::{Bounds, seconds};
 use crate::model::IntOrString;
+use crate::model::amount::{Amount, deployment_max_unavailable, resolve_fenceposts};
 
 /// `progressDeadlineSeconds` that turns the deadline off (`math.MaxInt32`).
 pub const NO_PROGRESS_DEADLINE: i32 = i32::MAX;

@@ -17,8 +17,6 @@
 //! spec says, with no quota or scheduling stall. docs/lifecycle.md lists each formula with the
 //! controller function it mirrors.
 
-pub mod amount;
-pub mod budget;
 mod daemonset;
 mod deployment;
 mod job;
@@ -26,7 +24,6 @@ mod statefulset;
 
 use std::collections::BTreeMap;
 
-pub use budget::{Blocker, BudgetJudgement, Eviction, judge_budget};
 pub use daemonset::{DaemonSetPlan, DaemonSetStrategy};
 pub use deployment::{
     DEFAULT_PROGRESS_DEADLINE_SECONDS, DeadlineVerdict, DeploymentPlan, DeploymentStrategy,
@@ -37,6 +34,7 @@ pub use statefulset::{PodManagement, StatefulSetPlan, StatefulSetUpdate};
 
 use super::time::{Bounds, Window};
 use super::{Lifecycle, ProbeKind};
+use crate::model::budget::BudgetJudgement;
 use crate::model::scope::{Autoscaler, Budget, Scope};
 use crate::model::{Controller, ObjectRef, WorkloadKind};
 use crate::versions::KubeVersion;
@@ -235,7 +233,7 @@ impl Rollout {
             .budgets_of(source.object, source.pod_labels)
             .map(|budget: &Budget| CoveringBudget {
                 object: budget.object.clone(),
-                judgement: judge_budget(budget, source.scope),
+                judgement: source.scope.judgement(budget).clone(),
             })
             .collect();
         Some(Rollout {

@@ -18,10 +18,10 @@
 
 use podcycle_k8s::k8s_openapi::api::apps::v1::StatefulSetSpec;
 
-use super::amount::statefulset_max_unavailable;
 use super::{PodTimes, Replicas, rounds, times};
 use crate::lifecycle::time::{Bounds, seconds};
 use crate::model::IntOrString;
+use crate::model::amount::statefulset_max_unavailable;
 use crate::versions::{KubeVersion, MAX_UNAVAILABLE_STATEFULSET};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

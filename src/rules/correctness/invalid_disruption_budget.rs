@@ -1,4 +1,4 @@
-use crate::lifecycle::rollout::amount::{above_100_percent, int_or_percent_problem};
+use crate::model::amount::{above_100_percent, int_or_percent_problem};
 use crate::model::path::FieldPath;
 use crate::rules::{Findings, ScopeContext, ScopeObject, Target, declare_rule};
 

@@ -1,7 +1,7 @@
 use podcycle_k8s::Controller;
 
-use crate::lifecycle::rollout::amount::{above_100_percent, int_or_percent_problem, written_value};
 use crate::model::IntOrString;
+use crate::model::amount::{above_100_percent, int_or_percent_problem, written_value};
 use crate::model::path::FieldPath;
 use crate::rules::{Findings, ObjectContext, Target, declare_rule};
 use crate::versions::MAX_UNAVAILABLE_STATEFULSET;

@@ -106,14 +106,7 @@ fn check(ctx: &RolloutContext<'_>, findings: &mut Findings) {
     let name = format!("`{}`", ctx.site.object.display_name());
     match plan.deadline_verdict(pod) {
         DeadlineVerdict::Exceeded { ready } => {
-            let delays: Vec<_> = pod
-                .ready
-                .earliest
-                .trail
-                .delays()
-                .into_iter()
-                .filter(|d| d.seconds > 0.0 && d.seconds.is_finite())
-                .collect();
+            let delays = pod.ready.earliest.counted_delays();
             // The finding sits on the deadline when it is written, else on the longest wait.
             let at = if written {
                 Target::value(deadline_path.clone())

@@ -1,7 +1,7 @@
-use crate::lifecycle::rollout::{Blocker, Eviction, judge_budget};
+use crate::model::budget::{Blocker, Eviction};
 use crate::model::path::FieldPath;
 use crate::model::scope::ScopedWorkload;
-use crate::rules::{Findings, ScopeContext, ScopeObject, Target, declare_rule};
+use crate::rules::{Findings, ScopeContext, Target, declare_rule};
 
 declare_rule! {
     /// ## What it does
@@ -101,17 +101,14 @@ declare_rule! {
 }
 
 fn check(ctx: &ScopeContext<'_>, findings: &mut Findings) {
-    let ScopeObject::Budget(budget) = ctx.object else {
-        return;
-    };
-    let Ok(spec) = &budget.spec else {
+    let Some((budget, spec)) = ctx.budget() else {
         return;
     };
     // Both set is `invalid-disruption-budget`'s: the budget is never created.
     if spec.min_available.is_some() && spec.max_unavailable.is_some() {
         return;
     }
-    let judgement = judge_budget(budget, ctx.scope);
+    let judgement = ctx.scope.judgement(budget);
     let Eviction::Never(blocker) = &judgement.eviction else {
         return;
     };

@@ -1,6 +1,6 @@
 use crate::model::path::FieldPath;
 use crate::model::selector::{Selects, selects};
-use crate::rules::{Findings, ScopeContext, ScopeObject, Target, declare_rule};
+use crate::rules::{Findings, ScopeContext, Target, declare_rule};
 
 declare_rule! {
     /// ## What it does
@@ -91,10 +91,7 @@ declare_rule! {
 }
 
 fn check(ctx: &ScopeContext<'_>, findings: &mut Findings) {
-    let ScopeObject::Budget(budget) = ctx.object else {
-        return;
-    };
-    let Ok(spec) = &budget.spec else {
+    let Some((budget, spec)) = ctx.budget() else {
         return;
     };
     let path = FieldPath::from_keys(&["spec"]);
@@ -107,13 +104,13 @@ fn check(ctx: &ScopeContext<'_>, findings: &mut Findings) {
             .help("select the labels of the pods to protect under `spec.selector.matchLabels`");
         return;
     }
-    if !ctx.scope.opaque.is_empty() || ctx.scope.selected_by(budget).next().is_some() {
+    if !ctx.scope.opaque().is_empty() || ctx.scope.selected_by(budget).next().is_some() {
         return;
     }
     let namespace = budget.object.namespace.as_deref();
     let beside: Vec<_> = ctx
         .scope
-        .workloads
+        .workloads()
         .iter()
         .filter(|w| match (namespace, w.object.namespace.as_deref()) {
             (Some(a), Some(b)) => a == b,

@@ -1,6 +1,5 @@
 use crate::model::path::FieldPath;
-use crate::model::scope::Budget;
-use crate::rules::{Findings, ScopeContext, ScopeObject, Target, declare_rule};
+use crate::rules::{Findings, ScopeContext, Target, declare_rule};
 
 declare_rule! {
     /// ## What it does
@@ -95,45 +94,34 @@ declare_rule! {
 }
 
 fn check(ctx: &ScopeContext<'_>, findings: &mut Findings) {
-    let ScopeObject::Budget(budget) = ctx.object else {
+    let Some((budget, _)) = ctx.budget() else {
         return;
     };
-    for workload in ctx.scope.selected_by(budget) {
-        let others: Vec<&Budget> = workload
-            .pod_labels
-            .iter()
-            .flat_map(|labels| {
-                ctx.scope
-                    .budgets_selecting(workload.object.namespace.as_deref(), labels)
-            })
-            .filter(|other| !std::ptr::eq(*other, budget))
-            .collect();
-        let Some(other) = others.first() else {
-            continue;
-        };
-        let finding = findings
-            .report(
-                Target::key(FieldPath::from_keys(&["spec", "selector"])),
-                format!(
-                    "this budget and `{}` both cover the pods of `{}`: the eviction API refuses to evict a pod with more than one budget, so every drain of their nodes fails",
-                    other.object.display_name(),
-                    workload.object.display_name()
-                ),
-            )
-            .help("keep one budget per set of pods: narrow one selector, or merge the two");
-        if other.at.file == budget.at.file {
-            finding.span_label(
-                other.at.span,
-                format!("`{}` covers them too", other.object.display_name()),
-            );
-        } else {
-            finding.note(format!(
-                "`{}` ({}) covers them too",
-                other.object.display_name(),
-                other.at.display()
-            ));
-        }
-        // One finding per budget: the first workload they share says enough.
+    // One finding per budget: the first workload it shares says enough.
+    let Some((workload, others)) = ctx.scope.overlapping(budget) else {
         return;
+    };
+    let other = others[0];
+    let finding = findings
+        .report(
+            Target::key(FieldPath::from_keys(&["spec", "selector"])),
+            format!(
+                "this budget and `{}` both cover the pods of `{}`: the eviction API refuses to evict a pod with more than one budget, so every drain of their nodes fails",
+                other.object.display_name(),
+                workload.object.display_name()
+            ),
+        )
+        .help("keep one budget per set of pods: narrow one selector, or merge the two");
+    if other.at.file == budget.at.file {
+        finding.span_label(
+            other.at.span,
+            format!("`{}` covers them too", other.object.display_name()),
+        );
+    } else {
+        finding.note(format!(
+            "`{}` ({}) covers them too",
+            other.object.display_name(),
+            other.at.display()
+        ));
     }
 }

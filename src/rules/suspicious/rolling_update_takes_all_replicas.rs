@@ -1,7 +1,7 @@
-use crate::lifecycle::rollout::amount::{Amount, statefulset_max_unavailable};
 use crate::lifecycle::rollout::{
     DaemonSetStrategy, DeploymentStrategy, Plan, ReplicaSource, StatefulSetUpdate,
 };
+use crate::model::amount::{Amount, statefulset_max_unavailable};
 use crate::model::path::FieldPath;
 use crate::rules::{Claim, Findings, RolloutContext, Target, declare_rule};
 use crate::versions::MAX_UNAVAILABLE_STATEFULSET;

@@ -21,9 +21,8 @@
 //! runs with, where a budget bites first.
 
 use super::amount::Amount;
-use crate::model::IntOrString;
-use crate::model::ObjectRef;
-use crate::model::scope::{Budget, PodCount, ScaleLookup, Scope, ScopedWorkload};
+use super::scope::{Budget, PodCount, ScaleLookup, ScopedWorkload};
+use super::{IntOrString, ObjectRef};
 
 /// Why a budget never allows an eviction.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,15 +68,29 @@ pub struct BudgetJudgement {
     pub autoscaled: bool,
 }
 
-/// Judges `budget` against the workloads of `scope`.
-pub fn judge_budget(budget: &Budget, scope: &Scope) -> BudgetJudgement {
-    let selected: Vec<&ScopedWorkload> = scope.selected_by(budget).collect();
+impl BudgetJudgement {
+    /// A budget that selects nothing the manifest shows.
+    pub fn unknown() -> BudgetJudgement {
+        BudgetJudgement {
+            selected: Vec::new(),
+            pods: None,
+            desired_healthy: None,
+            eviction: Eviction::Unknown,
+            autoscaled: false,
+        }
+    }
+}
+
+/// Judges `budget` against the workloads it covers (`selected`), each with the
+/// `(minReplicas, maxReplicas)` of the autoscaler that scales it, if any. [`super::scope::Scope`]
+/// judges each of its budgets once.
+pub(super) fn judge_budget(
+    budget: &Budget,
+    selected: &[(&ScopedWorkload, Option<(i32, i32)>)],
+) -> BudgetJudgement {
     let mut autoscaled = false;
-    let mut count_of = |workload: &ScopedWorkload| -> Option<i32> {
-        if let Some((min, _)) = scope
-            .autoscaler_of(&workload.object)
-            .and_then(|a| a.replicas())
-        {
+    let mut count_of = |workload: &ScopedWorkload, autoscaler: Option<(i32, i32)>| -> Option<i32> {
+        if let Some((min, _)) = autoscaler {
             autoscaled = true;
             return Some(min.max(0));
         }
@@ -87,7 +100,8 @@ pub fn judge_budget(budget: &Budget, scope: &Scope) -> BudgetJudgement {
             PodCount::PerNode | PodCount::Unknown => None,
         }
     };
-    let counts: Vec<Option<i32>> = selected.iter().map(|w| count_of(w)).collect();
+    let counts: Vec<Option<i32>> = selected.iter().map(|(w, a)| count_of(w, *a)).collect();
+    let selected: Vec<&ScopedWorkload> = selected.iter().map(|(w, _)| *w).collect();
     let pods: Option<i32> = counts
         .iter()
         .try_fold(0i32, |sum, count| Some(sum.saturating_add((*count)?)));
@@ -206,6 +220,7 @@ pub fn judge_budget(budget: &Budget, scope: &Scope) -> BudgetJudgement {
 mod tests {
     use super::*;
     use crate::model::custom::PodTemplateKinds;
+    use crate::model::scope::Scope;
     use crate::source::SourceFile;
 
     fn judged(workload: &str, budget_spec: &str) -> BudgetJudgement {
@@ -216,7 +231,7 @@ mod tests {
             &SourceFile::new("b.yaml".to_owned(), text),
             &PodTemplateKinds::default(),
         );
-        judge_budget(&scope.budgets[0], &scope)
+        scope.judgement(&scope.budgets()[0]).clone()
     }
 
     const WEB: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx}]}";
