@@ -81,17 +81,23 @@ fn check(ctx: &ObjectContext<'_>, findings: &mut Findings) {
     let deadline = spec
         .progress_deadline_seconds
         .unwrap_or(DEFAULT_PROGRESS_DEADLINE_SECONDS);
-    // A negative deadline is `invalid-rollout-field`'s; the off switch is always greater.
-    if deadline < 0 || deadline == NO_PROGRESS_DEADLINE || deadline > min_ready {
+    // A negative deadline is `invalid-rollout-field`'s. The off switch (2147483647) is no
+    // exception: it too must be greater, which a `minReadySeconds` of 2147483647 is not.
+    if deadline < 0 || deadline > min_ready {
         return;
     }
     let path = FieldPath::from_keys(&["spec"]);
     let finding = if spec.progress_deadline_seconds.is_some() {
+        let why = if deadline == NO_PROGRESS_DEADLINE {
+            "even as the value that switches the deadline off"
+        } else {
+            "or every rollout would time out before its first pods count as available"
+        };
         findings
             .report(
                 Target::value(path.key("progressDeadlineSeconds")),
                 format!(
-                    "`progressDeadlineSeconds` ({deadline}s) must be greater than `minReadySeconds` ({min_ready}s), or every rollout would time out before its first pods count as available"
+                    "`progressDeadlineSeconds` ({deadline}s) must be greater than `minReadySeconds` ({min_ready}s), {why}"
                 ),
             )
             .label(
@@ -99,12 +105,19 @@ fn check(ctx: &ObjectContext<'_>, findings: &mut Findings) {
                 format!("new pods count only after {min_ready}s Ready"),
             )
     } else {
-        findings.report(
-            Target::value(path.key("minReadySeconds")),
-            format!(
-                "`minReadySeconds` ({min_ready}s) reaches the default `progressDeadlineSeconds` of {deadline}s, which must be greater"
-            ),
-        )
+        // The API server rejects the deadline it filled in: the finding is about that field,
+        // which the manifest does not write; it lands on `spec`.
+        findings
+            .report(
+                Target::key(path.key("progressDeadlineSeconds")),
+                format!(
+                    "`progressDeadlineSeconds` is not set, and its default of {deadline}s must be greater than `minReadySeconds` ({min_ready}s)"
+                ),
+            )
+            .label(
+                Target::value(path.key("minReadySeconds")),
+                format!("new pods count only after {min_ready}s Ready"),
+            )
     };
     finding
         .help(format!(
