@@ -820,31 +820,12 @@ fn check_file(path: &str, text: &str, settings: &Settings) {
     });
 }
 
-fn manifests(root: &str) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![std::path::PathBuf::from(root)];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .extension()
-                .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
-            {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
 /// Every rule fixture and every file of `testdata/`, each linted and explained as `check`
 /// and `explain` (pod and `--rollout`) do it.
 #[test]
 fn fixtures_and_testdata_tell_one_truth() {
     let mut checked = 0;
+    let manifests = |root: &str| crate::common::manifests(std::path::Path::new(root));
     for path in manifests("rules").into_iter().chain(manifests("testdata")) {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
