@@ -17,10 +17,10 @@ use std::num::NonZeroUsize;
 use std::process::{Command, Stdio};
 use std::sync::LazyLock;
 
-use podcycle::cli::lint_bytes;
 use podcycle::diagnostics::Diagnostic;
 use podcycle::lint::lint_file;
 use podcycle::report::FileReport;
+use podcycle::run::lint_bytes;
 use podcycle::settings::Settings;
 use podcycle::source::SourceFile;
 use rayon::prelude::*;

@@ -13,11 +13,17 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::Diagnostic;
-use crate::fingerprint::Identity;
+use crate::fingerprint::{ContainerKey, Identity};
 use crate::source::SourceFile;
 
-/// The format's version; a file with another is refused rather than misread.
-const VERSION: u32 = 1;
+/// The format's version; a file with another is refused rather than misread. Version 1 named
+/// the container a finding is in by its place in its list; version 2 names it by its name,
+/// and version 1 files are still read as they were written.
+const VERSION: u32 = 2;
+
+/// The most a baseline entry may count: far above the findings one place of a file can have,
+/// and far below where a sum of counts could wrap around.
+const MAX_COUNT: usize = 1_000_000;
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +59,8 @@ pub struct Baseline {
     seen_files: BTreeSet<String>,
     /// How many findings matched an entry.
     pub matched: usize,
+    /// How the entries name containers: by place in a baseline of version 1.
+    containers: ContainerKey,
 }
 
 impl Baseline {
@@ -67,17 +75,41 @@ impl Baseline {
     /// Reads a baseline written by [`Baseline::to_json`]; `dir` is the directory it is in.
     pub fn parse(dir: &Path, text: &str) -> Result<Baseline, String> {
         let file: BaselineFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        if file.podcycle_baseline != VERSION {
-            return Err(format!(
-                "baseline format {} is not the one this podcycle reads ({VERSION})",
-                file.podcycle_baseline
-            ));
-        }
+        let containers = match file.podcycle_baseline {
+            1 => ContainerKey::Index,
+            VERSION => ContainerKey::Name,
+            other => {
+                return Err(format!(
+                    "baseline format {other} is not one this podcycle reads (1 or {VERSION})"
+                ));
+            }
+        };
         let mut baseline = Baseline::new(dir);
-        for entry in file.findings {
-            *baseline.remaining.entry(entry.identity).or_default() += entry.count;
+        baseline.containers = containers;
+        for (index, entry) in file.findings.into_iter().enumerate() {
+            if !(1..=MAX_COUNT).contains(&entry.count) {
+                return Err(format!(
+                    "finding {}: `count` is {}; it must be from 1 to {MAX_COUNT}",
+                    index + 1,
+                    entry.count
+                ));
+            }
+            let count = baseline.remaining.entry(entry.identity).or_default();
+            *count = count.saturating_add(entry.count).min(MAX_COUNT);
         }
         Ok(baseline)
+    }
+
+    /// Writes the baseline to `path` the way `--output` is written: not through a symbolic
+    /// link (nor a linked directory that leads out of the tree), with the usual permissions of
+    /// a new file.
+    pub fn write(&self, path: &Path) -> Result<(), String> {
+        use std::io::Write;
+        let mut file = crate::safe_fs::create_file(path, crate::safe_fs::Existing::Replace)
+            .map_err(|error| error.to_string())?;
+        file.write_all(self.to_json().as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(|error| crate::safe_fs::describe_io_error(&error))
     }
 
     /// The file's path as the baseline records it: relative to the baseline's directory
@@ -111,7 +143,7 @@ impl Baseline {
         let key = self.file_key(&file.path);
         self.seen_files.insert(key.clone());
         diagnostics.retain(|diagnostic| {
-            let identity = Identity::of(&key, file, diagnostic);
+            let identity = Identity::keyed(&key, file, diagnostic, self.containers);
             match self.remaining.get_mut(&identity) {
                 Some(count) if *count > 0 => {
                     *count -= 1;
@@ -200,7 +232,8 @@ mod tests {
     #[test]
     fn refuses_other_versions_and_unknown_top_level_keys() {
         let dir = Path::new("/");
-        assert!(Baseline::parse(dir, r#"{"podcycle_baseline": 2, "findings": []}"#).is_err());
+        assert!(Baseline::parse(dir, r#"{"podcycle_baseline": 3, "findings": []}"#).is_err());
+        assert!(Baseline::parse(dir, r#"{"podcycle_baseline": 2, "findings": []}"#).is_ok());
         assert!(
             Baseline::parse(dir, r#"{"podcycle_baseline": 1, "findings": [], "x": 1}"#).is_err()
         );
@@ -210,5 +243,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(parsed.len(), 2);
+    }
+
+    /// A count of `u64::MAX` wrapped the sum of counts around, silently.
+    #[test]
+    fn counts_are_checked() {
+        let dir = Path::new("/");
+        let entry = |count: &str| {
+            format!(
+                r#"{{"podcycle_baseline": 1, "findings": [{{"rule": "r", "file": "a.yaml", "object": null, "field": null, "count": {count}}}]}}"#
+            )
+        };
+        for count in ["18446744073709551615", "0", "1000001"] {
+            let error = Baseline::parse(dir, &entry(count)).unwrap_err();
+            assert!(
+                error.contains("must be from 1 to 1000000"),
+                "{count}: {error}"
+            );
+        }
+        assert!(Baseline::parse(dir, &entry("-1")).is_err());
+        assert_eq!(
+            Baseline::parse(dir, &entry("1000000")).unwrap().len(),
+            1_000_000
+        );
     }
 }

@@ -74,15 +74,19 @@ pub enum Enforcement {
     Runtime,
     /// A judgement: nothing rejects it and nothing fails, but it is likely not what was meant.
     Advice,
+    /// `helm template` or `kustomize build` refuses the chart or overlay: nothing of it can be
+    /// installed or applied.
+    Renderer,
 }
 
 impl Enforcement {
-    pub const ALL: [Enforcement; 5] = [
+    pub const ALL: [Enforcement; 6] = [
         Enforcement::Decoder,
         Enforcement::ApiServer,
         Enforcement::Controller,
         Enforcement::Runtime,
         Enforcement::Advice,
+        Enforcement::Renderer,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -92,6 +96,7 @@ impl Enforcement {
             Enforcement::Controller => "controller",
             Enforcement::Runtime => "runtime",
             Enforcement::Advice => "advice",
+            Enforcement::Renderer => "renderer",
         }
     }
 
@@ -100,7 +105,10 @@ impl Enforcement {
     pub fn is_rejection(self) -> bool {
         matches!(
             self,
-            Enforcement::Decoder | Enforcement::ApiServer | Enforcement::Controller
+            Enforcement::Decoder
+                | Enforcement::ApiServer
+                | Enforcement::Controller
+                | Enforcement::Renderer
         )
     }
 
@@ -116,6 +124,9 @@ impl Enforcement {
                 "the API server accepts it; the kubelet or a controller then behaves as the message says"
             }
             Enforcement::Advice => "a judgement: nothing rejects it",
+            Enforcement::Renderer => {
+                "`helm template` or `kustomize build` refuses the chart or overlay, so nothing of it can be applied"
+            }
         }
     }
 }
@@ -255,6 +266,13 @@ impl Diagnostic {
             fixes: Vec::new(),
             rendered: None,
         }
+    }
+
+    /// Whether `other` reports the same thing at the same place: a finding rendered twice (a
+    /// base linted as it is and through its overlay, a chart rendered for two environments), or
+    /// the one a document kept after its suppressions.
+    pub fn same_finding(&self, other: &Diagnostic) -> bool {
+        self.rule == other.rule && self.span == other.span && self.message == other.message
     }
 
     /// Output order: position, then rule name, then message, so output is deterministic.

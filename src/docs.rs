@@ -77,10 +77,12 @@ pub fn index_page() -> String {
     let _ = writeln!(
         page,
         "Every rule podcycle has. `podcycle rules` prints the same list, and `podcycle rule NAME`\n\
-         prints a rule's page. Categories decide the default severity: `correctness` is an error,\n\
-         `suspicious` a warning, `advice` information; `pedantic` and `nursery` rules are off until\n\
-         selected. Rules with a fix have it applied by `podcycle check --fix` and offered as a\n\
-         quick fix in editors; each page says whether the fix is safe.\n"
+         prints a rule's page. Categories decide the default severity — `correctness` an error,\n\
+         `suspicious` a warning, `advice` information — unless the table says otherwise for a\n\
+         rule; `pedantic` and `nursery` rules are off until selected; [Severities](#severities)\n\
+         gives the rule they follow and how they were measured. Rules with a fix have it\n\
+         applied by `podcycle check --fix` and offered as a quick fix in editors; each page says\n\
+         whether the fix is safe.\n"
     );
     let _ = writeln!(
         page,
@@ -98,7 +100,7 @@ pub fn index_page() -> String {
         page,
         "| Rule | Category | Default severity | Enforced by | Fix | Finds |"
     );
-    let _ = writeln!(page, "|---|---|---|---|---|");
+    let _ = writeln!(page, "|---|---|---|---|---|---|");
     for rule in ALL_RULES {
         let severity = if rule.enabled_by_default() {
             rule.default_severity.to_string()
@@ -116,8 +118,13 @@ pub fn index_page() -> String {
             rule.name, rule.name, rule.category, severity, rule.enforcement, rule.summary
         );
     }
+    let _ = writeln!(page, "\n{}", SEVERITIES.trim_end());
     page
 }
+
+/// The criterion each rule's default severity follows, and the measure on public repositories
+/// that checked them: written by hand, kept beside the rules.
+const SEVERITIES: &str = include_str!("rules/severities.md");
 
 const KNOWN_SIDECARS_START: &str = "<!-- known-sidecars:";
 const KNOWN_SIDECARS_END: &str = "<!-- end known-sidecars -->";

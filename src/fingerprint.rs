@@ -1,6 +1,8 @@
 //! What identifies a finding across edits of its file: its rule, its file, and the object and
 //! field it is about — not its line, which moves when lines are added above it, nor its
-//! message, which changes with the wording or a number in it. Baselines (`--baseline`) and the
+//! message, which changes with the wording or a number in it, nor the place of its container
+//! in its list, which moves when a container is added before it (the field names the
+//! container: `spec.containers[name=web].livenessProbe`). Baselines (`--baseline`) and the
 //! GitLab report's fingerprints are built from it.
 
 use serde::{Deserialize, Serialize};
@@ -34,9 +36,29 @@ pub struct Identity {
     pub line_text: Option<String>,
 }
 
+/// How a finding's field names the container it is in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContainerKey {
+    /// By name, `containers[name=web]`: what identities are made of.
+    #[default]
+    Name,
+    /// By place, `containers[0]`: how baselines of the first format recorded them.
+    Index,
+}
+
 impl Identity {
     /// The identity of `diagnostic` in `file`, with the file named `path`.
     pub fn of(path: &str, file: &SourceFile, diagnostic: &Diagnostic) -> Identity {
+        Identity::keyed(path, file, diagnostic, ContainerKey::Name)
+    }
+
+    /// [`Identity::of`], with the container in the field named as `key` says.
+    pub fn keyed(
+        path: &str,
+        file: &SourceFile,
+        diagnostic: &Diagnostic,
+        key: ContainerKey,
+    ) -> Identity {
         let object = diagnostic.object.as_ref().map(|object| ObjectName {
             kind: object.kind.clone(),
             namespace: object.namespace.clone(),
@@ -52,7 +74,12 @@ impl Identity {
             rule: diagnostic.rule.to_owned(),
             file: path.replace('\\', "/"),
             object,
-            field: diagnostic.field.clone(),
+            field: match (key, &diagnostic.field, &diagnostic.container) {
+                (ContainerKey::Name, Some(field), Some(name)) => {
+                    Some(field_by_container_name(field, name))
+                }
+                _ => diagnostic.field.clone(),
+            },
             line_text,
         }
     }
@@ -71,6 +98,40 @@ impl Identity {
         hash.write(self.line_text.as_deref().unwrap_or_default());
         format!("{:016x}", hash.finish())
     }
+}
+
+/// The container lists of a pod spec.
+const CONTAINER_LISTS: [&str; 3] = ["containers", "initContainers", "ephemeralContainers"];
+
+/// `field` with the place of the container it is in replaced by the container's name:
+/// `spec.containers[1].livenessProbe` → `spec.containers[name=web].livenessProbe`. A
+/// container without a name keeps its place.
+fn field_by_container_name(field: &str, name: &str) -> String {
+    if name.is_empty() {
+        return field.to_owned();
+    }
+    for list in CONTAINER_LISTS {
+        let opening = format!("{list}[");
+        let mut from = 0;
+        while let Some(found) = field[from..].find(&opening) {
+            let start = from + found;
+            let index_start = start + opening.len();
+            let at_key = start == 0 || field[..start].ends_with('.');
+            let index_len = field[index_start..]
+                .bytes()
+                .take_while(u8::is_ascii_digit)
+                .count();
+            if at_key && index_len > 0 && field[index_start + index_len..].starts_with(']') {
+                return format!(
+                    "{}name={name}{}",
+                    &field[..index_start],
+                    &field[index_start + index_len..]
+                );
+            }
+            from = index_start;
+        }
+    }
+    field.to_owned()
 }
 
 /// 64-bit FNV-1a: tiny, and the same on every platform and Rust version, which fingerprints
@@ -112,6 +173,32 @@ mod tests {
         let mut plain = Fnv::default();
         plain.byte(b'a');
         assert_eq!(plain.finish(), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn containers_are_named_in_the_field() {
+        for (field, expected) in [
+            (
+                "spec.template.spec.containers[1].livenessProbe",
+                "spec.template.spec.containers[name=web].livenessProbe",
+            ),
+            ("spec.initContainers[0]", "spec.initContainers[name=web]"),
+            (
+                "spec.workerGroupSpecs[2].template.spec.containers[10].ports[0]",
+                "spec.workerGroupSpecs[2].template.spec.containers[name=web].ports[0]",
+            ),
+            ("spec.volumes[0]", "spec.volumes[0]"),
+            (
+                "metadata.sidecarcontainers[0]",
+                "metadata.sidecarcontainers[0]",
+            ),
+        ] {
+            assert_eq!(field_by_container_name(field, "web"), expected);
+        }
+        assert_eq!(
+            field_by_container_name("spec.containers[0]", ""),
+            "spec.containers[0]"
+        );
     }
 
     #[test]

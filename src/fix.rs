@@ -30,6 +30,15 @@ impl Applicability {
     }
 }
 
+/// Whether `--fix` edits the file named `path`: fixes are written as YAML (a block mapping, a
+/// comment), so JSON files are left as they are, and their findings are not counted as
+/// fixable.
+pub fn edits_file(path: &str) -> bool {
+    !std::path::Path::new(path)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
 /// Whether a rule offers fixes, for `podcycle rules` and the rule's documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FixAvailability {
@@ -264,9 +273,10 @@ impl Tree<'_> {
         let line_start = self.lines.line_start(line);
         let before = &self.text[line_start..key_start];
         if before.chars().all(|c| c == ' ') {
+            let newline = self.line_ending(line);
             return Some(TextEdit {
                 span: Span::empty(line_start),
-                text: format!("{before}{key}: {value}\n"),
+                text: format!("{before}{key}: {value}{newline}"),
             });
         }
         let indent = " ".repeat(before.chars().count());
@@ -278,15 +288,36 @@ impl Tree<'_> {
     fn line_after(&self, end: usize, line: &str) -> TextEdit {
         if end > 0 && self.text.as_bytes().get(end - 1) == Some(&b'\n') {
             // A block scalar's span takes its last line break along.
+            let newline = self.line_ending(self.lines.line_of(end - 1));
             return TextEdit {
                 span: Span::empty(end),
-                text: format!("{line}\n"),
+                text: format!("{line}{newline}"),
             };
         }
-        let at = self.lines.content_end(self.text, self.lines.line_of(end));
+        let line_index = self.lines.line_of(end);
+        let at = self.lines.content_end(self.text, line_index);
+        let newline = self.line_ending(line_index);
         TextEdit {
             span: Span::empty(at),
-            text: format!("\n{line}"),
+            text: format!("{newline}{line}"),
+        }
+    }
+
+    /// The line break that ends the 0-based `line` (`\r\n`, `\n` or a lone `\r`), so that an
+    /// inserted line ends like its neighbours; the last line, which has none, takes the one
+    /// before it.
+    fn line_ending(&self, line: usize) -> &'static str {
+        let mut line = line;
+        loop {
+            let end = self.lines.content_end(self.text, line);
+            let rest = &self.text.as_bytes()[end.min(self.text.len())..];
+            match rest {
+                [b'\r', b'\n', ..] => return "\r\n",
+                [b'\r', ..] => return "\r",
+                [b'\n', ..] => return "\n",
+                _ if line == 0 => return "\n",
+                _ => line -= 1,
+            }
         }
     }
 
@@ -327,6 +358,7 @@ impl Tree<'_> {
             let step = self.indent_step(found.node, column).unwrap_or(2);
             let indent = " ".repeat(column + step);
             let key_line = self.lines.line_of(start);
+            let newline = self.line_ending(key_line);
             let comment_text = |c: &Comment| &self.text[c.span.range()];
             let mut text = format!("{key}:");
             let mut trailing = Vec::new();
@@ -337,7 +369,7 @@ impl Tree<'_> {
                     text.push_str("  ");
                     text.push_str(comment_text(comment));
                 } else if self.text[line_start..at].trim().is_empty() {
-                    text.push('\n');
+                    text.push_str(newline);
                     text.push_str(&indent);
                     text.push_str(comment_text(comment));
                 } else {
@@ -345,7 +377,7 @@ impl Tree<'_> {
                 }
             }
             for pair in pairs {
-                text.push('\n');
+                text.push_str(newline);
                 text.push_str(&indent);
                 text.push_str(&pair);
             }
@@ -410,6 +442,42 @@ mod tests {
             path,
             value: value.to_owned(),
         }
+    }
+
+    /// A CRLF file kept its CRLF lines but got a bare LF on each line a fix added.
+    #[test]
+    fn inserted_lines_end_like_their_neighbours() {
+        let crlf = |text: &str| text.replace('\n', "\r\n");
+        let text = crlf("spec:\n  containers:\n  - name: a\n    image: x\n");
+        assert_eq!(
+            fixed(&text, vec![set(&["spec", "grace"], "90")]).unwrap(),
+            crlf("spec:\n  grace: 90\n  containers:\n  - name: a\n    image: x\n")
+        );
+        let container = FieldPath::from_keys(&["spec", "containers"]).index(0);
+        assert_eq!(
+            fixed(
+                &text,
+                vec![set_at(container.key("restartPolicy"), "Always")]
+            )
+            .unwrap(),
+            crlf("spec:\n  containers:\n  - name: a\n    restartPolicy: Always\n    image: x\n")
+        );
+        // The last line, without a break of its own, takes the one before it.
+        let unterminated = "spec:\r\n  containers:\r\n  - name: a";
+        assert_eq!(
+            fixed(unterminated, vec![set_at(container.key("image"), "x")]).unwrap(),
+            "spec:\r\n  containers:\r\n  - name: a\r\n    image: x"
+        );
+        let block = crlf("preStop:\n  exec:\n    command:\n    - sleep\n    - '5'\nnext: 1\n");
+        let edit = FixEdit::Replace {
+            path: FieldPath::from_keys(&["preStop", "exec"]),
+            key: "sleep".to_owned(),
+            fields: vec![("seconds".to_owned(), "5".to_owned())],
+        };
+        assert_eq!(
+            fixed(&block, vec![edit]).unwrap(),
+            crlf("preStop:\n  sleep:\n    seconds: 5\nnext: 1\n")
+        );
     }
 
     #[test]

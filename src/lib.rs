@@ -1,11 +1,12 @@
 //! podcycle: a Kubernetes manifest linter that understands the Pod lifecycle.
 //!
-//! The library is free of I/O: [`lint::lint_file`] takes a [`source::SourceFile`] and returns
-//! diagnostics. The command line (`cli`), the reporters (`report`) and the benchmarks build on
-//! it.
+//! The pipeline for one file is free of I/O: [`lint::lint_file`] takes a
+//! [`source::SourceFile`] and returns diagnostics, and the benchmarks, the fuzz targets and most
+//! tests call it. Reading files, running Helm and Kustomize and writing fixes are the business of
+//! the modules above it: [`discovery`] and [`render`] read and run, [`run`] plans and drives one
+//! run for every front end, and [`cli`] and [`lsp`] talk to the user. docs/architecture.md draws
+//! the layers.
 
-pub mod add_ignore;
-pub mod apply_fixes;
 pub mod baseline;
 pub mod cli;
 pub mod config;
@@ -16,6 +17,8 @@ pub mod escape;
 pub mod explain;
 pub mod fingerprint;
 pub mod fix;
+pub mod fix_file;
+pub mod ignore_comment;
 pub mod lifecycle;
 pub mod lint;
 pub mod lsp;
@@ -23,6 +26,7 @@ pub mod model;
 pub mod render;
 pub mod report;
 pub mod rules;
+pub mod run;
 pub mod safe_fs;
 pub mod settings;
 pub mod source;

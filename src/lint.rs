@@ -1,5 +1,7 @@
 //! The pipeline for one file: YAML tree → objects → typed pod specs → lifecycle → rules →
-//! diagnostics with spans. Free of I/O, so the command line, tests and benchmarks share it.
+//! diagnostics with spans. Free of I/O, so every front end, the tests and the benchmarks share
+//! it. `FileLint` holds what every step of one file needs, `DocumentLint` what every step of
+//! one of its documents needs, `ObjectLint` what every step of one of its objects needs.
 
 use crate::diagnostics::{self, Diagnostic, Label};
 use crate::lifecycle::Lifecycle;
@@ -8,7 +10,7 @@ use crate::model::custom::{self, FoundTemplate, PodTemplateKind};
 use crate::model::patch::{PATCH_DIRECTIVES, has_assertion_expressions, has_patch_directives};
 use crate::model::path::FieldPath;
 use crate::model::path::PathSegment;
-use crate::model::scope::Scope;
+use crate::model::scope::{Placed, Scope};
 use crate::model::services::{Service, services_in};
 use crate::model::tree::ObjectTree;
 use crate::model::{
@@ -16,8 +18,8 @@ use crate::model::{
     workloads_among,
 };
 use crate::rules::{
-    Check, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, RolloutContext,
-    Rule, ScopeContext, ScopeObject, Target,
+    Check, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Position,
+    RolloutContext, Rule, ScopeContext, ScopeObject,
 };
 use crate::settings::Settings;
 use crate::source::{SourceFile, Span};
@@ -45,12 +47,6 @@ struct Partial {
     /// Test assertions' JMESPath keys and bindings (`(length(x)):`, `($ns)`).
     expressions: bool,
 }
-
-/// What lint shows the caller for each object: its pod spec and lifecycle (if it has them), its
-/// findings so far, where the pod spec is when the site does not say (custom kinds), and its
-/// rollout (workload controllers).
-type VisitPod<'v> =
-    dyn FnMut(Option<PodParts<'_>>, &[Diagnostic], Option<&FieldPath>, Option<&Rollout>) + 'v;
 
 /// A pod spec and the lifecycle derived from it.
 pub type PodParts<'a> = (&'a PodSite<'a>, &'a Lifecycle<'a>);
@@ -120,7 +116,7 @@ pub fn lint_file_with(
 /// Lints one file of a scope — the objects applied together: a file, a rendered chart or
 /// overlay, a directory — whose PodDisruptionBudgets and HorizontalPodAutoscalers are matched
 /// with the workloads of the whole scope. A scope of many files is the union of their
-/// [`Scope::read`] ([`Scope::extend`]); each file of it is linted with this.
+/// [`Scope::read`] ([`Scope::union`]); each file of it is linted with this.
 pub fn lint_file_in_scope(
     file: &SourceFile,
     settings: &Settings,
@@ -129,38 +125,18 @@ pub fn lint_file_in_scope(
     visit: &mut dyn FnMut(Visit<'_, '_>),
 ) -> Linted {
     let mut linted = Linted::default();
-    let services = file_services(file, settings, role);
-    // Only `# podcycle: …` comments matter here (suppressions); most files have none, nor
-    // suppression annotations, nor patch directives: skip what cannot apply.
-    let comments = if file.text.contains(COMMENT_PREFIX) {
-        Comments::Keep
-    } else {
-        Comments::Skip
-    };
-    let may_suppress = comments == Comments::Keep
-        || file.text.contains(IGNORE_ANNOTATION)
-        || file.text.contains(KUBE_LINTER_ANNOTATION_PREFIX);
-    let may_patch = Partial {
-        directives: PATCH_DIRECTIVES.iter().any(|d| file.text.contains(d)),
-        expressions: file.text.contains("):") || file.text.contains("($"),
-    };
-    yaml::for_each_document_with(&file.text, comments, |document| {
+    let lint = FileLint::new(file, settings, role, scope);
+    yaml::for_each_document_with(&file.text, lint.comments, |document| {
         let objects = objects(&document);
-        let mut found = Vec::new();
-        let complete = lint_document(
-            file,
-            &document,
-            &objects,
-            settings,
-            role,
-            may_patch,
-            &services,
-            scope,
-            &mut found,
-            &mut linted.objects,
-            visit,
-        );
-        if may_suppress {
+        let mut document_lint = DocumentLint {
+            file: &lint,
+            document: &document,
+            objects: &objects,
+            found: Vec::new(),
+        };
+        let complete = document_lint.run(&mut linted.objects, visit);
+        let mut found = document_lint.found;
+        if lint.may_suppress {
             apply_suppressions(file, &document, &objects, settings, complete, &mut found);
         }
         visit(Visit::DocumentEnd(&found));
@@ -230,182 +206,441 @@ fn file_services(file: &SourceFile, settings: &Settings, role: FileRole) -> Vec<
     services
 }
 
-/// Lints one document; returns whether every object in it could be read (so every rule ran).
-#[allow(clippy::too_many_arguments)]
-fn lint_document(
-    file: &SourceFile,
-    document: &Document,
-    objects: &[AnyObject],
-    settings: &Settings,
+/// What linting one file needs at every step: the file and how it is linted, and what a first
+/// look at its text found.
+struct FileLint<'f> {
+    file: &'f SourceFile,
+    settings: &'f Settings,
     role: FileRole,
+    /// Only `# podcycle: …` comments matter (suppressions): most files have none.
+    comments: Comments,
+    /// The file may hold suppression comments or annotations.
+    may_suppress: bool,
+    /// The marks of partial objects the text may hold.
     may_patch: Partial,
-    services: &[Service],
-    scope: &Scope,
-    out: &mut Vec<Diagnostic>,
-    checked: &mut Vec<ObjectRef>,
-    visit: &mut dyn FnMut(Visit<'_, '_>),
-) -> bool {
-    let partial = role == FileRole::Patch;
-    // Built-in workloads, then objects of custom kinds with their kind.
-    let workloads: Vec<(ObjectSite, Option<PodTemplateKind>)> = if partial {
-        Vec::new()
-    } else {
-        workloads_among(document, objects)
-            .into_iter()
-            .map(|site| (site, None))
-            .chain(
-                custom_workloads_among(document, objects, settings.pod_templates())
-                    .into_iter()
-                    .map(|(site, kind)| (site, Some(kind))),
-            )
-            .collect()
-    };
-    // Each object is checked once against the limits of conversion (alias expansion, depth);
-    // the document rules see those that fail.
-    let converted: Vec<Result<Readable<'_>, yaml::ConversionError>> = workloads
-        .iter()
-        .map(|(object, custom_kind)| Readable::new(document, object.root, custom_kind.is_some()))
-        .collect();
-    let unconvertible: Vec<(&ObjectSite, yaml::ConversionError)> = workloads
-        .iter()
-        .zip(&converted)
-        .filter_map(|((object, _), readable)| readable.as_ref().err().map(|e| (object, e.clone())))
-        .collect();
-    let context = DocumentContext {
-        document,
-        objects,
-        unconvertible: &unconvertible,
-        partial,
-        kube: settings.kube_version,
-    };
-    let mut findings = Findings::default();
-    for rule in settings.rules() {
-        if let Check::Document(check) = rule.check {
-            check(&context, &mut findings);
-            for finding in findings.take() {
-                out.push(document_finding(rule, settings, document, objects, finding));
-            }
+    /// The Services of the file, read in a first pass when an enabled rule needs them.
+    services: Vec<Service>,
+    /// The objects applied with the file's: the budgets and autoscalers its workloads are
+    /// matched with.
+    scope: &'f Scope,
+}
+
+impl<'f> FileLint<'f> {
+    fn new(
+        file: &'f SourceFile,
+        settings: &'f Settings,
+        role: FileRole,
+        scope: &'f Scope,
+    ) -> FileLint<'f> {
+        // Most files have no suppression comments or annotations, nor patch directives: skip
+        // what cannot apply.
+        let comments = if file.text.contains(COMMENT_PREFIX) {
+            Comments::Keep
+        } else {
+            Comments::Skip
+        };
+        FileLint {
+            file,
+            settings,
+            role,
+            comments,
+            may_suppress: comments == Comments::Keep
+                || file.text.contains(IGNORE_ANNOTATION)
+                || file.text.contains(KUBE_LINTER_ANNOTATION_PREFIX),
+            may_patch: Partial {
+                directives: PATCH_DIRECTIVES.iter().any(|d| file.text.contains(d)),
+                expressions: file.text.contains("):") || file.text.contains("($"),
+            },
+            services: file_services(file, settings, role),
+            scope,
         }
     }
-    if partial {
-        // Object rules do not run on partial objects.
-        return false;
-    }
-    lint_scope_objects(file, document, objects, scope, settings, out);
-    let mut complete = document.errors.is_empty();
-    for ((object, custom_kind), readable) in workloads.into_iter().zip(converted) {
-        let mut visit_object = |pod: Option<(&PodSite<'_>, &Lifecycle<'_>)>,
-                                found: &[Diagnostic],
-                                spec_path: Option<&FieldPath>,
-                                rollout: Option<&Rollout>| {
-            visit(Visit::Object(&ObjectVisit {
-                file,
-                document,
-                object: &object,
-                pod,
-                diagnostics: found,
-                spec_path,
-                rollout,
-            }));
-        };
-        complete &= match (&custom_kind, readable) {
-            // A document rule (yaml-syntax) reported why it could not be read.
-            (_, Err(_)) => {
-                let first = out.len();
-                visit_object(None, &out[first..], None, None);
-                false
-            }
-            (None, Ok(Readable::Tree(tree))) => lint_object(
-                document,
-                &object,
-                &tree,
-                settings,
-                may_patch,
-                &Around { services, scope },
-                out,
-                &mut visit_object,
-            ),
-            (Some(kind), Ok(Readable::Json(value))) => lint_custom_object(
-                document,
-                &object,
-                kind,
-                &value,
-                settings,
-                &Around { services, scope },
-                out,
-                &mut visit_object,
-            ),
-            // `Readable::new` reads built-in kinds as trees and custom kinds as JSON.
-            (None, Ok(Readable::Json(_))) | (Some(_), Ok(Readable::Tree(_))) => false,
-        };
-        checked.push(object.object);
-    }
-    complete
 }
 
-/// What an object is linted among: the Services of its file, and the budgets and autoscalers
-/// of its scope.
-struct Around<'a> {
-    services: &'a [Service],
-    scope: &'a Scope,
+/// One document being linted, and what was found in it so far.
+struct DocumentLint<'l, 'f> {
+    file: &'l FileLint<'f>,
+    document: &'l Document,
+    /// Every object of the document.
+    objects: &'l [AnyObject],
+    found: Vec<Diagnostic>,
 }
 
-/// Lints one object, then shows it to `visit` with its pod spec and lifecycle, if any, and
-/// the diagnostics so far. Returns false when it could not be read, so its rules did not run.
-#[allow(clippy::too_many_arguments)]
-fn lint_object(
-    document: &Document,
-    object: &ObjectSite,
-    tree: &ObjectTree<'_>,
-    settings: &Settings,
-    may_patch: Partial,
-    around: &Around<'_>,
-    out: &mut Vec<Diagnostic>,
-    visit: &mut VisitPod<'_>,
-) -> bool {
-    let root = tree.root_index();
-    if may_patch.directives && has_patch_directives(tree, root) {
-        return false;
-    }
-    // A test framework's expected state (Chainsaw's JMESPath keys) is not an object to apply.
-    if may_patch.expressions && has_assertion_expressions(tree, root) {
-        return false;
-    }
-    lint_decoded(
-        document,
-        object,
-        &Decoding {
-            tree,
-            root,
-            kind: object.kind,
-            remap: None,
-        },
-        settings,
-        around,
-        out,
-        visit,
-    )
-}
-
-/// An object that converts within the YAML layer's limits: a built-in kind's subtree, decoded
-/// straight from the document, or a custom kind's object as JSON, from which its pod templates
-/// are built.
+/// A workload object ready for its rules: a built-in kind's subtree, decoded straight from the
+/// document, or a custom kind's object as JSON, from which its pod templates are built.
 enum Readable<'d> {
-    Tree(ObjectTree<'d>),
-    Json(serde_json::Value),
+    BuiltIn(ObjectTree<'d>),
+    Custom(PodTemplateKind, serde_json::Value),
 }
 
 impl<'d> Readable<'d> {
+    /// Checks the object against the limits of conversion (alias expansion, depth).
     fn new(
         document: &'d Document,
         root: NodeId,
-        custom: bool,
+        custom: Option<PodTemplateKind>,
     ) -> Result<Self, yaml::ConversionError> {
-        if custom {
-            yaml::to_json(document, root).map(Readable::Json)
-        } else {
-            ObjectTree::new(document, root).map(Readable::Tree)
+        match custom {
+            None => ObjectTree::new(document, root).map(Readable::BuiltIn),
+            Some(kind) => yaml::to_json(document, root).map(|value| Readable::Custom(kind, value)),
         }
+    }
+}
+
+impl DocumentLint<'_, '_> {
+    fn settings(&self) -> &Settings {
+        self.file.settings
+    }
+
+    /// Lints the document; returns whether every object in it could be read (so every rule
+    /// ran).
+    fn run(&mut self, checked: &mut Vec<ObjectRef>, visit: &mut dyn FnMut(Visit<'_, '_>)) -> bool {
+        let partial = self.file.role == FileRole::Patch;
+        // Built-in workloads, then objects of custom kinds with their kind.
+        let workloads: Vec<(ObjectSite, Option<PodTemplateKind>)> = if partial {
+            Vec::new()
+        } else {
+            workloads_among(self.document, self.objects)
+                .into_iter()
+                .map(|site| (site, None))
+                .chain(
+                    custom_workloads_among(
+                        self.document,
+                        self.objects,
+                        self.settings().pod_templates(),
+                    )
+                    .into_iter()
+                    .map(|(site, kind)| (site, Some(kind))),
+                )
+                .collect()
+        };
+        // Each object is checked once against the limits of conversion; the document rules
+        // see those that fail.
+        let readable: Vec<(ObjectSite, Result<Readable<'_>, yaml::ConversionError>)> = workloads
+            .into_iter()
+            .map(|(object, custom)| {
+                let readable = Readable::new(self.document, object.root, custom);
+                (object, readable)
+            })
+            .collect();
+        let unconvertible: Vec<(&ObjectSite, yaml::ConversionError)> = readable
+            .iter()
+            .filter_map(|(object, readable)| readable.as_ref().err().map(|e| (object, e.clone())))
+            .collect();
+        let context = DocumentContext {
+            document: self.document,
+            objects: self.objects,
+            unconvertible: &unconvertible,
+            partial,
+            kube: self.settings().kube_version,
+        };
+        let settings = self.file.settings;
+        run_checks(settings, document_check, &context, &mut |rule, finding| {
+            let diagnostic = self.document_diagnostic(rule, finding);
+            self.found.push(diagnostic);
+        });
+        if partial {
+            // Object rules do not run on partial objects.
+            return false;
+        }
+        self.scope_objects();
+        let mut complete = self.document.errors.is_empty();
+        for (object, readable) in readable {
+            let mut lint = ObjectLint {
+                document: self,
+                object: &object,
+                visit: &mut *visit,
+            };
+            complete &= match readable {
+                // A document rule (yaml-syntax) reported why it could not be read.
+                Err(_) => {
+                    lint.show(None, lint.document.found.len(), None, None);
+                    false
+                }
+                Ok(Readable::BuiltIn(tree)) => lint.built_in(&tree),
+                Ok(Readable::Custom(kind, value)) => lint.custom(&kind, &value),
+            };
+            checked.push(object.object);
+        }
+        complete
+    }
+
+    /// Runs the scope rules on the PodDisruptionBudgets and HorizontalPodAutoscalers of the
+    /// document, each judged with the workloads of its scope.
+    fn scope_objects(&mut self) {
+        let scope = self.file.scope;
+        if scope.is_empty() {
+            return;
+        }
+        let settings = self.file.settings;
+        for object in self.objects {
+            let here =
+                |at: &Placed| at.is(&self.file.file.path, self.document.index, &object.prefix);
+            let target = match (
+                scope.budgets().iter().find(|budget| here(&budget.at)),
+                scope
+                    .autoscalers()
+                    .iter()
+                    .find(|autoscaler| here(&autoscaler.at)),
+            ) {
+                (Some(budget), _) => ScopeObject::Budget(budget),
+                (None, Some(autoscaler)) => ScopeObject::Autoscaler(autoscaler),
+                (None, None) => continue,
+            };
+            let context = ScopeContext {
+                scope,
+                object: target,
+                kube: settings.kube_version,
+            };
+            let document = self.document;
+            run_checks(settings, scope_check, &context, &mut |rule, finding| {
+                let fixes = finding
+                    .fixes
+                    .iter()
+                    .map(|fix| fix.clone().within(&object.prefix, document.index))
+                    .collect();
+                self.found.push(Diagnostic {
+                    object: Some(crate::model::object_ref(document, object)),
+                    fixes,
+                    ..diagnostic_of(rule, settings, finding, &|path, part| {
+                        locate(document, &object.prefix.join(path.segments()), part)
+                    })
+                });
+            });
+        }
+    }
+
+    /// The diagnostic of a document rule's finding, placed by path from the document's root
+    /// or by span; about the object its field is in, if any.
+    fn document_diagnostic(&self, rule: &'static Rule, finding: Finding) -> Diagnostic {
+        let object = finding
+            .position
+            .field()
+            .and_then(|field| {
+                self.objects
+                    .iter()
+                    .rev()
+                    .find(|object| field.segments().starts_with(object.prefix.segments()))
+            })
+            .map(|object| crate::model::object_ref(self.document, object));
+        Diagnostic {
+            object,
+            ..diagnostic_of(rule, self.settings(), finding, &|path, part| {
+                locate(self.document, path, part)
+            })
+        }
+    }
+}
+
+/// One workload object of a document being linted.
+struct ObjectLint<'d, 'l, 'f, 'v> {
+    document: &'d mut DocumentLint<'l, 'f>,
+    object: &'d ObjectSite,
+    visit: &'d mut (dyn FnMut(Visit<'_, '_>) + 'v),
+}
+
+impl ObjectLint<'_, '_, '_, '_> {
+    /// Shows the object to the visitor with its pod spec and lifecycle, if any, and its
+    /// findings from `first` on.
+    fn show(
+        &mut self,
+        pod: Option<PodParts<'_>>,
+        first: usize,
+        spec_path: Option<&FieldPath>,
+        rollout: Option<&Rollout>,
+    ) {
+        (self.visit)(Visit::Object(&ObjectVisit {
+            file: self.document.file.file,
+            document: self.document.document,
+            object: self.object,
+            pod,
+            diagnostics: &self.document.found[first..],
+            spec_path,
+            rollout,
+        }));
+    }
+
+    /// Lints an object of a built-in kind. Returns false when it could not be read, so its
+    /// rules did not run.
+    fn built_in(&mut self, tree: &ObjectTree<'_>) -> bool {
+        let root = tree.root_index();
+        let may_patch = self.document.file.may_patch;
+        if may_patch.directives && has_patch_directives(tree, root) {
+            return false;
+        }
+        // A test framework's expected state (Chainsaw's JMESPath keys) is not an object to
+        // apply.
+        if may_patch.expressions && has_assertion_expressions(tree, root) {
+            return false;
+        }
+        self.decoded(&Decoding {
+            tree,
+            root,
+            kind: self.object.kind,
+            remap: None,
+        })
+    }
+
+    /// Lints the pod templates of an object of a custom kind (`model::custom`), each as a pod
+    /// of the built-in kind whose rules it follows.
+    fn custom(&mut self, kind: &PodTemplateKind, value: &serde_json::Value) -> bool {
+        let mut complete = true;
+        for template in custom::templates(kind, value) {
+            complete &= self.decoded(&Decoding {
+                tree: &JsonTree::new(&template.object),
+                root: 0,
+                kind: WorkloadKind::PodTemplate,
+                remap: Some(&template),
+            });
+        }
+        complete
+    }
+
+    /// The object rules and the pod rules for one decoded pod spec.
+    fn decoded(&mut self, decoding: &Decoding<'_>) -> bool {
+        let first = self.document.found.len();
+        let settings = self.document.file.settings;
+        let mut decoded = podcycle_k8s::decode(decoding.kind, decoding.tree, decoding.root);
+        // The object rules read paths in the object: a built template's are taken back to it,
+        // and its fields are judged as the current types they are decoded as (no legacy
+        // exemption).
+        let as_current;
+        let judged = if decoding.remap.is_some() {
+            for unknown in &mut decoded.unknown_fields {
+                unknown.path = decoding.segments(&unknown.path);
+            }
+            if let Some(error) = &mut decoded.error {
+                error.path = decoding.segments(&error.path);
+            }
+            let mut current = self.object.clone();
+            current.object.api_version = current.kind.current_api_version().to_owned();
+            as_current = current;
+            &as_current
+        } else {
+            self.object
+        };
+        let context = ObjectContext {
+            document: self.document.document,
+            object: judged,
+            decoded: &decoded,
+            kube: settings.kube_version,
+        };
+        run_checks(settings, object_check, &context, &mut |rule, finding| {
+            let diagnostic = self.diagnostic(rule, finding);
+            self.document.found.push(diagnostic);
+        });
+
+        // A value of the wrong type stops decoding, and with it the pod rules.
+        let Some(workload) = decoded.workload.as_ref() else {
+            self.show(None, first, None, None);
+            return false;
+        };
+        let Some(spec) = workload.pod_spec.as_ref() else {
+            self.show(None, first, None, None);
+            return true;
+        };
+        let mut site = PodSite::new(
+            &self.object.object,
+            self.object.kind,
+            spec,
+            workload.has_pod_failure_policy,
+        );
+        // A custom kind's pods follow its kind's rules; their spec is where the decoding put
+        // it.
+        site.spec_path = FieldPath::from_keys(decoding.kind.pod_spec_path());
+        site.job_active_deadline_seconds = workload.job_active_deadline_seconds;
+        let life = Lifecycle::derive(&site, settings.sidecars(), settings.kube_version);
+        let namespace = self.object.object.namespace.as_deref();
+        let selecting: Vec<&Service> = self
+            .document
+            .file
+            .services
+            .iter()
+            .filter(|s| s.selects(namespace, &workload.pod_labels))
+            .collect();
+        let context = PodContext {
+            site: &site,
+            life: &life,
+            kube: settings.kube_version,
+            services: &selecting,
+        };
+        run_pod_rules(&context, settings, &mut |rule, mut finding| {
+            if decoding.remap.is_some() {
+                // Paths in the built template: the field stays the object's, and fixes,
+                // written for a plain pod spec, are not offered.
+                if let Position::Field(target) = &mut finding.position {
+                    target.path = decoding.path(&target.path);
+                }
+                for (target, _) in &mut finding.labels {
+                    target.path = decoding.path(&target.path);
+                }
+                finding.fixes.clear();
+                crate::rules::refused_by_controller(&mut finding, rule, &self.object.object.kind);
+            }
+            let diagnostic = self.diagnostic(rule, finding);
+            self.document.found.push(diagnostic);
+        });
+        // A built-in controller's rollout; a custom kind's controller is not modelled.
+        let rollout = match decoding.remap {
+            Some(_) => None,
+            None => Rollout::derive(&RolloutSource {
+                object: &self.object.object,
+                kind: self.object.kind,
+                controller: &workload.controller,
+                pod_labels: &workload.pod_labels,
+                life: &life,
+                scope: self.document.file.scope,
+                kube: settings.kube_version,
+            }),
+        };
+        if let Some(rollout) = &rollout {
+            let context = RolloutContext {
+                site: &site,
+                life: &life,
+                rollout,
+                kube: settings.kube_version,
+                rollout_budget_seconds: settings.rollout_budget_seconds,
+            };
+            run_checks(settings, rollout_check, &context, &mut |rule, finding| {
+                let diagnostic = self.diagnostic(rule, finding);
+                self.document.found.push(diagnostic);
+            });
+        }
+        let real_spec_path = decoding.path(&site.spec_path);
+        self.show(
+            Some((&site, &life)),
+            first,
+            decoding.remap.map(|_| &real_spec_path),
+            rollout.as_ref(),
+        );
+        true
+    }
+
+    /// The diagnostic of an object or pod rule's finding: its places looked up in the object,
+    /// its fixes placed in the document, an unnamed container named by its place.
+    fn diagnostic(&self, rule: &'static Rule, finding: Finding) -> Diagnostic {
+        let document = self.document.document;
+        let prefix = &self.object.prefix;
+        let fixes = finding
+            .fixes
+            .iter()
+            .map(|fix| fix.clone().within(prefix, document.index))
+            .collect();
+        let unnamed = match (&finding.container, finding.position.field()) {
+            (Some(name), Some(field)) if name.is_empty() => unnamed_container(field),
+            _ => None,
+        };
+        let mut diagnostic = Diagnostic {
+            object: Some(self.object.object.clone()),
+            fixes,
+            ..diagnostic_of(rule, self.document.settings(), finding, &|path, part| {
+                locate(document, &prefix.join(path.segments()), part)
+            })
+        };
+        if let Some(which) = unnamed {
+            name_unnamed_container(&mut diagnostic, &which);
+        }
+        diagnostic
     }
 }
 
@@ -437,312 +672,113 @@ impl Decoding<'_> {
     }
 }
 
-/// Lints the pod templates of an object of a custom kind (`model::custom`), each as a pod of
-/// the built-in kind whose rules it follows.
-#[allow(clippy::too_many_arguments)]
-fn lint_custom_object(
-    document: &Document,
-    object: &ObjectSite,
-    kind: &PodTemplateKind,
-    value: &serde_json::Value,
+/// Runs the pod rules `settings` enables on one pod, handing each finding to `each`: the loop
+/// [`lint_file`] runs for every pod spec, public so that the consistency tests run this very
+/// loop.
+pub fn run_pod_rules(
+    context: &PodContext<'_>,
     settings: &Settings,
-    around: &Around<'_>,
-    out: &mut Vec<Diagnostic>,
-    visit: &mut VisitPod<'_>,
-) -> bool {
-    let mut complete = true;
-    for template in custom::templates(kind, value) {
-        complete &= lint_decoded(
-            document,
-            object,
-            &Decoding {
-                tree: &JsonTree::new(&template.object),
-                root: 0,
-                kind: WorkloadKind::PodTemplate,
-                remap: Some(&template),
-            },
-            settings,
-            around,
-            out,
-            visit,
-        );
-    }
-    complete
-}
-
-/// The object rules and the pod rules for one decoded pod spec.
-#[allow(clippy::too_many_arguments)]
-fn lint_decoded(
-    document: &Document,
-    object: &ObjectSite,
-    decoding: &Decoding<'_>,
-    settings: &Settings,
-    around: &Around<'_>,
-    out: &mut Vec<Diagnostic>,
-    visit: &mut VisitPod<'_>,
-) -> bool {
-    let first = out.len();
-    let mut decoded = podcycle_k8s::decode(decoding.kind, decoding.tree, decoding.root);
-    let locate = |path: &FieldPath, part: Part| locate(document, object, path, part);
-    // The object rules read paths in the object: a built template's are taken back to it, and
-    // its fields are judged as the current types they are decoded as (no legacy exemption).
-    let as_current;
-    let judged = if decoding.remap.is_some() {
-        for unknown in &mut decoded.unknown_fields {
-            unknown.path = decoding.segments(&unknown.path);
-        }
-        if let Some(error) = &mut decoded.error {
-            error.path = decoding.segments(&error.path);
-        }
-        let mut current = object.clone();
-        current.object.api_version = current.kind.current_api_version().to_owned();
-        as_current = current;
-        &as_current
-    } else {
-        object
-    };
-    let context = ObjectContext {
-        document,
-        object: judged,
-        decoded: &decoded,
-        kube: settings.kube_version,
-    };
-    let mut findings = Findings::default();
-    for rule in settings.rules() {
-        if let Check::Object(check) = rule.check {
-            check(&context, &mut findings);
-            for finding in findings.take() {
-                out.push(finding_diagnostic(
-                    rule, settings, document, object, finding, &locate,
-                ));
-            }
-        }
-    }
-
-    // A value of the wrong type stops decoding, and with it the pod rules.
-    let Some(workload) = decoded.workload.as_ref() else {
-        visit(None, &out[first..], None, None);
-        return false;
-    };
-    let Some(spec) = workload.pod_spec.as_ref() else {
-        visit(None, &out[first..], None, None);
-        return true;
-    };
-    let mut site = PodSite::new(
-        &object.object,
-        object.kind,
-        spec,
-        workload.has_pod_failure_policy,
-    );
-    // A custom kind's pods follow its kind's rules; their spec is where the decoding put it.
-    site.spec_path = FieldPath::from_keys(decoding.kind.pod_spec_path());
-    site.job_active_deadline_seconds = workload.job_active_deadline_seconds;
-    let life = Lifecycle::derive(&site, settings.sidecars(), settings.kube_version);
-    let selecting: Vec<&Service> = around
-        .services
-        .iter()
-        .filter(|s| s.selects(object.object.namespace.as_deref(), &workload.pod_labels))
-        .collect();
-    let context = PodContext {
-        site: &site,
-        life: &life,
-        kube: settings.kube_version,
-        services: &selecting,
-    };
-    let mut findings = Findings::default();
-    for rule in settings.rules() {
-        if let Check::Pod(check) = rule.check {
-            check(&context, &mut findings);
-            for mut finding in findings.take() {
-                if decoding.remap.is_some() {
-                    // Paths in the built template: the field stays the object's, and fixes,
-                    // written for a plain pod spec, are not offered.
-                    finding.at.path = decoding.path(&finding.at.path);
-                    for (target, _) in &mut finding.labels {
-                        target.path = decoding.path(&target.path);
-                    }
-                    finding.fixes.clear();
-                    crate::rules::refused_by_controller(&mut finding, rule, &object.object.kind);
-                }
-                out.push(finding_diagnostic(
-                    rule, settings, document, object, finding, &locate,
-                ));
-            }
-        }
-    }
-    let rollout = decoding
-        .remap
-        .is_none()
-        .then(|| {
-            Rollout::derive(&RolloutSource {
-                object: &object.object,
-                kind: object.kind,
-                controller: &workload.controller,
-                pod_labels: &workload.pod_labels,
-                life: &life,
-                scope: around.scope,
-                kube: settings.kube_version,
-            })
-        })
-        .flatten();
-    if let Some(rollout) = &rollout {
-        let context = RolloutContext {
-            site: &site,
-            life: &life,
-            rollout,
-            kube: settings.kube_version,
-            rollout_budget_seconds: settings.rollout_budget_seconds,
-        };
-        for rule in settings.rules() {
-            if let Check::Rollout(check) = rule.check {
-                check(&context, &mut findings);
-                for finding in findings.take() {
-                    out.push(finding_diagnostic(
-                        rule, settings, document, object, finding, &locate,
-                    ));
-                }
-            }
-        }
-    }
-    let real_spec_path = decoding.path(&site.spec_path);
-    visit(
-        Some((&site, &life)),
-        &out[first..],
-        decoding.remap.map(|_| &real_spec_path),
-        rollout.as_ref(),
-    );
-    true
-}
-
-/// The PodDisruptionBudgets and HorizontalPodAutoscalers of a document, judged with the
-/// workloads of their scope.
-fn lint_scope_objects(
-    file: &SourceFile,
-    document: &Document,
-    objects: &[AnyObject],
-    scope: &Scope,
-    settings: &Settings,
-    out: &mut Vec<Diagnostic>,
+    each: &mut dyn FnMut(&'static Rule, Finding),
 ) {
-    if scope.is_empty() {
-        return;
+    run_checks(settings, pod_check, context, each);
+}
+
+/// One rule's check on a context of type `C`.
+type CheckFn<C> = fn(&C, &mut Findings);
+
+fn pod_check<'a>(check: Check) -> Option<CheckFn<PodContext<'a>>> {
+    match check {
+        Check::Pod(check) => Some(check),
+        _ => None,
     }
-    for object in objects {
-        let here =
-            |at: &crate::model::scope::Placed| at.is(&file.path, document.index, &object.prefix);
-        let target = match (
-            scope.budgets().iter().find(|budget| here(&budget.at)),
-            scope
-                .autoscalers()
-                .iter()
-                .find(|autoscaler| here(&autoscaler.at)),
-        ) {
-            (Some(budget), _) => ScopeObject::Budget(budget),
-            (None, Some(autoscaler)) => ScopeObject::Autoscaler(autoscaler),
-            (None, None) => continue,
-        };
-        let context = ScopeContext {
-            scope,
-            object: target,
-            kube: settings.kube_version,
-        };
-        let locate = |path: &FieldPath, part: Part| locate_at(document, &object.prefix, path, part);
-        let mut findings = Findings::default();
-        for rule in settings.rules() {
-            if let Check::Scope(check) = rule.check {
-                check(&context, &mut findings);
-                for finding in findings.take() {
-                    let fixes = finding
-                        .fixes
-                        .iter()
-                        .map(|fix| fix.clone().within(&object.prefix, document.index))
-                        .collect();
-                    out.push(Diagnostic {
-                        object: Some(crate::model::object_ref(document, object)),
-                        fixes,
-                        ..diagnostic_of(rule, settings, finding, &locate)
-                    });
-                }
+}
+
+fn object_check<'a>(check: Check) -> Option<CheckFn<ObjectContext<'a>>> {
+    match check {
+        Check::Object(check) => Some(check),
+        _ => None,
+    }
+}
+
+fn rollout_check<'a>(check: Check) -> Option<CheckFn<RolloutContext<'a>>> {
+    match check {
+        Check::Rollout(check) => Some(check),
+        _ => None,
+    }
+}
+
+fn scope_check<'a>(check: Check) -> Option<CheckFn<ScopeContext<'a>>> {
+    match check {
+        Check::Scope(check) => Some(check),
+        _ => None,
+    }
+}
+
+fn document_check<'a>(check: Check) -> Option<CheckFn<DocumentContext<'a>>> {
+    match check {
+        Check::Document(check) => Some(check),
+        _ => None,
+    }
+}
+
+/// Runs the checks of one kind (`check_of` picks them) of every enabled rule on `context`.
+fn run_checks<C>(
+    settings: &Settings,
+    check_of: fn(Check) -> Option<CheckFn<C>>,
+    context: &C,
+    each: &mut dyn FnMut(&'static Rule, Finding),
+) {
+    let mut findings = Findings::default();
+    for rule in settings.rules() {
+        if let Some(check) = check_of(rule.check) {
+            check(context, &mut findings);
+            for finding in findings.take() {
+                each(rule, finding);
             }
         }
     }
 }
 
-/// The span of a field, following the rules in DESIGN: a key or a value where the field
-/// exists, else the deepest part of the path that exists (the mapping that lacks the field).
-pub fn locate(document: &Document, object: &ObjectSite, path: &FieldPath, part: Part) -> Span {
-    locate_at(document, &object.prefix, path, part)
-}
-
-/// [`locate`] for the object at `prefix` of the document.
-fn locate_at(document: &Document, prefix: &FieldPath, path: &FieldPath, part: Part) -> Span {
-    let full = prefix.join(path.segments());
+/// The span of a field, by path from the document's root: its key or its value where the
+/// field exists, else the deepest part of the path that exists (the mapping that lacks the
+/// field).
+pub fn locate(document: &Document, path: &FieldPath, part: Part) -> Span {
     let Some(root) = document.root else {
         return document.span;
     };
-    let located = lookup(document, root, full.segments());
+    let located = lookup(document, root, path.segments());
     match (located.complete, part, located.key) {
         (true, Part::Value, _) | (_, _, None) => located.value,
         (_, _, Some(key)) => key,
     }
 }
 
-fn finding_diagnostic(
-    rule: &'static Rule,
-    settings: &Settings,
-    document: &Document,
-    object: &ObjectSite,
-    finding: Finding,
-    locate: &impl Fn(&FieldPath, Part) -> Span,
-) -> Diagnostic {
-    let fixes = finding
-        .fixes
-        .iter()
-        .map(|fix| fix.clone().within(&object.prefix, document.index))
-        .collect();
-    let unnamed = finding.container.as_deref() == Some("");
-    let mut diagnostic = Diagnostic {
-        object: Some(object.object.clone()),
-        fixes,
-        ..diagnostic_of(rule, settings, finding, locate)
-    };
-    if unnamed {
-        name_unnamed_container(&mut diagnostic);
-    }
-    diagnostic
+/// "the 2nd container" for a finding about a container without a name, from the container
+/// list and index its field is under (the last one, for a container inside a template).
+fn unnamed_container(field: &FieldPath) -> Option<String> {
+    field
+        .segments()
+        .windows(2)
+        .rev()
+        .find_map(|pair| match pair {
+            [PathSegment::Key(list), PathSegment::Index(index)]
+                if matches!(
+                    list.as_str(),
+                    "initContainers" | "ephemeralContainers" | "containers"
+                ) =>
+            {
+                Some(crate::rules::ordinal_container(list, *index))
+            }
+            _ => None,
+        })
 }
 
 /// Rules quote container names (`` `web` ``); a container without one would read as empty
 /// backticks. Say which container it is instead: "the 2nd container".
-fn name_unnamed_container(diagnostic: &mut Diagnostic) {
-    let Some(field) = &diagnostic.field else {
-        return;
-    };
-    let mut which = None;
-    for list in ["initContainers", "ephemeralContainers", "containers"] {
-        let needle = format!("{list}[");
-        let at = field
-            .match_indices(&needle)
-            .map(|(at, _)| at)
-            .filter(|&at| at == 0 || field.as_bytes()[at - 1] == b'.')
-            .last();
-        let index = at.and_then(|at| {
-            field[at + needle.len()..]
-                .split(']')
-                .next()
-                .and_then(|i| i.parse::<usize>().ok())
-        });
-        if let Some(index) = index {
-            which = Some(crate::rules::ordinal_container(list, index));
-            break;
-        }
-    }
-    let Some(which) = which else {
-        return;
-    };
+fn name_unnamed_container(diagnostic: &mut Diagnostic, which: &str) {
     let replace = |text: &mut String| {
         if text.contains("``") {
-            *text = text.replace("``", &which);
+            *text = text.replace("``", which);
         }
     };
     replace(&mut diagnostic.message);
@@ -757,44 +793,8 @@ fn name_unnamed_container(diagnostic: &mut Diagnostic) {
     }
 }
 
-/// The diagnostic of a document rule's finding: placed by span, or by a path from the
-/// document's root; about the object the path is in, if any.
-fn document_finding(
-    rule: &'static Rule,
-    settings: &Settings,
-    document: &Document,
-    objects: &[AnyObject],
-    finding: Finding,
-) -> Diagnostic {
-    let locate = |path: &FieldPath, part: Part| {
-        let Some(root) = document.root else {
-            return document.span;
-        };
-        let located = lookup(document, root, path.segments());
-        match (located.complete, part, located.key) {
-            (true, Part::Value, _) | (_, _, None) => located.value,
-            (_, _, Some(key)) => key,
-        }
-    };
-    let object = (!finding.no_field)
-        .then(|| {
-            objects.iter().rev().find(|object| {
-                finding
-                    .at
-                    .path
-                    .segments()
-                    .starts_with(object.prefix.segments())
-            })
-        })
-        .flatten()
-        .map(|object| crate::model::object_ref(document, object));
-    Diagnostic {
-        object,
-        ..diagnostic_of(rule, settings, finding, &locate)
-    }
-}
-
-/// A finding as a diagnostic, its places looked up with `locate` unless it gives a span.
+/// A finding as a diagnostic, its places looked up with `locate` unless it is placed in the
+/// text.
 fn diagnostic_of(
     rule: &'static Rule,
     settings: &Settings,
@@ -802,7 +802,7 @@ fn diagnostic_of(
     locate: &dyn Fn(&FieldPath, Part) -> Span,
 ) -> Diagnostic {
     let Finding {
-        at: Target { path, part },
+        position,
         message,
         help,
         labels,
@@ -811,11 +811,13 @@ fn diagnostic_of(
         severity,
         enforcement,
         fixes: _,
-        span,
         span_labels,
-        no_field,
         claims: _,
     } = finding;
+    let (span, field) = match position {
+        Position::Field(target) => (locate(&target.path, target.part), Some(target.path)),
+        Position::Text { span, field } => (span, field),
+    };
     Diagnostic {
         rule: rule.name,
         severity: severity.unwrap_or_else(|| settings.severity(rule)),
@@ -823,7 +825,7 @@ fn diagnostic_of(
         message,
         help,
         notes,
-        span: span.unwrap_or_else(|| locate(&path, part)),
+        span,
         labels: labels
             .into_iter()
             .map(|(target, message)| Label::new(locate(&target.path, target.part), message))
@@ -835,7 +837,7 @@ fn diagnostic_of(
             .collect(),
         object: None,
         container,
-        field: (!no_field).then(|| path.to_string()),
+        field: field.map(|path| path.to_string()),
         fixes: Vec::new(),
         rendered: None,
     }

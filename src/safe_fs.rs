@@ -9,7 +9,8 @@
 //!
 //! - follows a symbolic link only when it leads to a place inside the *tree*: the current
 //!   directory for paths under it (in CI, the checkout), else the directory that holds the
-//!   path. A link out of the tree is not read; the error names its target;
+//!   path, and not into a `.git` directory (where the checkout keeps its credentials). A link
+//!   out of the tree or into `.git` is not read; the error names its target;
 //! - reads regular files only: a directory, FIFO, socket or device is refused without reading
 //!   (it is opened non-blocking, so a FIFO cannot hang the open), and so is anything on the
 //!   kernel's `/proc` and `/sys` file systems, which claim to be regular files;
@@ -38,6 +39,8 @@ pub enum FileKind {
     Kustomization,
     /// A baseline of recorded findings (`check --baseline`).
     Baseline,
+    /// A file of a Helm chart, copied for Helm to render.
+    ChartFile,
 }
 
 impl FileKind {
@@ -51,6 +54,8 @@ impl FileKind {
             FileKind::Kustomization => 16 * MIB,
             // About 200 bytes a finding: a million findings.
             FileKind::Baseline => 256 * MIB,
+            // Helm's own limit for a file of a chart (`MaxDecompressedFileSize`).
+            FileKind::ChartFile => 5 * MIB,
         }
     }
 
@@ -60,6 +65,7 @@ impl FileKind {
             FileKind::Config => "a configuration file",
             FileKind::Kustomization => "a kustomization",
             FileKind::Baseline => "a baseline",
+            FileKind::ChartFile => "a file of a chart (Helm's limit)",
         }
     }
 }
@@ -78,6 +84,11 @@ pub enum ReadError {
     LinkOutside {
         target: PathBuf,
         tree: PathBuf,
+    },
+    /// A symbolic link (here or in a directory on the way) that leads into a `.git`
+    /// directory: `.git/config` holds the checkout's credentials.
+    LinkIntoGit {
+        target: PathBuf,
     },
     /// A symbolic link to nothing.
     DanglingLink {
@@ -105,6 +116,11 @@ impl fmt::Display for ReadError {
                 "a symbolic link to {}, outside {}; podcycle does not follow links out of the tree it checks",
                 shown(target),
                 shown(tree)
+            ),
+            ReadError::LinkIntoGit { target } => write!(
+                f,
+                "a symbolic link to {}, inside a `.git` directory; podcycle does not follow links into version control data",
+                shown(target)
             ),
             ReadError::DanglingLink { target } => {
                 write!(
@@ -239,7 +255,20 @@ fn resolve_within(path: &Path, tree: &Path) -> Result<PathBuf, ReadError> {
     if let Some(what) = kernel_file_system(&target) {
         return Err(ReadError::NotRegular { what });
     }
+    // A path named inside `.git` is the user's choice; a link that leads there is not.
+    let named_in_git = path.components().any(|c| c.as_os_str() == ".git");
+    if !named_in_git && in_git_directory(&target, &tree) {
+        return Err(ReadError::LinkIntoGit { target });
+    }
     Ok(target)
+}
+
+/// Whether `path` is inside a `.git` directory (or is one) below `tree`.
+pub fn in_git_directory(path: &Path, tree: &Path) -> bool {
+    path.strip_prefix(tree)
+        .unwrap_or(path)
+        .components()
+        .any(|component| component.as_os_str() == ".git")
 }
 
 /// `/proc` and `/sys` hold the kernel's views (a process's environment, devices) dressed as
@@ -457,6 +486,31 @@ mod tests {
         symlink(outside.path(), dir.path().join("linked")).unwrap();
         let error = read(&dir.path().join("linked/config.json"), dir.path()).unwrap_err();
         assert!(matches!(error, ReadError::LinkOutside { .. }), "{error}");
+    }
+
+    /// `.git/config` holds the checkout's token (`persist-credentials`): a link inside the tree
+    /// that leads there is refused, though the file is in the tree.
+    #[test]
+    fn links_into_git_are_refused() {
+        let dir = tree();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        std::fs::write(
+            dir.path().join(".git/config"),
+            "extraheader = AUTHORIZATION: basic c2VjcmV0\n",
+        )
+        .unwrap();
+        symlink(".git/config", dir.path().join("gc.yaml")).unwrap();
+        symlink(".git", dir.path().join("meta")).unwrap();
+        for link in ["gc.yaml", "meta/config"] {
+            let error = read(&dir.path().join(link), dir.path()).unwrap_err();
+            assert!(
+                matches!(error, ReadError::LinkIntoGit { .. }),
+                "{link}: {error}"
+            );
+            assert!(!error.to_string().contains("c2VjcmV0"), "{error}");
+        }
+        // Named as it is, it is read: the user chose it.
+        assert!(read(&dir.path().join(".git/config"), dir.path()).is_ok());
     }
 
     #[test]

@@ -19,6 +19,18 @@ pub fn phrase_list(phrases: impl IntoIterator<Item = String>) -> String {
     }
 }
 
+/// `1 file`, `2 files`, `2 policies`, `2 Kustomize overlays`: a count and its noun. A `y`
+/// after a consonant becomes `ies`; after a vowel it keeps its `s`.
+pub fn plural(count: usize, word: &str) -> String {
+    if count == 1 {
+        return format!("{count} {word}");
+    }
+    match word.strip_suffix('y') {
+        Some(stem) if !stem.ends_with(['a', 'e', 'i', 'o', 'u']) => format!("{count} {stem}ies"),
+        _ => format!("{count} {word}s"),
+    }
+}
+
 /// "the 2nd container", "the 1st init container": how to name a container that has no name,
 /// by its place in its list (`containers`, `initContainers`, `ephemeralContainers`).
 pub fn ordinal_container(list: &str, index: usize) -> String {
@@ -81,6 +93,14 @@ pub fn range(min: f64, max: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plurals() {
+        assert_eq!(plural(1, "Kustomize overlay"), "1 Kustomize overlay");
+        assert_eq!(plural(2, "Kustomize overlay"), "2 Kustomize overlays");
+        assert_eq!(plural(2, "baseline entry"), "2 baseline entries");
+        assert_eq!(plural(0, "file"), "0 files");
+    }
 
     #[test]
     fn lists_names_and_counts_the_rest() {

@@ -23,6 +23,14 @@
 //! --fix` (`fix::<rule-name>::<file>`): the fixed findings are gone, every comment is kept,
 //! lines outside the edits are untouched, and a second run changes nothing.
 //!
+//! A rule of the render layer (`Check::Render`: `render-error`) looks at no manifest: its
+//! fixtures are folders, `rules/<rule-name>/<fixture>/`, each a Helm chart or a Kustomize
+//! overlay that `podcycle check` renders with the real tools (they must be on `PATH`; without
+//! them the fixture is reported as ignored, with the reason, unless
+//! `PODCYCLE_REQUIRE_RENDERERS=1` makes that a failure). Markers go in
+//! any of its files; a silent fixture starts its `Chart.yaml` or kustomization with
+//! `# expect: no diagnostics`.
+//!
 //! Every fixture is a test of its own (the binary uses libtest-mimic as its harness), so one
 //! failure does not hide the others and `cargo test --test fixtures NAME` runs one:
 //! `rules::<rule-name>::<file>` and `explain::<file>::<format>`.
@@ -31,7 +39,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use podcycle::cli::{explain_for_tests_with, explain_rollout_for_tests, render_for_tests};
 use podcycle::explain::ExplainFormat;
 use podcycle::rules::ALL_RULES;
@@ -49,6 +57,25 @@ fn main() -> ExitCode {
         let name = format!("rules::{rule}::{}", file_name(&path));
         trials.push(Trial::test(name, move || {
             check_fixture(&rule, &path).map_err(Failed::from)
+        }));
+    }
+    for (rule, dir) in render_fixtures() {
+        let name = format!("rules::{rule}::{}", file_name(&dir));
+        trials.push(Trial::ignorable_test(name, move || {
+            if let Some(reason) = renderers_missing() {
+                let required = std::env::var_os("PODCYCLE_REQUIRE_RENDERERS")
+                    .is_some_and(|v| !v.is_empty() && v != "0");
+                if required {
+                    return Err(Failed::from(format!(
+                        "{reason}, and PODCYCLE_REQUIRE_RENDERERS is set"
+                    )));
+                }
+                return Ok(Completion::ignored_with(format!(
+                    "{reason}; PODCYCLE_REQUIRE_RENDERERS=1 makes this a failure"
+                )));
+            }
+            check_render_fixture(&rule, &dir).map_err(Failed::from)?;
+            Ok(Completion::Completed)
         }));
     }
     for path in explain_fixtures("testdata/explain") {
@@ -278,11 +305,13 @@ fn check_fixture(rule: &str, path: &Path) -> Result<(), String> {
 fn every_rule_has_failing_and_passing_fixtures() -> Result<(), String> {
     let fixtures = fixtures();
     let mut problems = Vec::new();
+    let render_fixtures = render_fixtures();
     for rule in ALL_RULES {
-        let files: Vec<&PathBuf> = fixtures
+        let files: Vec<PathBuf> = fixtures
             .iter()
+            .chain(&render_fixtures)
             .filter(|(r, _)| r == rule.name)
-            .map(|(_, p)| p)
+            .map(|(_, p)| render_marker_file(p).unwrap_or_else(|| p.clone()))
             .collect();
         let silent = files
             .iter()
@@ -302,7 +331,7 @@ fn every_rule_has_failing_and_passing_fixtures() -> Result<(), String> {
             problems.push(format!("{}: no failing fixture", rule.name));
         }
     }
-    for (rule, _) in &fixtures {
+    for (rule, _) in fixtures.iter().chain(&render_fixtures) {
         if !ALL_RULES.iter().any(|r| r.name == rule) {
             problems.push(format!("rules/{rule}/ belongs to no registered rule"));
         }
@@ -313,6 +342,146 @@ fn every_rule_has_failing_and_passing_fixtures() -> Result<(), String> {
     } else {
         Err(problems.join("\n"))
     }
+}
+
+/// Whether a rule is reported by the render layer, with charts and overlays as fixtures.
+fn renders(rule: &str) -> bool {
+    ALL_RULES
+        .iter()
+        .any(|r| r.name == rule && matches!(r.check, podcycle::rules::Check::Render))
+}
+
+/// The fixtures of the render layer's rules: the folders in their `rules/<rule-name>/`.
+fn render_fixtures() -> Vec<(String, PathBuf)> {
+    let mut all = Vec::new();
+    for entry in fs::read_dir("rules").expect("rules/ exists") {
+        let dir = entry.unwrap().path();
+        let rule = file_name(&dir);
+        if !dir.is_dir() || !renders(&rule) {
+            continue;
+        }
+        for fixture in fs::read_dir(&dir).unwrap() {
+            let fixture = fixture.unwrap().path();
+            if fixture.is_dir() {
+                all.push((rule.clone(), fixture));
+            }
+        }
+    }
+    all.sort();
+    all
+}
+
+/// The file of a chart or overlay fixture that says whether it is silent.
+fn render_marker_file(dir: &Path) -> Option<PathBuf> {
+    ["Chart.yaml", "kustomization.yaml"]
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|path| path.is_file())
+}
+
+/// Every file of a fixture folder, sorted.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_owned()];
+    while let Some(dir) = pending.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Why a chart or overlay fixture cannot run here: the renderers are missing.
+fn renderers_missing() -> Option<&'static str> {
+    let on_path = |name: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(name).is_file()))
+    };
+    let found = on_path("helm") && (on_path("kustomize") || on_path("kubectl"));
+    (!found).then_some("`helm` and `kustomize` (or `kubectl`) are not both on PATH")
+}
+
+/// One chart or overlay fixture: rendered by `podcycle check` with only its rule, every
+/// finding claimed by a marker in the file it is in, and the output pinned by a snapshot.
+fn check_render_fixture(rule: &str, dir: &Path) -> Result<(), String> {
+    let marker_file = render_marker_file(dir)
+        .ok_or_else(|| format!("{}: neither a chart nor an overlay", shown(dir)))?;
+    let silent = fs::read_to_string(&marker_file)
+        .unwrap()
+        .starts_with("# expect: no diagnostics");
+    let mut expected: Vec<(String, Expected)> = Vec::new();
+    for file in files_under(dir) {
+        let Ok(text) = fs::read_to_string(&file) else {
+            continue;
+        };
+        for marker in markers(&text).0 {
+            expected.push((shown(&file), marker));
+        }
+    }
+    let run = |format: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_podcycle"))
+            .args([
+                "check",
+                "--no-config",
+                "--fail-on",
+                "never",
+                "--color",
+                "never",
+            ])
+            .args(["--select", rule, "--format", format])
+            .arg(dir)
+            .output()
+            .expect("podcycle runs")
+    };
+    let json = run("json");
+    let found: Vec<serde_json::Value> = serde_json::from_slice(&json.stdout)
+        .map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&json.stderr)))?;
+    let mut actual: Vec<(String, Expected)> = found
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap_or_default().to_owned(),
+                Expected {
+                    line: usize::try_from(d["line"].as_u64().unwrap_or(0)).unwrap_or(0),
+                    severity: d["severity"].as_str().unwrap_or_default().to_owned(),
+                    rule: d["rule"].as_str().unwrap_or_default().to_owned(),
+                },
+            )
+        })
+        .collect();
+    expected.sort();
+    actual.sort();
+    let full = String::from_utf8_lossy(&run("full").stdout).into_owned();
+    if silent {
+        let stderr = String::from_utf8_lossy(&json.stderr);
+        if !actual.is_empty() || stderr.contains("not rendered") {
+            return Err(format!(
+                "{}: expected no diagnostics, got:\n{full}{stderr}",
+                shown(dir)
+            ));
+        }
+        return Ok(());
+    }
+    if expected.is_empty() {
+        return Err(format!("{}: has no markers", shown(dir)));
+    }
+    if expected != actual {
+        return Err(format!(
+            "{}: markers and diagnostics differ\n  expected: {expected:?}\n  actual:   {actual:?}\n{full}",
+            shown(dir)
+        ));
+    }
+    let name = format!("{rule}__{}", file_name(dir));
+    insta::with_settings!({ snapshot_path => "snapshots/rules", prepend_module_to_snapshot => false, omit_expression => true }, {
+        insta::assert_snapshot!(name, full);
+    });
+    Ok(())
 }
 
 fn enable_lines_name_extra_rules() {

@@ -85,7 +85,7 @@ _podcycle() {
             return 0
             ;;
         podcycle__subcmd__check)
-            opts="-o -h --format --select --extend-select --ignore --fail-on --stdin-filename --exclude --kube-version --force-exclude --output --config --no-config --color --isolated --show-files --no-render --fail-on-unrendered --helm --kustomize --render-timeout --helm-values --helm-release --helm-namespace --fix --diff --unsafe-fixes --baseline --write-baseline --add-ignore --statistics --show-settings --help"
+            opts="-o -h --format --select --extend-select --ignore --fail-on --stdin-filename --exclude --kube-version --force-exclude --output --config --no-config --color --isolated --show-files --fail-on-unrendered --no-render --helm --kustomize --render-timeout --render-budget --render-memory --helm-values --helm-release --helm-namespace --fix --diff --unsafe-fixes --baseline --write-baseline --add-ignore --statistics --show-settings --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -151,6 +151,14 @@ _podcycle() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --render-budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --render-memory)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --helm-values)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -201,7 +209,7 @@ _podcycle() {
             return 0
             ;;
         podcycle__subcmd__explain)
-            opts="-h --object --container --format --rollout --kube-version --config --no-config --help"
+            opts="-h --object --container --format --rollout --kube-version --config --no-config --no-render --helm --kustomize --render-timeout --render-budget --render-memory --helm-values --helm-release --helm-namespace --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -224,6 +232,38 @@ _podcycle() {
                     return 0
                     ;;
                 --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kustomize)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --render-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --render-budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --render-memory)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-values)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-release)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --helm-namespace)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -59,6 +59,8 @@ never\t''"
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm -d 'The `helm` executable [default: `helm` on PATH]' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l kustomize -d 'The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH]' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l render-timeout -d 'Stop a renderer that runs longer than this' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l render-budget -d 'Stop rendering when the run has spent this long on it, over all its charts and overlays; what is left is reported as not rendered' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l render-memory -d 'Stop a renderer that uses more memory than this' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm-values -d 'A values file for every chart rendered in this run, after the chart\'s own `values.yaml` and those the configuration names (repeatable)' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm-release -d 'The release name charts are rendered with [default: from the configuration, else Helm\'s `release-name`]' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm-namespace -d 'The namespace charts are rendered for [default: from the configuration]' -r
@@ -70,8 +72,8 @@ complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l force-exclud
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l no-config -d 'Ignore configuration files'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l isolated -d 'Read only the configuration named with `--config` (none without it), and honour no ignore files (`.gitignore`, `.ignore`): for CI on pull requests, where those files are part of the change under review'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l show-files -d 'List the files that would be linted, the charts and overlays that would be rendered, and what is skipped and why; lint nothing'
-complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l no-render -d 'Do not render Helm charts or build Kustomize overlays (each is reported as not rendered)'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l fail-on-unrendered -d 'Exit with 1 when a chart or overlay could not be rendered [default: a warning that does not change the exit code, or `fail-on-unrendered` from the configuration]'
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l no-render -d 'Do not render Helm charts or build Kustomize overlays (each is reported as not rendered)'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l fix -d 'Apply the fixes of the findings that have one, then report what is left. Only safe fixes, unless `--unsafe-fixes` is given; JSON files and standard input are not edited'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l diff -d 'Print the changes `--fix` would make as a unified diff, and change nothing; exits with 1 when there are some'
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l unsafe-fixes -d 'With `--fix` or `--diff`, also apply fixes that change behaviour beyond the finding (`podcycle rule NAME` says which)'
@@ -84,8 +86,17 @@ json\t'the JSON schema of docs/explain.md'
 mermaid\t'Markdown with Mermaid Gantt charts, for GitHub issues and pull requests'"
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l kube-version -d 'The Kubernetes version of the cluster, for the findings listed under each timeline [default: `kube-version` from the configuration, else the newest version modelled]' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l config -d 'Use this configuration file for every file instead of the nearest `.podcycle.yaml` above each' -r -F
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm -d 'The `helm` executable [default: `helm` on PATH]' -r -F
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l kustomize -d 'The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH]' -r -F
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l render-timeout -d 'Stop a renderer that runs longer than this' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l render-budget -d 'Stop rendering when the run has spent this long on it, over all its charts and overlays; what is left is reported as not rendered' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l render-memory -d 'Stop a renderer that uses more memory than this' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm-values -d 'A values file for every chart rendered in this run, after the chart\'s own `values.yaml` and those the configuration names (repeatable)' -r -F
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm-release -d 'The release name charts are rendered with [default: from the configuration, else Helm\'s `release-name`]' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm-namespace -d 'The namespace charts are rendered for [default: from the configuration]' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l rollout -d 'Explain what the controllers do with each workload\'s pods instead: a Deployment\'s waves, a StatefulSet\'s ordinals, a DaemonSet\'s rounds, a Job\'s attempts, against their deadlines and disruption budgets'
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l no-config -d 'Ignore configuration files'
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l no-render -d 'Do not render Helm charts or build Kustomize overlays (each is reported as not rendered)'
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c podcycle -n "__fish_podcycle_using_subcommand rules" -l format -r -f -a "text\t''
 json\t''"

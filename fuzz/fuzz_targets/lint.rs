@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use podcycle::cli::lint_bytes_as;
+use podcycle::run::lint_bytes_as;
 use podcycle::lint::FileRole;
 use podcycle::settings::{Selector, Settings};
 

@@ -1,14 +1,171 @@
-//! Each output format on what the pipeline finds in arbitrary bytes (the first byte picks the
-//! format), with the promises of the human formats checked: no control character but the
-//! line break reaches the output, and GitHub output is one workflow command per finding.
+//! Two halves of rendering, on arbitrary bytes.
+//!
+//! - Reports (the default): each output format on what the pipeline finds (the first byte picks
+//!   the format), with the promises of the human formats checked: no control character but the
+//!   line break reaches the output, and GitHub output is one workflow command per finding.
+//! - The render layer's screens, when the input starts with a tag:
+//!   - `K:` a kustomization: every string that holds `://` in a field Kustomize loads from (the
+//!     fields below, written as the specification of `render::kustomize::loads`) is among the
+//!     loads the screen sees, and a plugin configuration whose decoded annotation key is
+//!     `config.kubernetes.io/function` is refused;
+//!   - `H:` / `Z:` a renderer's standard error, as Helm's or Kustomize's: judged without panic,
+//!     with temporary paths cleaned from every message and the place inside the file.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use podcycle::cli::lint_bytes;
+use podcycle::render::failure::{self, Verdict};
+use podcycle::render::process::Failure;
+use podcycle::run::lint_bytes;
 use podcycle::report::{self, Format, Options};
 use podcycle::settings::{Selector, Settings};
+use podcycle::source::SourceFile;
+use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
+    if let Some(text) = data.strip_prefix(b"K:") {
+        kustomization(&String::from_utf8_lossy(text));
+    } else if let Some(text) = data.strip_prefix(b"H:") {
+        renderer_error(&String::from_utf8_lossy(text), true);
+    } else if let Some(text) = data.strip_prefix(b"Z:") {
+        renderer_error(&String::from_utf8_lossy(text), false);
+    } else {
+        reports(data);
+    }
+});
+
+/// Where Kustomize loads from, as JSON paths (`*`: any index): the specification the screen's
+/// inventory is checked against.
+const LOADED: [&str; 19] = [
+    "resources/*",
+    "bases/*",
+    "components/*",
+    "crds/*",
+    "configurations/*",
+    "generators/*",
+    "transformers/*",
+    "validators/*",
+    "patchesStrategicMerge/*",
+    "patches/*/path",
+    "patchesJson6902/*/path",
+    "replacements/*/path",
+    "openapi/path",
+    "configMapGenerator/*/files/*",
+    "configMapGenerator/*/envs/*",
+    "configMapGenerator/*/env",
+    "secretGenerator/*/files/*",
+    "secretGenerator/*/envs/*",
+    "secretGenerator/*/env",
+];
+
+fn kustomization(text: &str) {
+    let documents = podcycle::yaml::parse_stream(text);
+    let Some(document) = documents.first() else {
+        return;
+    };
+    let Some(root) = document.root else { return };
+    let Ok(value) = podcycle::yaml::to_json(document, root) else {
+        return;
+    };
+    let loads = podcycle::render::kustomize::loads(&value);
+    for pattern in LOADED {
+        let mut found = Vec::new();
+        strings_at(&value, &pattern.split('/').collect::<Vec<_>>(), &mut found);
+        for string in found {
+            // Inline plugin configurations and patches are YAML, not paths.
+            if string.contains("://") && !string.contains('\n') {
+                assert!(
+                    loads.iter().any(|load| load.value.contains("://")
+                        && string.contains(load.value.as_str())),
+                    "`{string}` at {pattern} escaped the screen: {loads:?}"
+                );
+            }
+        }
+    }
+    // The plugin configurations, written inline or in a file, by decoded key.
+    let configs = podcycle::render::kustomize::plugin_configs(text, "fuzz");
+    let function = podcycle::yaml::parse_stream(text).iter().any(|document| {
+        let Some(root) = document.root else {
+            return false;
+        };
+        podcycle::yaml::to_json(document, root).is_ok_and(|value| {
+            value
+                .pointer("/metadata/annotations")
+                .and_then(Value::as_object)
+                .is_some_and(|annotations| {
+                    annotations
+                        .keys()
+                        .any(|key| key.trim() == "config.kubernetes.io/function")
+                })
+        })
+    });
+    if function {
+        assert!(!configs.refused.is_empty(), "a function was let through");
+    }
+}
+
+/// The strings of `value` at `path`.
+fn strings_at<'a>(value: &'a Value, path: &[&str], out: &mut Vec<&'a str>) {
+    let Some((first, rest)) = path.split_first() else {
+        if let Some(string) = value.as_str() {
+            out.push(string);
+        }
+        return;
+    };
+    if *first == "*" {
+        for item in value.as_array().into_iter().flatten() {
+            strings_at(item, rest, out);
+        }
+    } else if let Some(next) = value.get(first) {
+        strings_at(next, rest, out);
+    }
+}
+
+fn renderer_error(stderr: &str, helm: bool) {
+    const TEMPORARY: &str = "/tmp/podcycle-chart-fuzz";
+    let names = vec![(TEMPORARY.to_owned(), "web".to_owned())];
+    let clean = |text: &str| podcycle::render::clean_paths(text, &names);
+    let failure = Failure::Exited {
+        stderr: stderr.to_owned(),
+    };
+    let verdict = if helm {
+        failure::helm(&failure, std::path::Path::new("/nonexistent/web"), &clean)
+    } else {
+        let overlay = podcycle::render::kustomize::Kustomization {
+            dir: "/nonexistent/app".into(),
+            file: "/nonexistent/app/kustomization.yaml".into(),
+            component: false,
+            bases: Vec::new(),
+            components: Vec::new(),
+            plugin_dirs: Vec::new(),
+            patches: Vec::new(),
+            replacements: false,
+            loads: Vec::new(),
+            remote: Vec::new(),
+            plugins: Vec::new(),
+        };
+        podcycle::render::kustomize::refusal::judge(&failure, &[overlay], &clean)
+    };
+    let (message, error, line, column) = match &verdict {
+        Verdict::Refused(refusal) => (
+            refusal.message.as_str(),
+            refusal.error.as_str(),
+            refusal.line,
+            refusal.column,
+        ),
+        Verdict::NotRendered(reason) => (reason.as_str(), "", None, None),
+    };
+    for text in [message, error] {
+        assert!(!text.contains(TEMPORARY), "a temporary path in {text:?}");
+    }
+    // Wherever the renderer says it is, the finding is inside the file.
+    let file = SourceFile::new("t.yaml", stderr);
+    let span = failure::refusal_span(&file, line.or(Some(2)), column.or(Some(7)), 0);
+    assert!(span.start <= span.end && span.end as usize <= file.text.len());
+    assert!(file.text.is_char_boundary(span.start as usize));
+    assert!(file.text.is_char_boundary(span.end as usize));
+}
+
+fn reports(data: &[u8]) {
     let Some((&pick, rest)) = data.split_first() else {
         return;
     };
@@ -53,4 +210,4 @@ fuzz_target!(|data: &[u8]| {
             );
         }
     }
-});
+}

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use podcycle::cli::lint_bytes;
+use podcycle::run::lint_bytes;
 use podcycle::settings::Settings;
 
 fuzz_target!(|data: &[u8]| {

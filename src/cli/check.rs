@@ -1,102 +1,34 @@
-//! `podcycle check`: discover files, find each one's configuration, lint them in parallel,
-//! report, pick the exit code.
+//! `podcycle check`: the arguments, one run through [`crate::run`] (planning, linting files in
+//! parallel, rendering charts and overlays, merging), then fixes, ignore comments, baselines,
+//! the report and the exit code.
 
-use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use globset::GlobSet;
-use rayon::prelude::*;
-
-use super::configs::Configs;
-use super::files::replace_file;
-use super::fixing::{FixRun, fix_files};
-use super::input::{lint_bytes_with, read_path, read_stdin, walked_paths};
+use super::configs::{open_configs, print_config_errors};
+use super::write_fixes::{FixRun, fix_files};
 use super::{
-    CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, eprint_line, ignoring,
-    statistics, usage_error,
+    CheckArgs, ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, colors, eprint_line, statistics,
+    stderr_colors, usage_error, write_ignores,
 };
 use crate::baseline::Baseline;
-use crate::config::{self, Config};
-use crate::diagnostics::{Diagnostic, Severity};
-use crate::discovery::roles::{PatchIndex, role_by_name};
-use crate::discovery::{Discovered, Skip, WalkOptions, discover_with, exclude_set, excluded};
+use crate::discovery::roles::PatchIndex;
+use crate::discovery::{WalkOptions, exclude_set};
 use crate::escape::escape_controls;
 use crate::fix::Applicability;
 use crate::lint::FileRole;
-use crate::render::{self, HelmOptions, Input, NotRendered, Output, Tools};
-use crate::report::{self, FileReport, Format, RunNotes, Unrendered};
+use crate::render::{self, Input};
+use crate::report::{self, FileReport, Format, NotManifests};
+use crate::run::{
+    CheckOutcome, CheckedFile, Checking, ConfigChoice, Renderer, RunOptions, RunPlan, Walk,
+    read_stdin,
+};
 use crate::safe_fs::{self, Existing, describe_io_error};
-use crate::settings::{FailOn, Selection, Selector, Settings};
-use crate::source::SourceFile;
-
-/// What a file is linted with.
-#[derive(Clone)]
-pub(super) struct Plan {
-    pub settings: Settings,
-    pub fail_at: Option<Severity>,
-    pub role: FileRole,
-    /// Keep each file's whole text in its report: `--fix`, `--diff` and `--add-ignore` edit
-    /// it. Otherwise a report keeps only the lines it shows.
-    pub keep_text: bool,
-}
-
-/// A checked file: its report, what it was linted with, and where it is.
-pub(super) struct Checked {
-    pub report: FileReport,
-    /// `None` for a file only rendered output reports findings in (a Helm template): it was
-    /// not linted as it is, and is not edited.
-    pub plan: Option<Plan>,
-    /// The file on disk; `None` for standard input.
-    pub path: Option<PathBuf>,
-}
-
-impl Checked {
-    /// Lints `text` as this file, the way it was linted as it is (not what rendering found
-    /// in it): the findings `--fix` and `--add-ignore` work on.
-    pub fn lint(&self, text: &str) -> FileReport {
-        match &self.plan {
-            Some(plan) => lint_with_plan(
-                self.report.file.path.clone(),
-                text.as_bytes().to_vec(),
-                plan,
-            ),
-            None => FileReport {
-                file: SourceFile::new(self.report.file.path.clone(), text),
-                diagnostics: Vec::new(),
-                objects: Vec::new(),
-                fail_at: self.report.fail_at,
-            },
-        }
-    }
-
-    /// Lints the file again after it changed to `text`. Findings rendering placed in it are
-    /// kept as they were: the chart or overlay is not rendered again.
-    pub fn relint(&mut self, text: String) {
-        let rendered: Vec<Diagnostic> = self
-            .report
-            .diagnostics
-            .drain(..)
-            .filter(|d| d.rendered.is_some())
-            .collect();
-        let mut report = self.lint(&text);
-        if let Some(path) = &self.path {
-            report.file.set_os_path(path);
-        }
-        report.diagnostics.extend(rendered);
-        crate::diagnostics::sort(&mut report.diagnostics);
-        self.report = report;
-    }
-}
+use crate::settings::{Selection, Selector, Settings};
 
 pub fn run(args: &CheckArgs) -> io::Result<u8> {
-    let selection = match selection(args) {
-        Ok(selection) => selection,
-        Err(message) => return Ok(usage_error(&message)),
-    };
-    let exclude = match exclude_set(&args.exclude) {
-        Ok(set) => set,
+    let options = match run_options(args) {
+        Ok(options) => options,
         Err(message) => return Ok(usage_error(&message)),
     };
     // `--stdin-filename` alone reads standard input, as in ruff; beside paths, it needs `-`.
@@ -131,220 +63,69 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
         ColorChoice::Auto => colors(&io::stdout()),
     };
 
-    let Some(mut configs) = open_configs(args)? else {
+    let Some(mut configs) = open_configs(&options, args.color)? else {
         return Ok(EXIT_ERROR);
     };
-    let mut failed = false;
-
     // Standard input first, then files in a stable order; each with its configuration.
-    let stdin_name = args
-        .stdin_filename
-        .clone()
-        .unwrap_or_else(|| "-".to_owned());
-    let mut stdin_plan = None;
-    if stdin_count == 1 {
-        let shown = args.stdin_filename.as_deref().map(Path::new);
-        let config = configs.for_file(shown.unwrap_or(Path::new("-")));
-        let skip = shown.is_some_and(|path| {
-            args.force_exclude && is_excluded(config.as_deref(), &exclude, path)
-        });
-        if !skip {
-            let role = role_by_name(Path::new(&stdin_name));
-            stdin_plan = Some(plan(args, &selection, config.as_deref(), shown, role));
-        }
+    let mut plan = RunPlan::new(
+        &options,
+        &mut configs,
+        &given,
+        args.stdin_filename.as_deref(),
+    );
+    let mut failed = false;
+    for error in &plan.discovered.errors {
+        eprint_line(format_args!("podcycle: error: {error}"))?;
+        failed = true;
     }
-    let paths = walked_paths(&given);
-    let mut files: Vec<(PathBuf, Plan)> = Vec::new();
-    let mut patches = PatchIndex::default();
-    let mut renders: Vec<RenderJob> = Vec::new();
-    let mut discovered = Discovered::default();
-    if !paths.is_empty() {
-        discovered = discover_with(
-            &paths,
-            &exclude,
-            WalkOptions {
-                no_ignore_files: args.isolated,
-            },
-        );
-        for error in &discovered.errors {
-            eprint_line(format_args!("podcycle: error: {error}"))?;
-            failed = true;
-        }
-        for path in std::mem::take(&mut discovered.files) {
-            let named = paths.contains(&path);
-            let config = configs.for_file(&path);
-            let excluded = if named {
-                args.force_exclude && is_excluded(config.as_deref(), &exclude, &path)
-            } else {
-                config.as_deref().is_some_and(|c| c.excludes(&path))
-            };
-            if excluded {
-                discovered.skipped.push((path, Skip::Excluded));
-            } else {
-                let role = patches.role(&path);
-                let plan = plan(args, &selection, config.as_deref(), Some(&path), role);
-                files.push((path, plan));
-            }
-        }
-        renders = render_jobs(args, &selection, &mut configs, &exclude, &mut discovered);
-    }
-    if configs.print_errors(stderr_colors(args.color))? {
+    if print_config_errors(&configs, stderr_colors(args.color))? {
         return Ok(EXIT_ERROR);
     }
 
     if args.show_files {
         let mut out = io::stdout().lock();
-        show_files(
-            &mut out,
-            stdin_plan.is_some(),
-            &files,
-            &renders,
-            &discovered,
-        )?;
+        show_files(&mut out, &plan)?;
         return Ok(if failed { EXIT_ERROR } else { EXIT_CLEAN });
     }
 
-    let mut reports = Vec::new();
-    // Where each file linted as it is came from, for --fix and --add-ignore.
-    let mut plans: HashMap<String, (Option<PathBuf>, Plan)> = HashMap::new();
-    if let Some(plan) = stdin_plan {
-        let report = lint_with_plan(stdin_name, read_stdin()?, &plan);
-        plans.insert(report.file.path.clone(), (None, plan));
-        reports.push(report);
+    let mut checking = Checking::new(&options);
+    if let Some(stdin) = plan.stdin.take() {
+        checking.stdin(stdin, read_stdin()?);
     }
-    // Files are independent; lint them on every core and keep the order of discovery.
-    let results: Vec<Result<FileReport, String>> = files
-        .par_iter()
-        .map(|(path, plan)| {
-            read_path(path).map(|(name, bytes)| {
-                let mut report = lint_with_plan(name, bytes, plan);
-                report.file.set_os_path(path);
-                report
-            })
-        })
-        .collect();
-    for (result, (path, plan)) in results.into_iter().zip(files) {
-        match result {
-            Ok(report) => {
-                plans.insert(report.file.path.clone(), (Some(path), plan));
-                reports.push(report);
-            }
-            Err(message) => {
-                eprint_line(format_args!("podcycle: error: {message}"))?;
-                failed = true;
-            }
-        }
+    for message in checking.files(std::mem::take(&mut plan.files)) {
+        eprint_line(format_args!("podcycle: error: {message}"))?;
+        failed = true;
     }
+    // Charts and overlays: their findings go to the files that wrote them, merged with what
+    // those files gave as they are (a Kustomize base).
+    for warning in checking.renders(&plan.renders, &Renderer::new(&options)) {
+        eprint_line(format_args!("podcycle: warning: {warning}"))?;
+    }
+    let nothing_linted = checking.is_empty() && plan.renders.is_empty();
+    let outcome = checking.finish(&plan.discovered);
 
-    // Charts and overlays, rendered on every core; their findings go to the files that wrote
-    // them, merged with what those files gave as they are (a Kustomize base).
-    let tools = Tools::find(
-        args.helm.as_deref(),
-        args.kustomize.as_deref(),
-        std::time::Duration::from_secs(args.render_timeout.max(1)),
-    );
-    let mut run = RunNotes::default();
-    let outcomes: Vec<Result<Output, NotRendered>> = renders
-        .par_iter()
-        .map(|job| {
-            if args.no_render {
-                Err(NotRendered {
-                    tool: job.input.tool(),
-                    input: job.input.display(),
-                    reason: "--no-render".to_owned(),
-                })
-            } else {
-                render::render(&job.input, &tools)
-            }
-        })
-        .collect();
-    let mut fail_on_unrendered = args.fail_on_unrendered;
-    let mut counted: Vec<(crate::diagnostics::RenderTool, String)> = Vec::new();
-    for (job, outcome) in renders.iter().zip(outcomes) {
-        fail_on_unrendered |= job.fail_on_unrendered;
-        match outcome {
-            Ok(output) => {
-                let key = (output.tool, output.input.clone());
-                if !counted.contains(&key) {
-                    match output.tool {
-                        crate::diagnostics::RenderTool::Helm => run.rendered_charts += 1,
-                        crate::diagnostics::RenderTool::Kustomize => run.rendered_overlays += 1,
-                    }
-                    counted.push(key);
-                }
-                merge(
-                    &mut reports,
-                    lint_rendered(output, job),
-                    !job.plan.keep_text,
-                );
-            }
-            Err(not_rendered) => {
-                let file = match not_rendered.tool {
-                    crate::diagnostics::RenderTool::Helm => job.input.dir().join("Chart.yaml"),
-                    crate::diagnostics::RenderTool::Kustomize => {
-                        render::kustomize::kustomization_file(job.input.dir())
-                            .unwrap_or_else(|| job.input.dir().join("kustomization.yaml"))
-                    }
-                };
-                let unrendered = Unrendered {
-                    tool: not_rendered.tool,
-                    input: not_rendered.input,
-                    reason: render::printable(&not_rendered.reason),
-                    file: render::display(&file),
-                };
-                if !run.unrendered.contains(&unrendered) {
-                    writeln!(io::stderr(), "podcycle: warning: {}", unrendered.sentence())?;
-                    if !job.named_templates.is_empty() {
-                        let named: Vec<String> = job
-                            .named_templates
-                            .iter()
-                            .map(|p| render::display(p))
-                            .collect();
-                        writeln!(
-                            io::stderr(),
-                            "podcycle: warning: not linted: {} (Helm templates are linted through their chart)",
-                            named.join(", ")
-                        )?;
-                    }
-                    run.unrendered.push(unrendered);
-                }
-            }
-        }
-    }
-    let (ignored_files, ignored_directories) = discovered.ignored();
-    run.ignored_files = ignored_files;
-    run.ignored_directories = ignored_directories;
-    // Standard input stays first; the files rendered findings landed in take their place.
-    let stdin_report = (stdin_count == 1 && !reports.is_empty()).then(|| reports.remove(0));
-    reports.sort_by(|a, b| a.file.path.cmp(&b.file.path));
-    if let Some(report) = stdin_report {
-        reports.insert(0, report);
-    }
-
-    if reports.is_empty() && renders.is_empty() && !failed && stdin_count == 0 {
+    if nothing_linted && !failed && stdin_count == 0 {
         // Like ripgrep and ruff: say so, so that a mistyped path or an over-broad --exclude
         // does not pass for a clean result.
-        eprint_line(format_args!(
-            "podcycle: warning: no YAML or JSON files found to check"
-        ))?;
+        let what = if outcome.notes.not_manifests == NotManifests::default() {
+            "YAML or JSON files"
+        } else {
+            "Kubernetes manifests, Helm charts or Kustomize overlays"
+        };
+        eprint_line(format_args!("podcycle: warning: no {what} found to check"))?;
     }
 
     // Only the errors when nothing could be read: "No problems found in 0 files" beside "no
     // such file" reads like a pass.
-    if failed && reports.is_empty() && renders.is_empty() && args.format.is_human() {
+    if failed && nothing_linted && args.format.is_human() {
         return Ok(EXIT_ERROR);
     }
 
-    let mut checked: Vec<Checked> = reports
-        .into_iter()
-        .map(|report| {
-            let (path, plan) = match plans.remove(&report.file.path) {
-                Some((path, plan)) => (path, Some(plan)),
-                None => (None, None),
-            };
-            Checked { report, plan, path }
-        })
-        .collect();
+    let CheckOutcome {
+        files: mut checked,
+        notes: run,
+        fail_on_unrendered,
+    } = outcome;
     if let Some(path) = &args.write_baseline {
         return write_baseline(path, &checked, failed);
     }
@@ -427,241 +208,20 @@ pub fn run(args: &CheckArgs) -> io::Result<u8> {
     Ok(if fails { EXIT_FINDINGS } else { EXIT_CLEAN })
 }
 
-/// A chart or overlay to render, with what its findings are linted and reported with.
-struct RenderJob {
-    input: Input,
-    plan: Plan,
-    /// Template files named on the command line: only their findings are reported.
-    named_templates: Vec<PathBuf>,
-    fail_on_unrendered: bool,
-}
-
-/// The charts and overlays discovery found, each with its configuration's settings (a chart
-/// listed several times in `helm.charts` is rendered once per entry).
-fn render_jobs(
-    args: &CheckArgs,
-    selection: &Selection,
-    configs: &mut Configs,
-    exclude: &GlobSet,
-    discovered: &mut Discovered,
-) -> Vec<RenderJob> {
-    let mut jobs = Vec::new();
-    for chart in std::mem::take(&mut discovered.charts) {
-        let marker = chart.dir.join("Chart.yaml");
-        let config = configs.for_file(&marker);
-        let named = !chart.named_templates.is_empty();
-        let is_excluded = if named {
-            args.force_exclude
-                && chart
-                    .named_templates
-                    .iter()
-                    .all(|t| is_excluded(config.as_deref(), exclude, t))
-        } else {
-            config.as_deref().is_some_and(|c| c.excludes(&chart.dir))
-        };
-        if is_excluded {
-            discovered.skipped.push((chart.dir, Skip::Excluded));
-            continue;
-        }
-        let plan = plan(
-            args,
-            selection,
-            config.as_deref(),
-            Some(&marker),
-            FileRole::Manifest,
-        );
-        let mut entries = config
-            .as_deref()
-            .map(|c| c.charts_for(&chart.dir))
-            .unwrap_or_default();
-        if entries.is_empty() {
-            entries.push(crate::config::ChartSettings {
-                dir: chart.dir.clone(),
-                release: None,
-                namespace: None,
-                values: Vec::new(),
-            });
-        }
-        for entry in entries {
-            let mut values = entry.values;
-            values.extend(args.helm_values.iter().cloned());
-            jobs.push(RenderJob {
-                input: Input::Chart {
-                    dir: chart.dir.clone(),
-                    options: HelmOptions {
-                        release: args.helm_release.clone().or(entry.release),
-                        namespace: args.helm_namespace.clone().or(entry.namespace),
-                        values,
-                        kube_version: Some(plan.settings.kube_version),
-                    },
-                },
-                plan: plan.clone(),
-                named_templates: chart.named_templates.clone(),
-                fail_on_unrendered: config
-                    .as_deref()
-                    .and_then(|c| c.fail_on_unrendered)
-                    .unwrap_or(false),
-            });
-        }
-    }
-    for overlay in std::mem::take(&mut discovered.overlays) {
-        let marker = render::kustomize::kustomization_file(&overlay)
-            .unwrap_or_else(|| overlay.join("kustomization.yaml"));
-        let config = configs.for_file(&marker);
-        if config.as_deref().is_some_and(|c| c.excludes(&overlay)) {
-            discovered.skipped.push((overlay, Skip::Excluded));
-            continue;
-        }
-        let plan = plan(
-            args,
-            selection,
-            config.as_deref(),
-            Some(&marker),
-            FileRole::Manifest,
-        );
-        jobs.push(RenderJob {
-            input: Input::Overlay { dir: overlay },
-            plan,
-            named_templates: Vec::new(),
-            fail_on_unrendered: config
-                .as_deref()
-                .and_then(|c| c.fail_on_unrendered)
-                .unwrap_or(false),
-        });
-    }
-    jobs
-}
-
-/// Lints rendered output and moves each finding to the file that wrote it.
-fn lint_rendered(mut output: Output, job: &RenderJob) -> Vec<FileReport> {
-    let rendered = std::mem::replace(&mut output.file, SourceFile::new("", ""));
-    let path = rendered.path.clone();
-    let (rendered, linted) = lint_bytes_with(
-        path,
-        rendered.text.into_bytes(),
-        &job.plan.settings,
-        FileRole::Manifest,
-        &mut |_| {},
-    );
-    let named: Vec<String> = job
-        .named_templates
-        .iter()
-        .map(|p| render::display(p))
-        .collect();
-    let mut by_file: Vec<(Arc<SourceFile>, Vec<Diagnostic>)> = Vec::new();
-    for mut diagnostic in linted.diagnostics {
-        // A fix names places in the rendered output, not in the template, base or patch the
-        // finding is reported in: --fix edits only files linted as they are.
-        diagnostic.fixes.clear();
-        let (file, diagnostic) = output.map.place(&rendered, diagnostic);
-        if !named.is_empty() && !named.contains(&file.path) {
-            continue;
-        }
-        match by_file.iter_mut().find(|(f, _)| f.path == file.path) {
-            Some((_, diagnostics)) => diagnostics.push(diagnostic),
-            None => by_file.push((file, vec![diagnostic])),
-        }
-    }
-    by_file
-        .into_iter()
-        .map(|(file, diagnostics)| {
-            let mut objects: Vec<crate::model::ObjectRef> = Vec::new();
-            for object in diagnostics.iter().filter_map(|d| d.object.clone()) {
-                if !objects.contains(&object) {
-                    objects.push(object);
-                }
-            }
-            FileReport {
-                file: Arc::try_unwrap(file).unwrap_or_else(|shared| (*shared).clone()),
-                diagnostics,
-                objects,
-                fail_at: job.plan.fail_at,
-            }
-        })
-        .collect()
-}
-
-/// Adds findings to the report of their file, or a new one. A finding already there (a base
-/// linted as it is, an overlay built twice) is kept once: the copy with the most labels.
-/// With `compact`, the reports keep only the lines they show.
-fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>, compact: bool) {
-    for mut report in incoming {
-        match reports.iter_mut().find(|r| r.file.path == report.file.path) {
-            Some(existing) => {
-                // The file as read for the rendered findings holds the lines they show, which
-                // the compacted report of the file may not.
-                if existing.file.is_excerpt() && !report.file.is_excerpt() {
-                    let os_path = existing.file.os_path.take();
-                    existing.file = std::mem::replace(&mut report.file, SourceFile::new("", ""));
-                    existing.file.os_path = os_path;
-                }
-                for diagnostic in report.diagnostics {
-                    let same = existing.diagnostics.iter_mut().find(|d| {
-                        d.rule == diagnostic.rule
-                            && d.span == diagnostic.span
-                            && d.message == diagnostic.message
-                    });
-                    match same {
-                        Some(kept) if kept.labels.len() < diagnostic.labels.len() => {
-                            *kept = diagnostic;
-                        }
-                        Some(_) => {}
-                        None => existing.diagnostics.push(diagnostic),
-                    }
-                }
-                for object in report.objects {
-                    if !existing.objects.contains(&object) {
-                        existing.objects.push(object);
-                    }
-                }
-                crate::diagnostics::sort(&mut existing.diagnostics);
-                if compact {
-                    existing.compact();
-                }
-            }
-            None => {
-                let mut report = report;
-                let mut unique: Vec<Diagnostic> = Vec::new();
-                for diagnostic in report.diagnostics {
-                    if !unique.iter().any(|d| {
-                        d.rule == diagnostic.rule
-                            && d.span == diagnostic.span
-                            && d.message == diagnostic.message
-                    }) {
-                        unique.push(diagnostic);
-                    }
-                }
-                crate::diagnostics::sort(&mut unique);
-                report.diagnostics = unique;
-                if compact {
-                    report.compact();
-                }
-                reports.push(report);
-            }
-        }
-    }
-}
-
 /// `--show-files`: what would be linted and rendered, and what is skipped and why.
-fn show_files(
-    out: &mut dyn Write,
-    stdin: bool,
-    files: &[(PathBuf, Plan)],
-    renders: &[RenderJob],
-    discovered: &Discovered,
-) -> io::Result<()> {
+fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
     let mut lines: Vec<(String, String)> = Vec::new();
-    if stdin {
+    if plan.stdin.is_some() {
         lines.push(("-".to_owned(), "lint (standard input)".to_owned()));
     }
-    for (path, plan) in files {
+    for (path, plan) in &plan.files {
         let what = match plan.role {
             FileRole::Manifest => "lint",
             FileRole::Patch => "lint (patch or expected state: document checks only)",
         };
         lines.push((render::display(path), what.to_owned()));
     }
-    for job in renders {
+    for job in &plan.renders {
         let what = match &job.input {
             Input::Chart { .. } if job.named_templates.is_empty() => {
                 "render (Helm chart)".to_owned()
@@ -678,7 +238,7 @@ fn show_files(
         };
         lines.push((job.input.display(), what));
     }
-    for (path, skip) in &discovered.skipped {
+    for (path, skip) in &plan.discovered.skipped {
         lines.push((render::display(path), format!("skip ({skip})")));
     }
     lines.sort();
@@ -717,7 +277,7 @@ fn conflicts(args: &CheckArgs, stdin_count: usize) -> Option<String> {
         return Some("`--add-ignore` cannot write standard input back".to_owned());
     }
     if let Some(reason) = &args.add_ignore {
-        return crate::add_ignore::check_reason(reason).err();
+        return crate::ignore_comment::check_reason(reason).err();
     }
     None
 }
@@ -739,16 +299,15 @@ fn parent_dir(path: &Path) -> PathBuf {
 }
 
 /// `--write-baseline FILE`: records every finding and reports nothing else.
-fn write_baseline(path: &Path, checked: &[Checked], failed: bool) -> io::Result<u8> {
+fn write_baseline(path: &Path, checked: &[CheckedFile], failed: bool) -> io::Result<u8> {
     let mut baseline = Baseline::new(&parent_dir(path));
     for entry in checked {
         baseline.record(&entry.report.file, &entry.report.diagnostics);
     }
-    if let Err(error) = replace_file(path, &baseline.to_json()) {
+    if let Err(reason) = baseline.write(path) {
         return Ok(usage_error(&format!(
-            "cannot write baseline {}: {}",
-            path.display(),
-            describe_io_error(&error)
+            "cannot write baseline {}: {reason}",
+            path.display()
         )));
     }
     eprint_line(format_args!(
@@ -778,16 +337,7 @@ fn baseline_summary(baseline: &Baseline) -> io::Result<()> {
 /// `--diff`: says how many fixes the diff holds; exits with 1 when there are some, so that a
 /// CI step can require that nothing is left to fix.
 fn diff_summary(run: &FixRun, failed: bool) -> io::Result<u8> {
-    let line = if run.files == 0 {
-        "podcycle: no fixes to apply".to_owned()
-    } else {
-        format!(
-            "podcycle: `--fix` would fix {} in {}",
-            count(run.findings(), "finding"),
-            count(run.files, "file")
-        )
-    };
-    eprint_line(format_args!("{line}"))?;
+    eprint_line(format_args!("podcycle: {}", run.diff_line()))?;
     Ok(if failed {
         EXIT_ERROR
     } else if run.files > 0 {
@@ -799,11 +349,7 @@ fn diff_summary(run: &FixRun, failed: bool) -> io::Result<u8> {
 
 /// The line after the report of `--fix`: in it for the human formats, on stderr otherwise.
 fn fixed_summary(out: &mut dyn Write, format: Format, run: &FixRun) -> io::Result<()> {
-    let line = format!(
-        "Fixed {} in {}.",
-        count(run.findings(), "finding"),
-        count(run.files, "file")
-    );
+    let line = run.fixed_line();
     if format.is_human() {
         writeln!(out, "{line}")
     } else {
@@ -812,8 +358,8 @@ fn fixed_summary(out: &mut dyn Write, format: Format, run: &FixRun) -> io::Resul
 }
 
 /// `--add-ignore REASON`: a suppression comment for every finding left.
-fn add_ignores(checked: &mut [Checked], reason: &str, failed: bool) -> io::Result<u8> {
-    let outcome = ignoring::add_ignores(checked, reason)?;
+fn add_ignores(checked: &mut [CheckedFile], reason: &str, failed: bool) -> io::Result<u8> {
+    let outcome = write_ignores::add_ignores(checked, reason)?;
     let mut line = format!(
         "podcycle: added {} in {}",
         count(outcome.comments, "ignore comment"),
@@ -836,13 +382,7 @@ fn add_ignores(checked: &mut [Checked], reason: &str, failed: bool) -> io::Resul
 }
 
 fn count(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else if let Some(stem) = word.strip_suffix('y') {
-        format!("{n} {stem}ies")
-    } else {
-        format!("{n} {word}s")
-    }
+    crate::text::plural(n, word)
 }
 
 fn selection(args: &CheckArgs) -> Result<Selection, String> {
@@ -859,113 +399,64 @@ fn selection(args: &CheckArgs) -> Result<Selection, String> {
     })
 }
 
-/// The settings and fail level for a file: the configuration's, with the command line on top,
-/// less the configuration's `per-path-ignores` for the file.
-fn plan(
-    args: &CheckArgs,
-    cli: &Selection,
-    config: Option<&Config>,
-    path: Option<&Path>,
-    role: FileRole,
-) -> Plan {
-    let settings = match config {
-        None => config::settings_without_config(cli, args.kube_version),
-        Some(config) => config.settings_for_file(cli, args.kube_version, path),
+/// The run `check` is asked for: its options over each file's configuration.
+fn run_options(args: &CheckArgs) -> Result<RunOptions, String> {
+    let config = match (&args.config, args.no_config || args.isolated) {
+        (Some(path), _) => ConfigChoice::File(path.clone()),
+        // `--isolated` reads no configuration but the one named with `--config`.
+        (None, true) => ConfigChoice::Nothing,
+        (None, false) => ConfigChoice::Nearest,
     };
-    let fail_on = args
-        .fail_on
-        .or(config.and_then(|c| c.fail_on))
-        .unwrap_or(FailOn::Warning);
-    Plan {
-        settings,
-        fail_at: fail_on.threshold(),
-        role,
+    Ok(RunOptions {
+        config,
+        kube_version: args.kube_version,
+        selection: selection(args)?,
+        fail_on: args.fail_on,
+        fail_on_unrendered: args.fail_on_unrendered,
+        helm: args.render.helm_overrides(),
+        rendering: args.render.rendering(),
+        walk: Walk {
+            exclude: exclude_set(&args.exclude)?,
+            force_exclude: args.force_exclude,
+            options: WalkOptions {
+                no_ignore_files: args.isolated,
+            },
+        },
         keep_text: args.fix || args.diff || args.add_ignore.is_some(),
-    }
-}
-
-fn is_excluded(config: Option<&Config>, exclude: &GlobSet, path: &Path) -> bool {
-    excluded(exclude, path) || config.is_some_and(|c| c.excludes(path))
-}
-
-fn lint_with_plan(name: String, bytes: Vec<u8>, plan: &Plan) -> FileReport {
-    let (file, linted) = lint_bytes_with(name, bytes, &plan.settings, plan.role, &mut |_| {});
-    let mut report = FileReport {
-        file,
-        diagnostics: linted.diagnostics,
-        objects: linted.objects,
-        fail_at: plan.fail_at,
-    };
-    // Reports are written once every file is linted: keep only the lines they show.
-    if !plan.keep_text {
-        report.compact();
-    }
-    report
+    })
 }
 
 /// Lints `text` as a file named `path` with `settings` and the default fail level.
 pub fn lint_text(path: &str, text: &str, settings: &Settings) -> FileReport {
-    super::input::lint_bytes(path.to_owned(), text.as_bytes().to_vec(), settings)
-}
-
-/// Whether to colour what goes to `stream` when `--color auto`: the conventions anstream reads
-/// (`NO_COLOR`, `CLICOLOR_FORCE`, `CLICOLOR=0`, `TERM=dumb`, CI), and a terminal.
-fn colors(stream: &impl anstream::stream::RawStream) -> bool {
-    anstream::AutoStream::choice(stream) != anstream::ColorChoice::Never
-}
-
-/// Colour for messages on stderr (configuration errors), by the same flag.
-pub(super) fn stderr_colors(choice: ColorChoice) -> bool {
-    match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => colors(&io::stderr()),
-    }
-}
-
-/// The configurations `check` reads; `None` when the one named with `--config` is unusable
-/// (already said). `--isolated` reads no configuration but the one named with `--config`.
-fn open_configs(args: &CheckArgs) -> io::Result<Option<Configs>> {
-    Configs::open(
-        args.config.as_deref(),
-        args.no_config || (args.isolated && args.config.is_none()),
-        stderr_colors(args.color),
-    )
+    crate::run::lint_bytes(path.to_owned(), text.as_bytes().to_vec(), settings)
 }
 
 /// `--show-settings FILE`: what `check` would lint the file with, and where that comes from.
 pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
-    let selection = match selection(args) {
-        Ok(selection) => selection,
+    let options = match run_options(args) {
+        Ok(options) => options,
         Err(message) => return Ok(usage_error(&message)),
     };
-    let exclude = match exclude_set(&args.exclude) {
-        Ok(set) => set,
-        Err(message) => return Ok(usage_error(&message)),
-    };
-    let Some(mut configs) = open_configs(args)? else {
+    let Some(mut configs) = open_configs(&options, args.color)? else {
         return Ok(EXIT_ERROR);
     };
     let config = configs.for_file(file);
-    if configs.print_errors(stderr_colors(args.color))? {
+    if print_config_errors(&configs, stderr_colors(args.color))? {
         return Ok(EXIT_ERROR);
     }
     let role = PatchIndex::default().role(file);
-    let plan = plan(args, &selection, config.as_deref(), Some(file), role);
+    let plan = options.file_plan(config.as_deref(), Some(file), role);
     let source = match (&config, args.no_config) {
         (_, true) => "none (--no-config)".to_owned(),
         (Some(config), false) => config.path.display().to_string(),
         (None, false) => "none: no .podcycle.yaml in the file's directory or above".to_owned(),
     };
-    let excluded = if is_excluded(config.as_deref(), &exclude, file) {
+    let excluded = if options.excludes(config.as_deref(), file) {
         "yes: `exclude` matches it; it is linted only when named, without --force-exclude"
     } else {
         "no"
     };
-    let fail_on = args
-        .fail_on
-        .or(config.as_ref().and_then(|c| c.fail_on))
-        .unwrap_or(FailOn::Warning);
+    let fail_on = options.fail_on(config.as_deref());
     let rules: Vec<_> = plan
         .settings
         .rules()
@@ -991,6 +482,7 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
             "fail_on": fail_on.name(),
             "rules": rules.iter().map(|(name, severity)| serde_json::json!({"rule": name, "severity": severity})).collect::<Vec<_>>(),
             "off": off,
+            "render_sandbox": crate::render::sandbox::sandbox().describe(),
         });
         serde_json::to_writer_pretty(&mut out, &value)?;
         writeln!(out)?;
@@ -1018,6 +510,11 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
             } else {
                 off.join(", ")
             }
+        )?;
+        writeln!(
+            out,
+            "render sandbox: {}",
+            crate::render::sandbox::sandbox().describe()
         )?;
     }
     out.flush()?;

@@ -5,17 +5,13 @@ mod check;
 mod configs;
 mod explain;
 mod files;
-mod fixing;
-mod ignoring;
 mod init;
-mod input;
+mod rules;
 mod statistics;
 mod values;
+mod write_fixes;
+mod write_ignores;
 
-pub use input::{lint_bytes, lint_bytes_as};
-mod rules;
-
-/// What `podcycle check` does with each file once read; public for the benchmarks.
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,7 +42,7 @@ pub enum Command {
     Check(Box<CheckArgs>),
     /// Show the order in which the kubelet starts and stops each pod's containers, with the
     /// time budgets of probes, hooks and the grace period, and the findings of `check`.
-    Explain(ExplainArgs),
+    Explain(Box<ExplainArgs>),
     /// List every rule with its category and default severity.
     Rules(RulesArgs),
     /// Print one rule's documentation.
@@ -138,38 +134,12 @@ pub struct CheckArgs {
     /// what is skipped and why; lint nothing.
     #[arg(long)]
     pub show_files: bool,
-    /// Do not render Helm charts or build Kustomize overlays (each is reported as not rendered).
-    #[arg(long, help_heading = "Rendering")]
-    pub no_render: bool,
     /// Exit with 1 when a chart or overlay could not be rendered [default: a warning that does
     /// not change the exit code, or `fail-on-unrendered` from the configuration].
     #[arg(long, help_heading = "Rendering")]
     pub fail_on_unrendered: bool,
-    /// The `helm` executable [default: `helm` on PATH].
-    #[arg(long, value_name = "PATH", help_heading = "Rendering")]
-    pub helm: Option<PathBuf>,
-    /// The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH].
-    #[arg(long, value_name = "PATH", help_heading = "Rendering")]
-    pub kustomize: Option<PathBuf>,
-    /// Stop a renderer that runs longer than this.
-    #[arg(
-        long,
-        value_name = "SECONDS",
-        default_value_t = 60,
-        help_heading = "Rendering"
-    )]
-    pub render_timeout: u64,
-    /// A values file for every chart rendered in this run, after the chart's own `values.yaml`
-    /// and those the configuration names (repeatable).
-    #[arg(long, value_name = "FILE", help_heading = "Rendering")]
-    pub helm_values: Vec<PathBuf>,
-    /// The release name charts are rendered with [default: from the configuration, else
-    /// Helm's `release-name`].
-    #[arg(long, value_name = "NAME", help_heading = "Rendering")]
-    pub helm_release: Option<String>,
-    /// The namespace charts are rendered for [default: from the configuration].
-    #[arg(long, value_name = "NAMESPACE", help_heading = "Rendering")]
-    pub helm_namespace: Option<String>,
+    #[command(flatten)]
+    pub render: RenderArgs,
     /// Apply the fixes of the findings that have one, then report what is left. Only safe
     /// fixes, unless `--unsafe-fixes` is given; JSON files and standard input are not edited.
     #[arg(long, help_heading = "Fixing")]
@@ -234,6 +204,82 @@ pub struct ExplainArgs {
     /// Ignore configuration files.
     #[arg(long)]
     pub no_config: bool,
+    #[command(flatten)]
+    pub render: RenderArgs,
+}
+
+/// How charts and overlays are rendered: the same for `check` and `explain`.
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Do not render Helm charts or build Kustomize overlays (each is reported as not rendered).
+    #[arg(long, help_heading = "Rendering")]
+    pub no_render: bool,
+    /// The `helm` executable [default: `helm` on PATH].
+    #[arg(long, value_name = "PATH", help_heading = "Rendering")]
+    pub helm: Option<PathBuf>,
+    /// The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH].
+    #[arg(long, value_name = "PATH", help_heading = "Rendering")]
+    pub kustomize: Option<PathBuf>,
+    /// Stop a renderer that runs longer than this.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 60,
+        help_heading = "Rendering"
+    )]
+    pub render_timeout: u64,
+    /// Stop rendering when the run has spent this long on it, over all its charts and
+    /// overlays; what is left is reported as not rendered.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 300,
+        help_heading = "Rendering"
+    )]
+    pub render_budget: u64,
+    /// Stop a renderer that uses more memory than this.
+    #[arg(
+        long,
+        value_name = "MIB",
+        default_value_t = 1024,
+        value_parser = clap::value_parser!(u64).range(64..=1_048_576),
+        help_heading = "Rendering"
+    )]
+    pub render_memory: u64,
+    /// A values file for every chart rendered in this run, after the chart's own `values.yaml`
+    /// and those the configuration names (repeatable).
+    #[arg(long, value_name = "FILE", help_heading = "Rendering")]
+    pub helm_values: Vec<PathBuf>,
+    /// The release name charts are rendered with [default: from the configuration, else
+    /// Helm's `release-name`].
+    #[arg(long, value_name = "NAME", help_heading = "Rendering")]
+    pub helm_release: Option<String>,
+    /// The namespace charts are rendered for [default: from the configuration].
+    #[arg(long, value_name = "NAMESPACE", help_heading = "Rendering")]
+    pub helm_namespace: Option<String>,
+}
+
+impl RenderArgs {
+    /// The renderers and their limits.
+    fn rendering(&self) -> crate::run::Rendering {
+        crate::run::Rendering {
+            disabled: self.no_render,
+            helm: self.helm.clone(),
+            kustomize: self.kustomize.clone(),
+            timeout: std::time::Duration::from_secs(self.render_timeout),
+            budget: std::time::Duration::from_secs(self.render_budget),
+            memory: self.render_memory << 20,
+        }
+    }
+
+    /// `--helm-release`, `--helm-namespace`, `--helm-values`.
+    fn helm_overrides(&self) -> crate::run::HelmOverrides {
+        crate::run::HelmOverrides {
+            release: self.helm_release.clone(),
+            namespace: self.helm_namespace.clone(),
+            values: self.helm_values.clone(),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -308,6 +354,21 @@ pub fn write_completions(shell: clap_complete::Shell, out: &mut dyn Write) -> io
 
 fn parse_kube_version(text: &str) -> Result<crate::versions::KubeVersion, String> {
     text.parse()
+}
+
+/// Whether to colour what goes to `stream` when `--color auto`: the conventions anstream reads
+/// (`NO_COLOR`, `CLICOLOR_FORCE`, `CLICOLOR=0`, `TERM=dumb`, CI), and a terminal.
+fn colors(stream: &impl anstream::stream::RawStream) -> bool {
+    anstream::AutoStream::choice(stream) != anstream::ColorChoice::Never
+}
+
+/// Colour for messages on stderr (configuration errors), by the same flag.
+fn stderr_colors(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => colors(&io::stderr()),
+    }
 }
 
 /// Prints a usage-level error and returns the exit code for it.

@@ -1,5 +1,5 @@
-//! `check --statistics`: how many findings each rule has, and how many `--fix` would fix,
-//! instead of the findings themselves.
+//! `check --statistics`: how many findings each rule has at each severity, and how many
+//! `--fix` would fix, instead of the findings themselves.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -25,20 +25,22 @@ pub fn write(
     reports: &[FileReport],
     allowed: Applicability,
 ) -> io::Result<()> {
-    let mut rows: BTreeMap<&'static str, Row> = BTreeMap::new();
+    // One row per rule and severity: a rule whose findings differ in severity (by what
+    // enforces each, or by a severity override for some files) has a row for each.
+    let mut rows: BTreeMap<(&'static str, Severity), Row> = BTreeMap::new();
     for report in reports {
+        let edited = crate::fix::edits_file(&report.file.path);
         for diagnostic in &report.diagnostics {
-            let row = rows.entry(diagnostic.rule).or_insert(Row {
-                rule: diagnostic.rule,
-                severity: diagnostic.severity,
-                count: 0,
-                fixable: 0,
-            });
-            // A rule whose findings differ in severity (by what enforces them) shows the
-            // highest.
-            row.severity = row.severity.max(diagnostic.severity);
+            let row = rows
+                .entry((diagnostic.rule, diagnostic.severity))
+                .or_insert(Row {
+                    rule: diagnostic.rule,
+                    severity: diagnostic.severity,
+                    count: 0,
+                    fixable: 0,
+                });
             row.count += 1;
-            if diagnostic.fixes.iter().any(|f| f.applicability <= allowed) {
+            if edited && diagnostic.fixes.iter().any(|f| f.applicability <= allowed) {
                 row.fixable += 1;
             }
         }
@@ -46,6 +48,7 @@ pub fn write(
     // Findings that only an unsafe fix resolves, when those are not applied.
     let hidden = reports
         .iter()
+        .filter(|report| crate::fix::edits_file(&report.file.path))
         .flat_map(|report| &report.diagnostics)
         .filter(|d| {
             allowed == Applicability::Safe
@@ -54,7 +57,12 @@ pub fn write(
         })
         .count();
     let mut rows: Vec<Row> = rows.into_values().collect();
-    rows.sort_by(|a, b| b.count.cmp(&a.count).then(a.rule.cmp(b.rule)));
+    rows.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then(a.rule.cmp(b.rule))
+            .then(b.severity.cmp(&a.severity))
+    });
     if format == Format::Json {
         serde_json::to_writer_pretty(&mut *out, &rows)?;
         return writeln!(out);

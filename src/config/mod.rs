@@ -355,54 +355,6 @@ fn path_matches(path: &Path, is_match: impl Fn(&Path) -> bool) -> bool {
         .any(|p| is_match(p) || p.file_name().is_some_and(|name| is_match(Path::new(name))))
 }
 
-/// The settings for a file the way `podcycle check` would lint it without options: the
-/// nearest configuration above it, else the defaults. `None` when that configuration excludes
-/// the file. A configuration that cannot be read counts as none (`check` reports it;
-/// [`resolve_for_path`] says why).
-pub fn settings_for_path(path: &Path, kube_version: Option<KubeVersion>) -> Option<Settings> {
-    resolve_for_path(path, kube_version).settings
-}
-
-/// What applies to a file without options, and why the configuration that should have applied
-/// could not.
-#[derive(Debug)]
-pub struct Resolved {
-    /// `None` when the configuration excludes the file.
-    pub settings: Option<Settings>,
-    /// The nearest configuration, when it cannot be used (the defaults apply instead).
-    pub error: Option<ConfigError>,
-}
-
-/// [`settings_for_path`], with the configuration's error when it cannot be used.
-pub fn resolve_for_path(path: &Path, kube_version: Option<KubeVersion>) -> Resolved {
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let defaults = || Some(settings_without_config(&Selection::default(), kube_version));
-    let config = match find(directory).map(|found| Config::load(&found)) {
-        None => {
-            return Resolved {
-                settings: defaults(),
-                error: None,
-            };
-        }
-        Some(Err(error)) => {
-            return Resolved {
-                settings: defaults(),
-                error: Some(error),
-            };
-        }
-        Some(Ok(config)) => config,
-    };
-    let settings = (!config.excludes(path))
-        .then(|| config.settings_for_file(&Selection::default(), kube_version, Some(path)));
-    Resolved {
-        settings,
-        error: None,
-    }
-}
-
 /// The settings where no configuration file applies: the defaults with `cli` on top, judged for
 /// `kube_version` when one is given.
 pub fn settings_without_config(cli: &Selection, kube_version: Option<KubeVersion>) -> Settings {
@@ -437,10 +389,11 @@ pub fn find(dir: &Path) -> Option<PathBuf> {
 /// Reads and checks a configuration file; its globs are taken as relative to the current
 /// directory, and [`Config::load`] sets the real place.
 pub fn parse(file: &SourceFile) -> Result<Config, Vec<ConfigProblem>> {
-    let (raw, document) = read(file)?;
+    let (raw, document, mut problems) = read(file)?;
+    // What could be read is checked too, so that every problem of the file is reported at once.
     let mut checker = check::Checker::new(&document);
     let config = checker.check(raw);
-    let mut problems = checker.into_problems();
+    problems.extend(checker.into_problems());
     if problems.is_empty() {
         Ok(config)
     } else {
@@ -449,8 +402,11 @@ pub fn parse(file: &SourceFile) -> Result<Config, Vec<ConfigProblem>> {
     }
 }
 
-/// The YAML of the file, into [`ConfigFile`].
-fn read(file: &SourceFile) -> Result<(ConfigFile, yaml::Document), Vec<ConfigProblem>> {
+/// The YAML of the file, into [`ConfigFile`], with the problems of the values that could not be
+/// read (left out of it). A file that is not YAML, or not a mapping, is only its problems.
+fn read(
+    file: &SourceFile,
+) -> Result<(ConfigFile, yaml::Document, Vec<ConfigProblem>), Vec<ConfigProblem>> {
     let mut documents = yaml::parse_stream(&file.text);
     let problem = |span: Span, message: String, help: Option<String>| ConfigProblem {
         span,
@@ -465,7 +421,7 @@ fn read(file: &SourceFile) -> Result<(ConfigFile, yaml::Document), Vec<ConfigPro
         )]);
     }
     let Some(document) = documents.pop() else {
-        return Ok((ConfigFile::default(), yaml::Document::default()));
+        return Ok((ConfigFile::default(), yaml::Document::default(), Vec::new()));
     };
     let mut problems: Vec<ConfigProblem> = document
         .errors
@@ -483,12 +439,12 @@ fn read(file: &SourceFile) -> Result<(ConfigFile, yaml::Document), Vec<ConfigPro
         return Err(problems);
     }
     let Some(root) = document.root else {
-        return Ok((ConfigFile::default(), document));
+        return Ok((ConfigFile::default(), document, Vec::new()));
     };
-    let value =
+    let mut value =
         yaml::to_json(&document, root).map_err(|e| vec![problem(e.span, e.message, None)])?;
     if value.is_null() {
-        return Ok((ConfigFile::default(), document));
+        return Ok((ConfigFile::default(), document, Vec::new()));
     }
     if !value.is_object() {
         return Err(vec![problem(
@@ -497,14 +453,65 @@ fn read(file: &SourceFile) -> Result<(ConfigFile, yaml::Document), Vec<ConfigPro
             Some("start with `podcycle init` for a commented example".to_owned()),
         )]);
     }
-    match serde_path_to_error::deserialize::<_, ConfigFile>(&value) {
-        Ok(config) => Ok((config, document)),
-        Err(error) => {
-            let path = json_path(error.path());
-            let message = error.inner().to_string();
-            Err(vec![serde_problem(&document, &path, &message)])
+    // serde stops at the first value it cannot read: report it, leave the key that holds it out,
+    // and read again, until the rest reads.
+    let mut problems = Vec::new();
+    loop {
+        match serde_path_to_error::deserialize::<_, ConfigFile>(&value) {
+            Ok(config) => return Ok((config, document, problems)),
+            Err(error) => {
+                let path = json_path(error.path());
+                let message = error.inner().to_string();
+                problems.push(serde_problem(&document, &path, &message));
+                let left_out = leave_out(&mut value, &path, unknown_key(&message));
+                if !left_out || problems.len() >= MAX_PROBLEMS {
+                    return Err(problems);
+                }
+            }
         }
     }
+}
+
+/// Past this many problems in one file, the rest are not looked for.
+const MAX_PROBLEMS: usize = 100;
+
+/// The key an "unknown field" error names.
+fn unknown_key(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("unknown field `")?;
+    rest.split_once('`').map(|(name, _)| name)
+}
+
+/// Removes from `value` the key that holds what `path` points at (`unknown`: that key, under
+/// `path` or beside its last segment); whether there was one.
+fn leave_out(value: &mut serde_json::Value, path: &[PathSegment], unknown: Option<&str>) -> bool {
+    let (parent, key) = match unknown {
+        Some(name) => match path.split_last() {
+            Some((PathSegment::Key(last), parent)) if last == name => (parent, name),
+            _ => (path, name),
+        },
+        None => {
+            let Some(at) = path.iter().rposition(|s| matches!(s, PathSegment::Key(_))) else {
+                return false;
+            };
+            let PathSegment::Key(key) = &path[at] else {
+                return false;
+            };
+            (&path[..at], key.as_str())
+        }
+    };
+    let mut node = value;
+    for segment in parent {
+        let next = match segment {
+            PathSegment::Key(key) => node.get_mut(key.as_str()),
+            PathSegment::Index(index) => node.get_mut(*index),
+        };
+        let Some(next) = next else {
+            return false;
+        };
+        node = next;
+    }
+    node.as_object_mut()
+        .is_some_and(|object| object.remove(key).is_some())
 }
 
 fn json_path(path: &serde_path_to_error::Path) -> Vec<PathSegment> {
@@ -570,7 +577,14 @@ fn serde_problem(document: &yaml::Document, path: &[PathSegment], message: &str)
         .then(|| document.scalar(located.node))
         .flatten()
         .map(|scalar| scalar.value.to_string());
-    let help = message.contains("expected a string").then(|| {
+    let scalar = [
+        "invalid type: boolean",
+        "invalid type: integer",
+        "invalid type: floating",
+    ]
+    .iter()
+    .any(|written| message.starts_with(written));
+    let help = (scalar && message.contains("expected a string")).then(|| {
         let what = if message.starts_with("invalid type: boolean") {
             "a boolean"
         } else {

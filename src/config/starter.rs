@@ -40,6 +40,28 @@ pub const STARTER: &str = r#"# yaml-language-server: $schema=https://raw.githubu
 #     names: ["*-proxy"]
 #     images: [platform/mesh-proxy]
 
+# How the Helm charts under this file are rendered: the release, namespace and values files
+# (after the chart's own values.yaml) per chart, relative to this file. A chart may be listed
+# more than once, to render it once per entry; charts not listed get their own values.yaml.
+# helm:
+#   charts:
+#     - path: charts/web
+#       release: web
+#       namespace: shop
+#       values: [charts/web/values-prod.yaml]
+
+# Exit with 1 when a chart or overlay cannot be rendered (Helm or Kustomize missing, a render
+# error, a dependency not vendored) instead of warning.
+# fail-on-unrendered: true
+
+# Custom workload kinds whose pod templates are linted, besides the built-in ones
+# (docs/configuration.md, "Custom workload kinds").
+# pod-templates:
+#   - apiVersion: example.com/v1
+#     kind: Widget
+#     path: spec.template
+#     like: Deployment
+
 # How long your deploys wait for a rollout, in seconds (`helm upgrade --wait --timeout`);
 # a StatefulSet whose rollout certainly takes longer is reported. Default 300.
 # rollout-budget-seconds: 300

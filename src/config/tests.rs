@@ -30,6 +30,54 @@ fn empty_files_and_the_starter_are_valid() {
     assert!(STARTER.starts_with(&format!("# yaml-language-server: $schema={SCHEMA_URL}\n")));
 }
 
+/// `podcycle init` shows every key of the configuration, and each example is valid: the
+/// starter with its examples uncommented reads without problems.
+#[test]
+fn the_starter_shows_every_key_with_a_valid_example() {
+    let schema: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
+    let keys: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+    assert!(keys.len() >= 12, "{keys:?}");
+    // The examples: commented lines that start with a key, or are indented under one.
+    let examples: Vec<&str> = STARTER
+        .lines()
+        .filter_map(|line| line.strip_prefix("# "))
+        .filter(|rest| {
+            rest.starts_with("  ") || keys.iter().any(|key| rest.starts_with(&format!("{key}:")))
+        })
+        .collect();
+    for key in &keys {
+        assert!(
+            examples
+                .iter()
+                .any(|line| line.starts_with(&format!("{key}:"))),
+            "`podcycle init` does not show `{key}`"
+        );
+    }
+    let uncommented = examples.join("\n") + "\n";
+    assert_eq!(problems(&uncommented), [], "{uncommented}");
+}
+
+/// Every problem of a file is reported at once, each at its place: values of the wrong type and
+/// unknown keys (which stop serde) as well as unknown names (which the checks after it find).
+#[test]
+fn every_problem_is_reported_at_once() {
+    let text = "ignroe: [advice]\nfail-on: [warning]\nselect: [nope]\nhelm:\n  charts:\n    - path: web\n      releas: web\n    - path: api\n      values: api.yaml\nexclude: ['[']\n";
+    let found = problems(text);
+    let at: Vec<(usize, &str)> = found
+        .iter()
+        .map(|(written, message, _)| {
+            let offset = text.find(written.as_str()).unwrap();
+            (text[..offset].matches('\n').count() + 1, message.as_str())
+        })
+        .collect();
+    let lines: Vec<usize> = at.iter().map(|(line, _)| *line).collect();
+    assert_eq!(lines, [1, 2, 3, 7, 9, 10], "{found:#?}");
+    assert!(at[0].1.contains("unknown key `ignroe`"), "{at:?}");
+    assert!(at[3].1.contains("unknown key `releas`"), "{at:?}");
+    // A list where a string goes is not a number to quote.
+    assert_eq!(found[1].2, None, "{found:#?}");
+}
+
 #[test]
 fn unknown_keys_are_located_with_a_suggestion() {
     assert_eq!(

@@ -1,20 +1,25 @@
 //! Finds what to lint: explicit files always; directories walked recursively for `*.yaml`,
-//! `*.yml` and `*.json`, honouring `.gitignore`, `.ignore` and `--exclude` (unless isolated);
-//! Helm charts and Kustomize overlays to render; and, for `--show-files` and the summary,
-//! what was skipped and why.
+//! `*.yml` and `*.json`, honouring `.gitignore`, `.ignore` and `--exclude` (unless isolated),
+//! of which only Kubernetes manifests are linted as they are ([`classify`]); Helm charts and
+//! Kustomize overlays to render; and, for `--show-files` and the summary, what was skipped and
+//! why.
 
+pub mod classify;
 pub mod roles;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
+use rayon::prelude::*;
 
+use self::classify::{FileClass, classify};
+use self::roles::PatchIndex;
 use crate::render::{helm, kustomize};
-use crate::safe_fs::describe_io_error;
+use crate::safe_fs::{self, FileKind, describe_io_error};
 
 /// Extensions of manifest files found by walking a directory.
 pub const MANIFEST_EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
@@ -80,6 +85,21 @@ impl Discovered {
         let directories = ignored.clone().filter(|(path, _)| path.is_dir()).count();
         (ignored.count() - directories, directories)
     }
+
+    /// How many walked files were not linted because they are not Kubernetes manifests.
+    pub fn not_manifests(&self) -> crate::report::NotManifests {
+        let mut counts = crate::report::NotManifests::default();
+        for (_, skip) in &self.skipped {
+            match skip {
+                Skip::Template { .. } => counts.templates += 1,
+                Skip::ChartFile => counts.chart_files += 1,
+                Skip::NotManifest => counts.other += 1,
+                Skip::BuiltThrough(_) => counts.built_through += 1,
+                _ => {}
+            }
+        }
+        counts
+    }
 }
 
 /// Why a file or directory was not linted as it is.
@@ -101,11 +121,26 @@ pub enum Skip {
     LibraryChart,
     /// A Kustomize component: built through the overlays that use it.
     KustomizeComponent,
+    /// A chart's values, metadata or `files/`: read through the rendered chart.
+    ChartFile,
+    /// A template for another tool: the first marker, and its line.
+    Template { marker: &'static str, line: usize },
+    /// YAML or JSON in which no document has `apiVersion` and `kind`.
+    NotManifest,
+    /// A Kustomize overlay another overlay of the run builds from: built through that one
+    /// (named as users write it).
+    BuiltThrough(String),
 }
 
 impl fmt::Display for Skip {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            Skip::BuiltThrough(overlay) => {
+                return write!(
+                    f,
+                    "Kustomize overlay another overlay builds from: built through {overlay}"
+                );
+            }
             Skip::Excluded => "excluded",
             Skip::IgnoreFile => {
                 "ignored by an ignore file (.gitignore, .ignore; --isolated lints it)"
@@ -116,6 +151,14 @@ impl fmt::Display for Skip {
             Skip::VendoredChart => "vendored chart: rendered with the chart that depends on it",
             Skip::LibraryChart => "library chart: rendered through the charts that use it",
             Skip::KustomizeComponent => "Kustomize component: built with the overlays that use it",
+            Skip::ChartFile => "chart file: read through the rendered chart",
+            Skip::Template { marker, line } => {
+                return write!(
+                    f,
+                    "template for another tool (`{marker}` on line {line}): not a manifest as it is"
+                );
+            }
+            Skip::NotManifest => "not a Kubernetes manifest: no document has apiVersion and kind",
         })
     }
 }
@@ -147,6 +190,7 @@ pub fn discover(paths: &[PathBuf], exclude: &GlobSet) -> Discovered {
 
 pub fn discover_with(paths: &[PathBuf], exclude: &GlobSet, options: WalkOptions) -> Discovered {
     let mut discovered = Discovered::default();
+    let mut walked = Vec::new();
     for path in paths {
         match std::fs::metadata(path) {
             Err(error) => {
@@ -159,7 +203,7 @@ pub fn discover_with(paths: &[PathBuf], exclude: &GlobSet, options: WalkOptions)
                 if kustomize::has_kustomization(path) && !kustomize::is_component(path) {
                     discovered.overlays.push(path.clone());
                 }
-                walk(path, exclude, options, &mut discovered);
+                walk(path, exclude, options, &mut walked, &mut discovered);
             }
             // pre-commit and editors pass files explicitly: lint them whatever their name, but
             // a Helm template only through its chart.
@@ -167,6 +211,32 @@ pub fn discover_with(paths: &[PathBuf], exclude: &GlobSet, options: WalkOptions)
                 Some(chart) => add_named_template(&mut discovered, chart, path.clone()),
                 None => discovered.files.push(path.clone()),
             },
+        }
+    }
+    if paths.len() > 1 {
+        spell_each_once(&mut discovered, &mut walked);
+    }
+    walked.sort();
+    walked.dedup();
+    // A file named on the command line is linted whatever it is; one found by walking, only
+    // if it is a manifest. The files of overlays (kustomizations, patches) are linted as they
+    // are linted now: a kustomization for its document checks, a patch as a patch.
+    let named: HashSet<&PathBuf> = discovered.files.iter().collect();
+    let mut patches = PatchIndex::default();
+    let (overlay_files, walked): (Vec<PathBuf>, Vec<PathBuf>) = walked
+        .into_iter()
+        .filter(|path| !named.contains(path))
+        .partition(|path| is_kustomization_file(path) || patches.is_patch(path));
+    discovered.files.extend(overlay_files);
+    let classes: Vec<Option<FileClass>> = walked.par_iter().map(|path| class_of(path)).collect();
+    for (path, class) in walked.into_iter().zip(classes) {
+        match class {
+            Some(FileClass::ChartFile) => discovered.skipped.push((path, Skip::ChartFile)),
+            Some(FileClass::Template { marker, line }) => discovered
+                .skipped
+                .push((path, Skip::Template { marker, line })),
+            Some(FileClass::NotManifest) => discovered.skipped.push((path, Skip::NotManifest)),
+            Some(FileClass::Manifest) | None => discovered.files.push(path),
         }
     }
     discovered.files.sort();
@@ -185,11 +255,38 @@ pub fn discover_with(paths: &[PathBuf], exclude: &GlobSet, options: WalkOptions)
             false
         }
     });
+    for chart in &mut discovered.charts {
+        chart.named_templates.sort();
+        chart.named_templates.dedup();
+    }
     discovered.overlays.sort();
     discovered.overlays.dedup();
     discovered.skipped.sort();
     discovered.skipped.dedup();
     discovered
+}
+
+/// Gives every file and directory reached more than once — named twice, named and walked, or
+/// walked from two overlapping paths, under different names (`a.yaml`, `./a.yaml`, an
+/// absolute path, a link) — the name it was first reached by, so that it is linted, rendered
+/// and reported once. Only runs with several paths can reach anything twice.
+fn spell_each_once(discovered: &mut Discovered, walked: &mut [PathBuf]) {
+    let mut first: HashMap<PathBuf, PathBuf> = HashMap::new();
+    let mut spell = |path: &mut PathBuf| {
+        let key = std::fs::canonicalize(&*path).unwrap_or_else(|_| path.clone());
+        let spelled = first.entry(key).or_insert_with(|| path.clone());
+        path.clone_from(spelled);
+    };
+    discovered.files.iter_mut().for_each(&mut spell);
+    for chart in &mut discovered.charts {
+        spell(&mut chart.dir);
+        chart.named_templates.iter_mut().for_each(&mut spell);
+    }
+    discovered.overlays.iter_mut().for_each(&mut spell);
+    walked.iter_mut().for_each(&mut spell);
+    for (path, _) in &mut discovered.skipped {
+        spell(path);
+    }
 }
 
 fn add_named_template(discovered: &mut Discovered, chart: PathBuf, template: PathBuf) {
@@ -203,7 +300,30 @@ fn add_named_template(discovered: &mut Discovered, chart: PathBuf, template: Pat
     }
 }
 
-fn walk(root: &Path, exclude: &GlobSet, options: WalkOptions, discovered: &mut Discovered) {
+fn is_kustomization_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(OsStr::to_str)
+        .is_some_and(|name| kustomize::KUSTOMIZATION_FILES.contains(&name))
+}
+
+/// What a walked file is; `None` when it cannot be read, which linting it reports.
+fn class_of(path: &Path) -> Option<FileClass> {
+    let bytes = safe_fs::read_file(path, FileKind::Manifest).ok()?;
+    // Validation alone is several times faster than the lossy copy, which only text that is
+    // not UTF-8 needs.
+    Some(match std::str::from_utf8(&bytes) {
+        Ok(text) => classify(path, text),
+        Err(_) => classify(path, &String::from_utf8_lossy(&bytes)),
+    })
+}
+
+fn walk(
+    root: &Path,
+    exclude: &GlobSet,
+    options: WalkOptions,
+    walked: &mut Vec<PathBuf>,
+    discovered: &mut Discovered,
+) {
     let exclude_for_filter = exclude.clone();
     let filter = move |entry: &ignore::DirEntry| {
         entry.depth() == 0
@@ -235,7 +355,7 @@ fn walk(root: &Path, exclude: &GlobSet, options: WalkOptions, discovered: &mut D
                 if kind.is_dir() {
                     found_directory(entry.path(), entry.depth() == 0, discovered);
                 } else if kind.is_file() && has_manifest_extension(entry.path()) {
-                    discovered.files.push(entry.into_path());
+                    walked.push(entry.into_path());
                 }
             }
             Err(error) => discovered.errors.push(error.to_string()),
@@ -368,7 +488,7 @@ mod tests {
         ] {
             let path = root.join(file);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, "a: 1\n").unwrap();
+            std::fs::write(path, "apiVersion: v1\nkind: Pod\n").unwrap();
         }
         std::fs::write(root.join(".ignore"), "build/\n").unwrap();
         let found = discover(&[root.to_owned()], &GlobSet::empty());

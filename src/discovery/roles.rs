@@ -11,11 +11,9 @@ use std::path::{Component, Path, PathBuf};
 use serde_json::Value;
 
 use crate::lint::FileRole;
+use crate::render::kustomize::KUSTOMIZATION_FILES;
 use crate::safe_fs::{self, FileKind};
 use crate::yaml;
-
-/// File names Kustomize reads as a kustomization.
-const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 /// Whether a file is a patch by the conventions of Kustomize repositories: it sits in a
 /// `patches` directory, or a word of its name is `patch` (`job-patch.yaml`,

@@ -11,11 +11,11 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::model::{Finding, HookInfo, PodExplanation, StartupStep, StopStep};
+use super::model::{HookInfo, PodExplanation, ShownFinding, StartupStep, StopStep};
 use super::units::{Range, Secs};
 use super::{ListStyle, write_notes_and_findings};
 
-pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation<impl Finding>) -> io::Result<()> {
+pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation<impl ShownFinding>) -> io::Result<()> {
     let name = pod.object.display_name();
     writeln!(out, "### {name}")?;
     writeln!(out)?;
@@ -101,7 +101,7 @@ impl Chart {
     }
 }
 
-fn startup_chart(pod: &PodExplanation<impl Finding>) -> String {
+fn startup_chart(pod: &PodExplanation<impl ShownFinding>) -> String {
     let unknown = pod.drawn.unknown_seconds;
     // Image pulls are always unknown; anything else is drawn with a made-up length.
     let legend = if pod.not_counted.len() > 1 {
@@ -182,7 +182,7 @@ fn startup_tasks(chart: &mut Chart, step: &StartupStep, index: usize, horizon: f
     }
 }
 
-fn shutdown_chart(pod: &PodExplanation<impl Finding>) -> String {
+fn shutdown_chart(pod: &PodExplanation<impl ShownFinding>) -> String {
     let shutdown = &pod.shutdown;
     let mut chart = Chart::new(&format!(
         "{} shutdown, seconds after deletion (grace period {}s)",

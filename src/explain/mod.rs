@@ -2,10 +2,12 @@
 //! (`text`), tools can use (`json`) and GitHub can draw (`mermaid`), with the findings of
 //! `check` for the same pod. docs/explain.md describes the output.
 //!
-//! This module depends on the lifecycle model, nothing above it: the command
-//! (`cli/explain.rs`) runs the pipeline and hands each pod over as it is linted, with its
-//! findings (any [`Finding`]: the command passes them in the shape of `check --format json`),
-//! and [`ExplainWriter`] writes it at once, so that memory does not grow with the input.
+//! This module depends on the lifecycle model, nothing above it: the run layer's
+//! `run::Explaining` hands each pod over as it is linted, with its findings (any
+//! [`ShownFinding`]: it passes them in the shape of `check --format json`), and
+//! [`ExplainWriter`] writes it at once, so that memory does not grow with the input. The
+//! command (`cli/explain.rs`) and the language server's "explain this pod" both feed
+//! `run::Explaining`, so they print the same explanation.
 
 mod build;
 mod json;
@@ -19,9 +21,9 @@ mod units;
 use std::io::{self, Write};
 
 pub use build::{PodSource, explain_pod};
-pub use model::{Finding, Note, PodExplanation};
+pub use model::{Note, PodExplanation, ShownFinding};
 pub use rollout::{RolloutExplanation, RolloutSource, explain_rollout};
-pub use select::{ObjectSelector, Selection};
+pub use select::{ObjectSelector, PodFilter};
 pub use units::{Range, Secs};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,7 +85,7 @@ impl<W: Write> ExplainWriter<W> {
     }
 
     /// Writes one rollout's explanation.
-    pub fn rollout(&mut self, rollout: &RolloutExplanation<impl Finding>) -> io::Result<()> {
+    pub fn rollout(&mut self, rollout: &RolloutExplanation<impl ShownFinding>) -> io::Result<()> {
         let first = self.written == 0;
         self.written += 1;
         match self.format {
@@ -103,7 +105,7 @@ impl<W: Write> ExplainWriter<W> {
     }
 
     /// Writes one pod's explanation.
-    pub fn pod(&mut self, pod: &PodExplanation<impl Finding>) -> io::Result<()> {
+    pub fn pod(&mut self, pod: &PodExplanation<impl ShownFinding>) -> io::Result<()> {
         let first = self.written == 0;
         self.written += 1;
         match self.format {
@@ -153,7 +155,7 @@ struct ListStyle {
 fn write_notes_and_findings(
     out: &mut dyn Write,
     notes: &[Note],
-    findings: &[impl Finding],
+    findings: &[impl ShownFinding],
     style: &ListStyle,
 ) -> io::Result<()> {
     let code = style.code;

@@ -11,7 +11,7 @@ use crate::model::ObjectRef;
 /// A finding of `check` as `explain` lists it. The command supplies the type (the shape of
 /// `check --format json`, which the JSON output writes as it is); the text and Mermaid
 /// outputs read these fields.
-pub trait Finding: Serialize {
+pub trait ShownFinding: Serialize {
     fn severity(&self) -> &str;
     fn rule(&self) -> &str;
     fn file(&self) -> &str;
@@ -249,7 +249,7 @@ impl Serialize for Note {
     }
 }
 
-impl<F: Finding> PodExplanation<F> {
+impl<F: ShownFinding> PodExplanation<F> {
     /// Keeps only what concerns the container `name`: its steps, notes and findings.
     pub fn retain_container(&mut self, name: &str) {
         let path = self

@@ -74,12 +74,15 @@ impl ObjectSelector {
 
 /// What to explain.
 #[derive(Clone, Debug, Default)]
-pub struct Selection {
+pub struct PodFilter {
     pub object: Option<ObjectSelector>,
     pub container: Option<String>,
+    /// A byte offset in the file (an editor's cursor): the object whose text holds it, or the
+    /// objects of the document that holds it where none does.
+    pub at: Option<u32>,
 }
 
-impl Selection {
+impl PodFilter {
     pub fn wants_object(&self, object: &ObjectRef) -> bool {
         self.object
             .as_ref()

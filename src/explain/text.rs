@@ -3,11 +3,11 @@
 
 use std::io::{self, Write};
 
-use super::model::{Finding, HookInfo, PodExplanation, ProbeInfo, StartupStep, StopStep};
+use super::model::{HookInfo, PodExplanation, ProbeInfo, ShownFinding, StartupStep, StopStep};
 use super::units::Secs;
 use super::{ListStyle, write_notes_and_findings};
 
-pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation<impl Finding>) -> io::Result<()> {
+pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation<impl ShownFinding>) -> io::Result<()> {
     writeln!(
         out,
         "{}  {}:{}  {}",
@@ -68,7 +68,7 @@ fn chain(steps: &[StartupStep]) -> String {
     text
 }
 
-fn write_startup(out: &mut dyn Write, pod: &PodExplanation<impl Finding>) -> io::Result<()> {
+fn write_startup(out: &mut dyn Write, pod: &PodExplanation<impl ShownFinding>) -> io::Result<()> {
     writeln!(
         out,
         "startup  (earliest times, in seconds from the pod's start)"
@@ -252,7 +252,7 @@ fn push_kill(text: &mut String, probe: &ProbeInfo) {
     }
 }
 
-fn write_shutdown(out: &mut dyn Write, pod: &PodExplanation<impl Finding>) -> io::Result<()> {
+fn write_shutdown(out: &mut dyn Write, pod: &PodExplanation<impl ShownFinding>) -> io::Result<()> {
     let shutdown = &pod.shutdown;
     let grace = if shutdown.effective_grace_period_seconds == shutdown.grace_period_seconds {
         format!(
@@ -327,7 +327,7 @@ fn stop_text(stop: &StopStep, only_app: Option<&str>) -> String {
 
 /// The name of a pod's only app container, if it has one: what a sidecar waiting for "the
 /// app containers" waits for.
-pub(super) fn only_app(pod: &PodExplanation<impl Finding>) -> Option<&str> {
+pub(super) fn only_app(pod: &PodExplanation<impl ShownFinding>) -> Option<&str> {
     let mut apps = pod.startup.iter().filter(|s| s.role == "app");
     match (apps.next(), apps.next()) {
         (Some(only), None) => Some(&only.container),

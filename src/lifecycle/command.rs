@@ -8,7 +8,7 @@
 //! alone.
 
 use super::argv::{Run, basename, container_argv, resolve};
-use super::shell::{self, ExecSleep, SimpleCommand};
+use super::shell::{self, ExecSleep, SimpleCommand, runs_unless_a_failure, without_prefixes};
 use super::sidecars::KNOWN_CONTAINERS;
 use crate::model::core::Container;
 use crate::model::path::FieldPath;
@@ -90,32 +90,6 @@ fn script_never_exits(script: &str) -> Option<String> {
     None
 }
 
-/// The first top-level command of a script, run in the foreground whenever the script gets
-/// that far, for which `pick` finds something.
-pub(super) fn script_foreground<T>(script: &str, pick: impl Fn(&[&str]) -> Option<T>) -> Option<T> {
-    let tokens = shell::tokenize(script)?;
-    let commands = shell::simple_commands(&tokens);
-    commands.iter().enumerate().find_map(|(index, command)| {
-        let foreground =
-            command.depth == 0 && command.op != "&" && runs_unless_a_failure(&commands, index);
-        foreground
-            .then(|| pick(&without_prefixes(&command.words)))
-            .flatten()
-    })
-}
-
-/// The command runs unless an earlier one failed: it starts a list, or follows `&&` only.
-fn runs_unless_a_failure(commands: &[SimpleCommand<'_>], index: usize) -> bool {
-    for previous in commands[..index].iter().rev() {
-        match previous.op {
-            "&&" => {}
-            ";" | "\n" | "&" => return true,
-            _ => return false,
-        }
-    }
-    true
-}
-
 /// `while true; do …; done` (or `while :`, `while sleep N`, `until false`) in the foreground,
 /// with no `exit`, `break`, `return` or `exec` in its body.
 fn endless_loop(commands: &[SimpleCommand<'_>], start: usize) -> Option<String> {
@@ -160,20 +134,6 @@ fn always_true(condition: &[&str]) -> bool {
         }
         _ => false,
     }
-}
-
-/// The words of a command without block keywords, `!`, `exec` and variable assignments.
-fn without_prefixes<'a>(words: &[&'a str]) -> Vec<&'a str> {
-    words
-        .iter()
-        .copied()
-        .skip_while(|w| {
-            matches!(*w, "do" | "then" | "else" | "elif" | "{" | "!" | "exec")
-                || w.split_once('=').is_some_and(|(name, _)| {
-                    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                })
-        })
-        .collect()
 }
 
 /// One command that never exits by itself.

@@ -32,7 +32,7 @@ use std::cell::OnceCell;
 pub use command::NeverExits;
 pub use handlers::{HandlerSite, HandlerUse, handlers};
 pub use kill::{GraceSource, KillPlan};
-pub use probe::{ByProbe, ProbeKind, ProbeTiming, Probes};
+pub use probe::{ByProbe, ProbeTiming, Probes};
 pub use remarks::Remark;
 pub use schedule::{ContainerTimes, FirstProbes, Schedule};
 pub use shell::{ExecSleep, exec_only_sleeps, exec_sleep, only_sleep};
@@ -41,6 +41,25 @@ pub use sidecars::{
     KnownContainer, KnownKind, SidecarPattern, Sidecars, known_sidecars_markdown, recognise,
 };
 pub use time::{Bound, Bounds, Delay, DelayKind, Step, Trail, Window, seconds};
+
+/// Which probe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProbeKind {
+    Startup,
+    Readiness,
+    Liveness,
+}
+
+impl ProbeKind {
+    /// The field name: `startupProbe`, ...
+    pub fn field(self) -> &'static str {
+        match self {
+            ProbeKind::Startup => "startupProbe",
+            ProbeKind::Readiness => "readinessProbe",
+            ProbeKind::Liveness => "livenessProbe",
+        }
+    }
+}
 
 use crate::model::IntOrString;
 use crate::model::PodSite;

@@ -8,28 +8,10 @@
 //! `periodSeconds` and `max(periodSeconds, timeoutSeconds)` apart, and a result is published
 //! only after `failureThreshold` failures (or `successThreshold` successes) in a row.
 
+use super::ProbeKind;
 use super::time::{Bounds, DelayKind, Step, Window, seconds};
 use crate::model::core::Probe;
 use crate::model::path::FieldPath;
-
-/// Which probe.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ProbeKind {
-    Startup,
-    Readiness,
-    Liveness,
-}
-
-impl ProbeKind {
-    /// The field name: `startupProbe`, ...
-    pub fn field(self) -> &'static str {
-        match self {
-            ProbeKind::Startup => "startupProbe",
-            ProbeKind::Readiness => "readinessProbe",
-            ProbeKind::Liveness => "livenessProbe",
-        }
-    }
-}
 
 /// A probe's settings after the API server's defaults (defaults.go `SetDefaults_Probe`: 0 or
 /// unset becomes 1 s timeout, 10 s period, success 1, failure 3).

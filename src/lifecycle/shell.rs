@@ -297,6 +297,46 @@ pub(super) fn tokenize(script: &str) -> Option<Vec<Token>> {
     Some(tokens)
 }
 
+/// The first top-level command of a script, run in the foreground whenever the script gets
+/// that far, for which `pick` finds something.
+pub(super) fn script_foreground<T>(script: &str, pick: impl Fn(&[&str]) -> Option<T>) -> Option<T> {
+    let tokens = tokenize(script)?;
+    let commands = simple_commands(&tokens);
+    commands.iter().enumerate().find_map(|(index, command)| {
+        let foreground =
+            command.depth == 0 && command.op != "&" && runs_unless_a_failure(&commands, index);
+        foreground
+            .then(|| pick(&without_prefixes(&command.words)))
+            .flatten()
+    })
+}
+
+/// The command runs unless an earlier one failed: it starts a list, or follows `&&` only.
+pub(super) fn runs_unless_a_failure(commands: &[SimpleCommand<'_>], index: usize) -> bool {
+    for previous in commands[..index].iter().rev() {
+        match previous.op {
+            "&&" => {}
+            ";" | "\n" | "&" => return true,
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The words of a command without block keywords, `!`, `exec` and variable assignments.
+pub(super) fn without_prefixes<'a>(words: &[&'a str]) -> Vec<&'a str> {
+    words
+        .iter()
+        .copied()
+        .skip_while(|w| {
+            matches!(*w, "do" | "then" | "else" | "elif" | "{" | "!" | "exec")
+                || w.split_once('=').is_some_and(|(name, _)| {
+                    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

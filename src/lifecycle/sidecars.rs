@@ -217,7 +217,7 @@ pub(super) fn foreground_program(argv: &[&str]) -> Option<(&'static KnownContain
     let owned = |args: &[&str]| args.iter().map(|a| (*a).to_owned()).collect();
     match resolve(argv)? {
         Run::Program { name, args, .. } => find(name).map(|k| (k, owned(args))),
-        Run::Script { script, .. } => super::command::script_foreground(script, |words| {
+        Run::Script { script, .. } => super::shell::script_foreground(script, |words| {
             let (&first, rest) = words.split_first()?;
             find(super::argv::basename(first)).map(|k| (k, owned(rest)))
         }),

@@ -91,7 +91,7 @@ fn workspace_edit(uri: &Uri, text: &Text<'_>, edits: &[TextEdit]) -> WorkspaceEd
 pub fn ignore_comment(text: &Text<'_>, diagnostic: &Diagnostic) -> Option<TextEdit> {
     // A suppression needs a reason, and an edit cannot ask for one: the placeholder says what
     // is left to do, and `unused-suppression` reports it until it is replaced.
-    crate::add_ignore::ignore_comment(text.text, text.lines, diagnostic, REASON_PLACEHOLDER)
+    crate::ignore_comment::ignore_comment(text.text, text.lines, diagnostic, REASON_PLACEHOLDER)
 }
 
 #[cfg(test)]
@@ -101,7 +101,7 @@ mod tests {
     use crate::lsp::convert::Encoding;
     use crate::source::LineIndex;
 
-    /// Where the comment goes is `add_ignore`'s (tested there); the editor's comment carries
+    /// Where the comment goes is `ignore_comment`'s (tested there); the editor's comment carries
     /// the placeholder reason that `unused-suppression` keeps reporting until it is replaced.
     #[test]
     fn the_quick_fix_writes_the_placeholder_reason() {

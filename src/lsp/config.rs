@@ -1,56 +1,22 @@
-//! Which settings and file role apply to a document. Everything the server lints goes
-//! through [`Config::settings_for`], so configuration files plug in at that one place.
+//! Configuration files in the editor: which documents are configuration files, the problems of
+//! one being edited, and which documents a change of them concerns. Which configuration and
+//! settings apply to a document is the run layer's ([`crate::run::EditorPlan`]), as for
+//! `check`.
 
 use std::path::{Path, PathBuf};
 
 use lsp_types::{FileEvent, Uri};
 
-use crate::config::{self as podcycle_config};
-use crate::discovery::roles::PatchIndex;
-use crate::lint::FileRole;
-use crate::settings::Settings;
+use crate::config as podcycle_config;
 
 /// The glob of the configuration files that apply to the manifests below them, for the client
 /// to watch.
 pub const CONFIG_FILES_GLOB: &str = "**/.podcycle.{yaml,yml}";
 
-/// Settings per document.
-#[derive(Debug, Default)]
-pub struct Config {
-    /// The workspace folders the client opened, for the configuration search to stop at.
-    pub workspace_folders: Vec<PathBuf>,
-}
-
-impl Config {
-    pub fn new(workspace_folders: Vec<PathBuf>) -> Config {
-        Config { workspace_folders }
-    }
-
-    /// The settings for the document at `uri`, as `podcycle check` would lint the file: the
-    /// nearest `.podcycle.yaml` above it (with its `per-path-ignores` and `kube-version`), or
-    /// the defaults. The file is read afresh each time, so an edit to it applies at the next
-    /// change; a configuration that cannot be read leaves the defaults (`podcycle check`
-    /// reports why). `None` when the configuration excludes the document.
-    pub fn settings_for(&self, uri: &Uri) -> Option<Settings> {
-        self.resolve(uri).settings
-    }
-
-    /// [`Config::settings_for`], with the error of a configuration that cannot be used.
-    pub fn resolve(&self, uri: &Uri) -> podcycle_config::Resolved {
-        match file_path(uri) {
-            Some(path) => podcycle_config::resolve_for_path(&path, None),
-            None => podcycle_config::Resolved {
-                settings: Some(Settings::default()),
-                error: None,
-            },
-        }
-    }
-
-    /// Called when watched files change. Returns whether a configuration file is among them,
-    /// in which case every open document is linted again with fresh settings.
-    pub fn files_changed(&mut self, changes: &[FileEvent]) -> bool {
-        changes.iter().any(|change| is_config_file(&change.uri))
-    }
+/// Whether a configuration file is among the watched files that changed: then every open
+/// document is linted again with fresh settings.
+pub fn changes_config(changes: &[FileEvent]) -> bool {
+    changes.iter().any(|change| is_config_file(&change.uri))
 }
 
 /// Whether the document is a configuration file (`.podcycle.yaml`, `.podcycle.yml`).
@@ -97,12 +63,6 @@ pub fn config_diagnostics(
         .collect()
 }
 
-/// Whether `check` would lint the file as manifests or as Kustomize patches (by name, or listed
-/// in the kustomization next to it).
-pub fn file_role(uri: &Uri) -> FileRole {
-    file_path(uri).map_or(FileRole::Manifest, |path| PatchIndex::default().role(&path))
-}
-
 /// The local path of a `file:` URI.
 pub fn file_path(uri: &Uri) -> Option<PathBuf> {
     let scheme = uri.scheme()?;
@@ -144,25 +104,11 @@ mod tests {
 
     #[test]
     fn config_changes_are_recognised() {
-        let mut config = Config::default();
         let event = |text: &str| FileEvent {
             uri: uri(text),
             typ: lsp_types::FileChangeType::CHANGED,
         };
-        assert!(config.files_changed(&[event("file:///w/.podcycle.yaml")]));
-        assert!(!config.files_changed(&[event("file:///w/web.yaml")]));
-    }
-
-    #[test]
-    fn patches_are_recognised_by_name() {
-        assert_eq!(
-            file_role(&uri("file:///nowhere/replicas-patch.yaml")),
-            FileRole::Patch
-        );
-        assert_eq!(
-            file_role(&uri("file:///nowhere/web.yaml")),
-            FileRole::Manifest
-        );
-        assert_eq!(file_role(&uri("untitled:Untitled-1")), FileRole::Manifest);
+        assert!(changes_config(&[event("file:///w/.podcycle.yaml")]));
+        assert!(!changes_config(&[event("file:///w/web.yaml")]));
     }
 }

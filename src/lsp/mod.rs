@@ -12,14 +12,21 @@
 //! - [`analysis`]: which diagnostics a document gets;
 //! - [`convert`]: spans to positions, diagnostics to the protocol's;
 //! - [`actions`], [`hover`]: code actions and hover;
-//! - [`config`]: the settings for a document — the one place configuration plugs in.
+//! - [`explain`]: `podcycle explain` for the pod under the cursor (`podcycle/explain`);
+//! - [`config`]: configuration files being edited, and changes to them;
+//! - [`editor_settings`]: the editor's settings, read as the command line's options for `check`.
+//!
+//! Which settings a document is linted with, and the chart or overlay a template or patch is
+//! judged through, come from the run layer ([`crate::run::EditorPlan`]), as for `check`; the
+//! editor's settings reach it through the [`crate::run::RunOptions`] the server holds.
 
 pub mod actions;
 pub mod analysis;
 pub mod config;
 pub mod convert;
+pub mod editor_settings;
+pub mod explain;
 pub mod hover;
-pub mod rendered;
 pub mod server;
 pub mod transport;
 pub mod worker;

@@ -6,20 +6,19 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::error::Error;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Sender};
 use std::thread;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument, Exit,
-    Initialized, Notification as _, PublishDiagnostics, ShowMessage,
+    DidChangeConfiguration, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
+    DidOpenTextDocument, Exit, Initialized, Notification as _, PublishDiagnostics, ShowMessage,
 };
 use lsp_types::request::{CodeActionRequest, HoverRequest, RegisterCapability, Request as _};
 use lsp_types::{
     CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability,
-    DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidChangeConfigurationParams, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
     DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams,
     DidOpenTextDocumentParams, FileSystemWatcher, GlobPattern, HoverParams,
     HoverProviderCapability, InitializeParams, InitializeResult, MessageType,
@@ -31,13 +30,15 @@ use lsp_types::{
 use super::actions::{code_actions, requested};
 use super::analysis::analyse;
 use super::config::{
-    CONFIG_FILES_GLOB, Config, config_diagnostics, display_name, file_path, file_role,
-    is_config_file,
+    CONFIG_FILES_GLOB, changes_config, config_diagnostics, display_name, file_path, is_config_file,
 };
 use super::convert::{ClientInfo, Text};
+use super::editor_settings::run_options;
+use super::explain::{self, ExplainParams, ExplainResult, explain_at};
 use super::hover::hover;
 use super::worker::{self, Job, LintJob};
 use crate::diagnostics::Diagnostic;
+use crate::run::{ConfigChoice, Configs, EditorPlan, FilePlan, RunOptions};
 use crate::source::{LineIndex, Span};
 
 pub type ServerError = Box<dyn Error + Send + Sync>;
@@ -85,12 +86,17 @@ pub fn serve(connection: &Connection) -> Result<Ending, ServerError> {
             .and_then(|w| w.did_change_watched_files.as_ref())
             .and_then(|w| w.dynamic_registration)
             .unwrap_or(false),
-        config: Config::new(workspace_folders(&params)),
+        options: Arc::new(RunOptions::default()),
+        configs: Configs::nearest(),
         documents: HashMap::new(),
         jobs,
         shutting_down: false,
         shown_config_errors: HashMap::new(),
+        workspace_folder: workspace_folder(&params),
     };
+    if let Some(settings) = &params.initialization_options {
+        server.editor_settings(settings);
+    }
     let ending = server.run();
     drop(server);
     worker
@@ -119,19 +125,20 @@ fn capabilities(client: ClientInfo) -> ServerCapabilities {
     }
 }
 
+/// The first workspace folder, which relative paths in the editor's settings start from.
 #[allow(deprecated)] // `root_uri`: clients that predate workspace folders send only that
-fn workspace_folders(params: &InitializeParams) -> Vec<PathBuf> {
+fn workspace_folder(params: &InitializeParams) -> Option<std::path::PathBuf> {
     let folders = params.workspace_folders.iter().flatten().map(|f| &f.uri);
-    folders
-        .chain(params.root_uri.as_ref())
-        .filter_map(file_path)
-        .collect()
+    folders.chain(params.root_uri.as_ref()).find_map(file_path)
 }
 
 struct OpenDocument {
     version: i32,
     text: Arc<String>,
     lines: OnceCell<LineIndex>,
+    /// What this version is linted with as it is written; `None` when the configuration
+    /// excludes it or it is a configuration file.
+    plan: Option<FilePlan>,
     /// The diagnostics of this version, for code actions and hover.
     diagnostics: OnceCell<Vec<Diagnostic>>,
 }
@@ -142,6 +149,7 @@ impl OpenDocument {
             version,
             text: Arc::new(text),
             lines: OnceCell::new(),
+            plan: None,
             diagnostics: OnceCell::new(),
         }
     }
@@ -151,13 +159,17 @@ struct Server<'c> {
     connection: &'c Connection,
     client: ClientInfo,
     watch_config: bool,
-    config: Config,
+    /// What the server's runs do: what `check` does without flags.
+    options: Arc<RunOptions>,
+    /// The configurations of the documents, each read once until a configuration changes.
+    configs: Configs,
     documents: HashMap<Uri, OpenDocument>,
     jobs: Sender<Job>,
     shutting_down: bool,
     /// The configuration errors shown to the user, by file, so that typing in a manifest does
     /// not repeat them; forgotten when a configuration file changes.
     shown_config_errors: HashMap<String, String>,
+    workspace_folder: Option<std::path::PathBuf>,
 }
 
 impl Server<'_> {
@@ -225,6 +237,17 @@ impl Server<'_> {
                 Ok((id, params)) => Response::new_ok(id, self.hover(&params)),
                 Err(error) => invalid_params(id, &error),
             },
+            explain::METHOD => match request.extract(explain::METHOD) {
+                Ok((id, params)) => match self.explain(&params) {
+                    Some(result) => Response::new_ok(id, result),
+                    None => Response::new_err(
+                        id,
+                        ErrorCode::InvalidParams as i32,
+                        "the document is not open".to_owned(),
+                    ),
+                },
+                Err(error) => invalid_params(id, &error),
+            },
             method => Response::new_err(
                 id,
                 ErrorCode::MethodNotFound as i32,
@@ -255,6 +278,14 @@ impl Server<'_> {
             DidChangeWatchedFiles::METHOD => {
                 if let Ok(params) = notification.extract(DidChangeWatchedFiles::METHOD) {
                     self.did_change_watched_files(&params);
+                }
+            }
+            DidChangeConfiguration::METHOD => {
+                if let Ok(params) = notification
+                    .extract::<DidChangeConfigurationParams>(DidChangeConfiguration::METHOD)
+                {
+                    self.editor_settings(&params.settings);
+                    self.lint_all();
                 }
             }
             _ => {}
@@ -333,16 +364,52 @@ impl Server<'_> {
     }
 
     fn did_change_watched_files(&mut self, params: &DidChangeWatchedFilesParams) {
-        if self.config.files_changed(&params.changes) {
-            self.shown_config_errors.clear();
-            let uris: Vec<Uri> = self.documents.keys().cloned().collect();
-            for uri in uris {
-                if let Some(open) = self.documents.get_mut(&uri) {
-                    open.diagnostics = OnceCell::new();
-                }
-                self.lint(&uri);
-            }
+        if changes_config(&params.changes) {
+            self.lint_all();
         }
+    }
+
+    /// Lints every open document again, with the configurations read afresh.
+    fn lint_all(&mut self) {
+        self.shown_config_errors.clear();
+        self.reread_configs();
+        let uris: Vec<Uri> = self.documents.keys().cloned().collect();
+        for uri in uris {
+            if let Some(open) = self.documents.get_mut(&uri) {
+                open.diagnostics = OnceCell::new();
+            }
+            self.lint(&uri);
+        }
+    }
+
+    /// Takes the editor's settings (`initializationOptions`, `workspace/didChangeConfiguration`)
+    /// as the options of the server's runs, and says what cannot be used in them.
+    fn editor_settings(&mut self, settings: &serde_json::Value) {
+        let (options, problems) = run_options(settings, self.workspace_folder.as_deref());
+        self.options = Arc::new(options);
+        self.reread_configs();
+        for problem in problems {
+            let _ = self.send(Notification::new(
+                ShowMessage::METHOD.to_owned(),
+                ShowMessageParams {
+                    typ: MessageType::ERROR,
+                    message: format!("podcycle: {problem}; it is left out"),
+                },
+            ));
+        }
+    }
+
+    /// Forgets the configurations read, so that the next lint reads them again; the one the
+    /// editor's settings name for every document is read now. When it cannot be used, the user
+    /// is told, and the defaults apply until it is fixed.
+    fn reread_configs(&mut self) {
+        self.configs = match Configs::new(&self.options.config) {
+            Ok(configs) => configs,
+            Err(error) => {
+                self.show_config_error(&error);
+                Configs::new(&ConfigChoice::Nothing).unwrap_or_else(|_| Configs::nearest())
+            }
+        };
     }
 
     fn lint(&mut self, uri: &Uri) {
@@ -350,12 +417,14 @@ impl Server<'_> {
             return;
         };
         if is_config_file(uri) {
-            // A configuration file gets its own problems, from the text being edited.
+            // A configuration file gets its own problems, from the text being edited; the
+            // documents under it are read with it afresh.
             let params = PublishDiagnosticsParams {
                 uri: uri.clone(),
                 diagnostics: config_diagnostics(uri, &open.text, self.client),
                 version: Some(open.version),
             };
+            self.reread_configs();
             let _ = self.send(Notification::new(
                 PublishDiagnostics::METHOD.to_owned(),
                 params,
@@ -364,15 +433,25 @@ impl Server<'_> {
         }
         let version = open.version;
         let text = Arc::clone(&open.text);
-        let resolved = self.config.resolve(uri);
-        if let Some(error) = &resolved.error {
+        if !self.watch_config {
+            // Without word of changed files, a configuration is read afresh for each lint, so
+            // that an edit to it applies at the next change.
+            self.reread_configs();
+        }
+        let path = file_path(uri);
+        let plan = EditorPlan::new(&self.options, &mut self.configs, path.as_deref());
+        if let Some(error) = &plan.config_error {
             self.show_config_error(error);
+        }
+        if let Some(open) = self.documents.get_mut(uri) {
+            open.plan = plan.file.clone();
         }
         let _ = self.jobs.send(Job::Lint(LintJob {
             uri: uri.clone(),
             version: Some(version),
             text,
-            settings: resolved.settings,
+            plan,
+            options: Arc::clone(&self.options),
         }));
     }
 
@@ -401,11 +480,9 @@ impl Server<'_> {
         let lines = open.lines.get_or_init(|| LineIndex::new(&open.text));
         let diagnostics = open.diagnostics.get_or_init(|| {
             // A document the configuration excludes gets no findings, as with `check`.
-            self.config
-                .settings_for(uri)
-                .map_or_else(Vec::new, |settings| {
-                    analyse(&display_name(uri), &open.text, &settings, file_role(uri))
-                })
+            open.plan.as_ref().map_or_else(Vec::new, |plan| {
+                analyse(&display_name(uri), &open.text, &plan.settings, plan.role)
+            })
         });
         let text = Text {
             text: &open.text,
@@ -431,6 +508,28 @@ impl Server<'_> {
         );
         let selected = requested(&text, diagnostics, range, &params.context.diagnostics);
         Some(code_actions(uri, &text, &selected, self.client))
+    }
+
+    /// `None` when the document is not open.
+    fn explain(&mut self, params: &ExplainParams) -> Option<ExplainResult> {
+        let uri = &params.text_document.uri;
+        let path = file_path(uri);
+        let plan = EditorPlan::new(&self.options, &mut self.configs, path.as_deref());
+        let open = self.documents.get(uri)?;
+        let lines = open.lines.get_or_init(|| LineIndex::new(&open.text));
+        let text = Text {
+            text: &open.text,
+            lines,
+            encoding: self.client.encoding,
+        };
+        Some(explain_at(
+            &plan,
+            &self.options,
+            path.as_deref(),
+            &display_name(uri),
+            &open.text,
+            text.offset(params.position),
+        ))
     }
 
     fn hover(&self, params: &HoverParams) -> Option<lsp_types::Hover> {

@@ -12,10 +12,8 @@ use lsp_types::notification::{LogMessage, Notification as _, PublishDiagnostics}
 use lsp_types::{LogMessageParams, MessageType, PublishDiagnosticsParams, Uri};
 
 use super::analysis::lsp_diagnostics;
-use super::config::file_role;
 use super::convert::ClientInfo;
-use super::rendered::{Rendered, rendered_findings};
-use crate::settings::Settings;
+use crate::run::{EditorPlan, EditorRender, RunOptions};
 
 /// Lint once the changes have paused this long.
 pub const QUIET: Duration = Duration::from_millis(50);
@@ -27,8 +25,9 @@ pub struct LintJob {
     pub uri: Uri,
     pub version: Option<i32>,
     pub text: Arc<String>,
-    /// `None` when the configuration excludes the document.
-    pub settings: Option<Settings>,
+    /// How the document is judged.
+    pub plan: EditorPlan,
+    pub options: Arc<RunOptions>,
 }
 
 pub enum Job {
@@ -80,14 +79,13 @@ fn lint(job: LintJob, client: ClientInfo, send: &impl Fn(Message)) {
         uri,
         version,
         text,
-        settings,
+        plan,
+        options,
     } = job;
     // A bug in a rule must not take the editor's diagnostics down with it: report it, keep
     // serving, and leave the last published diagnostics in place.
-    let computed = catch_unwind(AssertUnwindSafe(|| match &settings {
-        Some(settings) => lint_or_render(&uri, &text, settings, client),
-        // Excluded by the configuration: nothing to show, as with `check`.
-        None => (Vec::new(), None),
+    let computed = catch_unwind(AssertUnwindSafe(|| {
+        lint_or_render(&uri, &text, &plan, &options, client)
     }));
     match computed {
         Ok((diagnostics, notice)) => {
@@ -124,20 +122,25 @@ fn lint(job: LintJob, client: ClientInfo, send: &impl Fn(Message)) {
 fn lint_or_render(
     uri: &Uri,
     text: &str,
-    settings: &Settings,
+    plan: &EditorPlan,
+    options: &RunOptions,
     client: ClientInfo,
 ) -> (Vec<lsp_types::Diagnostic>, Option<String>) {
-    let rendered = match super::config::file_path(uri) {
-        Some(path) => rendered_findings(&path, text, settings),
-        None => Rendered::NotRendered,
+    // Excluded by the configuration: nothing to show, as with `check`.
+    let Some(file) = &plan.file else {
+        return (Vec::new(), None);
     };
+    let rendered =
+        super::config::file_path(uri).and_then(|path| plan.rendered_findings(options, &path, text));
     match rendered {
-        Rendered::NotRendered => (
-            lsp_diagnostics(uri, text, settings, file_role(uri), client),
+        None => (
+            lsp_diagnostics(uri, text, &file.settings, file.role, client),
             None,
         ),
-        Rendered::Findings(found) => (converted(uri, text, &found, client), None),
-        Rendered::Unavailable(reason) => (Vec::new(), Some(format!("podcycle: {reason}"))),
+        Some(EditorRender::Findings(found)) => (converted(uri, text, &found, client), None),
+        Some(EditorRender::Unavailable(reason)) => {
+            (Vec::new(), Some(format!("podcycle: {reason}")))
+        }
     }
 }
 

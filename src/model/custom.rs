@@ -7,8 +7,6 @@
 //! restart-policy rules judge each kind's pods by the built-in kind whose rules they follow
 //! (`like`): a Rollout's pods belong to ReplicaSets, a ScaledJob's to Jobs.
 
-use std::sync::Arc;
-
 use serde_json::{Map, Value};
 
 use super::WorkloadKind;
@@ -48,18 +46,73 @@ pub struct PodTemplateKind {
     pub names_containers: bool,
 }
 
-/// One row of the built-in table: group, kind, paths, like, shape, restart policy, restart
-/// policy key, extra pod spec fields.
-type Row = (
-    &'static str,
-    &'static str,
-    &'static [&'static str],
-    WorkloadKind,
-    Shape,
-    Option<&'static str>,
-    Option<&'static str>,
-    &'static [&'static str],
-);
+/// One row of the built-in table: a [`PodTemplateKind`] written as constant data.
+struct Row {
+    group: &'static str,
+    kind: &'static str,
+    paths: &'static [&'static str],
+    like: WorkloadKind,
+    shape: Shape,
+    restart_policy: Option<&'static str>,
+    restart_policy_key: Option<&'static str>,
+    extra_spec_fields: &'static [&'static str],
+    names_containers: bool,
+}
+
+impl Row {
+    /// A row for a kind that carries `PodTemplateSpec`s at `paths`, whose pods follow the rules
+    /// of `like`; the other columns are set where a kind differs.
+    const fn pod_template(
+        group: &'static str,
+        kind: &'static str,
+        paths: &'static [&'static str],
+        like: WorkloadKind,
+    ) -> Row {
+        Row {
+            group,
+            kind,
+            paths,
+            like,
+            shape: Shape::PodTemplate,
+            restart_policy: None,
+            restart_policy_key: None,
+            extra_spec_fields: &[],
+            names_containers: false,
+        }
+    }
+
+    /// An Argo Workflows kind: templates of its own shape, whose pods never restart.
+    const fn argo_workflow(kind: &'static str, paths: &'static [&'static str]) -> Row {
+        Row {
+            shape: Shape::ArgoTemplate,
+            restart_policy: Some("Never"),
+            ..Row::pod_template("argoproj.io", kind, paths, WorkloadKind::Pod)
+        }
+    }
+
+    /// A Kubeflow training job: replica specs whose `restartPolicy` replaces the template's.
+    const fn kubeflow(kind: &'static str, paths: &'static [&'static str]) -> Row {
+        Row {
+            restart_policy_key: Some("restartPolicy"),
+            ..Row::pod_template("kubeflow.org", kind, paths, WorkloadKind::Pod)
+        }
+    }
+
+    /// A Knative Serving kind: a `PodSpec` beside fields of Knative's own, with unnamed
+    /// containers named by the controller; revisions run as Deployments.
+    const fn knative(kind: &'static str) -> Row {
+        Row {
+            extra_spec_fields: KNATIVE_SPEC,
+            names_containers: true,
+            ..Row::pod_template(
+                "serving.knative.dev",
+                kind,
+                &["spec.template"],
+                WorkloadKind::Deployment,
+            )
+        }
+    }
+}
 
 const KNATIVE_SPEC: &[&str] = &[
     "containerConcurrency",
@@ -101,226 +154,63 @@ const RAY_SERVICE: &[&str] = &[
 ///   template's (`ExitCode` becomes `Never`); the operator creates the pods itself.
 /// - KubeRay `ray-operator/controllers/ray/common/pod.go`: pods built from the templates as they are.
 const BUILT_IN: &[Row] = &[
-    (
+    Row::pod_template(
         "argoproj.io",
         "Rollout",
         &["spec.template"],
         WorkloadKind::ReplicaSet,
-        Shape::PodTemplate,
-        None,
-        None,
-        &[],
     ),
-    (
+    Row::pod_template(
         "apps.openshift.io",
         "DeploymentConfig",
         &["spec.template"],
         WorkloadKind::ReplicationController,
-        Shape::PodTemplate,
-        None,
-        None,
-        &[],
     ),
-    (
+    Row::pod_template(
         "",
         "DeploymentConfig",
         &["spec.template"],
         WorkloadKind::ReplicationController,
-        Shape::PodTemplate,
-        None,
-        None,
-        &[],
     ),
-    (
+    Row::pod_template(
         "apps.kruise.io",
         "CloneSet",
         &["spec.template"],
         WorkloadKind::ReplicaSet,
-        Shape::PodTemplate,
-        None,
-        None,
-        &[],
     ),
-    (
+    Row::pod_template(
         "apps.kruise.io",
         "StatefulSet",
         &["spec.template"],
         WorkloadKind::StatefulSet,
-        Shape::PodTemplate,
-        None,
-        None,
-        &[],
     ),
-    (
+    Row::pod_template(
         "apps.kruise.io",
         "DaemonSet",
         &["spec.template"],
         WorkloadKind::DaemonSet,
-        Shape::PodTemplate,
-        None,
-        None,
-        &[],
     ),
-    (
-        "serving.knative.dev",
-        "Service",
-        &["spec.template"],
-        WorkloadKind::Deployment,
-        Shape::PodTemplate,
-        None,
-        None,
-        KNATIVE_SPEC,
-    ),
-    (
-        "serving.knative.dev",
-        "Configuration",
-        &["spec.template"],
-        WorkloadKind::Deployment,
-        Shape::PodTemplate,
-        None,
-        None,
-        KNATIVE_SPEC,
-    ),
-    (
+    Row::knative("Service"),
+    Row::knative("Configuration"),
+    Row::pod_template(
         "keda.sh",
         "ScaledJob",
         &["spec.jobTargetRef.template"],
         WorkloadKind::Job,
-        Shape::PodTemplate,
-        None,
-        None,
-        &[],
     ),
-    (
-        "argoproj.io",
-        "Workflow",
-        ARGO_WORKFLOW,
-        WorkloadKind::Pod,
-        Shape::ArgoTemplate,
-        Some("Never"),
-        None,
-        &[],
-    ),
-    (
-        "argoproj.io",
-        "WorkflowTemplate",
-        ARGO_WORKFLOW,
-        WorkloadKind::Pod,
-        Shape::ArgoTemplate,
-        Some("Never"),
-        None,
-        &[],
-    ),
-    (
-        "argoproj.io",
-        "ClusterWorkflowTemplate",
-        ARGO_WORKFLOW,
-        WorkloadKind::Pod,
-        Shape::ArgoTemplate,
-        Some("Never"),
-        None,
-        &[],
-    ),
-    (
-        "argoproj.io",
-        "CronWorkflow",
-        ARGO_CRON_WORKFLOW,
-        WorkloadKind::Pod,
-        Shape::ArgoTemplate,
-        Some("Never"),
-        None,
-        &[],
-    ),
-    (
-        "kubeflow.org",
-        "PyTorchJob",
-        &["spec.pytorchReplicaSpecs.*.template"],
-        WorkloadKind::Pod,
-        Shape::PodTemplate,
-        None,
-        Some("restartPolicy"),
-        &[],
-    ),
-    (
-        "kubeflow.org",
-        "TFJob",
-        &["spec.tfReplicaSpecs.*.template"],
-        WorkloadKind::Pod,
-        Shape::PodTemplate,
-        None,
-        Some("restartPolicy"),
-        &[],
-    ),
-    (
-        "kubeflow.org",
-        "XGBoostJob",
-        &["spec.xgbReplicaSpecs.*.template"],
-        WorkloadKind::Pod,
-        Shape::PodTemplate,
-        None,
-        Some("restartPolicy"),
-        &[],
-    ),
-    (
-        "kubeflow.org",
-        "MPIJob",
-        &["spec.mpiReplicaSpecs.*.template"],
-        WorkloadKind::Pod,
-        Shape::PodTemplate,
-        None,
-        Some("restartPolicy"),
-        &[],
-    ),
-    (
-        "kubeflow.org",
-        "PaddleJob",
-        &["spec.paddleReplicaSpecs.*.template"],
-        WorkloadKind::Pod,
-        Shape::PodTemplate,
-        None,
-        Some("restartPolicy"),
-        &[],
-    ),
-    (
-        "kubeflow.org",
-        "JAXJob",
-        &["spec.jaxReplicaSpecs.*.template"],
-        WorkloadKind::Pod,
-        Shape::PodTemplate,
-        None,
-        Some("restartPolicy"),
-        &[],
-    ),
-    (
-        "ray.io",
-        "RayCluster",
-        RAY_CLUSTER,
-        WorkloadKind::Pod,
-        Shape::PodTemplate,
-        None,
-        None,
-        &[],
-    ),
-    (
-        "ray.io",
-        "RayJob",
-        RAY_JOB,
-        WorkloadKind::Pod,
-        Shape::PodTemplate,
-        None,
-        None,
-        &[],
-    ),
-    (
-        "ray.io",
-        "RayService",
-        RAY_SERVICE,
-        WorkloadKind::Pod,
-        Shape::PodTemplate,
-        None,
-        None,
-        &[],
-    ),
+    Row::argo_workflow("Workflow", ARGO_WORKFLOW),
+    Row::argo_workflow("WorkflowTemplate", ARGO_WORKFLOW),
+    Row::argo_workflow("ClusterWorkflowTemplate", ARGO_WORKFLOW),
+    Row::argo_workflow("CronWorkflow", ARGO_CRON_WORKFLOW),
+    Row::kubeflow("PyTorchJob", &["spec.pytorchReplicaSpecs.*.template"]),
+    Row::kubeflow("TFJob", &["spec.tfReplicaSpecs.*.template"]),
+    Row::kubeflow("XGBoostJob", &["spec.xgbReplicaSpecs.*.template"]),
+    Row::kubeflow("MPIJob", &["spec.mpiReplicaSpecs.*.template"]),
+    Row::kubeflow("PaddleJob", &["spec.paddleReplicaSpecs.*.template"]),
+    Row::kubeflow("JAXJob", &["spec.jaxReplicaSpecs.*.template"]),
+    Row::pod_template("ray.io", "RayCluster", RAY_CLUSTER, WorkloadKind::Pod),
+    Row::pod_template("ray.io", "RayJob", RAY_JOB, WorkloadKind::Pod),
+    Row::pod_template("ray.io", "RayService", RAY_SERVICE, WorkloadKind::Pod),
 ];
 
 /// The kinds with pod templates podcycle knows: the built-in table, then the user's.
@@ -357,21 +247,21 @@ fn built_in() -> &'static [PodTemplateKind] {
     TABLE.get_or_init(|| {
         BUILT_IN
             .iter()
-            .map(
-                |&(group, kind, paths, like, shape, restart_policy, restart_policy_key, extra)| {
-                    PodTemplateKind {
-                        group: group.to_owned(),
-                        kind: kind.to_owned(),
-                        paths: paths.iter().map(|p| (*p).to_owned()).collect(),
-                        like,
-                        shape,
-                        restart_policy: restart_policy.map(str::to_owned),
-                        restart_policy_key: restart_policy_key.map(str::to_owned),
-                        extra_spec_fields: extra.iter().map(|f| (*f).to_owned()).collect(),
-                        names_containers: group == "serving.knative.dev",
-                    }
-                },
-            )
+            .map(|row| PodTemplateKind {
+                group: row.group.to_owned(),
+                kind: row.kind.to_owned(),
+                paths: row.paths.iter().map(|p| (*p).to_owned()).collect(),
+                like: row.like,
+                shape: row.shape,
+                restart_policy: row.restart_policy.map(str::to_owned),
+                restart_policy_key: row.restart_policy_key.map(str::to_owned),
+                extra_spec_fields: row
+                    .extra_spec_fields
+                    .iter()
+                    .map(|f| (*f).to_owned())
+                    .collect(),
+                names_containers: row.names_containers,
+            })
             .collect()
     })
 }
@@ -560,6 +450,7 @@ fn build(
                 }
                 if kind.names_containers {
                     name_containers(spec);
+                    probe_the_user_port(spec);
                 }
             }
             (template, "")
@@ -617,6 +508,53 @@ fn name_containers(spec: &mut Map<String, Value>) {
     }
 }
 
+/// Knative's default user port (`pkg/apis/serving/v1`, `DefaultUserPort`).
+const KNATIVE_DEFAULT_USER_PORT: u64 = 8080;
+
+/// Knative probes the serving container on its port when a readiness or liveness probe
+/// names none: the queue-proxy runs the readiness probe against the user port, and the
+/// liveness probe's port is rewritten to it (`pkg/reconciler/revision/resources/deploy.go`,
+/// `makeContainer`, `rewriteUserLivenessProbe`; `queue.go`). The serving container is the
+/// only one, or the one with `ports`; its port is the first declared, else 8080
+/// (`getUserPort`).
+fn probe_the_user_port(spec: &mut Map<String, Value>) {
+    let Some(Value::Array(containers)) = spec.get_mut("containers") else {
+        return;
+    };
+    let single = containers.len() == 1;
+    let Some(Value::Object(serving)) = containers.iter_mut().find(|c| {
+        single
+            || c.get("ports")
+                .and_then(Value::as_array)
+                .is_some_and(|p| !p.is_empty())
+    }) else {
+        return;
+    };
+    let port = serving
+        .get("ports")
+        .and_then(|ports| ports.get(0))
+        .and_then(|port| port.get("containerPort"))
+        .and_then(Value::as_u64)
+        .filter(|port| *port != 0)
+        .unwrap_or(KNATIVE_DEFAULT_USER_PORT);
+    for probe in ["readinessProbe", "livenessProbe"] {
+        for handler in ["httpGet", "tcpSocket"] {
+            let Some(Value::Object(action)) =
+                serving.get_mut(probe).and_then(|p| p.get_mut(handler))
+            else {
+                continue;
+            };
+            let unset = match action.get("port") {
+                None => true,
+                Some(port) => port.as_u64() == Some(0),
+            };
+            if unset {
+                action.insert("port".to_owned(), port.into());
+            }
+        }
+    }
+}
+
 /// The pod Argo Workflows runs for a template: its main container (`container`, or `script`
 /// without `source`), named `main`, then its `sidecars`; its `initContainers`.
 fn argo_pod(template: &Value) -> Option<(Map<String, Value>, &'static str)> {
@@ -635,8 +573,11 @@ fn argo_pod(template: &Value) -> Option<(Map<String, Value>, &'static str)> {
         container
     };
     let mut main = strip(&main, &["source"]);
+    // Argo names the main container `main` whatever the template says (`name: ""` is common
+    // in exported workflows): workflow/controller/workflowpod.go, `createWorkflowPod`,
+    // `mainCtr.Name = common.MainContainerName`.
     if let Value::Object(map) = &mut main {
-        map.entry("name").or_insert_with(|| "main".into());
+        map.insert("name".to_owned(), "main".into());
     }
     let mut containers = vec![main];
     containers.extend(
@@ -663,9 +604,6 @@ fn argo_pod(template: &Value) -> Option<(Map<String, Value>, &'static str)> {
     pod.insert("spec".to_owned(), Value::Object(spec));
     Some((pod, which))
 }
-
-/// Shared, for settings.
-pub type SharedKinds = Arc<PodTemplateKinds>;
 
 #[cfg(test)]
 mod tests {
@@ -764,6 +702,31 @@ mod tests {
             "spec.template.spec.containers"
         );
         assert!(kinds.find("serving.knative.dev/v1", "Route").is_none());
+    }
+
+    #[test]
+    fn knative_probes_without_a_port_probe_the_user_port() {
+        let kinds = PodTemplateKinds::default();
+        let kind = kinds.find("serving.knative.dev/v1", "Service").unwrap();
+        let probe = |object: serde_json::Value, probe: &str| {
+            let found = templates(&kind, &object);
+            found[0].object["template"]["spec"]["containers"][0][probe].clone()
+        };
+        let object = json!({"spec": {"template": {"spec": {"containers": [{"image": "x",
+            "readinessProbe": {"httpGet": {"path": "/ready"}},
+            "livenessProbe": {"tcpSocket": {"port": 0}}}]}}}});
+        assert_eq!(
+            probe(object.clone(), "readinessProbe")["httpGet"]["port"],
+            8080
+        );
+        assert_eq!(probe(object, "livenessProbe")["tcpSocket"]["port"], 8080);
+        let declared = json!({"spec": {"template": {"spec": {"containers": [{"image": "x",
+            "ports": [{"containerPort": 9000}],
+            "livenessProbe": {"httpGet": {"path": "/"}}}]}}}});
+        assert_eq!(probe(declared, "livenessProbe")["httpGet"]["port"], 9000);
+        let named = json!({"spec": {"template": {"spec": {"containers": [{"image": "x",
+            "readinessProbe": {"httpGet": {"port": "http"}}}]}}}});
+        assert_eq!(probe(named, "readinessProbe")["httpGet"]["port"], "http");
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! Kubernetes objects found in YAML documents, and the pod specs inside them.
 
 pub mod amount;
-pub mod budget;
 pub mod custom;
 pub mod patch;
 pub mod path;

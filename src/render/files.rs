@@ -6,9 +6,13 @@ use std::path::Path;
 
 use crate::safe_fs::{self, FileKind};
 
+/// File names Kustomize reads as a kustomization, in its order of preference.
+pub const KUSTOMIZATION_FILES: [&str; 3] =
+    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
 /// Reads a UTF-8 text file the way podcycle reads every file a pull request controls.
 pub fn read_text(path: &Path) -> Result<String, String> {
-    let kind = if super::kustomize::KUSTOMIZATION_FILES
+    let kind = if KUSTOMIZATION_FILES
         .iter()
         .any(|name| path.file_name().is_some_and(|n| n == *name))
     {

@@ -2,15 +2,24 @@
 //! the source maps that move each finding in the rendered output back to the template, base
 //! or patch line that wrote it.
 //!
-//! Rendering is safe on untrusted input (see [`process`]): no network, no plugins, no
-//! post-renderers, a time limit; remote Kustomize resources and Helm dependencies that are not
-//! vendored are reported as not rendered, never fetched.
+//! A chart or overlay from a pull request is a program that runs on the CI machine, so
+//! rendering is a trust boundary (docs/security.md): Helm renders a private copy of the chart
+//! with every link resolved by podcycle ([`helm::stage`], [`boundary`]); what Kustomize would
+//! fetch, run or read outside the repository is refused before it runs ([`kustomize`]); both
+//! run sealed, without network where the system allows ([`sandbox`]), within limits of time,
+//! memory and output ([`process`]) and the run's [`budget`]. A renderer's refusal of the input
+//! is a finding ([`failure`]); remote resources, Helm dependencies that are not vendored and the
+//! limits are reported as not rendered, never fetched or waited for.
 
+pub mod boundary;
+pub mod budget;
+pub mod failure;
 pub mod files;
 pub mod helm;
 pub mod kustomize;
 pub mod process;
 pub mod rendered;
+pub mod sandbox;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -19,7 +28,10 @@ use std::time::Duration;
 use crate::diagnostics::{Diagnostic, RenderTool};
 use crate::source::SourceFile;
 
+pub use budget::Budget;
+pub use failure::{Refusal, Verdict};
 pub use helm::HelmOptions;
+pub use process::Limits;
 
 /// How long a renderer may run by default.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -31,7 +43,10 @@ pub struct Tools {
     pub helm: Result<PathBuf, String>,
     /// `kustomize build` (or `kubectl kustomize`), or why neither can be used.
     pub kustomize: Result<KustomizeTool, String>,
-    pub timeout: Duration,
+    /// What each renderer may use.
+    pub limits: Limits,
+    /// What the whole run may spend.
+    pub budget: Budget,
 }
 
 #[derive(Clone, Debug)]
@@ -74,8 +89,21 @@ impl Tools {
         Tools {
             helm,
             kustomize,
-            timeout,
+            limits: Limits::new(timeout),
+            budget: Budget::unlimited(),
         }
+    }
+
+    /// The same tools, with the run's render budget.
+    pub fn with_budget(mut self, budget: Budget) -> Tools {
+        self.budget = budget;
+        self
+    }
+
+    /// The same tools, with a renderer's memory limit in bytes.
+    pub fn with_memory(mut self, bytes: u64) -> Tools {
+        self.limits.memory = bytes;
+        self
     }
 }
 
@@ -112,6 +140,24 @@ pub struct NotRendered {
     pub tool: RenderTool,
     pub input: String,
     pub reason: String,
+    /// Set when the renderer refused the input itself: the finding to report instead of a
+    /// note ([`failure::diagnostic`]).
+    pub refusal: Option<Box<Refusal>>,
+}
+
+impl NotRendered {
+    fn from_verdict(input: &Input, verdict: Verdict) -> NotRendered {
+        let (reason, refusal) = match verdict {
+            Verdict::NotRendered(reason) => (reason, None),
+            Verdict::Refused(refusal) => (refusal.sentence(), Some(refusal)),
+        };
+        NotRendered {
+            tool: input.tool(),
+            input: input.display(),
+            reason,
+            refusal,
+        }
+    }
 }
 
 /// Rendered output and its source map.
@@ -122,6 +168,9 @@ pub struct Output {
     /// The rendered stream, named after its input.
     pub file: SourceFile,
     pub map: SourceMap,
+    /// What the renderer warned about on standard error, one line each, its temporary paths
+    /// replaced by the user's.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -146,11 +195,11 @@ impl SourceMap {
 
 /// Renders one input.
 pub fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered> {
-    let not_rendered = |reason: String| NotRendered {
-        tool: input.tool(),
-        input: input.display(),
-        reason,
-    };
+    let not_rendered =
+        |reason: String| NotRendered::from_verdict(input, Verdict::NotRendered(reason));
+    if tools.budget.is_spent() {
+        return Err(not_rendered(tools.budget.spent_reason()));
+    }
     match input {
         Input::Chart { dir, options } => {
             let chart = helm::read_chart(dir).map_err(not_rendered)?;
@@ -162,17 +211,16 @@ pub fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered> {
                 )));
             }
             let helm_path = tools.helm.as_ref().map_err(|e| not_rendered(e.clone()))?;
-            let text =
-                helm::render(helm_path, &chart, options, tools.timeout).map_err(not_rendered)?;
-            let file = SourceFile::new(format!("{} (rendered)", input.display()), text);
-            let mut values: Vec<PathBuf> = Vec::new();
-            values.extend(options.values.iter().cloned());
-            let map = helm::HelmMap::new(&chart, input.display(), &values, &file);
+            let rendered = helm::render(helm_path, &chart, &input.display(), options, tools)
+                .map_err(|verdict| NotRendered::from_verdict(input, verdict))?;
+            let file = SourceFile::new(format!("{} (rendered)", input.display()), rendered.text);
+            let map = helm::HelmMap::new(&chart, input.display(), &options.values, &file);
             Ok(Output {
                 tool: RenderTool::Helm,
                 input: input.display(),
                 file,
                 map: SourceMap::Helm(Box::new(map)),
+                warnings: rendered.warnings,
             })
         }
         Input::Overlay { dir } => {
@@ -180,13 +228,14 @@ pub fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered> {
                 .kustomize
                 .as_ref()
                 .map_err(|e| not_rendered(e.clone()))?;
-            let (text, map) = kustomize::render(tool, dir, input.display(), tools.timeout)
-                .map_err(not_rendered)?;
+            let built = kustomize::render(tool, dir, input.display(), &tools.limits, &tools.budget)
+                .map_err(|verdict| NotRendered::from_verdict(input, verdict))?;
             Ok(Output {
                 tool: RenderTool::Kustomize,
                 input: input.display(),
-                file: SourceFile::new(format!("{} (rendered)", input.display()), text),
-                map: SourceMap::Kustomize(Box::new(map)),
+                file: SourceFile::new(format!("{} (rendered)", input.display()), built.text),
+                map: SourceMap::Kustomize(Box::new(built.map)),
+                warnings: built.warnings,
             })
         }
     }
@@ -207,6 +256,33 @@ pub fn display(path: &Path) -> String {
     } else {
         shown
     }
+}
+
+/// A path as users name it: relative to the current directory when under it, without `./`.
+pub fn shown_path(path: &Path) -> String {
+    let relative = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| {
+            let canonical = cwd.canonicalize().unwrap_or_else(|_| cwd.clone());
+            path.strip_prefix(&cwd)
+                .or_else(|_| path.strip_prefix(&canonical))
+                .ok()
+                .map(Path::to_owned)
+        })
+        .unwrap_or_else(|| path.to_owned());
+    display(&relative)
+}
+
+/// `text` with each temporary path replaced by the user's name for it (longest first, as
+/// given): renderer messages name the copies, findings and notes name what users wrote.
+pub fn clean_paths(text: &str, names: &[(String, String)]) -> String {
+    let mut text = text.to_owned();
+    for (temporary, shown) in names {
+        if !temporary.is_empty() {
+            text = text.replace(temporary.as_str(), shown);
+        }
+    }
+    text
 }
 
 /// Text from a renderer or a file, safe to print: control characters and bidirectional

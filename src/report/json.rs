@@ -7,7 +7,7 @@ use crate::diagnostics::{Diagnostic, Enforcement, Severity};
 use crate::model::ObjectRef;
 use crate::source::SourceFile;
 
-/// One finding as the JSON format writes it (DESIGN.md §1, docs/output.md); `podcycle
+/// One finding as the JSON format writes it (docs/output.md has the schema); `podcycle
 /// explain` lists a pod's findings in the same shape.
 #[derive(Clone, Debug, Serialize)]
 pub struct JsonDiagnostic {
@@ -141,7 +141,7 @@ impl JsonDiagnostic {
     }
 }
 
-/// A JSON array of every finding, in output order (DESIGN.md §1, docs/output.md).
+/// A JSON array of every finding, in output order (docs/output.md).
 pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
     let items: Vec<JsonDiagnostic> = reports
         .iter()

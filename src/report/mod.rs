@@ -18,7 +18,7 @@ use crate::source::SourceFile;
 pub use full::{notes, render_problem};
 pub use json::{JsonDiagnostic, JsonLabel};
 pub use sarif::percent_encode;
-pub use summary::Summary;
+pub use summary::{Summary, plural};
 
 /// A linted file and its findings.
 #[derive(Debug)]
@@ -110,6 +110,58 @@ pub struct RunNotes {
     /// Files and directories that ignore files (`.gitignore`, `.ignore`) kept out.
     pub ignored_files: usize,
     pub ignored_directories: usize,
+    /// Files found by walking that are not Kubernetes manifests, so not linted.
+    pub not_manifests: NotManifests,
+}
+
+/// What walking found that was not linted as it is, by what it is: files that are not
+/// Kubernetes manifests, and overlays linted through the overlays that build from them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NotManifests {
+    /// Templates for other tools (`{{`, `{%` that YAML cannot read, or reads as a mapping).
+    pub templates: usize,
+    /// Other YAML and JSON: no document has `apiVersion` and `kind`.
+    pub other: usize,
+    /// Charts' values, metadata and `files/`, read through the rendered chart.
+    pub chart_files: usize,
+    /// Kustomize overlays another overlay of the run builds from, linted through that one.
+    pub built_through: usize,
+}
+
+impl NotManifests {
+    /// `12 templated files and 30 other YAML or JSON files not linted: …`, and the chart files
+    /// read only through their charts.
+    fn summary_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let mut parts = Vec::new();
+        if self.templates > 0 {
+            parts.push(summary::plural(self.templates, "templated file"));
+        }
+        if self.other > 0 {
+            parts.push(summary::plural(self.other, "other YAML or JSON file"));
+        }
+        if !parts.is_empty() {
+            let what = if self.templates + self.other == 1 {
+                "it is not a Kubernetes manifest (`--show-files` lists it)"
+            } else {
+                "they are not Kubernetes manifests (`--show-files` lists them)"
+            };
+            lines.push(format!("{} not linted: {what}", parts.join(" and ")));
+        }
+        if self.chart_files > 0 {
+            lines.push(format!(
+                "{} (values, Chart.yaml, files/) read only through the rendered chart",
+                summary::plural(self.chart_files, "chart file")
+            ));
+        }
+        if self.built_through > 0 {
+            lines.push(format!(
+                "{} linted through the overlays that build from them",
+                summary::plural(self.built_through, "Kustomize overlay")
+            ));
+        }
+        lines
+    }
 }
 
 /// A chart or overlay that was not rendered.
@@ -157,12 +209,10 @@ impl RunNotes {
             }
         }
         for (noun, reason, count) in groups {
-            let noun = if count == 1 {
-                noun.to_owned()
-            } else {
-                format!("{noun}s")
-            };
-            lines.push(format!("{count} {noun} not rendered: {reason}"));
+            lines.push(format!(
+                "{} not rendered: {reason}",
+                summary::plural(count, noun)
+            ));
         }
         if self.ignored_files + self.ignored_directories > 0 {
             let mut parts = Vec::new();
@@ -177,6 +227,7 @@ impl RunNotes {
                 parts.join(" and ")
             ));
         }
+        lines.extend(self.not_manifests.summary_lines());
         lines
     }
 }
@@ -263,7 +314,10 @@ pub fn write(
 fn fixable_line(reports: &[FileReport]) -> Option<String> {
     use crate::fix::Applicability;
     let (mut safe, mut unsafe_only) = (0, 0);
-    for diagnostic in reports.iter().flat_map(|r| &r.diagnostics) {
+    let edited = reports
+        .iter()
+        .filter(|r| crate::fix::edits_file(&r.file.path));
+    for diagnostic in edited.flat_map(|r| &r.diagnostics) {
         if diagnostic
             .fixes
             .iter()

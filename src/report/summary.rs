@@ -42,13 +42,7 @@ impl Summary {
     }
 }
 
-pub(super) fn plural(count: usize, word: &str) -> String {
-    match (count, word.strip_suffix('y')) {
-        (1, _) => format!("{count} {word}"),
-        (_, Some(stem)) => format!("{count} {stem}ies"),
-        _ => format!("{count} {word}s"),
-    }
-}
+pub use crate::text::plural;
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -83,5 +77,18 @@ impl fmt::Display for Summary {
             parts.join(", "),
             self.files_with_findings
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plural;
+
+    #[test]
+    fn plurals() {
+        assert_eq!(plural(1, "Kustomize overlay"), "1 Kustomize overlay");
+        assert_eq!(plural(2, "Kustomize overlay"), "2 Kustomize overlays");
+        assert_eq!(plural(2, "directory"), "2 directories");
+        assert_eq!(plural(0, "file"), "0 files");
     }
 }

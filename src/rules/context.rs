@@ -179,10 +179,34 @@ pub enum Claim {
     CertainUpdate(f64),
 }
 
+/// Where a finding is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Position {
+    /// A field of the object, by path from its root (from the document's root for a document
+    /// rule), looked up in the tree afterwards.
+    Field(Target),
+    /// A place in the YAML text (a syntax error, a key written twice), about a field when it
+    /// names one, else about the document itself.
+    Text {
+        span: Span,
+        field: Option<FieldPath>,
+    },
+}
+
+impl Position {
+    /// The field the finding is about, if any.
+    pub fn field(&self) -> Option<&FieldPath> {
+        match self {
+            Position::Field(target) => Some(&target.path),
+            Position::Text { field, .. } => field.as_ref(),
+        }
+    }
+}
+
 /// One problem a rule found.
 #[derive(Clone, Debug)]
 pub struct Finding {
-    pub at: Target,
+    pub position: Position,
     pub message: String,
     pub help: Option<String>,
     pub labels: Vec<(Target, String)>,
@@ -198,13 +222,8 @@ pub struct Finding {
     pub fixes: Vec<Fix>,
     /// The times and grace periods the message states.
     pub claims: Vec<Claim>,
-    /// For a finding about the YAML text rather than a field (a syntax error, a key written
-    /// twice): where it is, used instead of looking `at` up.
-    pub span: Option<Span>,
-    /// Secondary places in the text, for findings placed by `span`.
+    /// Secondary places in the text, for findings placed in the text.
     pub span_labels: Vec<(Span, String)>,
-    /// The finding is about the document, not a field of an object: no field path is given.
-    pub no_field: bool,
 }
 
 impl Finding {
@@ -246,21 +265,17 @@ impl Finding {
         self
     }
 
-    /// A secondary place in the text (for findings placed by span).
+    /// A secondary place in the text (for findings placed in the text).
     pub fn span_label(&mut self, span: Span, message: impl Into<String>) -> &mut Self {
         self.span_labels.push((span, message.into()));
         self
     }
 
-    /// The field the finding is about, for a finding placed by span (`None` for the document
-    /// itself).
-    pub fn field(&mut self, field: Option<FieldPath>) -> &mut Self {
-        match field {
-            Some(path) => {
-                self.at = Target::key(path);
-                self.no_field = false;
-            }
-            None => self.no_field = true,
+    /// The field a finding placed in the text is about.
+    pub fn field(&mut self, about: FieldPath) -> &mut Self {
+        match &mut self.position {
+            Position::Text { field, .. } => *field = Some(about),
+            Position::Field(target) => target.path = about,
         }
         self
     }
@@ -279,9 +294,19 @@ pub struct Findings {
 
 impl Findings {
     pub fn report(&mut self, at: Target, message: impl Into<String>) -> &mut Finding {
+        self.push(Position::Field(at), message.into())
+    }
+
+    /// Reports a problem of the YAML text at `span`, about no particular field (name one with
+    /// [`Finding::field`]).
+    pub fn report_span(&mut self, span: Span, message: impl Into<String>) -> &mut Finding {
+        self.push(Position::Text { span, field: None }, message.into())
+    }
+
+    fn push(&mut self, position: Position, message: String) -> &mut Finding {
         self.items.push(Finding {
-            at,
-            message: message.into(),
+            position,
+            message,
             help: None,
             labels: Vec::new(),
             notes: Vec::new(),
@@ -290,20 +315,9 @@ impl Findings {
             enforcement: None,
             fixes: Vec::new(),
             claims: Vec::new(),
-            span: None,
             span_labels: Vec::new(),
-            no_field: false,
         });
         self.items.last_mut().expect("just pushed")
-    }
-
-    /// Reports a problem of the YAML text at `span`, about no particular field (set one with
-    /// [`Finding::field`]).
-    pub fn report_span(&mut self, span: Span, message: impl Into<String>) -> &mut Finding {
-        let finding = self.report(Target::key(FieldPath::default()), message);
-        finding.span = Some(span);
-        finding.no_field = true;
-        finding
     }
 
     pub fn take(&mut self) -> Vec<Finding> {

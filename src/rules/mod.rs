@@ -16,8 +16,8 @@ pub(crate) mod values;
 use std::fmt;
 
 pub use context::{
-    Claim, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, RolloutContext,
-    ScopeContext, ScopeObject, Target,
+    Claim, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Position,
+    RolloutContext, ScopeContext, ScopeObject, Target,
 };
 pub(crate) use correctness::invalid_type::friendly_type_error;
 pub use correctness::yaml_syntax::RULE as YAML_SYNTAX;
@@ -107,8 +107,11 @@ pub enum Check {
     /// scope.
     Scope(fn(&ScopeContext<'_>, &mut Findings)),
     /// Judges the suppressions of a document once every other rule has run: reported by the
-    /// suppression pass (`suppression.rs`), which knows what each suppression silenced.
+    /// suppression pass (`src/suppression/`), which knows what each suppression silenced.
     Suppressions,
+    /// Reported when Helm or Kustomize refuses a chart or overlay (`render::failure`): the rule
+    /// looks at no manifest. Its fixtures are charts and overlays, rendered by the real tools.
+    Render,
 }
 
 impl fmt::Debug for Check {
@@ -120,6 +123,7 @@ impl fmt::Debug for Check {
             Check::Rollout(_) => "Check::Rollout",
             Check::Scope(_) => "Check::Scope",
             Check::Suppressions => "Check::Suppressions",
+            Check::Render => "Check::Render",
         })
     }
 }

@@ -235,11 +235,14 @@ fn directories_are_walked_with_ignore_files_excludes_and_helm_charts() {
     let files: std::collections::BTreeSet<&str> = std::str::from_utf8(&output.stdout)
         .unwrap()
         .lines()
-        // `file:line:col: …` lines only, not the summary.
+        // `file:line:col: …` lines only, not the summary; and not Helm's refusal of the
+        // broken chart where `helm` is installed (a `render-error` in the template): the
+        // template itself is not linted as YAML.
         .filter(|l| {
             l.split(':')
                 .nth(1)
                 .is_some_and(|n| n.parse::<usize>().is_ok())
+                && !l.contains("error[render-error]")
         })
         .filter_map(|l| l.split(':').next())
         .collect();
@@ -261,6 +264,192 @@ fn directories_are_walked_with_ignore_files_excludes_and_helm_charts() {
         .output()
         .unwrap();
     assert_eq!(code(&explicit), 1);
+}
+
+/// What a whole repository holds besides manifests, in the shapes public repositories have
+/// them (Istio's injection templates under a chart's `files/` and its Go-templated test data,
+/// documentation snippets wrapped in Jekyll's `{% raw %}`, a dev container's JSON with
+/// comments, KEP metadata, a GitHub workflow).
+fn repository_with_other_files(root: &Path) {
+    let good = fs::read_to_string("testdata/cli/good.yaml").unwrap();
+    write(root, "deploy/web.yaml", &good);
+    write(
+        root,
+        "deploy/broken.yaml",
+        "apiVersion: apps/v1\n    kind: Deployment\n    metadata: {name: web}\n",
+    );
+    write(
+        root,
+        "test/testdata/inject.yaml",
+        "{{- define \"resources\" }}\n  requests: {}\n{{- end }}\napiVersion: v1\nkind: Pod\n",
+    );
+    write(
+        root,
+        "test/testdata/namespace.yaml",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {{ .ns }}\n",
+    );
+    write(
+        root,
+        "docs/snippets/secret.yaml",
+        "{% raw %}\napiVersion: v1\nkind: Secret\nstringData:\n  a: \"{{ .password }}\"\n{% endraw %}\n",
+    );
+    write(
+        root,
+        ".devcontainer/devcontainer.json",
+        "{\n  // Dev container definition. Reference: https://containers.dev/\n  \"name\": \"dev\",\n}\n",
+    );
+    write(
+        root,
+        "keps/1/kep.yaml",
+        "title: \"Quota\" per flavor\nauthors: [\"@a\"]\n",
+    );
+    write(
+        root,
+        ".github/workflows/ci.yaml",
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n    - run: echo ${{ github.sha }}\n",
+    );
+    write(
+        root,
+        "chart/Chart.yaml",
+        "apiVersion: v2\nname: chart\nversion: 1.0.0\n",
+    );
+    write(root, "chart/values.yaml", "replicas: 1\n");
+    write(
+        root,
+        "chart/files/injection-template.yaml",
+        "{{- $containers := list }}\nspec:\n  {{- range .Spec.Containers }}\n",
+    );
+}
+
+#[test]
+fn walked_files_that_are_not_manifests_are_counted_not_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    repository_with_other_files(root);
+    let check = |args: &[&str]| {
+        podcycle()
+            .current_dir(root)
+            .args(["check", "--no-render", "--format", "concise"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+
+    // Only the manifest that does not parse is reported; the rest is counted, with what it is.
+    let output = check(&[]);
+    assert_eq!(code(&output), 1);
+    let out = stdout(&output);
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.contains("error["))
+            .map(|l| l.split(':').next().unwrap())
+            .collect::<Vec<_>>(),
+        ["deploy/broken.yaml"],
+        "{out}"
+    );
+    assert!(out.contains("Found 1 error in 1 of 2 files."), "{out}");
+    assert!(
+        out.contains("\n3 templated files and 3 other YAML or JSON files not linted: they are not Kubernetes manifests (`--show-files` lists them)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "\n3 chart files (values, Chart.yaml, files/) read only through the rendered chart\n"
+        ),
+        "{out}"
+    );
+
+    // `--show-files` says why of each.
+    let listing = stdout(&check(&["--show-files"]));
+    for line in [
+        "deploy/broken.yaml: lint",
+        "test/testdata/inject.yaml: skip (template for another tool (`{{` on line 1): not a manifest as it is)",
+        "test/testdata/namespace.yaml: skip (template for another tool (`{{` on line 4): not a manifest as it is)",
+        "docs/snippets/secret.yaml: skip (template for another tool (`{%` on line 1): not a manifest as it is)",
+        ".devcontainer/devcontainer.json: skip (not a Kubernetes manifest: no document has apiVersion and kind)",
+        "keps/1/kep.yaml: skip (not a Kubernetes manifest: no document has apiVersion and kind)",
+        ".github/workflows/ci.yaml: skip (not a Kubernetes manifest: no document has apiVersion and kind)",
+        "chart/values.yaml: skip (chart file: read through the rendered chart)",
+        "chart/files/injection-template.yaml: skip (chart file: read through the rendered chart)",
+    ] {
+        assert!(
+            listing.lines().any(|l| l == line),
+            "missing `{line}` in\n{listing}"
+        );
+    }
+
+    // A file named on the command line is linted whatever it is, as pre-commit passes it.
+    let named = check(&[
+        "test/testdata/inject.yaml",
+        ".devcontainer/devcontainer.json",
+    ]);
+    assert_eq!(code(&named), 1);
+    let out = stdout(&named);
+    assert!(out.contains("test/testdata/inject.yaml:1:"), "{out}");
+    assert!(out.contains(".devcontainer/devcontainer.json:3:"), "{out}");
+
+    // Nothing but files that are not manifests: said, not passed off as a clean run.
+    let only_other = check(&["keps", "docs"]);
+    assert_eq!(code(&only_other), 0);
+    assert_eq!(
+        stderr(&only_other),
+        "podcycle: warning: no Kubernetes manifests, Helm charts or Kustomize overlays found to check\n"
+    );
+    assert!(
+        stdout(&only_other).contains("1 templated file and 1 other YAML or JSON file not linted"),
+        "{}",
+        stdout(&only_other)
+    );
+}
+
+#[test]
+fn a_file_reached_twice_is_reported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let bad = fs::read_to_string("testdata/cli/bad.yaml").unwrap();
+    write(root, "deploy/web.yaml", &bad);
+    let absolute = root.join("deploy/web.yaml");
+    let once = podcycle()
+        .current_dir(root)
+        .args(["check", "--format", "json", "deploy/web.yaml"])
+        .output()
+        .unwrap();
+    let twice = podcycle()
+        .current_dir(root)
+        .args([
+            "check",
+            "--format",
+            "json",
+            "deploy/web.yaml",
+            "./deploy/web.yaml",
+        ])
+        .arg(&absolute)
+        .args(["deploy", "."])
+        .output()
+        .unwrap();
+    assert_eq!(code(&twice), 1);
+    let findings = |output: &std::process::Output| -> Vec<serde_json::Value> {
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    assert!(!findings(&once).is_empty());
+    assert_eq!(findings(&twice), findings(&once));
+    let summary = podcycle()
+        .current_dir(root)
+        .args([
+            "check",
+            "--format",
+            "concise",
+            "deploy/web.yaml",
+            "./deploy/web.yaml",
+            ".",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&summary).contains("in 1 of 1 file."),
+        "{}",
+        stdout(&summary)
+    );
 }
 
 #[cfg(unix)]

@@ -4,6 +4,7 @@ use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::thread;
+use std::time::{Duration, Instant};
 
 use podcycle::explain::mermaid::validate_gantt;
 use podcycle::settings::Settings;
@@ -48,6 +49,13 @@ pub fn run(args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("podcycle runs")
+}
+
+/// `podcycle check ARGS` with nothing on standard input.
+pub fn check(args: &[&str]) -> Output {
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    run(&all)
 }
 
 /// Runs `command` with `input` on its standard input and collects its output.
@@ -168,4 +176,59 @@ pub fn manifests(root: &Path) -> Vec<PathBuf> {
     }
     files.sort();
     files
+}
+
+/// Writes `text` to `dir/name`, making the directories on the way.
+pub fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Runs `command` to its end, reading its output while it runs (a report can be larger than a
+/// pipe holds), calling `watch` with its process id every few milliseconds, and failing the
+/// test if it is still running after `limit`.
+pub fn watched(limit: Duration, command: &mut Command, watch: &mut dyn FnMut(u32)) -> Output {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let read = |stream: &mut dyn std::io::Read| {
+        let mut bytes = Vec::new();
+        stream.read_to_end(&mut bytes).unwrap();
+        bytes
+    };
+    let stdout_reader = std::thread::spawn(move || read(&mut out));
+    let stderr_reader = std::thread::spawn(move || read(&mut err));
+    let started = Instant::now();
+    let status = loop {
+        watch(child.id());
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            panic!("{command:?} was still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    Output {
+        status,
+        stdout: stdout_reader.join().unwrap(),
+        stderr: stderr_reader.join().unwrap(),
+    }
+}
+
+/// The peak resident memory (`VmHWM`) in bytes of the process `pid`, as far as it is known.
+pub fn high_water(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .unwrap_or(0)
+        * 1024
 }

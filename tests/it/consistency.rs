@@ -11,8 +11,10 @@ use serde_json::Value;
 
 use podcycle::explain::{PodSource, explain_pod};
 use podcycle::lifecycle::{Lifecycle, ProbeKind, Sidecars};
+use podcycle::lint::run_pod_rules;
 use podcycle::model::{ObjectRef, PodSite, WorkloadKind};
-use podcycle::rules::{ALL_RULES, Check, Claim, Findings, PodContext};
+use podcycle::rules::{Claim, PodContext};
+use podcycle::settings::{Selection, Selector, Settings};
 use podcycle::text;
 use podcycle::versions::KubeVersion;
 
@@ -198,6 +200,17 @@ fn object(kind: WorkloadKind, spec: Value, job_deadline: Option<i64>) -> Value {
     }
 }
 
+/// Settings with every rule on, pedantic and nursery ones too.
+fn every_rule() -> &'static Settings {
+    static SETTINGS: std::sync::OnceLock<Settings> = std::sync::OnceLock::new();
+    SETTINGS.get_or_init(|| {
+        Settings::default().with_selection(&Selection {
+            select: vec![Selector::All],
+            ..Selection::default()
+        })
+    })
+}
+
 /// Runs every pod rule on the pod and explains it; checks the three properties.
 fn check_pod(kind: WorkloadKind, value: &Value, kube: KubeVersion, job_deadline: Option<i64>) {
     let decoded = podcycle_k8s::decode_json(kind, value);
@@ -223,18 +236,13 @@ fn check_pod(kind: WorkloadKind, value: &Value, kube: KubeVersion, job_deadline:
         kube,
         services: &[],
     };
-    let mut findings = Findings::default();
     let mut claims: Vec<(&str, String, Claim)> = Vec::new();
-    for rule in ALL_RULES {
-        if let Check::Pod(check) = rule.check {
-            check(&context, &mut findings);
-            for finding in findings.take() {
-                for claim in finding.claims {
-                    claims.push((rule.name, finding.message.clone(), claim));
-                }
-            }
+    // The loop `check` runs for every pod, with every rule on.
+    run_pod_rules(&context, every_rule(), &mut |rule, finding| {
+        for claim in finding.claims {
+            claims.push((rule.name, finding.message.clone(), claim));
         }
-    }
+    });
     let explanation = explain_pod(PodSource {
         file: "p.yaml",
         line: 1,
@@ -734,8 +742,7 @@ fn an_init_sleep_is_in_the_deadline_and_the_timeline() {
 
 use podcycle::explain::{RolloutSource, explain_rollout};
 use podcycle::lint::{FileRole, Visit, lint_file_with};
-use podcycle::rules::RolloutContext;
-use podcycle::settings::Settings;
+use podcycle::rules::{Check, Findings, RolloutContext};
 use podcycle::source::SourceFile;
 
 /// Lints `text` and explains every workload in it — its pod and its rollout — from the one

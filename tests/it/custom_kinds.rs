@@ -25,9 +25,9 @@ fn every_built_in_custom_kind_is_linted_like_its_controller() {
         ("69", "undeclared-port"),        // OpenKruise Advanced DaemonSet
         ("82", "unknown-field"),          // Knative Service; its own fields are known
         ("91", "workload-restart-policy"), // KEDA ScaledJob: a Job's pods
-        ("113", "init-container-probe"),  // Argo Workflows template
-        ("131", "prestop-exceeds-grace-period"), // Kubeflow PyTorchJob
-        ("153", "init-container-probe"),  // Ray worker group
+        ("114", "init-container-probe"),  // Argo Workflows template
+        ("132", "prestop-exceeds-grace-period"), // Kubeflow PyTorchJob
+        ("154", "init-container-probe"),  // Ray worker group
     ];
     let expected: Vec<(String, String)> = expected
         .iter()

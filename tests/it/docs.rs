@@ -50,6 +50,75 @@ fn generated_rule_docs_are_up_to_date() {
     );
 }
 
+/// The rules index is a table as GitHub renders it (a GitHub-flavoured Markdown table, read by a
+/// Markdown parser, not compared with what generated it): one row per rule, each cell filled.
+#[test]
+fn the_rules_index_is_a_table_with_a_row_per_rule() {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+    let text = fs::read_to_string("docs/rules/README.md").unwrap();
+    let mut tables: Vec<Vec<Vec<String>>> = Vec::new();
+    let mut cell: Option<String> = None;
+    for event in Parser::new_ext(&text, Options::ENABLE_TABLES) {
+        match event {
+            Event::Start(Tag::Table(_)) => tables.push(Vec::new()),
+            Event::Start(Tag::TableHead | Tag::TableRow) => {
+                tables.last_mut().unwrap().push(Vec::new());
+            }
+            Event::Start(Tag::TableCell) => cell = Some(String::new()),
+            Event::End(TagEnd::TableCell) => {
+                let row = tables.last_mut().unwrap().last_mut().unwrap();
+                row.push(cell.take().unwrap());
+            }
+            Event::Text(text) | Event::Code(text) => {
+                if let Some(cell) = &mut cell {
+                    cell.push_str(&text);
+                }
+            }
+            _ => {}
+        }
+    }
+    // The index is the first table; the measured severities follow it in a table of their own.
+    let index = tables
+        .first()
+        .unwrap_or_else(|| panic!("docs/rules/README.md has no table"));
+    let (header, rows) = index.split_first().unwrap();
+    assert_eq!(
+        header,
+        &[
+            "Rule",
+            "Category",
+            "Default severity",
+            "Enforced by",
+            "Fix",
+            "Finds"
+        ]
+    );
+    let names: Vec<&str> = rows.iter().map(|row| row[0].as_str()).collect();
+    let expected: Vec<&str> = ALL_RULES.iter().map(|rule| rule.name).collect();
+    assert_eq!(names, expected, "a row per rule, in the registry's order");
+    for (row, rule) in rows.iter().zip(ALL_RULES) {
+        assert_eq!(row.len(), header.len(), "{row:?}");
+        assert_eq!(row[1], rule.category.as_str());
+        assert!(
+            row[2].starts_with(&rule.default_severity.to_string()),
+            "{row:?}"
+        );
+        assert_eq!(row[5], rule.summary);
+    }
+}
+
+/// The README states the `--kube-version` default the code has.
+#[test]
+fn the_readme_states_the_default_kube_version() {
+    let readme = fs::read_to_string("README.md").unwrap();
+    let stated = format!(
+        "else the newest version modelled, {}",
+        podcycle::versions::NEWEST_MODELLED
+    );
+    assert!(readme.contains(&stated), "README.md should say `{stated}`");
+}
+
 /// The shell completions and man pages in `assets/` are generated from the command-line
 /// definition; a new option must show up in them.
 #[test]
@@ -103,7 +172,7 @@ fn completions_and_man_pages_are_up_to_date() {
     }
     assert!(
         stale.is_empty(),
-        "stale completions or man pages: {}\nrun `UPDATE_DOCS=1 cargo test --test docs` to regenerate them",
+        "stale completions or man pages: {}\nrun `UPDATE_DOCS=1 cargo test --test it docs::` to regenerate them",
         stale.join(", ")
     );
 }
@@ -159,7 +228,12 @@ fn every_rule_documents_what_why_example_and_references() {
 
 #[test]
 fn doc_examples_trigger_the_rule_and_fixes_do_not() {
-    for rule in ALL_RULES {
+    // A rule of the render layer documents a template: `render::the_render_error_examples_…`
+    // renders its examples with Helm.
+    for rule in ALL_RULES
+        .iter()
+        .filter(|rule| !matches!(rule.check, podcycle::rules::Check::Render))
+    {
         let examples = docs::yaml_examples(rule);
         assert!(
             examples.len() >= 2,
@@ -232,5 +306,43 @@ fn integration_examples_are_valid_yaml() {
             assert!(document.errors.is_empty(), "{block}\n{:?}", document.errors);
             assert!(document.duplicate_keys.is_empty(), "{block}");
         }
+    }
+}
+
+/// The recommended CI invocation is one: the same lines in security, integrations and
+/// adopting, and in the workflow security shows.
+#[test]
+fn the_recommended_ci_invocation_is_the_same_everywhere() {
+    let block = |page: &str| {
+        let text = fs::read_to_string(page).unwrap();
+        let start = text
+            .find("<!-- recommended-ci -->\n```sh\n")
+            .unwrap_or_else(|| panic!("{page} has no recommended invocation"));
+        let body = &text[start..];
+        let body = &body[body.find("```sh\n").unwrap() + 6..];
+        body[..body.find("```").unwrap()].to_owned()
+    };
+    let security = block("docs/security.md");
+    for page in ["docs/integrations.md", "docs/adopting.md"] {
+        assert_eq!(
+            block(page),
+            security,
+            "{page} differs from docs/security.md"
+        );
+    }
+    for option in [
+        "--isolated",
+        "--fail-on-unrendered",
+        "--config",
+        "--baseline",
+    ] {
+        assert!(security.contains(option), "{option}");
+    }
+    let workflow = fs::read_to_string("docs/security.md").unwrap();
+    for line in security.lines() {
+        assert!(
+            workflow.lines().filter(|l| l.trim() == line.trim()).count() >= 2,
+            "the workflow of docs/security.md lacks `{line}`"
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! Parser edge cases end to end: every input gets exact positions, nothing panics, and one bad
 //! document does not hide the others.
 
-use podcycle::cli::lint_bytes;
+use podcycle::run::lint_bytes;
 use podcycle::settings::{Selector, Settings};
 
 /// (rule, line, column) of every finding, with every rule enabled but the opinionated

@@ -6,9 +6,9 @@ use lsp_types::request::{CodeActionRequest, HoverRequest};
 use lsp_types::{
     ClientCapabilities, CodeActionContext, CodeActionOrCommand, CodeActionParams,
     DiagnosticSeverity, GeneralClientCapabilities, HoverContents, HoverParams, NumberOrString,
-    PartialResultParams, Position, PositionEncodingKind, PublishDiagnosticsClientCapabilities,
-    Range, TextDocumentClientCapabilities, TextDocumentIdentifier, TextDocumentPositionParams,
-    TextDocumentSyncCapability, TextDocumentSyncKind, WorkDoneProgressParams,
+    PartialResultParams, Position, PositionEncodingKind, Range, TextDocumentIdentifier,
+    TextDocumentPositionParams, TextDocumentSyncCapability, TextDocumentSyncKind,
+    WorkDoneProgressParams,
 };
 use podcycle::lint::FileRole;
 use podcycle::lsp::convert::{self, ClientInfo, Encoding, Text};
@@ -16,22 +16,9 @@ use podcycle::lsp::{Ending, actions, analyse, lsp_diagnostics};
 use podcycle::settings::Settings;
 use podcycle::source::{LineIndex, Span};
 
-use crate::lsp_client::{Client, apply, position, uri};
+use crate::lsp_client::{Client, apply, capabilities, position, uri};
 
 const WEB: &str = include_str!("../../testdata/lsp/web.yaml");
-
-fn capabilities(related_information: bool) -> ClientCapabilities {
-    ClientCapabilities {
-        text_document: Some(TextDocumentClientCapabilities {
-            publish_diagnostics: Some(PublishDiagnosticsClientCapabilities {
-                related_information: Some(related_information),
-                ..PublishDiagnosticsClientCapabilities::default()
-            }),
-            ..TextDocumentClientCapabilities::default()
-        }),
-        ..ClientCapabilities::default()
-    }
-}
 
 /// The range of the first occurrence of `needle` after `after`, in UTF-16 positions.
 /// The published diagnostic of a rule.
@@ -639,16 +626,9 @@ fn the_nearest_configuration_applies() {
         let mut client = Client::start(capabilities(true));
         let document = uri(&root.join(relative).display().to_string());
         client.open(&document, 1, WEB);
-        let published = client.diagnostics(&document, Some(1));
+        let codes = codes_of(&mut client, &document, 1);
         assert_eq!(client.shutdown(), Ending::Clean);
-        published
-            .diagnostics
-            .iter()
-            .filter_map(|d| match &d.code {
-                Some(NumberOrString::String(code)) => Some(code.clone()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
+        codes
     };
     assert_eq!(
         codes("deploy/web.yaml"),
@@ -663,6 +643,48 @@ fn the_nearest_configuration_applies() {
         ["prestop-exceeds-grace-period", "container-restart-policy"]
     );
     assert!(codes("vendor/web.yaml").is_empty());
+}
+
+/// Where the editor watches files, each configuration is read once, and read again when the
+/// editor says it changed: then the open documents are linted again with it.
+#[test]
+fn a_watched_configuration_is_read_once_and_again_when_it_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join(".podcycle.yaml");
+    std::fs::write(&config, "ignore: [init-container-probe]\n").unwrap();
+    let mut capabilities = capabilities(true);
+    capabilities.workspace = Some(lsp_types::WorkspaceClientCapabilities {
+        did_change_watched_files: Some(lsp_types::DidChangeWatchedFilesClientCapabilities {
+            dynamic_registration: Some(true),
+            ..lsp_types::DidChangeWatchedFilesClientCapabilities::default()
+        }),
+        ..lsp_types::WorkspaceClientCapabilities::default()
+    });
+    let mut client = Client::start(capabilities);
+    let document = uri(&dir.path().join("web.yaml").display().to_string());
+    let probe = |published: &lsp_types::PublishDiagnosticsParams| {
+        published
+            .diagnostics
+            .iter()
+            .any(|d| d.code == Some(NumberOrString::String("init-container-probe".to_owned())))
+    };
+    client.open(&document, 1, WEB);
+    assert!(!probe(&client.diagnostics(&document, Some(1))));
+
+    std::fs::write(&config, "ignore: []\n").unwrap();
+    // Not told yet: the configuration read once still applies.
+    client.change(&document, 2, WEB);
+    assert!(!probe(&client.diagnostics(&document, Some(2))));
+    client.notify::<lsp_types::notification::DidChangeWatchedFiles>(
+        lsp_types::DidChangeWatchedFilesParams {
+            changes: vec![lsp_types::FileEvent {
+                uri: uri(&config.display().to_string()),
+                typ: lsp_types::FileChangeType::CHANGED,
+            }],
+        },
+    );
+    assert!(probe(&client.diagnostics(&document, Some(2))));
+    assert_eq!(client.shutdown(), Ending::Clean);
 }
 
 /// An invalid configuration is not a silent fallback to the defaults: the user is told once
@@ -770,5 +792,299 @@ fn special_files_beside_a_document_do_not_hang_the_server() {
     assert!(message.contains("a named pipe (FIFO)"), "{message}");
     let published = client.diagnostics(&document, Some(1));
     with_code(&published.diagnostics, "init-container-probe");
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+/// The codes of the diagnostics published for `uri` at `version`.
+fn codes_of(client: &mut Client, uri: &lsp_types::Uri, version: i32) -> Vec<String> {
+    client
+        .diagnostics(uri, Some(version))
+        .diagnostics
+        .iter()
+        .filter_map(|d| match &d.code {
+            Some(NumberOrString::String(code)) => Some(code.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The editor's settings are the command line's options: `select` and `ignore` over the
+/// configuration, `kubeVersion` over its `kube-version`, from `initializationOptions` and
+/// again from `workspace/didChangeConfiguration`, which re-lints the open documents.
+#[test]
+fn editor_settings_apply_like_command_line_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join(".podcycle.yaml"),
+        "ignore: [container-restart-policy]\n",
+    )
+    .unwrap();
+    let document = uri(&root.join("web.yaml").display().to_string());
+    let mut client = Client::start_with(lsp_types::InitializeParams {
+        capabilities: capabilities(true),
+        initialization_options: Some(serde_json::json!({
+            "ignore": ["init-container-probe"],
+        })),
+        ..lsp_types::InitializeParams::default()
+    });
+    client.open(&document, 1, WEB);
+    assert_eq!(
+        codes_of(&mut client, &document, 1),
+        ["init-container-never-exits", "prestop-exceeds-grace-period"],
+        "the configuration's `ignore` and the editor's both apply"
+    );
+
+    // VS Code sends its section under its name.
+    client.notify::<lsp_types::notification::DidChangeConfiguration>(
+        lsp_types::DidChangeConfigurationParams {
+            settings: serde_json::json!({"podcycle": {"select": ["init-container-probe"]}}),
+        },
+    );
+    assert_eq!(
+        codes_of(&mut client, &document, 1),
+        ["init-container-probe"]
+    );
+
+    // The sidecar fix needs native sidecars: offered for the newest version, not on 1.28
+    // when the editor says so (the configuration names no version).
+    let sidecar_fix = |client: &mut Client| {
+        let published = client.diagnostics(&document, Some(1));
+        let range = with_code(&published.diagnostics, "init-container-probe").range;
+        code_actions(client, &document, range)
+            .iter()
+            .any(|a| a.title == "Make `envoy` a native sidecar (`restartPolicy: Always`)")
+    };
+    client.notify::<lsp_types::notification::DidChangeConfiguration>(
+        lsp_types::DidChangeConfigurationParams {
+            settings: serde_json::json!({"podcycle": {}}),
+        },
+    );
+    assert!(sidecar_fix(&mut client));
+    client.notify::<lsp_types::notification::DidChangeConfiguration>(
+        lsp_types::DidChangeConfigurationParams {
+            settings: serde_json::json!({"podcycle": {"kubeVersion": "1.28"}}),
+        },
+    );
+    assert!(!sidecar_fix(&mut client));
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+/// A setting that cannot be used is said, and the others still apply.
+#[test]
+fn editor_settings_that_cannot_be_used_are_shown() {
+    let mut client = Client::start_with(lsp_types::InitializeParams {
+        capabilities: capabilities(true),
+        initialization_options: Some(serde_json::json!({
+            "ignore": ["init-container-nope", "init-container-probe"],
+        })),
+        ..lsp_types::InitializeParams::default()
+    });
+    let shown = client.notification("window/showMessage");
+    let message = shown.params["message"].as_str().unwrap();
+    assert!(
+        message.contains("`podcycle.ignore`: unknown rule or category `init-container-nope`"),
+        "{message}"
+    );
+    assert_eq!(shown.params["type"], 1, "an error");
+    let web = uri("/work/deploy/web.yaml");
+    client.open(&web, 1, WEB);
+    assert!(
+        !codes_of(&mut client, &web, 1).contains(&"init-container-probe".to_owned()),
+        "the usable name still applies"
+    );
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+/// `configuration` names the configuration of every document (`--config`), in place of the
+/// nearest one; relative to the first workspace folder.
+#[test]
+fn the_configuration_setting_replaces_the_nearest_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("ci")).unwrap();
+    std::fs::write(
+        root.join(".podcycle.yaml"),
+        "ignore: [init-container-probe]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("ci/strict.yaml"),
+        "ignore: [prestop-exceeds-grace-period]\n",
+    )
+    .unwrap();
+    let folder = uri(&root.display().to_string());
+    #[allow(deprecated)] // root_uri: the simplest way to name the folder
+    let mut client = Client::start_with(lsp_types::InitializeParams {
+        capabilities: capabilities(true),
+        root_uri: Some(folder),
+        initialization_options: Some(serde_json::json!({"configuration": "ci/strict.yaml"})),
+        ..lsp_types::InitializeParams::default()
+    });
+    let document = uri(&root.join("web.yaml").display().to_string());
+    client.open(&document, 1, WEB);
+    assert_eq!(
+        codes_of(&mut client, &document, 1),
+        [
+            "init-container-never-exits",
+            "init-container-probe",
+            "container-restart-policy"
+        ]
+    );
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+/// A client with rendering off that opened the test manifest as a Helm chart's template.
+fn template_opened_without_rendering() -> (tempfile::TempDir, Client, lsp_types::Uri) {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path().join("chart");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    let template = chart.join("templates/web.yaml");
+    std::fs::write(&template, WEB).unwrap();
+    let client = Client::start_with(lsp_types::InitializeParams {
+        capabilities: capabilities(true),
+        initialization_options: Some(serde_json::json!({"render": false})),
+        ..lsp_types::InitializeParams::default()
+    });
+    let document = uri(&template.display().to_string());
+    client.open(&document, 1, WEB);
+    (dir, client, document)
+}
+
+/// The answer to `podcycle/explain` at byte `at` of `text`.
+fn explain_at(
+    client: &mut Client,
+    document: &lsp_types::Uri,
+    text: &str,
+    at: usize,
+) -> podcycle::lsp::explain::ExplainResult {
+    let params = podcycle::lsp::explain::ExplainParams {
+        text_document: TextDocumentIdentifier::new(document.clone()),
+        position: position(text, at),
+    };
+    let response = client.request_raw(
+        podcycle::lsp::explain::METHOD,
+        serde_json::to_value(params).unwrap(),
+    );
+    serde_json::from_value(response.response_result.expect("an answer")).unwrap()
+}
+
+/// With rendering off, a Helm template gets no findings, and the log says why.
+#[test]
+fn rendering_off_is_said_for_a_template() {
+    let (_dir, mut client, document) = template_opened_without_rendering();
+    let logged = client.notification("window/logMessage");
+    let message = logged.params["message"].as_str().unwrap();
+    assert!(message.contains("not rendered: --no-render"), "{message}");
+    assert!(
+        client
+            .diagnostics(&document, Some(1))
+            .diagnostics
+            .is_empty()
+    );
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+/// `podcycle/explain` at a position gives what `podcycle explain --object` prints for the
+/// object there, in text and Mermaid; elsewhere, why nothing is explained.
+#[test]
+fn explain_at_the_cursor_is_the_explain_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = include_str!("../../testdata/explain/workloads.yaml");
+    let path = dir.path().join("workloads.yaml");
+    std::fs::write(&path, text).unwrap();
+    let document = uri(&path.display().to_string());
+    let mut client = Client::start(capabilities(true));
+    client.open(&document, 1, text);
+    let mut explain = |at: usize| explain_at(&mut client, &document, text, at);
+    let command = |format: &str| {
+        let output = crate::common::run(&[
+            "explain",
+            "--no-config",
+            "--format",
+            format,
+            "--object",
+            "StatefulSet/statefulset",
+            path.to_str().unwrap(),
+        ]);
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+
+    // The cursor on a container's image, inside the StatefulSet.
+    let in_statefulset = text.find("kind: StatefulSet").unwrap();
+    let at = in_statefulset + text[in_statefulset..].find("image:").unwrap();
+    let result = explain(at);
+    assert_eq!(result.pods, 1);
+    assert_eq!(result.text, command("text"));
+    assert_eq!(result.mermaid, command("mermaid"));
+    assert!(
+        result.text.contains("StatefulSet/statefulset"),
+        "{}",
+        result.text
+    );
+    assert_eq!(result.message, None);
+
+    // On the document separator before it: the document there is the one that starts, or
+    // ends; either way one pod, never the whole file.
+    let separator = text[..in_statefulset].rfind("---").unwrap();
+    assert_eq!(explain(separator + 1).pods, 1);
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+/// With no pod at the cursor, the answer says why, as the command does.
+#[test]
+fn explain_says_why_nothing_is_explained() {
+    use podcycle::lsp::explain::METHOD;
+
+    let text = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: app\nspec:\n  containers:\n    - name: app\n      image: app\n";
+    let document = uri("/work/deploy/mixed.yaml");
+    let mut client = Client::start(capabilities(true));
+    client.open(&document, 1, text);
+    let mut explain = |at: usize| explain_at(&mut client, &document, text, at);
+    let service = explain(text.find("name: web").unwrap());
+    assert_eq!(service.pods, 0);
+    assert_eq!(
+        service.message.as_deref(),
+        Some("no workload object at line 4; put the cursor in one of `Pod/app`")
+    );
+    assert!(service.text.is_empty() && service.mermaid.is_empty());
+    let pod = explain(text.find("image: app").unwrap());
+    assert_eq!(pod.pods, 1);
+    assert!(pod.text.contains("Pod/app"), "{}", pod.text);
+
+    let closed = client.request_raw(
+        METHOD,
+        serde_json::json!({
+            "textDocument": {"uri": "file:///work/deploy/closed.yaml"},
+            "position": {"line": 0, "character": 0},
+        }),
+    );
+    assert!(closed.response_result.is_err(), "{closed:?}");
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+/// A Helm template is explained through its rendered chart; where the chart is not rendered,
+/// the answer says so, as `explain` does.
+#[test]
+fn explain_on_a_template_goes_through_the_chart() {
+    let (_dir, mut client, document) = template_opened_without_rendering();
+    let result = explain_at(
+        &mut client,
+        &document,
+        WEB,
+        WEB.find("image: nginx").unwrap(),
+    );
+    assert_eq!(result.pods, 0);
+    let message = result.message.unwrap();
+    assert!(
+        message.contains("Helm chart") && message.contains("not rendered: --no-render"),
+        "{message}"
+    );
     assert_eq!(client.shutdown(), Ending::Clean);
 }

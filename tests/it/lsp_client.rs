@@ -14,8 +14,9 @@ use lsp_types::request::{Initialize, Shutdown};
 use lsp_types::{
     ClientCapabilities, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
     DidOpenTextDocumentParams, InitializeParams, InitializeResult, InitializedParams, Position,
-    PublishDiagnosticsParams, TextDocumentContentChangeEvent, TextDocumentIdentifier,
-    TextDocumentItem, TextEdit, Uri, VersionedTextDocumentIdentifier,
+    PublishDiagnosticsClientCapabilities, PublishDiagnosticsParams, TextDocumentClientCapabilities,
+    TextDocumentContentChangeEvent, TextDocumentIdentifier, TextDocumentItem, TextEdit, Uri,
+    VersionedTextDocumentIdentifier,
 };
 use podcycle::lsp::{Ending, serve};
 
@@ -33,6 +34,15 @@ pub struct Client {
 impl Client {
     /// Starts a server and completes the handshake.
     pub fn start(capabilities: ClientCapabilities) -> Client {
+        Client::start_with(InitializeParams {
+            capabilities,
+            ..InitializeParams::default()
+        })
+    }
+
+    /// [`Client::start`] with the given `initialize` parameters (settings in
+    /// `initializationOptions`, workspace folders).
+    pub fn start_with(params: InitializeParams) -> Client {
         let (server_side, client_side) = Connection::memory();
         let server = std::thread::spawn(move || serve(&server_side).map_err(|e| e.to_string()));
         let mut client = Client {
@@ -41,10 +51,6 @@ impl Client {
             next_id: 0,
             notifications: VecDeque::new(),
             initialized: InitializeResult::default(),
-        };
-        let params = InitializeParams {
-            capabilities,
-            ..InitializeParams::default()
         };
         client.initialized = client.request::<Initialize>(params);
         client.notify::<Initialized>(InitializedParams {});
@@ -177,6 +183,20 @@ impl Client {
     fn join(mut self) -> Ending {
         let server = self.server.take().unwrap();
         server.join().unwrap().unwrap()
+    }
+}
+
+/// What a client that offers publishDiagnostics' related information (or not) announces.
+pub fn capabilities(related_information: bool) -> ClientCapabilities {
+    ClientCapabilities {
+        text_document: Some(TextDocumentClientCapabilities {
+            publish_diagnostics: Some(PublishDiagnosticsClientCapabilities {
+                related_information: Some(related_information),
+                ..PublishDiagnosticsClientCapabilities::default()
+            }),
+            ..TextDocumentClientCapabilities::default()
+        }),
+        ..ClientCapabilities::default()
     }
 }
 

@@ -1,7 +1,7 @@
 //! No input makes podcycle panic or hang, and every span it reports lies inside the text on
 //! character boundaries.
 
-use podcycle::cli::lint_bytes;
+use podcycle::run::lint_bytes;
 use podcycle::settings::{Selector, Settings};
 use proptest::prelude::*;
 

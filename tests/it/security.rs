@@ -11,20 +11,14 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use podcycle::cli::lint_bytes;
 use podcycle::report::{self, Format, Options};
+use podcycle::run::lint_bytes;
 use podcycle::settings::{Selector, Settings};
 
-use crate::common::{code, podcycle, stderr, stdout};
+use crate::common::{code, high_water, podcycle, stderr, stdout, watched, write};
 
 const GOOD: &str = include_str!("../../testdata/cli/good.yaml");
 const BAD: &str = include_str!("../../testdata/cli/bad.yaml");
-
-fn write(dir: &Path, name: &str, text: &str) {
-    let path = dir.join(name);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
 
 /// Runs `command` and fails the test if it takes longer than `limit`, far beyond what the work
 /// needs: a hang shows as a failure instead of a stuck test run.
@@ -465,39 +459,8 @@ fn suppressions_are_linear_in_the_comments() {
 /// Peak resident memory of a child process, in bytes (its `VmHWM`, read while it runs: the
 /// rusage of a child counts the memory of the process that forked it), with its output.
 fn peak_memory(command: &mut Command) -> (Output, u64) {
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let status_file = format!("/proc/{}/status", child.id());
-    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let read = |stream: &mut dyn std::io::Read| {
-        let mut bytes = Vec::new();
-        stream.read_to_end(&mut bytes).unwrap();
-        bytes
-    };
-    let stdout_reader = std::thread::spawn(move || read(&mut out));
-    let stderr_reader = std::thread::spawn(move || read(&mut err));
     let mut peak = 0;
-    let started = Instant::now();
-    let status = loop {
-        let high_water = fs::read_to_string(&status_file).ok().and_then(|status| {
-            let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-            line.split_whitespace().nth(1)?.parse::<u64>().ok()
-        });
-        peak = peak.max(high_water.unwrap_or(0) * 1024);
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(started.elapsed() < LIMIT, "{command:?} still running");
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    let output = Output {
-        status,
-        stdout: stdout_reader.join().unwrap(),
-        stderr: stderr_reader.join().unwrap(),
-    };
+    let output = watched(LIMIT, command, &mut |pid| peak = peak.max(high_water(pid)));
     (output, peak)
 }
 
@@ -647,4 +610,120 @@ fn sarif_uris_keep_the_bytes_of_names_that_are_not_utf8() {
     let out = fs::read_to_string(tree.path().join("report.sarif")).unwrap();
     assert!(out.contains("bad%FF.yaml"), "{out}");
     assert!(!out.contains('\u{fffd}'), "{out}");
+}
+
+/// `--write-baseline linkdir/bl.json` wrote through a linked directory that `--output` refuses,
+/// and a new baseline got mode 0600. It is opened as `--output` is, with the usual mode.
+#[test]
+fn the_baseline_is_written_like_the_report() {
+    use std::os::unix::fs::PermissionsExt;
+    let tree = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    write(tree.path(), "web.yaml", BAD);
+    symlink(outside.path(), tree.path().join("linkdir")).unwrap();
+    let output = within(
+        LIMIT,
+        podcycle().current_dir(tree.path()).args([
+            "check",
+            "--write-baseline",
+            "linkdir/bl.json",
+            "web.yaml",
+        ]),
+    );
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+    assert!(
+        stderr(&output)
+            .contains("cannot write baseline linkdir/bl.json: its directory is a symbolic link to"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!outside.path().join("bl.json").exists());
+    // A new file gets the mode any new file of this process gets.
+    let usual = tree.path().join("usual");
+    fs::write(&usual, "").unwrap();
+    let output = within(
+        LIMIT,
+        podcycle().current_dir(tree.path()).args([
+            "check",
+            "--write-baseline",
+            "bl.json",
+            "web.yaml",
+        ]),
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&tree.path().join("bl.json")), mode(&usual));
+}
+
+/// A baseline count of 18446744073709551615 wrapped the sum of counts around, silently.
+#[test]
+fn baseline_counts_are_checked() {
+    let tree = tempfile::tempdir().unwrap();
+    write(tree.path(), "web.yaml", BAD);
+    write(
+        tree.path(),
+        "bl.json",
+        r#"{"podcycle_baseline": 1, "findings": [{"rule": "init-container-probe", "file": "web.yaml", "object": null, "field": null, "count": 18446744073709551615}]}"#,
+    );
+    let output = within(
+        LIMIT,
+        podcycle()
+            .current_dir(tree.path())
+            .args(["check", "--baseline", "bl.json", "web.yaml"]),
+    );
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("invalid baseline bl.json: finding 1: `count` is 18446744073709551615; it must be from 1 to 1000000"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// `--fix` wrote a bare LF into a CRLF file for each line it added, and `--diff` dropped every
+/// `\r`, so that `git apply` refused it. Lines keep their endings; git applies the diff.
+#[test]
+fn fixes_and_diffs_keep_crlf_line_endings() {
+    let tree = tempfile::tempdir().unwrap();
+    // The fix adds `terminationGracePeriodSeconds` on a line of its own.
+    let crlf = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: web\n    image: nginx:1.25\n    lifecycle:\n      preStop:\n        sleep:\n          seconds: 45\n"
+        .replace('\n', "\r\n");
+    write(tree.path(), "web.yaml", &crlf);
+    let diff = within(
+        LIMIT,
+        podcycle()
+            .current_dir(tree.path())
+            .args(["check", "--diff", "--unsafe-fixes", "web.yaml"]),
+    );
+    assert_eq!(code(&diff), 1, "{}", stderr(&diff));
+    let patch = stdout(&diff);
+    assert!(patch.contains("\r\n+"), "{patch:?}");
+    let git = Command::new("git")
+        .current_dir(tree.path())
+        .args(["apply", "--check", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    match git {
+        Ok(mut child) => {
+            std::io::Write::write_all(&mut child.stdin.take().unwrap(), patch.as_bytes()).unwrap();
+            let checked = child.wait_with_output().unwrap();
+            assert!(checked.status.success(), "git apply: {}", stderr(&checked));
+        }
+        Err(error) => eprintln!("skipped the git apply check: git does not run ({error})"),
+    }
+    let fixed = within(
+        LIMIT,
+        podcycle()
+            .current_dir(tree.path())
+            .args(["check", "--fix", "--unsafe-fixes", "web.yaml"]),
+    );
+    assert!(stdout(&fixed).contains("Fixed"), "{}", stdout(&fixed));
+    let text = fs::read_to_string(tree.path().join("web.yaml")).unwrap();
+    assert_ne!(text, crlf, "the fixes were applied");
+    let bare = text
+        .match_indices('\n')
+        .filter(|&(at, _)| at == 0 || text.as_bytes()[at - 1] != b'\r')
+        .count();
+    assert_eq!(bare, 0, "bare line feeds in {text:?}");
 }

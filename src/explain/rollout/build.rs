@@ -16,7 +16,7 @@ use crate::lifecycle::rollout::{
     StatefulSetUpdate,
 };
 use crate::model::amount::Amount;
-use crate::model::budget::{Blocker, Eviction};
+use crate::model::scope::budget::{Blocker, Eviction};
 use crate::model::{IntOrString, ObjectRef};
 use crate::text;
 

@@ -7,13 +7,13 @@ use std::io::{self, Write};
 
 use super::RolloutExplanation;
 use crate::explain::mermaid::{Chart, Style};
-use crate::explain::model::Finding;
+use crate::explain::model::ShownFinding;
 use crate::explain::units::{Range, Secs};
 use crate::explain::{ListStyle, write_notes_and_findings};
 
 pub fn write_rollout(
     out: &mut dyn Write,
-    rollout: &RolloutExplanation<impl Finding>,
+    rollout: &RolloutExplanation<impl ShownFinding>,
 ) -> io::Result<()> {
     let name = rollout.object.display_name();
     writeln!(out, "### {name} rollout")?;
@@ -55,7 +55,7 @@ fn bar(chart: &mut Chart, name: &str, id: &str, start: Range, end: Range) {
     chart.task(name, style, id, start.min.0, end.min.0 - start.min.0);
 }
 
-fn chart(rollout: &RolloutExplanation<impl Finding>) -> Option<String> {
+fn chart(rollout: &RolloutExplanation<impl ShownFinding>) -> Option<String> {
     let name = rollout.object.display_name();
     let chart = plan_chart(rollout, &name);
     // Whatever the plan, one pod's start says how long each step of it is.
@@ -77,7 +77,7 @@ fn chart(rollout: &RolloutExplanation<impl Finding>) -> Option<String> {
     }))
 }
 
-fn plan_chart(rollout: &RolloutExplanation<impl Finding>, name: &str) -> Option<String> {
+fn plan_chart(rollout: &RolloutExplanation<impl ShownFinding>, name: &str) -> Option<String> {
     if let Some(deployment) = &rollout.deployment {
         if deployment.waves.is_empty() {
             return None;

@@ -5,13 +5,13 @@
 use std::io::{self, Write};
 
 use super::{DeploymentInfo, JobInfo, RolloutExplanation, StatefulSetInfo};
-use crate::explain::model::Finding;
+use crate::explain::model::ShownFinding;
 use crate::explain::units::Secs;
 use crate::explain::{ListStyle, write_notes_and_findings};
 
 pub fn write_rollout(
     out: &mut dyn Write,
-    rollout: &RolloutExplanation<impl Finding>,
+    rollout: &RolloutExplanation<impl ShownFinding>,
 ) -> io::Result<()> {
     writeln!(
         out,

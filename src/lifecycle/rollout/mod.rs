@@ -34,7 +34,7 @@ pub use statefulset::{PodManagement, StatefulSetPlan, StatefulSetUpdate};
 
 use super::time::{Bounds, Window};
 use super::{Lifecycle, ProbeKind};
-use crate::model::budget::BudgetJudgement;
+use crate::model::scope::budget::BudgetJudgement;
 use crate::model::scope::{Autoscaler, Budget, Scope};
 use crate::model::{Controller, ObjectRef, WorkloadKind};
 use crate::versions::KubeVersion;

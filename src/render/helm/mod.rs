@@ -2,16 +2,18 @@
 //! `helm template`, and the source map from its output back to template lines.
 
 mod map;
+pub mod stage;
 pub mod template;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_json::Value;
 
 pub use map::HelmMap;
 
+use super::Tools;
+use super::failure::{self, Verdict};
 use super::files::{is_file, read_text};
 use super::process::{Outcome, run};
 use crate::versions::KubeVersion;
@@ -164,14 +166,23 @@ pub fn missing_dependencies(chart: &Chart) -> Vec<String> {
         .collect()
 }
 
-/// Runs `helm template` on a chart.
+/// What `helm template` printed for a chart.
+pub struct Rendered {
+    pub text: String,
+    /// Its warnings on standard error, temporary paths replaced by the user's.
+    pub warnings: Vec<String>,
+}
+
+/// Runs `helm template` on a private copy of the chart ([`stage`]), with copies of the values
+/// files; `shown` is the chart as users name it.
 pub fn render(
     helm: &Path,
     chart: &Chart,
+    shown: &str,
     options: &HelmOptions,
-    timeout: Duration,
-) -> Result<String, String> {
-    let absolute = std::path::absolute(&chart.dir).map_err(|e| e.to_string())?;
+    tools: &Tools,
+) -> Result<Rendered, Verdict> {
+    let staged = stage::stage(&chart.dir, shown, &options.values).map_err(Verdict::NotRendered)?;
     let mut args: Vec<std::ffi::OsString> = vec![
         "template".into(),
         options
@@ -179,28 +190,29 @@ pub fn render(
             .clone()
             .unwrap_or_else(|| "release-name".to_owned())
             .into(),
-        absolute.clone().into_os_string(),
+        staged.chart.clone().into_os_string(),
     ];
     if let Some(namespace) = &options.namespace {
         args.push("--namespace".into());
         args.push(namespace.into());
     }
-    for values in &options.values {
+    for values in &staged.values {
         args.push("--values".into());
-        args.push(
-            std::path::absolute(values)
-                .unwrap_or_else(|_| values.clone())
-                .into_os_string(),
-        );
+        args.push(values.clone().into_os_string());
     }
     if let Some(version) = options.kube_version {
         args.push("--kube-version".into());
         args.push(format!("v{version}.0").into());
     }
     let args: Vec<&OsStr> = args.iter().map(|a| a.as_os_str()).collect();
-    match run(helm, &args, &absolute, timeout) {
-        Outcome::Output(text) => Ok(text),
-        Outcome::Failed(message) => Err(message),
+    match run(helm, &args, &staged.chart, &tools.limits, &tools.budget) {
+        Outcome::Output { text, warnings } => Ok(Rendered {
+            text,
+            warnings: warnings.iter().map(|w| staged.clean(w)).collect(),
+        }),
+        Outcome::Failed(failed) => Err(failure::helm(&failed, &chart.dir, &|text| {
+            staged.clean(text)
+        })),
     }
 }
 

@@ -13,9 +13,10 @@ use std::sync::Arc;
 
 use super::tree::{Patch, PatchList, PatchSource, Tree};
 use crate::diagnostics::{Diagnostic, Label, Placement, RenderTool, Rendered};
-use crate::render::display;
+use crate::render::boundary::normalize;
 use crate::render::files::read_text;
 use crate::render::rendered::{document_at, path_at};
+use crate::render::{display, shown_path};
 use crate::source::{SourceFile, Span};
 use crate::yaml::{self, Document, NodeId};
 use podcycle_path::PathSegment;
@@ -350,7 +351,7 @@ impl KustomizeMap {
                 let text = read_text(&key).ok()?;
                 let documents = yaml::parse_stream(&text);
                 Some(Arc::new(Text {
-                    file: Arc::new(SourceFile::new(display(&relative_to_cwd(&key)), text)),
+                    file: Arc::new(SourceFile::new(shown_path(&key), text)),
                     documents,
                     inline: None,
                 }))
@@ -589,29 +590,6 @@ fn regex_lite_full_match(pattern: &str, name: &str) -> bool {
         // paths still decide.
         _ => true,
     }
-}
-
-/// Removes `.` and `..` without touching the file system: the temporary directory that
-/// Kustomize's paths are relative to is gone by the time they are read.
-fn normalize(path: &Path) -> PathBuf {
-    let mut normalized = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                normalized.pop();
-            }
-            other => normalized.push(other),
-        }
-    }
-    normalized
-}
-
-fn relative_to_cwd(path: &Path) -> PathBuf {
-    std::env::current_dir()
-        .ok()
-        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_owned))
-        .unwrap_or_else(|| path.to_owned())
 }
 
 #[cfg(test)]

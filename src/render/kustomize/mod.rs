@@ -2,22 +2,28 @@
 //! running `kustomize build`, and the source map back to base and patch lines.
 
 mod map;
+mod plan;
+pub mod refusal;
+mod screen;
 mod tree;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 pub use map::KustomizeMap;
-pub use tree::{Kustomization, read_kustomization};
+pub use plan::{Plan, plan_builds};
+pub use tree::{
+    Kustomization, Load, PatchSource, PluginConfigs, loads, plugin_configs, read_kustomization,
+};
 
 use super::KustomizeTool;
+use super::boundary::Boundary;
+use super::budget::Budget;
+use super::failure::Verdict;
 use super::files::is_file;
-use super::process::{Outcome, run};
+use super::process::{Limits, Outcome, run};
 
-/// File names Kustomize reads as a kustomization, in its order of preference.
-pub const KUSTOMIZATION_FILES: [&str; 3] =
-    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+pub use super::files::KUSTOMIZATION_FILES;
 
 /// The kustomization file of a directory.
 pub fn kustomization_file(dir: &Path) -> Option<PathBuf> {
@@ -42,59 +48,75 @@ pub fn is_overlay(dir: &Path) -> bool {
     read_kustomization(dir).is_ok_and(|k| !k.component && (k.transforms() || !k.bases.is_empty()))
 }
 
+/// A built overlay: its output, the source map, and what Kustomize warned about.
+pub struct Built {
+    pub text: String,
+    pub map: KustomizeMap,
+    pub warnings: Vec<String>,
+}
+
 /// Builds an overlay, with Kustomize's build metadata on, through a kustomization of our own
 /// in a temporary directory that refers to the overlay; the overlay's files are not touched.
+/// Nothing is run when the screen ([`screen::screen`]) finds a reason not to.
 pub fn render(
     tool: &KustomizeTool,
     dir: &Path,
     input: String,
-    timeout: Duration,
-) -> Result<(String, KustomizeMap), String> {
-    let overlay = std::path::absolute(dir).map_err(|e| e.to_string())?;
-    let tree = tree::Tree::read(&overlay)?;
-    if let Some(remote) = tree.remote.first() {
-        return Err(format!(
-            "refers to the remote resource `{remote}` — podcycle never fetches; vendor it to lint the overlay"
-        ));
-    }
-    if let Some(plugin) = tree.plugins.first() {
-        return Err(format!(
-            "uses {plugin} — podcycle runs Kustomize without plugins, exec functions or Helm"
-        ));
-    }
+    limits: &Limits,
+    budget: &Budget,
+) -> Result<Built, Verdict> {
+    let overlay = std::path::absolute(dir).map_err(|e| Verdict::NotRendered(e.to_string()))?;
+    let tree = tree::Tree::read(&overlay).map_err(Verdict::NotRendered)?;
+    screen::screen(&tree, &Boundary::of(&overlay)).map_err(Verdict::NotRendered)?;
     let wrapper = tempfile::Builder::new()
         .prefix("podcycle-kustomize-")
         .tempdir()
-        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let wrapper_dir = std::path::absolute(wrapper.path()).map_err(|e| e.to_string())?;
+        .map_err(|e| Verdict::NotRendered(format!("cannot create a temporary directory: {e}")))?;
+    let wrapper_dir =
+        std::path::absolute(wrapper.path()).map_err(|e| Verdict::NotRendered(e.to_string()))?;
     let relative = relative_path(&wrapper_dir, &overlay);
     let kustomization = format!(
         "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- {}\nbuildMetadata: [originAnnotations, transformerAnnotations]\n",
         serde_json::to_string(&relative.to_string_lossy()).unwrap_or_default()
     );
-    std::fs::write(wrapper_dir.join("kustomization.yaml"), kustomization)
-        .map_err(|e| format!("cannot write a temporary kustomization: {e}"))?;
-    let outcome = match tool {
-        KustomizeTool::Kustomize(path) => run(
-            path,
-            &[OsStr::new("build"), wrapper_dir.as_os_str()],
-            &wrapper_dir,
-            timeout,
-        ),
-        KustomizeTool::Kubectl(path) => run(
-            path,
-            &[OsStr::new("kustomize"), wrapper_dir.as_os_str()],
-            &wrapper_dir,
-            timeout,
-        ),
+    std::fs::write(wrapper_dir.join("kustomization.yaml"), kustomization).map_err(|e| {
+        Verdict::NotRendered(format!("cannot write a temporary kustomization: {e}"))
+    })?;
+    let (program, command) = match tool {
+        KustomizeTool::Kustomize(path) => (path, "build"),
+        KustomizeTool::Kubectl(path) => (path, "kustomize"),
     };
+    let outcome = run(
+        program,
+        &[OsStr::new(command), wrapper_dir.as_os_str()],
+        &wrapper_dir,
+        limits,
+        budget,
+    );
+    let clean = |text: &str| clean_paths(text, &wrapper_dir);
     match outcome {
-        Outcome::Output(text) => {
+        Outcome::Output { text, warnings } => {
             let map = KustomizeMap::new(input, &wrapper_dir, &text, tree);
-            Ok((text, map))
+            Ok(Built {
+                text,
+                map,
+                warnings: warnings.iter().map(|w| clean(w)).collect(),
+            })
         }
-        Outcome::Failed(message) => Err(message.replace(&*wrapper_dir.to_string_lossy(), ".")),
+        Outcome::Failed(failed) => Err(refusal::judge(&failed, &tree.kustomizations, &clean)),
     }
+}
+
+/// A message of Kustomize's with the temporary wrapper's directory replaced by `.` and the
+/// user's absolute paths under the current directory made relative, as users name them.
+fn clean_paths(text: &str, wrapper: &Path) -> String {
+    let mut names = vec![(wrapper.to_string_lossy().into_owned(), ".".to_owned())];
+    if let Ok(cwd) = std::env::current_dir() {
+        for cwd in [cwd.canonicalize().unwrap_or_else(|_| cwd.clone()), cwd] {
+            names.push((format!("{}/", cwd.display()), String::new()));
+        }
+    }
+    super::clean_paths(text, &names)
 }
 
 /// The path from `from` to `to`, both absolute.

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::kustomization_file;
+pub use crate::render::boundary::normalize;
 use crate::render::files::read_text;
 use crate::yaml;
 
@@ -48,6 +49,16 @@ pub struct Patch {
     pub target_name: Option<String>,
 }
 
+/// A path or address a kustomization makes Kustomize read: a file, a directory, or (what
+/// podcycle refuses) a URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Load {
+    /// Where it is written, as a user finds it: `patches[0].path`,
+    /// `transformers[1] (PatchTransformer).path`.
+    pub field: String,
+    pub value: String,
+}
+
 /// One kustomization file.
 #[derive(Clone, Debug)]
 pub struct Kustomization {
@@ -58,9 +69,14 @@ pub struct Kustomization {
     /// Local directories among `resources` (and the legacy `bases`): other kustomizations.
     pub bases: Vec<PathBuf>,
     pub components: Vec<PathBuf>,
+    /// Local directories among `generators`, `transformers` and `validators`: kustomizations
+    /// whose output configures plugins.
+    pub plugin_dirs: Vec<PathBuf>,
     pub patches: Vec<Patch>,
     /// `replacements`: values copied between objects.
     pub replacements: bool,
+    /// Every path and address Kustomize loads for this kustomization (see [`loads`]).
+    pub loads: Vec<Load>,
     /// Entries that would reach the network.
     pub remote: Vec<String>,
     /// Plugins and generators podcycle does not run (exec and KRM functions, `helmCharts`).
@@ -74,6 +90,7 @@ impl Kustomization {
     }
 }
 
+/// Reads the kustomization of `dir` and everything it names.
 pub fn read_kustomization(dir: &Path) -> Result<Kustomization, String> {
     let dir = &normalize(dir);
     let file =
@@ -92,67 +109,70 @@ pub fn read_kustomization(dir: &Path) -> Result<Kustomization, String> {
         }
         None => Value::Null,
     };
-    let strings = |key: &str| -> Vec<String> {
-        value
-            .get(key)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect()
-    };
     let mut kustomization = Kustomization {
         dir: dir.to_owned(),
         file: file.clone(),
         component: value.get("kind").and_then(Value::as_str) == Some("Component"),
         bases: Vec::new(),
         components: Vec::new(),
+        plugin_dirs: Vec::new(),
         patches: Vec::new(),
         replacements: value.get("replacements").is_some_and(|r| !r.is_null()),
+        loads: loads(&value),
         remote: Vec::new(),
         plugins: Vec::new(),
     };
-    for entry in strings("resources").into_iter().chain(strings("bases")) {
+    for entry in strings(&value, "resources")
+        .into_iter()
+        .chain(strings(&value, "bases"))
+    {
         if is_remote(&entry) {
             kustomization.remote.push(entry);
         } else if dir.join(&entry).is_dir() {
             kustomization.bases.push(dir.join(&entry));
         }
     }
-    for entry in strings("components") {
+    for entry in strings(&value, "components") {
         if is_remote(&entry) {
             kustomization.remote.push(entry);
         } else {
             kustomization.components.push(dir.join(&entry));
         }
     }
-    if value.get("helmCharts").is_some_and(|v| !v.is_null())
-        || value
-            .get("helmChartInflationGenerator")
-            .is_some_and(|v| !v.is_null())
-    {
-        kustomization
-            .plugins
-            .push(format!("`helmCharts` ({})", file.display()));
+    for key in ["helmCharts", "helmChartInflationGenerator", "helmGlobals"] {
+        if value.get(key).is_some_and(|v| !v.is_null()) {
+            kustomization
+                .plugins
+                .push(format!("`{key}` ({})", file.display()));
+        }
     }
     for key in ["generators", "transformers", "validators"] {
-        for entry in strings(key) {
+        for (index, entry) in strings(&value, key).into_iter().enumerate() {
             if is_remote(&entry) {
                 kustomization.remote.push(entry);
                 continue;
             }
+            // An entry is a plugin's configuration written inline, a file of them, or a
+            // kustomization whose output they are.
+            let inline = entry.contains('\n');
             let path = dir.join(&entry);
-            let declares_function = read_text(&path).is_ok_and(|text| {
-                text.contains("config.kubernetes.io/function")
-                    || text.contains("config.k8s.io/function")
-            }) || entry.contains("config.kubernetes.io/function");
-            if declares_function {
-                kustomization.plugins.push(format!(
-                    "a KRM or exec function in `{key}` ({})",
-                    file.display()
-                ));
+            if !inline && path.is_dir() {
+                kustomization.plugin_dirs.push(path);
+                continue;
             }
+            let text = if inline {
+                Some(entry.clone())
+            } else {
+                read_text(&path).ok()
+            };
+            let Some(text) = text else { continue };
+            let configs = plugin_configs(&text, &format!("{key}[{index}]"));
+            for plugin in configs.refused {
+                kustomization
+                    .plugins
+                    .push(format!("{plugin} in `{key}` ({})", file.display()));
+            }
+            kustomization.loads.extend(configs.loads);
         }
     }
     for (index, entry) in value
@@ -222,21 +242,183 @@ pub fn read_kustomization(dir: &Path) -> Result<Kustomization, String> {
     Ok(kustomization)
 }
 
-/// Removes `.` and `..` components without touching the file system.
-pub fn normalize(path: &Path) -> PathBuf {
-    let mut normalized = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                if !normalized.pop() {
-                    normalized.push("..");
-                }
+/// The strings of the list `key`.
+fn strings(value: &Value, key: &str) -> Vec<String> {
+    value
+        .get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every path or address a kustomization makes Kustomize load, by the fields of its
+/// `types.Kustomization` that reach `Loader.Load` or `Loader.New` (kustomize
+/// `api/internal/target/kusttarget.go`, `api/kv/kv.go`, `api/resource/factory.go`,
+/// `api/internal/accumulator/loadconfigfromcrds.go`,
+/// `api/internal/plugins/builtinconfig/loaddefaultconfig.go`). `Loader.Load` fetches any
+/// `http://` or `https://` address; `Loader.New` clones git repositories.
+pub fn loads(value: &Value) -> Vec<Load> {
+    let mut loads = Vec::new();
+    let mut push = |field: String, value: &str| {
+        loads.push(Load {
+            field,
+            value: value.to_owned(),
+        });
+    };
+    for key in [
+        "resources",
+        "bases",
+        "components",
+        "crds",
+        "configurations",
+        "generators",
+        "transformers",
+        "validators",
+    ] {
+        for (index, entry) in strings(value, key).iter().enumerate() {
+            // Inline plugin configurations are read by [`plugin_configs`].
+            if !entry.contains('\n') {
+                push(format!("{key}[{index}]"), entry);
             }
-            other => normalized.push(other),
         }
     }
-    normalized
+    for (index, entry) in strings(value, "patchesStrategicMerge").iter().enumerate() {
+        if !entry.contains('\n') {
+            push(format!("patchesStrategicMerge[{index}]"), entry);
+        }
+    }
+    for key in ["patches", "patchesJson6902", "replacements"] {
+        for (index, entry) in array(value, key).iter().enumerate() {
+            if let Some(path) = entry.get("path").and_then(Value::as_str) {
+                push(format!("{key}[{index}].path"), path);
+            }
+        }
+    }
+    for key in ["configMapGenerator", "secretGenerator"] {
+        for (index, generator) in array(value, key).iter().enumerate() {
+            generator_loads(generator, &format!("{key}[{index}]"), &mut push);
+        }
+    }
+    if let Some(path) = value
+        .get("openapi")
+        .and_then(|o| o.get("path"))
+        .and_then(Value::as_str)
+    {
+        push("openapi.path".to_owned(), path);
+    }
+    loads
+}
+
+fn array<'a>(value: &'a Value, key: &str) -> &'a [Value] {
+    value
+        .get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// `files` (`[key=]path`), `envs` and `env` of a ConfigMap or Secret generator (kustomize
+/// `api/kv/kv.go`).
+fn generator_loads(generator: &Value, at: &str, push: &mut dyn FnMut(String, &str)) {
+    for (index, entry) in strings(generator, "files").iter().enumerate() {
+        // `key=path` with one `=` (`api/kv/kv.go`, `ParseFileSource`); an address anywhere in
+        // the entry is screened whole.
+        let path = match entry.split_once('=') {
+            Some((_, path)) if !entry.contains("://") => path,
+            _ => entry.as_str(),
+        };
+        push(format!("{at}.files[{index}]"), path);
+    }
+    for (index, entry) in strings(generator, "envs").iter().enumerate() {
+        push(format!("{at}.envs[{index}]"), entry);
+    }
+    if let Some(env) = generator.get("env").and_then(Value::as_str) {
+        push(format!("{at}.env"), env);
+    }
+}
+
+/// What the plugin configurations of a `generators`, `transformers` or `validators` entry make
+/// Kustomize load, and what would run a program.
+#[derive(Debug, Default)]
+pub struct PluginConfigs {
+    pub loads: Vec<Load>,
+    /// Plugins podcycle does not run, described.
+    pub refused: Vec<String>,
+}
+
+/// Reads plugin configurations (`text`, one or more YAML documents) as Kustomize's plugin
+/// loader does (`api/internal/plugins/loader/loader.go`): a function is a document with the
+/// annotation `config.kubernetes.io/function` (or `config.k8s.io/function`), read from the
+/// decoded key, so no escape in the YAML hides it; a builtin plugin (`apiVersion: builtin`)
+/// loads the files its fields name (`api/internal/builtins`).
+pub fn plugin_configs(text: &str, at: &str) -> PluginConfigs {
+    let mut configs = PluginConfigs::default();
+    for document in yaml::parse_stream(text) {
+        let Some(root) = document.root else { continue };
+        let Ok(value) = yaml::to_json(&document, root) else {
+            continue;
+        };
+        let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
+        let annotations = value
+            .get("metadata")
+            .and_then(|m| m.get("annotations"))
+            .and_then(Value::as_object);
+        if annotations.is_some_and(|a| {
+            a.keys().any(|key| {
+                let key = key.trim();
+                key == "config.kubernetes.io/function" || key == "config.k8s.io/function"
+            })
+        }) {
+            configs
+                .refused
+                .push(format!("a KRM or exec function (`{kind}`)"));
+            continue;
+        }
+        if value.get("apiVersion").and_then(Value::as_str) != Some("builtin") {
+            continue;
+        }
+        let at = format!("{at} ({kind})");
+        match kind {
+            "HelmChartInflationGenerator" => {
+                configs.refused.push(format!("`{kind}`"));
+            }
+            "ConfigMapGenerator" | "SecretGenerator" => {
+                generator_loads(&value, &at, &mut |field, path| {
+                    configs.loads.push(Load {
+                        field,
+                        value: path.to_owned(),
+                    });
+                });
+            }
+            _ => {
+                for key in ["path", "targetFilePath"] {
+                    if let Some(path) = value.get(key).and_then(Value::as_str) {
+                        configs.loads.push(Load {
+                            field: format!("{at}.{key}"),
+                            value: path.to_owned(),
+                        });
+                    }
+                }
+                for (index, path) in strings(&value, "paths").iter().enumerate() {
+                    configs.loads.push(Load {
+                        field: format!("{at}.paths[{index}]"),
+                        value: path.clone(),
+                    });
+                }
+                for (index, entry) in array(&value, "replacements").iter().enumerate() {
+                    if let Some(path) = entry.get("path").and_then(Value::as_str) {
+                        configs.loads.push(Load {
+                            field: format!("{at}.replacements[{index}].path"),
+                            value: path.to_owned(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    configs
 }
 
 /// Whether a resource entry names something on the network: a URL, or a repository in
@@ -265,25 +447,70 @@ pub struct Tree {
     pub plugins: Vec<String>,
 }
 
+/// The most kustomizations one overlay is read through.
+const MAX_KUSTOMIZATIONS: usize = 10_000;
+
 impl Tree {
     pub fn read(overlay: &Path) -> Result<Tree, String> {
         let mut tree = Tree::default();
-        let mut pending = vec![overlay.to_owned()];
-        let mut seen: Vec<PathBuf> = Vec::new();
-        while let Some(dir) = pending.pop() {
+        // Each directory, and the kustomization whose plugins its output configures.
+        let mut pending: Vec<(PathBuf, Option<usize>)> = vec![(overlay.to_owned(), None)];
+        let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+        while let Some((dir, configures)) = pending.pop() {
             let canonical = dir.canonicalize().unwrap_or_else(|_| dir.clone());
-            if seen.contains(&canonical) || seen.len() > 1000 {
+            if !seen.insert(canonical) || seen.len() > MAX_KUSTOMIZATIONS {
                 continue;
             }
-            seen.push(canonical);
-            // A missing base is Kustomize's to report.
-            let Ok(kustomization) = read_kustomization(&dir) else {
-                continue;
+            let kustomization = match read_kustomization(&dir) {
+                Ok(kustomization) => kustomization,
+                Err(error) => match kustomization_file(&dir) {
+                    // One podcycle cannot read (a link out of the tree, too large) is not
+                    // screened, so it is not built either.
+                    Some(file) if read_text(&file).is_err() => return Err(error),
+                    // A missing base, or a kustomization that is not valid YAML: Kustomize's to
+                    // report, as the file's error.
+                    _ => continue,
+                },
             };
+            let index = tree.kustomizations.len();
+            if let Some(parent) = configures {
+                // Its resources are plugin configurations, loaded from the parent's root.
+                let mut configs = PluginConfigs::default();
+                for load in &kustomization.loads {
+                    let path = kustomization.dir.join(&load.value);
+                    if !load.field.starts_with("resources[") || !super::super::files::is_file(&path)
+                    {
+                        continue;
+                    }
+                    if let Ok(text) = read_text(&path) {
+                        let found = plugin_configs(&text, &load.value);
+                        configs.loads.extend(found.loads);
+                        configs.refused.extend(found.refused);
+                    }
+                }
+                let parent = &mut tree.kustomizations[parent];
+                parent.loads.extend(configs.loads);
+                for plugin in configs.refused {
+                    tree.plugins
+                        .push(format!("{plugin} ({})", kustomization.file.display()));
+                }
+            }
             tree.remote.extend(kustomization.remote.iter().cloned());
             tree.plugins.extend(kustomization.plugins.iter().cloned());
-            pending.extend(kustomization.bases.iter().cloned());
-            pending.extend(kustomization.components.iter().cloned());
+            // The bases of a kustomization that configures plugins configure them too.
+            pending.extend(kustomization.bases.iter().map(|d| (d.clone(), configures)));
+            pending.extend(
+                kustomization
+                    .components
+                    .iter()
+                    .map(|d| (d.clone(), configures)),
+            );
+            pending.extend(
+                kustomization
+                    .plugin_dirs
+                    .iter()
+                    .map(|d| (d.clone(), Some(index))),
+            );
             tree.kustomizations.push(kustomization);
         }
         Ok(tree)

@@ -2,4 +2,5 @@
 
 pub mod poststart_delays_containers;
 pub mod probe_grace_shorter_than_prestop;
+pub mod probe_timeout_exceeds_period;
 pub mod sidecar_startup_probe;

@@ -20,6 +20,10 @@ declare_rule! {
     /// silently loses data. A key repeated with the same value is a warning: only Kustomize
     /// refuses it.
     ///
+    /// `apiVersion` or `kind` written twice at the top of a document is two objects run
+    /// together, the `---` between them missing: it is reported once, where the second object
+    /// starts, and the fix is the separator, not removing keys.
+    ///
     /// ## Example
     /// ```yaml
     /// apiVersion: v1
@@ -65,9 +69,13 @@ declare_rule! {
 
 fn check(ctx: &DocumentContext<'_>, findings: &mut Findings) {
     let document = ctx.document;
+    let run_together = objects_run_together(ctx, findings);
     // Each mapping's values by key node, built once: a mapping may repeat a key many times.
     let mut values_by_key: HashMap<NodeId, HashMap<NodeId, NodeId>> = HashMap::new();
     for duplicate in &document.duplicate_keys {
+        if run_together && duplicate.path.len() == 1 {
+            continue;
+        }
         let key = &duplicate.key;
         let values_of = values_by_key.entry(duplicate.mapping).or_insert_with(|| {
             document
@@ -101,9 +109,47 @@ fn check(ctx: &DocumentContext<'_>, findings: &mut Findings) {
             .report_span(duplicate.second, message)
             .help(help)
             .span_label(duplicate.first, format!("`{key}` is first written here"))
-            .field(Some(FieldPath::new(duplicate.path.clone())));
+            .field(FieldPath::new(duplicate.path.clone()));
         if same {
             finding.severity(Severity::Warning);
         }
     }
+}
+
+/// Reports two objects written as one document — `apiVersion` or `kind` repeated at its top,
+/// the `---` between them forgotten — once, where the second object starts; returns whether
+/// it did, so that the keys repeated at the top are not each reported on their own.
+fn objects_run_together(ctx: &DocumentContext<'_>, findings: &mut Findings) -> bool {
+    let document = ctx.document;
+    let top: Vec<_> = document
+        .duplicate_keys
+        .iter()
+        // The path names the key itself: one segment is a key at the top of the document.
+        .filter(|duplicate| duplicate.path.len() == 1)
+        .collect();
+    if !top
+        .iter()
+        .any(|duplicate| matches!(duplicate.key.as_str(), "apiVersion" | "kind"))
+    {
+        return false;
+    }
+    // The second object starts at the earliest key written again.
+    let (Some(first), Some(second)) = (
+        top.iter().min_by_key(|d| d.first.start),
+        top.iter().min_by_key(|d| d.second.start),
+    ) else {
+        return false;
+    };
+    let keys = crate::text::short_name_list(top.iter().map(|d| d.key.as_str()), top.len());
+    let verb = if top.len() == 1 { "is" } else { "are" };
+    findings
+        .report_span(
+            second.second,
+            format!(
+                "a second object starts here without `---`: {keys} {verb} written twice at the top of one document, so `kubectl apply -f` reads the two objects as one (the later values win) and `kustomize build` rejects it"
+            ),
+        )
+        .help("put `---` on its own line before this one, so that each object is a document of its own")
+        .span_label(first.first, "the first object starts here");
+    true
 }

@@ -79,13 +79,42 @@ fn check(ctx: &ObjectContext<'_>, findings: &mut Findings) {
         Target::value(path)
     };
     // What was written, for help that names it: `y`, not only the YAML 1.1 spellings.
-    let plain = scalar
-        .filter(|s| s.style == ScalarStyle::Plain)
-        .map(|s| s.value);
+    let written = match (&located, scalar) {
+        (_, Some(scalar)) => Written::Scalar {
+            value: scalar.value,
+            quoted: scalar.style != ScalarStyle::Plain,
+        },
+        // `{{ .x }}` is a mapping whose key is a mapping: no other YAML a person writes is.
+        (Some(located), None) => match document.mapping(located.node) {
+            Some(entries)
+                if entries
+                    .iter()
+                    .any(|(key, _)| document.mapping(*key).is_some()) =>
+            {
+                Written::TemplateBraces
+            }
+            _ => Written::Collection,
+        },
+        (None, None) => Written::Unknown,
+    };
     let finding = findings.report(target, friendly_type_error(&error.message));
-    if let Some(help) = type_error_help(&error.message, plain) {
+    if let Some(help) = type_error_help(&error.message, written) {
         finding.help(help);
     }
+}
+
+/// What a value of the wrong type was written as, for help that names it.
+#[derive(Clone, Copy, Debug)]
+enum Written<'a> {
+    Scalar {
+        value: &'a str,
+        quoted: bool,
+    },
+    /// A template expression in braces, `{{ .x }}`, which YAML reads as a mapping.
+    TemplateBraces,
+    /// A block mapping or a list.
+    Collection,
+    Unknown,
 }
 
 /// serde's messages name Rust types; say what Kubernetes expects instead.
@@ -115,31 +144,69 @@ pub(crate) fn friendly_type_error(message: &str) -> String {
     text
 }
 
-/// A concrete fix for the type errors YAML makes easy: a quoted number, and an unquoted
-/// YAML 1.1 boolean or a number where a string belongs. `written` is the plain scalar as
-/// written, when there is one.
-fn type_error_help(message: &str, written: Option<&str>) -> Option<String> {
-    if message.starts_with("invalid type: string") && message.contains("expected i") {
-        return Some("write the number without quotes".to_owned());
+/// A concrete fix for the type errors YAML makes easy: a quoted number, a word where a number
+/// belongs, an unquoted YAML 1.1 boolean or a number where a string belongs, a mapping where a
+/// list belongs and the other way round, and a template expression YAML reads as a mapping.
+fn type_error_help(message: &str, written: Written<'_>) -> Option<String> {
+    let found = message
+        .strip_prefix("invalid type: ")
+        .and_then(|rest| rest.split([' ', ',']).next())
+        .unwrap_or_default();
+    let expected = message.split("expected ").nth(1).unwrap_or_default();
+    let expects_number = expected.starts_with('i') || expected.starts_with('u');
+    match (found, written) {
+        ("string", Written::Scalar { value, quoted }) if expects_number => {
+            Some(if quoted && value.trim().parse::<f64>().is_ok() {
+                "write the number without quotes".to_owned()
+            } else {
+                // A short word is named; a longer text is only said to be one.
+                let what = if value.len() <= 40 && !value.contains(char::is_control) {
+                    format!("`{value}`")
+                } else {
+                    "the text".to_owned()
+                };
+                format!(
+                    "{what} is not a number: write the number itself (Kubernetes does not replace placeholders; render the manifest first)"
+                )
+            })
+        }
+        ("boolean", Written::Scalar { value, quoted: false })
+            if expected.starts_with("a string") =>
+        {
+            Some(format!(
+                "quote the value: the unquoted `{value}` is a boolean: YAML 1.1, which kubectl reads, takes `y`, `yes`, `on`, `true`, `n`, `no`, `off` and `false` (lower case, capitalised or all capitals) as booleans"
+            ))
+        }
+        ("boolean", _) if expected.starts_with("a string") => Some(
+            "quote the value: YAML 1.1, which kubectl reads, takes `y`, `yes`, `on`, `true`, `n`, `no`, `off` and `false` (lower case, capitalised or all capitals) as booleans".to_owned(),
+        ),
+        ("integer" | "floating", Written::Scalar { value, quoted: false })
+            if expected.starts_with("a string") =>
+        {
+            Some(format!("quote the value to keep it a string: `\"{value}\"`"))
+        }
+        ("integer" | "floating", _) if expected.starts_with("a string") => {
+            Some("quote the value to keep it a string".to_owned())
+        }
+        ("map", Written::TemplateBraces) if !expected.starts_with("a sequence") => Some(
+            "YAML reads `{{ … }}` as a mapping: a template expression must be rendered before the manifest is applied (or quoted, if it is meant as text)".to_owned(),
+        ),
+        ("map", _) if expected.starts_with("a sequence") => Some(
+            "write a list: start each item with `- ` (`- name: data`), even when there is only one".to_owned(),
+        ),
+        // An object type is named as such (`PodSecurityContext`).
+        ("sequence", _)
+            if expected.starts_with("a map")
+                || expected.starts_with("struct")
+                || expected.starts_with(|c: char| c.is_ascii_uppercase()) =>
+        {
+            Some("write a mapping: this field holds one object, so remove the `- ` before its first key".to_owned())
+        }
+        ("map" | "sequence", _) => Some(
+            "this field holds a single value, not nested keys or a list".to_owned(),
+        ),
+        _ => None,
     }
-    if message.starts_with("invalid type: boolean") && message.contains("expected a string") {
-        let seen = written.map_or_else(String::new, |w| {
-            format!("the unquoted `{w}` is a boolean: ")
-        });
-        return Some(format!(
-            "quote the value: {seen}YAML 1.1, which kubectl reads, takes `y`, `yes`, `on`, `true`, `n`, `no`, `off` and `false` (lower case, capitalised or all capitals) as booleans"
-        ));
-    }
-    if (message.starts_with("invalid type: integer")
-        || message.starts_with("invalid type: floating point"))
-        && message.contains("expected a string")
-    {
-        return Some(match written {
-            Some(w) => format!("quote the value to keep it a string: `\"{w}\"`"),
-            None => "quote the value to keep it a string".to_owned(),
-        });
-    }
-    None
 }
 
 #[cfg(test)]
@@ -148,15 +215,46 @@ mod tests {
 
     #[test]
     fn help_names_what_was_written() {
-        let help =
-            type_error_help("invalid type: boolean `true`, expected a string", Some("y")).unwrap();
-        assert!(help.contains("the unquoted `y` is a boolean"), "{help}");
-        let help = type_error_help(
+        let scalar = |value, quoted| Written::Scalar { value, quoted };
+        let help = |message: &str, written| type_error_help(message, written).unwrap();
+        let boolean = help(
+            "invalid type: boolean `true`, expected a string",
+            scalar("y", false),
+        );
+        assert!(
+            boolean.contains("the unquoted `y` is a boolean"),
+            "{boolean}"
+        );
+        let float = help(
             "invalid type: floating point `1.3`, expected a string",
-            Some("1.30"),
-        )
-        .unwrap();
-        assert!(help.contains("`\"1.30\"`"), "{help}");
-        assert!(!help.contains("1.29"));
+            scalar("1.30", false),
+        );
+        assert!(
+            float.contains("`\"1.30\"`") && !float.contains("1.29"),
+            "{float}"
+        );
+        assert_eq!(
+            help(
+                "invalid type: string \"80\", expected i32",
+                scalar("80", true)
+            ),
+            "write the number without quotes"
+        );
+        // A word is not a quoted number: removing quotes it does not have would not help.
+        let word = help(
+            "invalid type: string \"PORT\", expected i32",
+            scalar("PORT", false),
+        );
+        assert!(word.starts_with("`PORT` is not a number"), "{word}");
+        let list = help(
+            "invalid type: map, expected a sequence",
+            Written::Collection,
+        );
+        assert!(list.starts_with("write a list"), "{list}");
+        let braces = help(
+            "invalid type: map, expected a string",
+            Written::TemplateBraces,
+        );
+        assert!(braces.contains("`{{ … }}`"), "{braces}");
     }
 }

@@ -22,6 +22,7 @@ pub mod prestop_exceeds_grace_period;
 pub mod probe_grace_period;
 pub mod probe_success_threshold;
 pub mod progress_deadline_exceeded;
+pub mod render_error;
 pub mod tcp_socket_hook;
 pub mod template_active_deadline;
 pub mod undeclared_port;

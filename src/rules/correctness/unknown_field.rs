@@ -76,17 +76,51 @@ fn check(ctx: &ObjectContext<'_>, findings: &mut Findings) {
         let Some(podcycle_k8s::PathSegment::Key(name)) = unknown.path.last() else {
             continue;
         };
-        let help = did_you_mean_help(name, unknown.known_fields).unwrap_or_else(|| {
-            format!(
-                "remove it; `{}` has no field of that name",
-                unknown.type_name
-            )
-        });
+        let help = misplaced_security_field(unknown.type_name, name)
+            .or_else(|| did_you_mean_help(name, unknown.known_fields))
+            .unwrap_or_else(|| {
+                format!(
+                    "remove it; `{}` has no field of that name",
+                    unknown.type_name
+                )
+            });
         findings
             .report(
                 Target::key(path),
                 format!("unknown field `{name}` in {}", unknown.type_name),
             )
             .help(help);
+    }
+}
+
+/// Fields of a container's `securityContext` that the pod's does not have, and the other way
+/// round (kubernetes/api `core/v1/types.go`, `SecurityContext` and `PodSecurityContext`).
+const CONTAINER_ONLY_SECURITY_FIELDS: [&str; 5] = [
+    "allowPrivilegeEscalation",
+    "capabilities",
+    "privileged",
+    "procMount",
+    "readOnlyRootFilesystem",
+];
+const POD_ONLY_SECURITY_FIELDS: [&str; 6] = [
+    "fsGroup",
+    "fsGroupChangePolicy",
+    "seLinuxChangePolicy",
+    "supplementalGroups",
+    "supplementalGroupsPolicy",
+    "sysctls",
+];
+
+/// Help for a security setting written in the wrong `securityContext`: removing it, as for
+/// other unknown fields, would drop the hardening it asks for; it belongs in the other one.
+fn misplaced_security_field(type_name: &str, name: &str) -> Option<String> {
+    match type_name {
+        "PodSecurityContext" if CONTAINER_ONLY_SECURITY_FIELDS.contains(&name) => Some(format!(
+            "`{name}` is set per container: move it to the `securityContext` of each container (removing it drops the hardening it asks for)"
+        )),
+        "SecurityContext" if POD_ONLY_SECURITY_FIELDS.contains(&name) => Some(format!(
+            "`{name}` is set for the whole pod: move it to the pod's `securityContext` (beside `containers`)"
+        )),
+        _ => None,
     }
 }

@@ -1,5 +1,6 @@
 //! Opinionated checks, off by default; enable them with `--select` or `--extend-select`.
 
+pub mod liveness_equals_readiness;
 pub mod liveness_without_startup_probe;
 pub mod missing_liveness_probe;
 pub mod missing_prestop_delay;

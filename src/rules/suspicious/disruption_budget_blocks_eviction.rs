@@ -1,6 +1,6 @@
-use crate::model::budget::{Blocker, Eviction};
 use crate::model::path::FieldPath;
 use crate::model::scope::ScopedWorkload;
+use crate::model::scope::budget::{Blocker, Eviction};
 use crate::rules::{Findings, ScopeContext, Target, declare_rule};
 
 declare_rule! {

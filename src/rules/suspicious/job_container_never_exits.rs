@@ -1,4 +1,6 @@
+use crate::diagnostics::Severity;
 use crate::lifecycle::Role;
+use crate::model::path::PathSegment;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 use crate::versions::SIDECAR_CONTAINERS;
 
@@ -19,6 +21,11 @@ declare_rule! {
     /// This is what native sidecars are for: an init container with `restartPolicy: Always`
     /// starts before the work, runs beside it, and is stopped by the kubelet once every
     /// container in `containers` has exited, so the pod can succeed.
+    ///
+    /// A Job whose only container is written to run forever (`command: [sleep, infinity]`)
+    /// holds its pod until the Job is deleted, which is sometimes the point — a placeholder
+    /// that holds quota, a demonstration of queueing — and no helper is left running beside
+    /// finished work: that case is reported as information.
     ///
     /// ## Example
     /// ```yaml
@@ -81,6 +88,12 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     if !ctx.site.is_job() {
         return;
     }
+    let apps = ctx
+        .life
+        .containers
+        .iter()
+        .filter(|c| c.role == Role::App)
+        .count();
     for container in ctx.life.containers.iter().filter(|c| c.role == Role::App) {
         let (what, at) = match (&container.never_exits, container.known_sidecar) {
             (Some(never), _) => (never.what.clone(), Target::key(never.path.clone())),
@@ -103,6 +116,31 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 SIDECAR_CONTAINERS.availability()
             )
         };
+        // The Job's only container, written to run until it is stopped: the Job holds its pod
+        // until it is deleted, and nothing is left running beside finished work.
+        let written_to_run_forever = apps == 1
+            && container.never_exits.as_ref().is_some_and(|never| {
+                !matches!(never.path.segments().last(), Some(PathSegment::Key(key)) if key == "image")
+            });
+        if written_to_run_forever {
+            findings
+                .report(
+                    at,
+                    format!(
+                        "{} never exits ({what}): the {} runs until it is deleted, and never completes",
+                        container.quoted(),
+                        ctx.site.kind.name()
+                    ),
+                )
+                .help(format!(
+                    "if the {} is meant to hold its pod until it is deleted, this is what it does; otherwise give {} a command that ends",
+                    ctx.site.kind.name(),
+                    container.quoted()
+                ))
+                .severity(Severity::Info)
+                .container(container.name);
+            continue;
+        }
         findings
             .report(
                 at,

@@ -1,3 +1,4 @@
+use crate::diagnostics::Severity;
 use crate::fix::{Fix, FixEdit};
 use crate::lifecycle::{DEFAULT_GRACE_PERIOD_SECONDS, HookDuration, ProbeKind, Role};
 use crate::model::WorkloadKind;
@@ -23,7 +24,12 @@ declare_rule! {
     /// released before its containers have stopped, so the controller can start the
     /// replacement with the same identity and volumes while the old one still runs. The
     /// Kubernetes documentation calls the practice "unsafe and strongly discouraged for
-    /// StatefulSet Pods".
+    /// StatefulSet Pods". That case is a warning.
+    ///
+    /// Elsewhere a zero grace period is usually deliberate — fast failover, a node agent
+    /// that must not hold up a node's shutdown (Calico's `calico-node` ships with it and a
+    /// preStop hook) — so the hook that gets at most a second is reported as information:
+    /// the timing differs from what the hook seems to promise.
     ///
     /// ## Example
     /// ```yaml
@@ -163,7 +169,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             "set it to the preStop time plus the seconds the application needs to shut down, or remove it for the default of 30"
         });
     if !stateful {
-        finding.claim(Claim::DeletionGrace(shutdown.effective_grace_seconds));
+        finding
+            .claim(Claim::DeletionGrace(shutdown.effective_grace_seconds))
+            .severity(Severity::Info);
     }
     if let Some(fix) = restore_grace_period(ctx, &hooked) {
         finding.fix(fix);

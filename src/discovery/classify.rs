@@ -1,0 +1,280 @@
+//! What a file found by walking a directory is, before anything judges it: a Kubernetes
+//! manifest, a file of a Helm chart, a template for another tool, or some other YAML or JSON.
+//! Only manifests are linted as they are; a syntax error in a file that is not one is not a
+//! Kubernetes error. Files named on the command line are not classified: they are linted
+//! whatever they are.
+
+use std::ffi::OsStr;
+use std::path::Path;
+
+use crate::render::helm;
+use crate::source::LineIndex;
+use crate::yaml::{self, Comments, Kind, NodeId};
+
+/// The texts that open a template expression or statement of another tool: Go templates
+/// (Helm outside a chart, envsubst-like generators, Hugo, `gomplate`), Jinja and Liquid,
+/// Mustache and Handlebars, GitHub Actions and Tekton `${{ }}`.
+const TEMPLATE_MARKERS: [&str; 2] = ["{{", "{%"];
+
+/// The names of a chart's own files at its root: its metadata and its values.
+const CHART_METADATA_FILES: [&str; 4] = [
+    "Chart.yaml",
+    "Chart.lock",
+    "requirements.yaml",
+    "requirements.lock",
+];
+
+/// Directories of a chart whose files its templates read (`files/`, through `.Files`) or that
+/// hold values for its tests (`ci/`, read by chart-testing).
+const CHART_DATA_DIRECTORIES: [&str; 2] = ["files", "ci"];
+
+/// What a walked file is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileClass {
+    /// Linted as it is: a document has `apiVersion` and `kind`, or the file does not parse
+    /// and writes both keys (a manifest with a syntax error, which kubectl refuses).
+    Manifest,
+    /// A chart's metadata, values, or a file under its `files/` or `ci/`: read through the
+    /// rendered chart.
+    ChartFile,
+    /// A template for another tool: it does not parse, or YAML reads a template expression
+    /// as a mapping (`name: {{ .name }}`). `line` is where the first marker is (1-based).
+    Template { marker: &'static str, line: usize },
+    /// YAML or JSON in which no document has `apiVersion` and `kind`: configuration of
+    /// other tools, values, test data.
+    NotManifest,
+}
+
+/// Classifies a walked file from its path and text.
+pub fn classify(path: &Path, text: &str) -> FileClass {
+    if is_chart_file(path) {
+        return FileClass::ChartFile;
+    }
+    let marker = first_marker(text);
+    if marker.is_none() && root_keys(text) {
+        // The common case, decided without parsing: a stream of block-style manifests.
+        return FileClass::Manifest;
+    }
+    if marker.is_none() && !(text.contains("apiVersion") && text.contains("kind")) {
+        return FileClass::NotManifest;
+    }
+    let read = read_documents(text);
+    if let Some((marker, offset)) = marker
+        && (read.syntax_error || read.template_node)
+    {
+        let line = LineIndex::new(text).line_of(offset) + 1;
+        return FileClass::Template { marker, line };
+    }
+    if read.object || (read.syntax_error && keys_on_lines(text)) {
+        FileClass::Manifest
+    } else {
+        FileClass::NotManifest
+    }
+}
+
+/// Whether a file is one of a Helm chart's own files: its metadata and values at its root
+/// (`Chart.yaml`, `values.yaml`, `values-prod.yaml`, `values.schema.json`), or a file under
+/// its `files/` or `ci/` directory. Its `crds/` and any other directory hold what they hold.
+pub fn is_chart_file(path: &Path) -> bool {
+    let Some(parent) = path.parent() else {
+        return false;
+    };
+    let name = path.file_name().and_then(OsStr::to_str).unwrap_or_default();
+    let is_values = name.starts_with("values") && name != "values";
+    if (CHART_METADATA_FILES.contains(&name) || is_values) && helm::is_chart(parent) {
+        return true;
+    }
+    path.ancestors().skip(1).any(|dir| {
+        dir.file_name()
+            .and_then(OsStr::to_str)
+            .is_some_and(|name| CHART_DATA_DIRECTORIES.contains(&name))
+            && dir.parent().is_some_and(helm::is_chart)
+    })
+}
+
+/// The first template marker in the text and where it is. Found from each `{` (a search for
+/// one byte, which is fast over a large manifest that has none).
+fn first_marker(text: &str) -> Option<(&'static str, usize)> {
+    let bytes = text.as_bytes();
+    text.match_indices('{').find_map(|(at, _)| {
+        TEMPLATE_MARKERS
+            .iter()
+            .find(|marker| bytes[at..].starts_with(marker.as_bytes()))
+            .map(|marker| (*marker, at))
+    })
+}
+
+/// Whether `apiVersion:` and `kind:` both start a line: the root keys of a block-style
+/// manifest.
+fn root_keys(text: &str) -> bool {
+    let starts = |key: &str| {
+        text.lines().any(|line| {
+            line.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start_matches(' ').starts_with(':'))
+        })
+    };
+    starts("apiVersion") && starts("kind")
+}
+
+/// Whether `apiVersion` and `kind` are both written as keys on some line, at any indentation,
+/// quoted or not, or as the first key of a sequence item: how a manifest that does not parse
+/// is told from other text that does not.
+fn keys_on_lines(text: &str) -> bool {
+    let written = |key: &str| {
+        text.lines().any(|line| {
+            let line = line.trim_start();
+            let line = line.strip_prefix("- ").unwrap_or(line).trim_start();
+            let line = line
+                .strip_prefix('"')
+                .or_else(|| line.strip_prefix('\''))
+                .unwrap_or(line);
+            line.strip_prefix(key).is_some_and(|rest| {
+                rest.trim_start_matches(['"', '\''])
+                    .trim_start()
+                    .starts_with(':')
+            })
+        })
+    };
+    written("apiVersion") && written("kind")
+}
+
+/// What reading a file's documents found.
+#[derive(Default)]
+struct Read {
+    /// A document does not parse.
+    syntax_error: bool,
+    /// A document's root is a mapping with `apiVersion` and `kind`.
+    object: bool,
+    /// A mapping is written `{{ … }}`: a Go template expression that happens to be valid
+    /// flow YAML, which no manifest holds.
+    template_node: bool,
+}
+
+fn read_documents(text: &str) -> Read {
+    let mut read = Read::default();
+    yaml::for_each_document_with(text, Comments::Skip, |document| {
+        read.syntax_error |= document.errors.iter().any(|error| !error.too_large);
+        read.object |= document.root.is_some_and(|root| {
+            document.mapping(root).is_some_and(|entries| {
+                let has = |key: &str| {
+                    entries
+                        .iter()
+                        .any(|(k, _)| document.scalar_str(*k) == Some(key))
+                };
+                has("apiVersion") && has("kind")
+            })
+        });
+        read.template_node |= (0..document.node_count()).any(|index| {
+            let id = NodeId(u32::try_from(index).unwrap_or(u32::MAX));
+            matches!(document.kind(id), Kind::Mapping(_))
+                && text
+                    .get(document.node(id).span.start as usize..)
+                    .is_some_and(|rest| rest.starts_with("{{"))
+        });
+    });
+    read
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn class(text: &str) -> FileClass {
+        classify(Path::new("deploy/file.yaml"), text)
+    }
+
+    #[test]
+    fn manifests_are_manifests_even_with_a_syntax_error() {
+        assert_eq!(class("apiVersion: v1\nkind: Pod\n"), FileClass::Manifest);
+        assert_eq!(
+            class("{\"apiVersion\": \"v1\", \"kind\": \"Pod\"}"),
+            FileClass::Manifest
+        );
+        assert_eq!(
+            class("---\n  apiVersion: v1\n  kind: Pod\n"),
+            FileClass::Manifest
+        );
+        // Indented too far: kubectl refuses it, and podcycle says why.
+        assert_eq!(
+            class("apiVersion: apps/v1\n    kind: Deployment\n    spec: {}\n"),
+            FileClass::Manifest
+        );
+        // Template markers inside strings are what the object holds (alerting templates).
+        assert_eq!(
+            class(
+                "apiVersion: v1\nkind: ConfigMap\ndata:\n  summary: '{{ $labels.instance }} is down'\n  rule: |\n    {{ if .x }}\n"
+            ),
+            FileClass::Manifest
+        );
+    }
+
+    #[test]
+    fn templates_for_other_tools() {
+        assert_eq!(
+            class("{% raw %}\napiVersion: v1\nkind: Secret\n{% endraw %}\n"),
+            FileClass::Template {
+                marker: "{%",
+                line: 1
+            }
+        );
+        assert_eq!(
+            class("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {{ .ns }}\n"),
+            FileClass::Template {
+                marker: "{{",
+                line: 4
+            }
+        );
+        assert_eq!(
+            class("apiVersion: v1\nkind: Service\nspec:\n  {{- range .ports }}\n  - port: 1\n"),
+            FileClass::Template {
+                marker: "{{",
+                line: 4
+            }
+        );
+        // A GitHub Actions workflow is other YAML whatever its expressions.
+        assert_eq!(
+            class("on: push\njobs:\n  a:\n    steps:\n    - run: echo ${{ github.sha }}\n"),
+            FileClass::NotManifest
+        );
+    }
+
+    #[test]
+    fn other_yaml_and_json() {
+        assert_eq!(class("key: value\n"), FileClass::NotManifest);
+        assert_eq!(
+            class("{\n  // comment\n  \"name\": \"dev\",\n}\n"),
+            FileClass::NotManifest
+        );
+        assert_eq!(class("title: \"a\" b\nkind: x\n"), FileClass::NotManifest);
+        assert_eq!(
+            class("values:\n  extraObjects:\n  - apiVersion: v1\n    kind: ConfigMap\n"),
+            FileClass::NotManifest
+        );
+        assert_eq!(class(""), FileClass::NotManifest);
+    }
+
+    #[test]
+    fn files_of_a_chart() {
+        let dir = tempfile::tempdir().unwrap();
+        let chart = dir.path().join("web");
+        let files = [
+            ("Chart.yaml", true),
+            ("values.yaml", true),
+            ("values-prod.yaml", true),
+            ("values.schema.json", true),
+            ("files/config.yaml", true),
+            ("ci/lint-values.yaml", true),
+            ("crds/crd.yaml", false),
+            ("examples/pod.yaml", false),
+        ];
+        for (file, _) in files {
+            let path = chart.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "a: 1\n").unwrap();
+        }
+        for (file, of_the_chart) in files {
+            assert_eq!(is_chart_file(&chart.join(file)), of_the_chart, "{file}");
+        }
+        assert!(!is_chart_file(&dir.path().join("values.yaml")));
+    }
+}

@@ -1,0 +1,172 @@
+//! The settings an editor passes to the server — in `initializationOptions`, and again in
+//! `workspace/didChangeConfiguration` when the user changes them — which are the command
+//! line's options for `check`: `--config`, `--kube-version`, `--select`, `--ignore` and
+//! `--no-render`.
+//!
+//! The object may come as it is or under a `podcycle` key (VS Code's section):
+//!
+//! ```json
+//! { "configuration": "ci/.podcycle.yaml", "kubeVersion": "1.31",
+//!   "select": ["correctness"], "ignore": ["container-restart-policy"], "render": true }
+//! ```
+//!
+//! A value that cannot be used is left out, and said: as on the command line, never a
+//! silent default.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::run::{ConfigChoice, RunOptions};
+use crate::settings::Selector;
+
+/// Reads the editor's settings in `value` into the options of the server's runs (a run with
+/// no flags, and these); a relative `configuration` is taken from `base` (the first workspace
+/// folder). Returns the problems of the values left out, one message each.
+pub fn run_options(value: &Value, base: Option<&Path>) -> (RunOptions, Vec<String>) {
+    let value = value.get("podcycle").unwrap_or(value);
+    let mut settings = RunOptions::default();
+    let mut problems = Vec::new();
+    if value.is_null() {
+        return (settings, problems);
+    }
+    if !value.is_object() {
+        problems.push(format!("the settings must be an object, not `{value}`"));
+        return (settings, problems);
+    }
+    let mut problem = |key: &str, message: String| {
+        problems.push(format!("setting `podcycle.{key}`: {message}"));
+    };
+    match value.get("configuration") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(path)) if path.trim().is_empty() => {}
+        Some(Value::String(path)) => {
+            let path = Path::new(path);
+            settings.config = ConfigChoice::File(match base {
+                Some(base) if path.is_relative() => base.join(path),
+                _ => path.to_owned(),
+            });
+        }
+        Some(other) => problem(
+            "configuration",
+            format!("expected the path of a configuration file, not `{other}`"),
+        ),
+    }
+    match value.get("kubeVersion") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(text)) if text.trim().is_empty() => {}
+        Some(Value::String(text)) => match text.parse() {
+            Ok(version) => settings.kube_version = Some(version),
+            Err(message) => problem("kubeVersion", message),
+        },
+        Some(other) => problem(
+            "kubeVersion",
+            format!("expected a version such as \"1.33\", not `{other}`"),
+        ),
+    }
+    for (key, selectors) in [
+        ("select", &mut settings.selection.select),
+        ("ignore", &mut settings.selection.ignore),
+    ] {
+        match value.get(key) {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(names)) => {
+                for name in names {
+                    match name.as_str().map(|name| Selector::parse(name.trim())) {
+                        Some(Ok(selector)) => selectors.push(selector),
+                        Some(Err(message)) => problem(key, message),
+                        None => problem(
+                            key,
+                            format!("expected rule or category names, not `{name}`"),
+                        ),
+                    }
+                }
+            }
+            Some(other) => problem(
+                key,
+                format!("expected a list of rule or category names, not `{other}`"),
+            ),
+        }
+    }
+    match value.get("render") {
+        None | Some(Value::Null) => {}
+        Some(Value::Bool(render)) => settings.rendering.disabled = !render,
+        Some(other) => problem("render", format!("expected true or false, not `{other}`")),
+    }
+    (settings, problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn reads_each_setting() {
+        let (settings, problems) = run_options(
+            &json!({"podcycle": {
+                "configuration": "ci/.podcycle.yaml",
+                "kubeVersion": "v1.30",
+                "select": ["correctness"],
+                "ignore": ["container-restart-policy"],
+                "render": false,
+            }}),
+            Some(Path::new("/work")),
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            settings.config,
+            ConfigChoice::File(PathBuf::from("/work/ci/.podcycle.yaml"))
+        );
+        assert_eq!(
+            settings.kube_version.map(|v| v.to_string()),
+            Some("1.30".into())
+        );
+        assert_eq!(settings.selection.select.len(), 1);
+        assert_eq!(settings.selection.ignore.len(), 1);
+        assert!(settings.rendering.disabled);
+    }
+
+    #[test]
+    fn empty_values_mean_unset() {
+        let (settings, problems) = run_options(
+            &json!({"configuration": "", "kubeVersion": " ", "select": [], "render": null}),
+            None,
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(settings.config, ConfigChoice::Nearest);
+        assert!(settings.kube_version.is_none());
+        assert!(!settings.rendering.disabled);
+        assert!(run_options(&Value::Null, None).1.is_empty());
+    }
+
+    #[test]
+    fn values_that_cannot_be_used_are_said_and_left_out() {
+        let (settings, problems) = run_options(
+            &json!({
+                "kubeVersion": "2.1",
+                "select": ["correctness", "init-container-nope", 3],
+                "ignore": "all",
+                "render": "yes",
+                "configuration": 7,
+            }),
+            None,
+        );
+        assert_eq!(settings.selection.select.len(), 1);
+        assert!(settings.kube_version.is_none() && !settings.rendering.disabled);
+        let all = problems.join("\n");
+        for expected in [
+            "`podcycle.kubeVersion`: invalid Kubernetes version `2.1`",
+            "`podcycle.select`: unknown rule or category `init-container-nope`",
+            "`podcycle.select`: expected rule or category names, not `3`",
+            "`podcycle.ignore`: expected a list",
+            "`podcycle.render`: expected true or false",
+            "`podcycle.configuration`: expected the path",
+        ] {
+            assert!(all.contains(expected), "{expected} in {all}");
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! The run of the language server: one open file at a time, planned as `check` plans it — its
+//! configuration, its settings, and, for a Helm template or a Kustomize patch, the chart or
+//! overlay it is judged through, rendered with the configuration's `helm.charts` entries.
+//! Renderers read files from disk, so a file is judged through them as saved: while it has
+//! unsaved changes, nothing is claimed about it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::configs::Configs;
+use super::options::{FilePlan, RunOptions};
+use super::plan::{RenderJob, chart_jobs, overlay_job, overlay_marker};
+use super::rendering::{Renderer, lint_rendered, unrendered};
+use crate::config::ConfigError;
+use crate::diagnostics::{Diagnostic, RenderTool};
+use crate::discovery::FoundChart;
+use crate::discovery::roles::PatchIndex;
+use crate::lint::FileRole;
+use crate::render::{helm, kustomize};
+
+/// How an open file is judged.
+#[derive(Clone, Debug)]
+pub struct EditorPlan {
+    /// The file's own plan; `None` when its configuration excludes it (nothing is shown, as
+    /// `check` shows nothing).
+    pub file: Option<FilePlan>,
+    /// The chart or overlay it is judged through, one job per rendering; empty for a file
+    /// linted as it is written.
+    pub renders: Vec<RenderJob>,
+    /// The configuration that should apply and cannot be used: the defaults apply meanwhile.
+    pub config_error: Option<Arc<ConfigError>>,
+}
+
+/// What rendering gives for an open file.
+#[derive(Debug)]
+pub enum EditorRender {
+    /// The findings of the rendered chart or overlay in this file, sorted.
+    Findings(Vec<Diagnostic>),
+    /// The chart or overlay could not be rendered, or the file has unsaved changes: why.
+    Unavailable(String),
+}
+
+impl EditorPlan {
+    /// Plans the file at `path` (`None`: a document with no file, which gets the defaults).
+    pub fn new(options: &RunOptions, configs: &mut Configs, path: Option<&Path>) -> EditorPlan {
+        let Some(path) = path else {
+            return EditorPlan {
+                file: Some(options.file_plan(None, None, FileRole::Manifest)),
+                renders: Vec::new(),
+                config_error: None,
+            };
+        };
+        let mut patches = PatchIndex::default();
+        let (config, config_error) = match configs.resolve(path) {
+            Ok(config) => (config, None),
+            Err(error) => (None, Some(error)),
+        };
+        if config.as_deref().is_some_and(|c| c.excludes(path)) {
+            return EditorPlan {
+                file: None,
+                renders: Vec::new(),
+                config_error,
+            };
+        }
+        let role = patches.role(path);
+        let file = options.file_plan(config.as_deref(), Some(path), role);
+        let absolute = absolute(path);
+        let renders = if let Some(dir) = helm::chart_of_template(&absolute) {
+            let config = configs.for_file(&dir.join("Chart.yaml"));
+            let chart = FoundChart {
+                dir,
+                named_templates: Vec::new(),
+            };
+            chart_jobs(options, config.as_deref(), chart)
+        } else {
+            match absolute.parent() {
+                Some(dir) if role == FileRole::Patch && kustomize::is_overlay(dir) => {
+                    let config = configs.for_file(&overlay_marker(dir));
+                    vec![overlay_job(options, config.as_deref(), dir.to_owned())]
+                }
+                _ => Vec::new(),
+            }
+        };
+        EditorPlan {
+            file: Some(file),
+            renders,
+            config_error,
+        }
+    }
+
+    /// Renders what the file belongs to and keeps the findings placed in it; `None` for a
+    /// file linted as it is written. `text` is what the editor holds.
+    pub fn rendered_findings(
+        &self,
+        options: &RunOptions,
+        path: &Path,
+        text: &str,
+    ) -> Option<EditorRender> {
+        let first = self.renders.first()?;
+        let path = absolute(path);
+        let on_disk = crate::safe_fs::read_file(&path, crate::safe_fs::FileKind::Manifest)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok());
+        if on_disk.as_deref() != Some(text) {
+            let noun = match first.input.tool() {
+                RenderTool::Helm => "chart",
+                RenderTool::Kustomize => "overlay",
+            };
+            return Some(EditorRender::Unavailable(format!(
+                "{} is judged through its {noun} as saved: save it to see its findings",
+                path.display(),
+            )));
+        }
+        let renderer = Renderer::new(options);
+        let mut found: Vec<Diagnostic> = Vec::new();
+        for job in &self.renders {
+            let output = match renderer.render(job) {
+                Ok(output) => output,
+                Err(not_rendered) => {
+                    let sentence = unrendered(job, not_rendered).sentence();
+                    return Some(EditorRender::Unavailable(sentence));
+                }
+            };
+            for report in lint_rendered(output, job) {
+                if absolute(Path::new(&report.file.path)) != path {
+                    continue;
+                }
+                for diagnostic in report.diagnostics {
+                    // A chart rendered once per `helm.charts` entry may find one thing twice.
+                    if !found.iter().any(|d| d.same_finding(&diagnostic)) {
+                        found.push(diagnostic);
+                    }
+                }
+            }
+        }
+        crate::diagnostics::sort(&mut found);
+        Some(EditorRender::Findings(found))
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    absolute.canonicalize().unwrap_or(absolute)
+}

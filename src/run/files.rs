@@ -1,0 +1,180 @@
+//! Reading manifests — files found by discovery, or standard input — and linting each with its
+//! plan; bytes that are not UTF-8 are linted all the same. [`CheckedFile`] keeps what a file was
+//! linted with, so that `--fix` and `--add-ignore` lint it again the same way.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::options::FilePlan;
+use crate::diagnostics::Diagnostic;
+use crate::escape::escape_controls;
+use crate::lint::{FileRole, Linted, Visit, invalid_utf8, lint_file_with};
+use crate::report::FileReport;
+use crate::safe_fs::{self, FileKind};
+use crate::settings::{FailOn, Settings};
+use crate::source::SourceFile;
+
+/// Reads a file, named for reports the way the user wrote it (without a leading `./`). Errors
+/// name the file, escaped for the terminal.
+pub fn read_path(path: &Path) -> Result<(String, Vec<u8>), String> {
+    let display = path.display().to_string();
+    let display = display
+        .strip_prefix("./")
+        .map(str::to_owned)
+        .unwrap_or(display);
+    match safe_fs::read_file(path, FileKind::Manifest) {
+        Ok(bytes) => Ok((display, bytes)),
+        Err(error) => Err(format!("{}: {error}", escape_controls(&display))),
+    }
+}
+
+/// Reads standard input, up to the size podcycle reads of a manifest.
+pub fn read_stdin() -> io::Result<Vec<u8>> {
+    safe_fs::read_stdin(FileKind::Manifest).map_err(|error| match error {
+        safe_fs::ReadError::Other(error) => error,
+        error => io::Error::other(format!("standard input: {error}")),
+    })
+}
+
+/// Lints file contents with `plan`. Unless the plan keeps the text, the report keeps only the
+/// lines it shows: reports are written once every file is linted.
+pub fn lint_with_plan(name: String, bytes: Vec<u8>, plan: &FilePlan) -> FileReport {
+    let (file, linted) = lint_bytes_with(name, bytes, &plan.settings, plan.role, &mut |_| {});
+    let mut report = FileReport {
+        file,
+        diagnostics: linted.diagnostics,
+        objects: linted.objects,
+        fail_at: plan.fail_at,
+    };
+    if !plan.keep_text {
+        report.compact();
+    }
+    report
+}
+
+/// Lints file contents as complete manifests, with the default fail level.
+pub fn lint_bytes(path: String, bytes: Vec<u8>, settings: &Settings) -> FileReport {
+    lint_bytes_as(path, bytes, settings, FileRole::Manifest)
+}
+
+/// Lints file contents as manifests or as patches, with the default fail level.
+pub fn lint_bytes_as(
+    path: String,
+    bytes: Vec<u8>,
+    settings: &Settings,
+    role: FileRole,
+) -> FileReport {
+    let (file, linted) = lint_bytes_with(path, bytes, settings, role, &mut |_| {});
+    FileReport {
+        file,
+        diagnostics: linted.diagnostics,
+        objects: linted.objects,
+        fail_at: FailOn::Warning.threshold(),
+    }
+}
+
+/// Lints file contents, showing `visit` every workload object and document end (see
+/// [`lint_file_with`]).
+/// Invalid UTF-8 is reported at the first bad byte, and the rest is linted with replacement
+/// characters so that the other documents still get checked.
+pub fn lint_bytes_with(
+    path: String,
+    bytes: Vec<u8>,
+    settings: &Settings,
+    role: FileRole,
+    visit: &mut dyn FnMut(Visit<'_, '_>),
+) -> (SourceFile, Linted) {
+    let (text, valid_up_to) = match String::from_utf8(bytes) {
+        Ok(text) => (text, None),
+        Err(error) => {
+            let valid_up_to = error.utf8_error().valid_up_to();
+            (
+                String::from_utf8_lossy(error.as_bytes()).into_owned(),
+                Some(valid_up_to),
+            )
+        }
+    };
+    let file = SourceFile::new(path, text);
+    let mut linted = lint_file_with(&file, settings, role, visit);
+    if let Some(valid_up_to) = valid_up_to {
+        linted
+            .diagnostics
+            .extend(invalid_utf8(settings, &file.text, valid_up_to));
+        crate::diagnostics::sort(&mut linted.diagnostics);
+    }
+    (file, linted)
+}
+
+/// A checked file: its report, what it was linted with, and where it is.
+#[derive(Debug)]
+pub struct CheckedFile {
+    pub report: FileReport,
+    /// `None` for a file only rendered output reports findings in (a Helm template): it was
+    /// not linted as it is, and is not edited.
+    pub plan: Option<FilePlan>,
+    /// The file on disk; `None` for standard input.
+    pub path: Option<PathBuf>,
+}
+
+impl CheckedFile {
+    /// Lints `text` as this file, the way it was linted as it is (not what rendering found
+    /// in it): the findings `--fix` and `--add-ignore` work on.
+    pub fn lint(&self, text: &str) -> FileReport {
+        match &self.plan {
+            Some(plan) => lint_with_plan(
+                self.report.file.path.clone(),
+                text.as_bytes().to_vec(),
+                plan,
+            ),
+            None => FileReport {
+                file: SourceFile::new(self.report.file.path.clone(), text),
+                diagnostics: Vec::new(),
+                objects: Vec::new(),
+                fail_at: self.report.fail_at,
+            },
+        }
+    }
+
+    /// Lints the file again after it changed to `text`. Findings rendering placed in it are
+    /// kept as they were: the chart or overlay is not rendered again.
+    pub fn relint(&mut self, text: String) {
+        let rendered: Vec<Diagnostic> = self
+            .report
+            .diagnostics
+            .drain(..)
+            .filter(|d| d.rendered.is_some())
+            .collect();
+        let mut report = self.lint(&text);
+        if let Some(path) = &self.path {
+            report.file.set_os_path(path);
+        }
+        report.diagnostics.extend(rendered);
+        crate::diagnostics::sort(&mut report.diagnostics);
+        self.report = report;
+    }
+
+    /// The text of the file about to be edited, read again: it must be what was linted (valid
+    /// UTF-8, not changed since), and not JSON, since edits are written in YAML (a comment, a
+    /// block mapping). Standard input is what was read.
+    pub fn text_on_disk(&self) -> Result<String, String> {
+        let report = &self.report;
+        let name = &report.file.path;
+        if !crate::fix::edits_file(name) {
+            return Err(format!(
+                "{name}: edits are written in YAML and not made to JSON files"
+            ));
+        }
+        let Some(path) = &self.path else {
+            return Ok(report.file.text.clone());
+        };
+        let bytes = safe_fs::read_file(path, FileKind::Manifest)
+            .map_err(|error| format!("{name}: {error}"))?;
+        match String::from_utf8(bytes) {
+            Ok(text) if text == report.file.text => Ok(text),
+            Ok(_) => Err(format!(
+                "{name}: the file changed while it was checked; not edited"
+            )),
+            Err(_) => Err(format!("{name}: the file is not valid UTF-8; not edited")),
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! One run over files, charts and overlays, the same for every front end: `check` and
+//! `explain` on the command line, the language server, and the tests. Beneath them all, so
+//! that they plan, render and lint through one path and never disagree.
+//!
+//! - [`options`]: [`RunOptions`], what a run is asked to do on top of each file's
+//!   configuration, and the [`FilePlan`] one file is linted with;
+//! - [`configs`]: the configuration of each file, found and read once;
+//! - [`plan`]: what a run reads — files, standard input, charts and overlays — each with its
+//!   plan, and what it leaves out;
+//! - [`files`]: reading a file and linting it with its plan;
+//! - [`rendering`]: rendering charts and overlays, linting the output, placing each finding in
+//!   the file that wrote it (`check`, `explain` and the editor alike);
+//! - [`editor`]: the language server's run, one open file at a time;
+//! - [`explaining`]: the pods of what is linted, explained as `explain` shows them (the
+//!   command and the editor's "explain this pod" alike);
+//! - [`after_lint`]: what runs once every file is linted: findings merged per file, the passes
+//!   that read several files, the order of the reports.
+//!
+//! [`Checking`] drives a `check` run through these steps; the front ends print what it says.
+
+pub mod after_lint;
+pub mod configs;
+pub mod editor;
+pub mod explaining;
+pub mod files;
+pub mod options;
+pub mod plan;
+pub mod rendering;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+pub use configs::Configs;
+pub use editor::{EditorPlan, EditorRender};
+pub use explaining::Explaining;
+pub use files::{
+    CheckedFile, lint_bytes, lint_bytes_as, lint_bytes_with, lint_with_plan, read_path, read_stdin,
+};
+pub use options::{ConfigChoice, FilePlan, HelmOverrides, Rendering, RunOptions, Walk};
+pub use plan::{RenderJob, RunPlan, StdinPlan};
+pub use rendering::{RenderedOutput, Renderer, lint_rendered};
+
+use crate::diagnostics::RenderTool;
+use crate::discovery::Discovered;
+use crate::report::{FileReport, RunNotes};
+
+/// A `check` run after planning: the files linted as they are, then the charts and overlays
+/// rendered and their findings merged into the files that wrote them.
+#[derive(Debug, Default)]
+pub struct Checking {
+    reports: Vec<FileReport>,
+    /// Where each file linted as it is came from and what it was linted with, for `--fix`
+    /// and `--add-ignore`.
+    plans: HashMap<String, (Option<PathBuf>, FilePlan)>,
+    notes: RunNotes,
+    fail_on_unrendered: bool,
+    stdin: bool,
+}
+
+/// What a `check` run found.
+#[derive(Debug)]
+pub struct CheckOutcome {
+    /// Every file with findings or linted as it is: standard input first, then by name.
+    pub files: Vec<CheckedFile>,
+    /// What the run rendered, could not render, and left out.
+    pub notes: RunNotes,
+    /// A chart or overlay that could not be rendered fails the run.
+    pub fail_on_unrendered: bool,
+}
+
+impl Checking {
+    pub fn new(options: &RunOptions) -> Checking {
+        Checking {
+            fail_on_unrendered: options.fail_on_unrendered,
+            ..Checking::default()
+        }
+    }
+
+    /// Lints what was read from standard input.
+    pub fn stdin(&mut self, stdin: StdinPlan, bytes: Vec<u8>) {
+        let report = lint_with_plan(stdin.name, bytes, &stdin.plan);
+        self.plans
+            .insert(report.file.path.clone(), (None, stdin.plan));
+        self.reports.push(report);
+        self.stdin = true;
+    }
+
+    /// Lints files on every core, keeping their order; returns why those that could not be
+    /// read were not.
+    pub fn files(&mut self, files: Vec<(PathBuf, FilePlan)>) -> Vec<String> {
+        let results: Vec<Result<FileReport, String>> = files
+            .par_iter()
+            .map(|(path, plan)| {
+                read_path(path).map(|(name, bytes)| {
+                    let mut report = lint_with_plan(name, bytes, plan);
+                    report.file.set_os_path(path);
+                    report
+                })
+            })
+            .collect();
+        let mut errors = Vec::new();
+        for (result, (path, plan)) in results.into_iter().zip(files) {
+            match result {
+                Ok(report) => {
+                    self.plans
+                        .insert(report.file.path.clone(), (Some(path), plan));
+                    self.reports.push(report);
+                }
+                Err(message) => errors.push(message),
+            }
+        }
+        errors
+    }
+
+    /// Renders the charts and overlays on every core and merges their findings into the
+    /// reports of the files that wrote them. Returns the warnings to show: what was not
+    /// rendered, once each.
+    pub fn renders(&mut self, jobs: &[RenderJob], renderer: &Renderer) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if !jobs.is_empty() {
+            warnings.extend(renderer.warning());
+        }
+        let outcomes = renderer.render_all(jobs);
+        let mut counted: Vec<(RenderTool, String)> = Vec::new();
+        for (job, outcome) in jobs.iter().zip(outcomes) {
+            self.fail_on_unrendered |= job.fail_on_unrendered;
+            match outcome {
+                Ok(output) => {
+                    for warning in &output.warnings {
+                        warnings.push(format!("{} {}: {warning}", output.tool, output.input));
+                    }
+                    let key = (output.tool, output.input.clone());
+                    if !counted.contains(&key) {
+                        match output.tool {
+                            RenderTool::Helm => self.notes.rendered_charts += 1,
+                            RenderTool::Kustomize => self.notes.rendered_overlays += 1,
+                        }
+                        counted.push(key);
+                    }
+                    after_lint::merge(
+                        &mut self.reports,
+                        lint_rendered(output, job),
+                        !job.plan.keep_text,
+                    );
+                }
+                Err(not_rendered)
+                    if let Some(report) = rendering::refused_report(&not_rendered, job) =>
+                {
+                    after_lint::merge(&mut self.reports, vec![report], !job.plan.keep_text);
+                }
+                Err(not_rendered) => {
+                    let unrendered = rendering::unrendered(job, not_rendered);
+                    if self.notes.unrendered.contains(&unrendered) {
+                        continue;
+                    }
+                    warnings.push(unrendered.sentence());
+                    if !job.named_templates.is_empty() {
+                        let named: Vec<String> = job
+                            .named_templates
+                            .iter()
+                            .map(|p| crate::render::display(p))
+                            .collect();
+                        warnings.push(format!(
+                            "not linted: {} (Helm templates are linted through their chart)",
+                            named.join(", ")
+                        ));
+                    }
+                    self.notes.unrendered.push(unrendered);
+                }
+            }
+        }
+        warnings
+    }
+
+    /// Whether any file was linted or got findings.
+    pub fn is_empty(&self) -> bool {
+        self.reports.is_empty()
+    }
+
+    /// The reports in order, each with what it was linted with.
+    pub fn finish(mut self, discovered: &Discovered) -> CheckOutcome {
+        let (ignored_files, ignored_directories) = discovered.ignored();
+        self.notes.ignored_files = ignored_files;
+        self.notes.ignored_directories = ignored_directories;
+        self.notes.not_manifests = discovered.not_manifests();
+        after_lint::order(&mut self.reports, self.stdin);
+        let files = self
+            .reports
+            .into_iter()
+            .map(|report| {
+                let (path, plan) = match self.plans.remove(&report.file.path) {
+                    Some((path, plan)) => (path, Some(plan)),
+                    None => (None, None),
+                };
+                CheckedFile { report, plan, path }
+            })
+            .collect();
+        CheckOutcome {
+            files,
+            notes: self.notes,
+            fail_on_unrendered: self.fail_on_unrendered,
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! [`RunOptions`]: what one run is asked to do beyond each file's configuration. The command
+//! line builds it from its flags, the language server and the tests from nothing; every front
+//! end then plans its files with [`RunOptions::file_plan`], so that one file is linted with the
+//! same settings whoever asks.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use globset::GlobSet;
+
+use crate::config::{self, Config};
+use crate::diagnostics::Severity;
+use crate::discovery::{WalkOptions, excluded};
+use crate::lint::FileRole;
+use crate::render::DEFAULT_TIMEOUT;
+use crate::settings::{FailOn, Selection, Settings};
+use crate::versions::KubeVersion;
+
+/// What a run is asked to do, on top of each file's configuration. The default is a run with
+/// no flags: what the language server does.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Which configuration each file gets.
+    pub config: ConfigChoice,
+    /// `--kube-version`: the cluster version every file is judged for, over the
+    /// configuration's `kube-version`.
+    pub kube_version: Option<KubeVersion>,
+    /// `--select`, `--extend-select`, `--ignore`: applied over each configuration's selection.
+    pub selection: Selection,
+    /// `--fail-on`, over the configuration's `fail-on`.
+    pub fail_on: Option<FailOn>,
+    /// `--fail-on-unrendered`; a configuration's `fail-on-unrendered: true` sets it for its
+    /// charts and overlays.
+    pub fail_on_unrendered: bool,
+    /// How charts are rendered, over the configuration's `helm.charts`.
+    pub helm: HelmOverrides,
+    /// Which renderers, within which limits; or none.
+    pub rendering: Rendering,
+    /// What is walked and what is left out.
+    pub walk: Walk,
+    /// Keep each file's whole text in its report: `--fix`, `--diff` and `--add-ignore` edit
+    /// it. Otherwise a report keeps only the lines it shows.
+    pub keep_text: bool,
+}
+
+/// Which configuration applies to a file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ConfigChoice {
+    /// The nearest `.podcycle.yaml` above the file.
+    #[default]
+    Nearest,
+    /// This file for every file (`--config`).
+    File(PathBuf),
+    /// None (`--no-config`, or `--isolated` without `--config`).
+    Nothing,
+}
+
+/// `--helm-release`, `--helm-namespace`, `--helm-values`: for every chart of the run.
+#[derive(Clone, Debug, Default)]
+pub struct HelmOverrides {
+    pub release: Option<String>,
+    pub namespace: Option<String>,
+    /// After the chart's own `values.yaml` and those the configuration names.
+    pub values: Vec<PathBuf>,
+}
+
+/// The renderers and their limits.
+#[derive(Clone, Debug)]
+pub struct Rendering {
+    /// `--no-render`: every chart and overlay is reported as not rendered.
+    pub disabled: bool,
+    /// `--helm`; `None` looks for `helm` on `PATH`.
+    pub helm: Option<PathBuf>,
+    /// `--kustomize`; `None` looks for `kustomize`, then `kubectl`, on `PATH`.
+    pub kustomize: Option<PathBuf>,
+    /// `--render-timeout`: how long one renderer may run.
+    pub timeout: Duration,
+    /// `--render-budget`: how long the run may spend rendering, over all its charts and
+    /// overlays.
+    pub budget: Duration,
+    /// `--render-memory`: the memory one renderer may use, in bytes.
+    pub memory: u64,
+}
+
+impl Default for Rendering {
+    fn default() -> Rendering {
+        Rendering {
+            disabled: false,
+            helm: None,
+            kustomize: None,
+            timeout: DEFAULT_TIMEOUT,
+            budget: crate::render::budget::DEFAULT_BUDGET,
+            memory: crate::render::process::DEFAULT_MEMORY,
+        }
+    }
+}
+
+/// What a walk reads and leaves out.
+#[derive(Clone, Debug, Default)]
+pub struct Walk {
+    /// `--exclude`: left out while walking directories.
+    pub exclude: GlobSet,
+    /// `--force-exclude`: the excludes apply to files named on the command line too.
+    pub force_exclude: bool,
+    /// How ignore files are treated (`--isolated` honours none).
+    pub options: WalkOptions,
+}
+
+/// What one file is linted with.
+#[derive(Clone, Debug)]
+pub struct FilePlan {
+    pub settings: Settings,
+    /// The least severity that fails the run for this file; `None` for never.
+    pub fail_at: Option<Severity>,
+    pub role: FileRole,
+    /// Keep the file's whole text in its report ([`RunOptions::keep_text`]).
+    pub keep_text: bool,
+}
+
+impl RunOptions {
+    /// The settings and fail level for a file: its configuration's, with these options on top,
+    /// less the configuration's `per-path-ignores` for the file (`None`: standard input without
+    /// a name).
+    pub fn file_plan(
+        &self,
+        config: Option<&Config>,
+        path: Option<&Path>,
+        role: FileRole,
+    ) -> FilePlan {
+        FilePlan {
+            settings: self.settings(config, path),
+            fail_at: self.fail_on(config).threshold(),
+            role,
+            keep_text: self.keep_text,
+        }
+    }
+
+    /// The settings for a file under `config`.
+    pub fn settings(&self, config: Option<&Config>, path: Option<&Path>) -> Settings {
+        match config {
+            None => config::settings_without_config(&self.selection, self.kube_version),
+            Some(config) => config.settings_for_file(&self.selection, self.kube_version, path),
+        }
+    }
+
+    /// The fail level: `--fail-on`, else the configuration's, else warnings.
+    pub fn fail_on(&self, config: Option<&Config>) -> FailOn {
+        self.fail_on
+            .or(config.and_then(|c| c.fail_on))
+            .unwrap_or(FailOn::Warning)
+    }
+
+    /// Whether `--exclude` or the configuration's `exclude` matches a path.
+    pub fn excludes(&self, config: Option<&Config>, path: &Path) -> bool {
+        excluded(&self.walk.exclude, path) || config.is_some_and(|c| c.excludes(path))
+    }
+
+    /// Whether a file is left out: one named on the command line only with `--force-exclude`,
+    /// one found by walking when its configuration excludes it (`--exclude` kept it out of the
+    /// walk already).
+    pub fn leaves_out(&self, config: Option<&Config>, path: &Path, named: bool) -> bool {
+        if named {
+            self.walk.force_exclude && self.excludes(config, path)
+        } else {
+            config.is_some_and(|c| c.excludes(path))
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! Rendering charts and overlays with the run's renderers, linting the output with the job's
+//! plan, and moving each finding to the template, base or patch line that wrote it.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::options::{FilePlan, RunOptions};
+use super::plan::{RenderJob, overlay_marker};
+use crate::diagnostics::{Diagnostic, RenderTool};
+use crate::lint::{FileRole, Visit, lint_file_with};
+use crate::model::ObjectRef;
+use crate::render::{self, NotRendered, Output, SourceMap, Tools};
+use crate::report::{FileReport, Unrendered};
+use crate::source::SourceFile;
+
+/// The renderers of a run.
+#[derive(Clone, Debug)]
+pub struct Renderer {
+    /// `None` with `--no-render`.
+    tools: Option<Tools>,
+}
+
+impl Renderer {
+    pub fn new(options: &RunOptions) -> Renderer {
+        let rendering = &options.rendering;
+        let tools = (!rendering.disabled).then(|| {
+            Tools::find(
+                rendering.helm.as_deref(),
+                rendering.kustomize.as_deref(),
+                rendering.timeout.max(std::time::Duration::from_secs(1)),
+            )
+            .with_memory(rendering.memory)
+            .with_budget(render::Budget::new(rendering.budget))
+        });
+        Renderer { tools }
+    }
+
+    /// Renders one chart or overlay.
+    pub fn render(&self, job: &RenderJob) -> Result<Output, NotRendered> {
+        match &self.tools {
+            Some(tools) => render::render(&job.input, tools),
+            None => Err(NotRendered {
+                tool: job.input.tool(),
+                input: job.input.display(),
+                reason: "--no-render".to_owned(),
+                refusal: None,
+            }),
+        }
+    }
+
+    /// What to warn about before rendering: a sandbox the system refused.
+    pub fn warning(&self) -> Option<String> {
+        self.tools.as_ref().and_then(|_| render::sandbox::warning())
+    }
+
+    /// Renders every job, on every core; the outcomes in the order of the jobs.
+    pub fn render_all(&self, jobs: &[RenderJob]) -> Vec<Result<Output, NotRendered>> {
+        jobs.par_iter().map(|job| self.render(job)).collect()
+    }
+}
+
+/// Rendered output, ready to be linted and its findings placed.
+pub struct RenderedOutput {
+    pub tool: RenderTool,
+    /// The chart or overlay, as users wrote it.
+    pub input: String,
+    /// The rendered stream.
+    pub file: SourceFile,
+    map: SourceMap,
+}
+
+impl RenderedOutput {
+    pub fn new(mut output: Output) -> RenderedOutput {
+        RenderedOutput {
+            tool: output.tool,
+            input: std::mem::take(&mut output.input),
+            file: std::mem::replace(&mut output.file, SourceFile::new("", "")),
+            map: output.map,
+        }
+    }
+
+    /// Lints the rendered stream with `plan`, showing `visit` each object and document end,
+    /// with a [`Placer`] that moves findings and places of the stream to the files that wrote
+    /// them.
+    pub fn lint_with(
+        &mut self,
+        plan: &FilePlan,
+        visit: &mut dyn FnMut(Visit<'_, '_>, &mut Placer<'_>),
+    ) -> Vec<Diagnostic> {
+        let mut placer = Placer {
+            rendered: &self.file,
+            map: &mut self.map,
+        };
+        lint_file_with(
+            &self.file,
+            &plan.settings,
+            FileRole::Manifest,
+            &mut |seen| visit(seen, &mut placer),
+        )
+        .diagnostics
+    }
+
+    /// Moves a finding in the stream to the file that wrote it.
+    pub fn place(&mut self, diagnostic: Diagnostic) -> (Arc<SourceFile>, Diagnostic) {
+        self.map.place(&self.file, diagnostic)
+    }
+}
+
+/// Moves findings in rendered output to the files that wrote them.
+pub struct Placer<'r> {
+    rendered: &'r SourceFile,
+    map: &'r mut SourceMap,
+}
+
+impl Placer<'_> {
+    pub fn place(&mut self, diagnostic: Diagnostic) -> (Arc<SourceFile>, Diagnostic) {
+        self.map.place(self.rendered, diagnostic)
+    }
+}
+
+/// Lints rendered output and moves each finding to the file that wrote it: one report per
+/// file, holding only the findings of the named templates when the job names some.
+pub fn lint_rendered(output: Output, job: &RenderJob) -> Vec<FileReport> {
+    let mut output = RenderedOutput::new(output);
+    let found = output.lint_with(&job.plan, &mut |_, _| {});
+    let named: Vec<String> = job
+        .named_templates
+        .iter()
+        .map(|p| render::display(p))
+        .collect();
+    let mut by_file: Vec<(Arc<SourceFile>, Vec<Diagnostic>)> = Vec::new();
+    for mut diagnostic in found {
+        // A fix names places in the rendered output, not in the template, base or patch the
+        // finding is reported in: --fix edits only files linted as they are.
+        diagnostic.fixes.clear();
+        let (file, diagnostic) = output.place(diagnostic);
+        if !named.is_empty() && !named.contains(&file.path) {
+            continue;
+        }
+        match by_file.iter_mut().find(|(f, _)| f.path == file.path) {
+            Some((_, diagnostics)) => diagnostics.push(diagnostic),
+            None => by_file.push((file, vec![diagnostic])),
+        }
+    }
+    by_file
+        .into_iter()
+        .map(|(file, diagnostics)| {
+            let mut objects: Vec<ObjectRef> = Vec::new();
+            for object in diagnostics.iter().filter_map(|d| d.object.clone()) {
+                if !objects.contains(&object) {
+                    objects.push(object);
+                }
+            }
+            FileReport {
+                file: Arc::try_unwrap(file).unwrap_or_else(|shared| (*shared).clone()),
+                diagnostics,
+                objects,
+                fail_at: job.plan.fail_at,
+            }
+        })
+        .collect()
+}
+
+/// The `render-error` finding for an input its renderer refused, when the rule is on for the
+/// job (else the refusal is a note, like any input not rendered).
+pub fn refused_report(not_rendered: &NotRendered, job: &RenderJob) -> Option<FileReport> {
+    let refusal = not_rendered.refusal.as_deref()?;
+    let rule = job.plan.settings.enabled(render::failure::RULE)?;
+    let severity = job.plan.settings.severity(rule);
+    let (file, diagnostic) = render::failure::diagnostic(refusal, &not_rendered.input, severity);
+    Some(FileReport {
+        file: Arc::try_unwrap(file).unwrap_or_else(|shared| (*shared).clone()),
+        diagnostics: vec![diagnostic],
+        objects: Vec::new(),
+        fail_at: job.plan.fail_at,
+    })
+}
+
+/// What the run's notes say of a job that was not rendered: the reason, printable, and the
+/// file that stands for the chart or overlay in annotations.
+pub fn unrendered(job: &RenderJob, not_rendered: NotRendered) -> Unrendered {
+    let file = match not_rendered.tool {
+        RenderTool::Helm => job.input.dir().join("Chart.yaml"),
+        RenderTool::Kustomize => overlay_marker(job.input.dir()),
+    };
+    Unrendered {
+        tool: not_rendered.tool,
+        input: not_rendered.input,
+        reason: render::printable(&not_rendered.reason),
+        file: render::display(&file),
+    }
+}

@@ -1,0 +1,947 @@
+//! Rendering is a trust boundary: a chart or overlay in a pull request is a program that runs on
+//! the CI machine (docs/security.md, "Rendering"). Each test is built from a reproduction of a
+//! way in: links to files outside the repository, to `.git/config`, to another process's
+//! environment and to a directory of keys; addresses Kustomize would fetch from a server on
+//! the runner; a chart that allocates 4 GB; a thousand slow charts; a chain of overlays; a
+//! chart broken on purpose to turn a failing check green.
+
+use std::fs;
+use std::io::Read;
+use std::net::TcpListener;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use libtest_mimic::Trial;
+
+use crate::common::{code, high_water, podcycle, stderr, stdout, watched, write};
+use crate::tool::{Tool, needs};
+
+const BAD: &str = include_str!("../../testdata/cli/bad.yaml");
+
+/// Far beyond what any of these runs needs: a hang fails the test instead of the test run.
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// Runs `command` with nothing on standard input, reading its output while it runs (SARIF is
+/// larger than a pipe holds), and fails the test if it takes longer than `limit`.
+fn within(limit: Duration, command: &mut Command) -> Output {
+    watched(limit, command.stdin(Stdio::null()), &mut |_| {})
+}
+
+/// The tests of this file.
+pub fn trials() -> Vec<Trial> {
+    vec![
+        needs(
+            Tool::Renderers,
+            "security::a_charts_links_leave_no_byte_of_their_targets_in_any_format",
+            a_charts_links_leave_no_byte_of_their_targets_in_any_format,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::an_overlay_reads_nothing_of_git_or_outside_the_repository",
+            an_overlay_reads_nothing_of_git_or_outside_the_repository,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::kustomize_sends_no_request_to_the_runner_from_any_field",
+            kustomize_sends_no_request_to_the_runner_from_any_field,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::the_sandbox_keeps_renderers_off_the_network",
+            the_sandbox_keeps_renderers_off_the_network,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::a_chart_that_allocates_gigabytes_is_stopped_at_the_limit",
+            a_chart_that_allocates_gigabytes_is_stopped_at_the_limit,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::the_render_budget_bounds_a_run_of_slow_charts",
+            the_render_budget_bounds_a_run_of_slow_charts,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::a_chain_of_overlays_is_built_once_from_its_end",
+            a_chain_of_overlays_is_built_once_from_its_end,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::breaking_a_chart_is_a_finding_with_helms_message",
+            breaking_a_chart_is_a_finding_with_helms_message,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::a_broken_overlay_is_a_finding_at_the_entry_kustomize_names",
+            a_broken_overlay_is_a_finding_at_the_entry_kustomize_names,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::the_summary_counts_overlays",
+            the_summary_counts_overlays,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::a_function_behind_an_escaped_key_is_refused",
+            a_function_behind_an_escaped_key_is_refused,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::without_the_sandbox_rendering_warns",
+            without_the_sandbox_rendering_warns,
+        ),
+    ]
+}
+
+/// What every leak test looks for in every byte podcycle prints (not a valid container name, so
+/// that a template or replacement that puts it in one gets it quoted in a finding).
+const SECRET: &str = "Hunter2_SECRET_7f3a";
+
+/// Every output format.
+const FORMATS: [&str; 7] = [
+    "full", "concise", "json", "sarif", "github", "junit", "gitlab",
+];
+
+/// A repository (it has `.git`) whose `.git/config` holds a token, beside a directory outside it
+/// with a password file, a registry configuration and a directory of keys.
+struct Repository {
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+    root: PathBuf,
+    outside: PathBuf,
+}
+
+impl Repository {
+    fn new() -> Repository {
+        let root_dir = tempfile::tempdir().unwrap();
+        let outside_dir = tempfile::tempdir().unwrap();
+        let root = root_dir.path().canonicalize().unwrap();
+        let outside = outside_dir.path().canonicalize().unwrap();
+        write(
+            &root,
+            ".git/config",
+            &format!(
+                "[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic {SECRET}\n"
+            ),
+        );
+        write(
+            &outside,
+            "passwd",
+            &format!("root:x:0:0:{SECRET}:/root:/bin/sh\n"),
+        );
+        write(
+            &outside,
+            "config.json",
+            &format!("{{\"auths\": {{\"ghcr.io\": {{\"auth\": \"{SECRET}\"}}}}}}\n"),
+        );
+        write(
+            &outside,
+            "ssh/id_ed25519",
+            &format!("-----BEGIN {SECRET}-----\n"),
+        );
+        Repository {
+            _dirs: (root_dir, outside_dir),
+            root,
+            outside,
+        }
+    }
+
+    /// A chart whose template prints what `.Files` and `.Values` hold into container names,
+    /// which `invalid-container-name` quotes.
+    fn chart(&self) -> PathBuf {
+        let chart = self.root.join("chart");
+        write(
+            &chart,
+            "Chart.yaml",
+            "apiVersion: v2\nname: leaky\nversion: 1.0.0\n",
+        );
+        write(&chart, "values.yaml", "replicas: 1\n");
+        write(
+            &chart,
+            "templates/pod.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: {{ .Files.Get \"files/secret\" | quote }}\n    image: a\n  - name: {{ range $path, $_ := .Files.Glob \"files/keys/*\" }}{{ $.Files.Get $path | quote }}{{ else }}keys{{ end }}\n    image: b\n  - name: {{ .Values | toJson | quote }}\n    image: c\n",
+        );
+        write(&chart, "files/README", "the files the template reads\n");
+        chart
+    }
+
+    /// `podcycle check --isolated ARGS` in the repository, with a token in its environment as
+    /// a CI job has one (`/proc/self/environ` would hold it).
+    fn check(&self, args: &[&str]) -> Output {
+        within(
+            LIMIT,
+            podcycle()
+                .current_dir(&self.root)
+                .env("GITHUB_TOKEN", SECRET)
+                .args(["check", "--isolated"])
+                .args(args),
+        )
+    }
+}
+
+/// Everything a run printed.
+fn all(output: &Output) -> String {
+    format!("{}{}", stdout(output), stderr(output))
+}
+
+/// A process of the runner with a token in its environment, as `GITHUB_TOKEN` is in another
+/// step's; killed when dropped.
+struct Neighbour(std::process::Child);
+
+impl Neighbour {
+    fn start() -> Neighbour {
+        Neighbour(
+            Command::new("sleep")
+                .arg("300")
+                .env("GITHUB_TOKEN", SECRET)
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap(),
+        )
+    }
+
+    fn environ(&self) -> String {
+        format!("/proc/{}/environ", self.0.id())
+    }
+}
+
+impl Drop for Neighbour {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `files/passwd -> /etc/passwd` read with `.Files.Get` printed the file in a finding, in every
+/// format, with `--isolated`; so did a link to `.git/config`, to `/proc/self/environ` and to
+/// another process's environment, to a directory of keys (`.Files.Glob`), a values file and a
+/// template that are links. Now the chart is not rendered, the link is named, and no byte of
+/// its target is printed.
+fn a_charts_links_leave_no_byte_of_their_targets_in_any_format() {
+    let neighbour = Neighbour::start();
+    let repository = Repository::new();
+    let chart = repository.chart();
+    // The harness sees a leak when there is one: the same secret in a file of the chart.
+    write(&chart, "files/secret", SECRET);
+    let leaked = repository.check(&["--format", "concise", "."]);
+    assert!(all(&leaked).contains(SECRET), "{}", all(&leaked));
+    fs::remove_file(chart.join("files/secret")).unwrap();
+
+    let outside = &repository.outside;
+    let cases: [(&str, PathBuf); 7] = [
+        ("files/secret", outside.join("passwd")),
+        ("files/secret", PathBuf::from("../../.git/config")),
+        ("files/secret", PathBuf::from("/proc/self/environ")),
+        ("files/secret", PathBuf::from(neighbour.environ())),
+        ("files/keys", outside.join("ssh")),
+        ("values.yaml", outside.join("config.json")),
+        ("templates/leak.yaml", outside.join("passwd")),
+    ];
+    for (link, target) in cases {
+        let path = chart.join(link);
+        let original = fs::read(&path).ok();
+        let _ = fs::remove_file(&path);
+        symlink(&target, &path).unwrap();
+        for format in FORMATS {
+            let output = repository.check(&["--fail-on-unrendered", "--format", format, "."]);
+            let text = all(&output);
+            assert!(
+                !text.contains(SECRET),
+                "{link} -> {}, {format}: printed the target: {text}",
+                target.display()
+            );
+            assert_eq!(code(&output), 1, "{link}, {format}: {text}");
+            assert!(
+                text.contains(&format!("`chart/{link}` is a symbolic link to")),
+                "{link}, {format}: the link is named: {text}"
+            );
+        }
+        fs::remove_file(&path).unwrap();
+        if let Some(bytes) = original {
+            fs::write(&path, bytes).unwrap();
+        }
+    }
+}
+
+/// A kustomization at the root of a repository can name `.git/config` in a generator and copy
+/// it into a container name with `replacements`; so can a link to it. Neither is built.
+fn an_overlay_reads_nothing_of_git_or_outside_the_repository() {
+    let repository = Repository::new();
+    let root = &repository.root;
+    write(
+        root,
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: app\n    image: x\n",
+    );
+    let kustomization = |file: &str| {
+        format!(
+            "resources: [pod.yaml]\nconfigMapGenerator:\n- name: c\n  files: [data={file}]\nreplacements:\n- source: {{kind: ConfigMap, name: c, fieldPath: data.data}}\n  targets:\n  - select: {{kind: Pod, name: p}}\n    fieldPaths: [spec.containers.0.name]\n"
+        )
+    };
+    // The harness sees a leak when there is one.
+    write(root, "notes.txt", SECRET);
+    write(root, "kustomization.yaml", &kustomization("notes.txt"));
+    let leaked = repository.check(&["--format", "concise", "."]);
+    assert!(all(&leaked).contains(SECRET), "{}", all(&leaked));
+
+    symlink(".git/config", root.join("gc")).unwrap();
+    symlink(repository.outside.join("passwd"), root.join("pw")).unwrap();
+    for file in [".git/config", "gc", "pw"] {
+        write(root, "kustomization.yaml", &kustomization(file));
+        for format in FORMATS {
+            let output = repository.check(&["--fail-on-unrendered", "--format", format, "."]);
+            let text = all(&output);
+            assert!(!text.contains(SECRET), "{file}, {format}: {text}");
+            assert_eq!(code(&output), 1, "{file}, {format}: {text}");
+            assert!(
+                text.contains("`configMapGenerator[0].files[0]` in kustomization.yaml"),
+                "{file}, {format}: {text}"
+            );
+        }
+    }
+}
+
+/// A server on the runner's loopback, counting the connections it accepts.
+struct Server {
+    port: u16,
+    accepted: Arc<AtomicUsize>,
+}
+
+impl Server {
+    fn start() -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&accepted);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                counter.fetch_add(1, Ordering::SeqCst);
+                if let Ok(mut stream) = stream {
+                    let mut request = [0; 1024];
+                    let _ = stream.read(&mut request);
+                    let body = "apiVersion: v1\nkind: Pod\nmetadata: {name: fetched}\nspec:\n  containers:\n  - {name: FETCHED, image: x}\n";
+                    let _ = std::io::Write::write_all(
+                        &mut stream,
+                        format!(
+                            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                            body.len()
+                        )
+                        .as_bytes(),
+                    );
+                }
+            }
+        });
+        Server { port, accepted }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/x.yaml", self.port)
+    }
+
+    fn requests(&self) -> usize {
+        self.accepted.load(Ordering::SeqCst)
+    }
+}
+
+/// Kustomize loads files from `http(s)://` addresses in many fields, and the proxy variables do
+/// nothing for `127.0.0.1`: the patch, a generator's file, the OpenAPI document and a
+/// configuration were fetched from a server on the runner. No field reaches it now.
+fn kustomize_sends_no_request_to_the_runner_from_any_field() {
+    let server = Server::start();
+    // The counter counts.
+    drop(std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.requests() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(server.requests(), 1);
+
+    let url = server.url();
+    let fields = [
+        ("resources", format!("resources: [pod.yaml, {url}]")),
+        ("bases", format!("resources: [pod.yaml]\nbases: [{url}]")),
+        (
+            "components",
+            format!("resources: [pod.yaml]\ncomponents: [{url}]"),
+        ),
+        (
+            "patches[].path",
+            format!("resources: [pod.yaml]\npatches: [{{path: {url}}}]"),
+        ),
+        (
+            "patchesJson6902[].path",
+            format!(
+                "resources: [pod.yaml]\npatchesJson6902: [{{path: {url}, target: {{kind: Pod, name: p}}}}]"
+            ),
+        ),
+        (
+            "patchesStrategicMerge",
+            format!("resources: [pod.yaml]\npatchesStrategicMerge: [{url}]"),
+        ),
+        (
+            "configMapGenerator files",
+            format!("resources: [pod.yaml]\nconfigMapGenerator: [{{name: c, files: [{url}]}}]"),
+        ),
+        (
+            "configMapGenerator envs",
+            format!("resources: [pod.yaml]\nconfigMapGenerator: [{{name: c, envs: [{url}]}}]"),
+        ),
+        (
+            "secretGenerator env",
+            format!("resources: [pod.yaml]\nsecretGenerator: [{{name: c, env: {url}}}]"),
+        ),
+        (
+            "openapi.path",
+            format!("resources: [pod.yaml]\nopenapi: {{path: {url}}}"),
+        ),
+        ("crds", format!("resources: [pod.yaml]\ncrds: [{url}]")),
+        (
+            "configurations",
+            format!("resources: [pod.yaml]\nconfigurations: [{url}]"),
+        ),
+        (
+            "replacements[].path",
+            format!("resources: [pod.yaml]\nreplacements: [{{path: {url}}}]"),
+        ),
+        (
+            "generators",
+            format!("resources: [pod.yaml]\ngenerators: [{url}]"),
+        ),
+        (
+            "transformers",
+            format!("resources: [pod.yaml]\ntransformers: [{url}]"),
+        ),
+        (
+            "validators",
+            format!("resources: [pod.yaml]\nvalidators: [{url}]"),
+        ),
+        (
+            "helmCharts",
+            format!("resources: [pod.yaml]\nhelmCharts: [{{name: x, repo: {url}}}]"),
+        ),
+        (
+            "a PatchTransformer's path",
+            format!(
+                "resources: [pod.yaml]\ntransformers:\n- |\n  apiVersion: builtin\n  kind: PatchTransformer\n  metadata: {{name: x}}\n  path: {url}\n"
+            ),
+        ),
+        (
+            "a ConfigMapGenerator's files",
+            format!(
+                "resources: [pod.yaml]\ngenerators:\n- |\n  apiVersion: builtin\n  kind: ConfigMapGenerator\n  metadata: {{name: x}}\n  files: [{url}]\n"
+            ),
+        ),
+        (
+            "a ReplacementTransformer's path",
+            format!(
+                "resources: [pod.yaml]\ntransformers:\n- |\n  apiVersion: builtin\n  kind: ReplacementTransformer\n  metadata: {{name: x}}\n  replacements: [{{path: {url}}}]\n"
+            ),
+        ),
+        (
+            "a transformer file's path",
+            "resources: [pod.yaml]\ntransformers: [t.yaml]".to_owned(),
+        ),
+    ];
+    for (field, kustomization) in fields {
+        let tree = tempfile::tempdir().unwrap();
+        write(tree.path(), ".git/HEAD", "ref: refs/heads/main\n");
+        write(
+            tree.path(),
+            "app/pod.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: app, image: x}\n",
+        );
+        write(
+            tree.path(),
+            "app/t.yaml",
+            &format!(
+                "apiVersion: builtin\nkind: PatchStrategicMergeTransformer\nmetadata: {{name: x}}\npaths: [{url}]\n"
+            ),
+        );
+        write(
+            tree.path(),
+            "app/kustomization.yaml",
+            &format!("{kustomization}\nreplicas: [{{name: p, count: 1}}]\n"),
+        );
+        let output = within(
+            LIMIT,
+            podcycle().current_dir(tree.path()).args([
+                "check",
+                "--isolated",
+                "--format",
+                "json",
+                "app",
+            ]),
+        );
+        let text = all(&output);
+        assert!(text.contains("not rendered"), "{field}: {text}");
+        assert!(!text.contains("FETCHED"), "{field}: {text}");
+        assert_eq!(server.requests(), 1, "{field} reached the server: {text}");
+    }
+}
+
+/// Beneath the screen, the sandbox: Kustomize run directly on a remote resource cannot reach
+/// the runner's loopback where the kernel allows network namespaces.
+fn the_sandbox_keeps_renderers_off_the_network() {
+    use podcycle::render::process::{Limits, Outcome, run};
+    use podcycle::render::sandbox::{Sandbox, sandbox};
+    if let Sandbox::Unavailable(why) = sandbox() {
+        eprintln!("skipped: no sandbox on this machine ({why})");
+        return;
+    }
+    let Some(kustomize) = podcycle::render::process::find_executable(Path::new("kustomize")) else {
+        eprintln!("skipped: kustomize is not on PATH");
+        return;
+    };
+    let server = Server::start();
+    let tree = tempfile::tempdir().unwrap();
+    write(
+        tree.path(),
+        "kustomization.yaml",
+        &format!("resources: [{}]\n", server.url()),
+    );
+    let outcome = run(
+        &kustomize,
+        &[std::ffi::OsStr::new("build"), tree.path().as_os_str()],
+        tree.path(),
+        &Limits::new(Duration::from_secs(30)),
+        &podcycle::render::Budget::unlimited(),
+    );
+    assert!(matches!(outcome, Outcome::Failed(_)), "{outcome:?}");
+    assert_eq!(server.requests(), 0, "{outcome:?}");
+}
+
+/// Peak resident memory (`VmHWM`) of the direct children of a process while it runs.
+fn children_peak(command: &mut Command) -> (Output, u64) {
+    let mut peak = 0;
+    let output = watched(LIMIT * 3, command.stdin(Stdio::null()), &mut |parent| {
+        for entry in fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(status) = fs::read_to_string(entry.path().join("status")) else {
+                continue;
+            };
+            let ppid = status
+                .lines()
+                .find_map(|l| l.strip_prefix("PPid:"))
+                .and_then(|v| v.trim().parse::<u32>().ok());
+            let pid = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok());
+            if let (Some(ppid), Some(pid)) = (ppid, pid)
+                && ppid == parent
+            {
+                peak = peak.max(high_water(pid));
+            }
+        }
+    });
+    (output, peak)
+}
+
+/// `{{ $s := repeat 67108864 "x" }}` printed four times made Helm reach 3.9 GB before the output
+/// cap was looked at. Helm is now stopped at its memory limit.
+fn a_chart_that_allocates_gigabytes_is_stopped_at_the_limit() {
+    let tree = tempfile::tempdir().unwrap();
+    write(
+        tree.path(),
+        "big/Chart.yaml",
+        "apiVersion: v2\nname: big\nversion: 1.0.0\n",
+    );
+    write(
+        tree.path(),
+        "big/templates/big.yaml",
+        "{{- $s := repeat 67108864 \"x\" }}a: {{ $s }}{{ $s }}{{ $s }}{{ $s }}\n",
+    );
+    const MIB: u64 = 1 << 20;
+    let (output, peak) = children_peak(podcycle().current_dir(tree.path()).args([
+        "check",
+        "--render-memory",
+        "256",
+        "--render-timeout",
+        "170",
+        "big",
+    ]));
+    let text = all(&output);
+    assert!(
+        text.contains("Helm chart big not rendered: stopped at 256 MiB of memory"),
+        "{text}"
+    );
+    eprintln!("helm's peak: {} MiB", peak / MIB);
+    assert!(peak > 0, "helm's memory was measured");
+    // The limit counts the memory Helm writes; the resident size adds its code.
+    assert!(peak < 256 * MIB + 128 * MIB, "{} MiB", peak / MIB);
+}
+
+/// Twelve 100-byte templates looping for as long as they are let took twelve time limits; a
+/// thousand would hold a job for hours. The run's budget stops them all, and says how many.
+fn the_render_budget_bounds_a_run_of_slow_charts() {
+    let tree = tempfile::tempdir().unwrap();
+    for i in 0..12 {
+        write(
+            tree.path(),
+            &format!("c{i}/Chart.yaml"),
+            &format!("apiVersion: v2\nname: c{i}\nversion: 1.0.0\n"),
+        );
+        write(
+            tree.path(),
+            &format!("c{i}/templates/loop.yaml"),
+            // 400 million steps, allocating nothing that grows.
+            "{{- range until 20000 }}{{- range until 20000 }}{{- end }}{{- end }}\n",
+        );
+    }
+    let started = Instant::now();
+    let output = within(
+        LIMIT,
+        podcycle().current_dir(tree.path()).args([
+            "check",
+            "--render-timeout",
+            "30",
+            "--render-budget",
+            "3",
+            "--fail-on-unrendered",
+            "--format",
+            "concise",
+            ".",
+        ]),
+    );
+    let elapsed = started.elapsed();
+    let out = stdout(&output);
+    assert_eq!(code(&output), 1, "{out}");
+    assert!(
+        out.contains("12 Helm charts not rendered: the run's render budget of 3s was spent before it finished (raise it with --render-budget)"),
+        "{out}"
+    );
+    eprintln!("12 slow charts, a budget of 3 s: {elapsed:?} (a busy machine stretches it)");
+}
+
+/// 60, 120 and 240 chained overlays took 5.3, 23.1 and 109.7 s: each was built on its own.
+/// Now only the last is built, and the others are linted through it: one build of 240
+/// kustomizations (Kustomize is run once; counted, not timed).
+fn a_chain_of_overlays_is_built_once_from_its_end() {
+    let Some(kustomize) = podcycle::render::process::find_executable(Path::new("kustomize")) else {
+        eprintln!("skipped: kustomize is not on PATH");
+        return;
+    };
+    let tree = tempfile::tempdir().unwrap();
+    let root = tree.path();
+    write(root, "chain/base/pod.yaml", BAD);
+    write(
+        root,
+        "chain/base/kustomization.yaml",
+        "resources: [pod.yaml]\n",
+    );
+    let mut previous = "base".to_owned();
+    for i in 1..=240 {
+        write(
+            root,
+            &format!("chain/o{i}/kustomization.yaml"),
+            &format!("resources: [../{previous}]\nlabels:\n- pairs: {{l{i}: v}}\n"),
+        );
+        previous = format!("o{i}");
+    }
+    // A kustomize that notes each run.
+    let log = root.join("runs.log");
+    let wrapper = root.join("kustomize");
+    write(
+        root,
+        "kustomize",
+        &format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            kustomize.display()
+        ),
+    );
+    fs::set_permissions(
+        &wrapper,
+        <fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
+    )
+    .unwrap();
+    let output = within(
+        LIMIT,
+        podcycle().current_dir(root).args([
+            "check",
+            "--kustomize",
+            wrapper.to_str().unwrap(),
+            "--format",
+            "json",
+            "chain",
+        ]),
+    );
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let runs = fs::read_to_string(&log).unwrap();
+    assert_eq!(runs.lines().count(), 1, "kustomize ran: {runs}");
+    let findings: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(
+        findings.iter().any(|f| f["file"] == "chain/base/pod.yaml"),
+        "{findings:#?}"
+    );
+    let summary = stdout(&within(
+        LIMIT,
+        podcycle().current_dir(root).args([
+            "check",
+            "--kustomize",
+            wrapper.to_str().unwrap(),
+            "chain",
+        ]),
+    ));
+    assert!(summary.contains(" and 1 Kustomize overlay."), "{summary}");
+    let listing = stdout(&within(
+        LIMIT,
+        podcycle()
+            .current_dir(root)
+            .args(["check", "--show-files", "chain"]),
+    ));
+    assert!(
+        listing.contains("chain/o240: render (Kustomize overlay)"),
+        "{listing}"
+    );
+    assert!(
+        listing.contains("chain/o17: skip (Kustomize overlay another overlay builds from: built through chain/o240)"),
+        "{listing}"
+    );
+}
+
+fn chart_with(tree: &Path, templates: &[(&str, &str)]) {
+    write(
+        tree,
+        "web/Chart.yaml",
+        "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+    );
+    write(tree, "web/values.yaml", "replicas: 1\n");
+    for (name, text) in templates {
+        write(tree, &format!("web/templates/{name}"), text);
+    }
+}
+
+/// Adding `templates/zz.yaml` holding `{{ fail "nope" }}` to a chart with a finding made the
+/// check pass (a chart not rendered was a warning), and the reason printed was Helm's last
+/// line, `Use --debug flag to render out invalid YAML`. The chart's refusal is now a finding of
+/// `render-error` at the place Helm names, with Helm's message.
+fn breaking_a_chart_is_a_finding_with_helms_message() {
+    let tree = tempfile::tempdir().unwrap();
+    chart_with(tree.path(), &[("pod.yaml", BAD)]);
+    let check = |args: &[&str]| {
+        within(
+            LIMIT,
+            podcycle().current_dir(tree.path()).arg("check").args(args),
+        )
+    };
+    assert_eq!(code(&check(&["web"])), 1);
+    write(
+        tree.path(),
+        "web/templates/zz.yaml",
+        "{{ fail \"nope\" }}\n",
+    );
+    let output = check(&["--format", "concise", "web"]);
+    let out = stdout(&output);
+    assert_eq!(code(&output), 1, "{out}");
+    assert!(
+        out.contains("web/templates/zz.yaml:1:3: error[render-error] `helm template` fails: nope"),
+        "{out}"
+    );
+    assert!(
+        !all(&output).contains("Use --debug flag"),
+        "{}",
+        all(&output)
+    );
+    // `required`, at its line and column, in every machine format.
+    fs::remove_file(tree.path().join("web/templates/zz.yaml")).unwrap();
+    chart_with(
+        tree.path(),
+        &[(
+            "pod.yaml",
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  terminationGracePeriodSeconds: {{ required \"drainSeconds is required\" .Values.drainSeconds }}\n  containers:\n  - {name: a, image: x}\n",
+        )],
+    );
+    let output = check(&["--format", "json", "web"]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let findings: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    let finding = &findings[0];
+    assert_eq!(finding["rule"], "render-error");
+    assert_eq!(finding["enforcement"], "renderer");
+    assert_eq!(finding["file"], "web/templates/pod.yaml");
+    // Helm's column: the action's first character after `{{`.
+    assert_eq!(
+        (finding["line"].as_u64(), finding["column"].as_u64()),
+        (Some(6), Some(36))
+    );
+    assert_eq!(
+        finding["message"],
+        "`helm template` fails: drainSeconds is required"
+    );
+    // Turned off, the refusal is still said: a chart not rendered.
+    let output = check(&["--ignore", "render-error", "--fail-on-unrendered", "web"]);
+    assert_eq!(code(&output), 1);
+    assert!(
+        stderr(&output).contains("Helm chart web not rendered: `helm template` fails at web/templates/pod.yaml:6:36: drainSeconds is required"),
+        "{}",
+        stderr(&output)
+    );
+    // What the environment causes stays a note.
+    let output = within(
+        LIMIT,
+        podcycle()
+            .current_dir(tree.path())
+            .env("PATH", "")
+            .args(["check", "web"]),
+    );
+    assert_eq!(code(&output), 0, "{}", all(&output));
+}
+
+/// A base `dir` of one manifest with findings, for overlays to build from.
+fn base(tree: &Path, dir: &str) {
+    write(tree, &format!("{dir}/pod.yaml"), BAD);
+    write(
+        tree,
+        &format!("{dir}/kustomization.yaml"),
+        "resources: [pod.yaml]\n",
+    );
+}
+
+/// What Kustomize refuses because of the files — a file listed that is not there, a patch that
+/// matches nothing, the same object twice, a kustomization that is not valid — is a finding at
+/// the entry or line Kustomize names, in the kustomization it names.
+fn a_broken_overlay_is_a_finding_at_the_entry_kustomize_names() {
+    let tree = tempfile::tempdir().unwrap();
+    base(tree.path(), "app/base");
+    write(
+        tree.path(),
+        "app/prod/nope.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: nope\nspec:\n  replicas: 2\n",
+    );
+    write(tree.path(), "app/prod/twice.yaml", BAD);
+    let cases = [
+        (
+            "resources:\n- ../base\n- missing.yaml\nlabels:\n- pairs: {env: prod}\n",
+            "app/prod/kustomization.yaml:3:3: error[render-error] `kustomize build` fails: accumulating resources from 'missing.yaml'",
+        ),
+        (
+            "resources:\n- ../base\npatches:\n- path: nope.yaml\n",
+            "app/prod/kustomization.yaml:4:9: error[render-error] `kustomize build` fails: no resource matches strategic merge patch \"Deployment.v1.apps/nope.[noNs]\"",
+        ),
+        (
+            "resources:\n- ../base\n- twice.yaml\nlabels:\n- pairs: {env: prod}\n",
+            "app/prod/kustomization.yaml:3:3: error[render-error] `kustomize build` fails: merging resources from 'twice.yaml': may not add resource with an already registered id",
+        ),
+        (
+            "resources:\n- ../base\nlabels:\n- pairs: {env: prod}\nnamePrefx: x-\n",
+            "app/prod/kustomization.yaml:5:1: error[render-error] `kustomize build` fails: invalid Kustomization: json: unknown field \"namePrefx\"",
+        ),
+    ];
+    for (kustomization, finding) in cases {
+        write(tree.path(), "app/prod/kustomization.yaml", kustomization);
+        let output = within(
+            LIMIT,
+            podcycle()
+                .current_dir(tree.path())
+                .args(["check", "--format", "concise", "app/prod"]),
+        );
+        let out = stdout(&output);
+        assert_eq!(code(&output), 1, "{}", all(&output));
+        assert!(out.contains(finding), "{kustomization}\n{out}");
+        assert!(
+            !all(&output).contains("podcycle-kustomize-"),
+            "temporary paths: {out}"
+        );
+    }
+}
+
+/// Two overlays built: the summary counts them in English.
+fn the_summary_counts_overlays() {
+    let tree = tempfile::tempdir().unwrap();
+    base(tree.path(), "base");
+    for overlay in ["dev", "prod"] {
+        write(
+            tree.path(),
+            &format!("{overlay}/kustomization.yaml"),
+            &format!("resources: [../base]\nlabels:\n- pairs: {{env: {overlay}}}\n"),
+        );
+    }
+    let output = within(
+        LIMIT,
+        podcycle()
+            .current_dir(tree.path())
+            .args(["check", "--format", "concise", "."]),
+    );
+    let out = stdout(&output);
+    assert!(out.contains(" and 2 Kustomize overlays."), "{out}");
+    assert!(!out.contains("overlaies"), "{out}");
+}
+
+/// `"config.kubernetes.io\x2Ffunction"` is `config.kubernetes.io/function` once YAML decodes
+/// it: the screen of exec and KRM functions read the raw text and let it through.
+fn a_function_behind_an_escaped_key_is_refused() {
+    let tree = tempfile::tempdir().unwrap();
+    write(tree.path(), "app/pod.yaml", BAD);
+    write(
+        tree.path(),
+        "app/kustomization.yaml",
+        "resources: [pod.yaml]\ntransformers: [fn.yaml]\n",
+    );
+    write(
+        tree.path(),
+        "app/fn.yaml",
+        "apiVersion: example.com/v1\nkind: Run\nmetadata:\n  name: x\n  annotations:\n    \"config.kubernetes.io\\x2Ffunction\": |\n      exec:\n        path: ./run.sh\n",
+    );
+    let output = within(
+        LIMIT,
+        podcycle()
+            .current_dir(tree.path())
+            .args(["check", "--fail-on-unrendered", "app"]),
+    );
+    assert_eq!(code(&output), 1, "{}", all(&output));
+    assert!(
+        stderr(&output).contains("Kustomize overlay app not rendered: uses a KRM or exec function (`Run`) in `transformers`"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// Where there is no sandbox (the kernel refuses namespaces, or it is switched off), rendering
+/// goes on with a warning, and `--show-settings` says so.
+fn without_the_sandbox_rendering_warns() {
+    let tree = tempfile::tempdir().unwrap();
+    chart_with(tree.path(), &[("pod.yaml", BAD)]);
+    let output = within(
+        LIMIT,
+        podcycle()
+            .current_dir(tree.path())
+            .env("PODCYCLE_NO_RENDER_SANDBOX", "1")
+            .args(["check", "web"]),
+    );
+    assert_eq!(code(&output), 1, "{}", all(&output));
+    assert!(
+        stderr(&output).contains("podcycle: warning: renderers run with the network reachable: switched off by PODCYCLE_NO_RENDER_SANDBOX"),
+        "{}",
+        stderr(&output)
+    );
+    let settings = |switched_off: bool| {
+        let mut command = podcycle();
+        if switched_off {
+            command.env("PODCYCLE_NO_RENDER_SANDBOX", "1");
+        }
+        stdout(&within(
+            LIMIT,
+            command
+                .current_dir(tree.path())
+                .args(["check", "--show-settings", "web/Chart.yaml"]),
+        ))
+    };
+    assert!(
+        settings(true)
+            .contains("render sandbox: inactive: switched off by PODCYCLE_NO_RENDER_SANDBOX"),
+        "{}",
+        settings(true)
+    );
+    if podcycle::render::sandbox::sandbox().is_active() {
+        assert!(
+            settings(false).contains("render sandbox: active"),
+            "{}",
+            settings(false)
+        );
+    }
+}
