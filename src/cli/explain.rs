@@ -15,6 +15,7 @@ use crate::lint::FileRole;
 use crate::run::rendering::unrendered as unrendered_note;
 use crate::run::{
     ConfigChoice, Explaining, FilePlan, Renderer, RunOptions, RunPlan, read_path, read_stdin,
+    share_directory_scopes,
 };
 use crate::settings::Settings;
 use crate::suggest::did_you_mean_help;
@@ -69,7 +70,9 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
     if let Some(stdin) = plan.stdin.take() {
         run.file(stdin.name, read_stdin()?, &stdin.plan)?;
     }
-    for (path, file_plan) in std::mem::take(&mut plan.files) {
+    let mut files = std::mem::take(&mut plan.files);
+    share_directory_scopes(&mut files);
+    for (path, file_plan) in files {
         match read_path(&path) {
             Ok((name, bytes)) => run.file(name, bytes, &file_plan)?,
             Err(message) => {
@@ -238,6 +241,7 @@ pub fn explain_text(
         fail_at: None,
         role: FileRole::Manifest,
         keep_text: false,
+        scope: None,
     };
     run.file(path.to_owned(), text.as_bytes().to_vec(), &plan)
         .expect("writing to memory");

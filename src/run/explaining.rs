@@ -7,8 +7,9 @@
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 
+use super::files::lint_bytes_in_scope;
 use super::rendering::Placer;
-use super::{FilePlan, RenderJob, RenderedOutput, lint_bytes_with};
+use super::{FilePlan, RenderJob, RenderedOutput};
 use crate::diagnostics::{Diagnostic, Enforcement, Severity};
 use crate::explain::{
     ExplainWriter, PodExplanation, PodFilter, PodSource, RolloutExplanation, RolloutSource,
@@ -124,11 +125,19 @@ impl<'s, W: Write> Explaining<'s, W> {
     /// Explains the pods of a file as it is.
     pub fn file(&mut self, name: String, bytes: Vec<u8>, plan: &FilePlan) -> io::Result<()> {
         let mut result = Ok(());
-        lint_bytes_with(name, bytes, &plan.settings, plan.role, &mut |visit| {
-            if result.is_ok() {
-                result = self.visit(visit, &mut Shown::AsRead);
-            }
-        });
+        let scope = plan.scope.as_deref();
+        lint_bytes_in_scope(
+            name,
+            bytes,
+            &plan.settings,
+            plan.role,
+            scope,
+            &mut |visit| {
+                if result.is_ok() {
+                    result = self.visit(visit, &mut Shown::AsRead);
+                }
+            },
+        );
         result
     }
 
