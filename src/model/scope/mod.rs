@@ -147,6 +147,9 @@ pub struct Scope {
     judgements: OnceLock<Vec<BudgetJudgement>>,
 }
 
+/// The labels of a pod template.
+type Labels = BTreeMap<String, String>;
+
 /// Who matches whom, by position in the scope's lists.
 #[derive(Clone, Debug, Default)]
 struct Index {
@@ -264,8 +267,8 @@ impl Scope {
     /// read against each distinct namespace and label set, not against every workload.
     fn match_objects(&mut self) {
         self.judgements = OnceLock::new();
-        let mut by_labels: BTreeMap<(Option<&str>, &BTreeMap<String, String>), Vec<usize>> =
-            BTreeMap::new();
+        // The workloads by the namespace and the labels of their pods.
+        let mut by_labels: BTreeMap<(Option<&str>, &Labels), Vec<usize>> = BTreeMap::new();
         for (index, workload) in self.workloads.iter().enumerate() {
             for labels in &workload.pod_labels {
                 by_labels
