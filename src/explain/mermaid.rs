@@ -32,17 +32,7 @@ pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation<impl ShownFinding>) -
         "Startup times are the earliest possible; not counted: {}.",
         pod.not_counted.join(", ")
     )?;
-    write_notes_and_findings(
-        out,
-        &pod.notes,
-        &pod.findings,
-        &ListStyle {
-            notes: "Notes:",
-            findings: "Findings:",
-            bullet: "- ",
-            code: "`",
-        },
-    )?;
+    write_notes_and_findings(out, &pod.notes, &pod.findings, &ListStyle::MARKDOWN)?;
     Ok(())
 }
 

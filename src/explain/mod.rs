@@ -151,6 +151,23 @@ struct ListStyle {
     code: &'static str,
 }
 
+impl ListStyle {
+    /// The terminal's: lower-case headings, indented bullets, nothing around names.
+    const TEXT: ListStyle = ListStyle {
+        notes: "notes",
+        findings: "findings",
+        bullet: "  - ",
+        code: "",
+    };
+    /// Markdown's: headings, list items, names in backticks.
+    const MARKDOWN: ListStyle = ListStyle {
+        notes: "Notes:",
+        findings: "Findings:",
+        bullet: "- ",
+        code: "`",
+    };
+}
+
 /// The notes and the findings of `check`, each under its heading when there are any.
 fn write_notes_and_findings(
     out: &mut dyn Write,

@@ -23,17 +23,7 @@ pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation<impl ShownFinding>) -
     write_startup(out, pod)?;
     writeln!(out)?;
     write_shutdown(out, pod)?;
-    write_notes_and_findings(
-        out,
-        &pod.notes,
-        &pod.findings,
-        &ListStyle {
-            notes: "notes",
-            findings: "findings",
-            bullet: "  - ",
-            code: "",
-        },
-    )?;
+    write_notes_and_findings(out, &pod.notes, &pod.findings, &ListStyle::TEXT)?;
     Ok(())
 }
 

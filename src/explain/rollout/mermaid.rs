@@ -31,17 +31,7 @@ pub fn write_rollout(
         "Times are the earliest possible, from the start of the rollout; not counted: {}.",
         rollout.pod.not_counted.join(", ")
     )?;
-    write_notes_and_findings(
-        out,
-        &[],
-        &rollout.findings,
-        &ListStyle {
-            notes: "Notes:",
-            findings: "Findings:",
-            bullet: "- ",
-            code: "`",
-        },
-    )
+    write_notes_and_findings(out, &[], &rollout.findings, &ListStyle::MARKDOWN)
 }
 
 /// A bar from `start` until `end`, in the style its bounds call for; nothing when it never

@@ -152,17 +152,7 @@ pub fn write_rollout(
             &format!("{} {allows}", budget.object.display_name()),
         )?;
     }
-    write_notes_and_findings(
-        out,
-        &[],
-        &rollout.findings,
-        &ListStyle {
-            notes: "notes",
-            findings: "findings",
-            bullet: "  - ",
-            code: "",
-        },
-    )
+    write_notes_and_findings(out, &[], &rollout.findings, &ListStyle::TEXT)
 }
 
 fn write_deployment(out: &mut dyn Write, deployment: &DeploymentInfo) -> io::Result<()> {
