@@ -37,7 +37,7 @@ pub struct RolloutExplanation<F> {
     pub daemonset: Option<DaemonSetInfo>,
     pub job: Option<JobInfo>,
     pub cronjob: Option<CronJobInfo>,
-    /// The PodDisruptionBudgets of the same file, chart or overlay over its pods.
+    /// The PodDisruptionBudgets of the same directory, chart or overlay over its pods.
     pub disruption_budgets: Vec<BudgetInfo>,
     /// The findings of `check` in this object, in the shape of `check --format json`.
     pub findings: Vec<F>,

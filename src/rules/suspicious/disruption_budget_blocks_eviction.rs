@@ -14,7 +14,7 @@ declare_rule! {
     ///   which have no `scale` subresource, so the disruption controller cannot count them;
     /// - neither `minAvailable` nor `maxUnavailable`.
     ///
-    /// The workloads are those of the same file, rendered chart or overlay, matched by
+    /// The workloads are those of the same directory, rendered chart or overlay, matched by
     /// namespace and selector as the disruption controller matches them.
     ///
     /// ## Why is this bad?

@@ -6,7 +6,7 @@ declare_rule! {
     /// ## What it does
     /// Finds a PodDisruptionBudget that covers no pod: one without a `selector` (which selects
     /// nothing), and one whose selector matches the pod template of no workload of the same
-    /// file, rendered chart or overlay while there are workloads there.
+    /// directory, rendered chart or overlay while there are workloads there.
     ///
     /// It stays quiet when the scope holds no workload in the budget's namespace (they are
     /// applied from elsewhere), and when it holds custom resources podcycle does not know,
