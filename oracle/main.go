@@ -4,14 +4,16 @@
 //
 // Usage:
 //
-//	oracle [--kube-version X.Y] FILE...
+//	oracle [--kube-version X.Y] [--resolve] FILE...
 //
 // It prints one JSON object per line for every problem found:
 //
 //	{"file","document","kind","name","stage","field","type","detail"}
 //
 // and exits 0 when nothing is rejected, 1 when something is, 2 on a usage error or an
-// unreadable file. See README.md for the meaning of each field.
+// unreadable file. With --resolve it prints instead, for every Deployment, StatefulSet and
+// DaemonSet the API server accepts, the rollout counts the controllers resolve, and exits 0.
+// See README.md for the meaning of each field.
 package main
 
 import (
@@ -59,8 +61,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("oracle", flag.ContinueOnError)
 	flags.SetOutput(stderr)
 	kubeVersion := flags.String("kube-version", DefaultVersion, "the Kubernetes version to judge for (1.MINOR)")
+	resolve := flags.Bool("resolve", false, "print the rollout counts the controllers resolve instead of the problems")
 	flags.Usage = func() {
-		fmt.Fprintf(stderr, "usage: oracle [--kube-version X.Y] FILE...\n")
+		fmt.Fprintf(stderr, "usage: oracle [--kube-version X.Y] [--resolve] FILE...\n")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(args); err != nil {
@@ -88,6 +91,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "oracle: %v\n", err)
 			return exitUsage
+		}
+		if *resolve {
+			for _, resolution := range ResolveFile(path, data, target) {
+				if err := encoder.Encode(resolution); err != nil {
+					fmt.Fprintf(stderr, "oracle: %v\n", err)
+					return exitUsage
+				}
+			}
+			continue
 		}
 		for _, problem := range JudgeFile(path, data, target) {
 			rejected = true

@@ -15,8 +15,8 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// judge runs the oracle on one file's text for one version.
-func judge(t *testing.T, version, text string) []Problem {
+// at parses a version and sets the feature gates to its defaults.
+func at(t *testing.T, version string) Version {
 	t.Helper()
 	target, err := ParseVersion(version)
 	if err != nil {
@@ -25,7 +25,13 @@ func judge(t *testing.T, version, text string) []Problem {
 	if err := SetFeatureGates(target); err != nil {
 		t.Fatal(err)
 	}
-	return JudgeFile("test.yaml", []byte(text), target)
+	return target
+}
+
+// judge runs the oracle on one file's text for one version.
+func judge(t *testing.T, version, text string) []Problem {
+	t.Helper()
+	return JudgeFile("test.yaml", []byte(text), at(t, version))
 }
 
 // verdicts are the problems as `stage document field type` lines, for short assertions.
@@ -341,4 +347,97 @@ func TestEveryDuplicateKeyIsReported(t *testing.T) {
 
 func TestPrivilegedContainersAreAllowed(t *testing.T) {
 	expect(t, judge(t, "1.37", podYAML+"    securityContext: {privileged: true}\n"))
+}
+
+func TestBudgetsAndAutoscalersAreValidated(t *testing.T) {
+	text := `apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web}
+spec:
+  minAvailable: 2
+  maxUnavailable: 150%
+  selector: {matchLabels: {app: web}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 5
+  maxReplicas: 3
+---
+apiVersion: policy/v1beta1
+kind: PodDisruptionBudget
+metadata: {name: old}
+spec:
+  minAvailable: 1
+`
+	expect(t, judge(t, "1.37", text),
+		"validate 0 spec FieldValueInvalid",
+		"validate 0 spec.maxUnavailable FieldValueInvalid",
+		"validate 1 spec.maxReplicas FieldValueInvalid",
+		"decode 2 apiVersion NoKindMatch",
+	)
+}
+
+// resolve runs the oracle's --resolve on one file's text for one version.
+func resolve(t *testing.T, version, text string) []Resolution {
+	t.Helper()
+	return ResolveFile("test.yaml", []byte(text), at(t, version))
+}
+
+func TestRolloutCountsAreTheControllers(t *testing.T) {
+	text := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 3
+  strategy: {rollingUpdate: {maxSurge: 0, maxUnavailable: 1%}}
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: nginx}]}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 5
+  serviceName: db
+  updateStrategy: {rollingUpdate: {maxUnavailable: 50%}}
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: db}]}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  updateStrategy: {rollingUpdate: {maxSurge: 25%, maxUnavailable: 0}}
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: agent}]}
+`
+	got := resolve(t, "1.37", text)
+	if len(got) != 3 {
+		t.Fatalf("want 3 resolutions, got %+v", got)
+	}
+	// 0 surge and 1% of 3 rounded down: both 0, so ResolveFenceposts makes it 1 unavailable.
+	if *got[0].MaxSurge != 0 || *got[0].MaxUnavailable != 1 {
+		t.Errorf("deployment: %+v", got[0])
+	}
+	// 50% of 5 rounded down.
+	if *got[1].MaxUnavailable != 2 {
+		t.Errorf("statefulset: %+v", got[1])
+	}
+	// 25% of 10 nodes rounded up.
+	if got[2].ByNodes[2] != (NodeResolution{Nodes: 10, MaxSurge: 3, MaxUnavailable: 0}) {
+		t.Errorf("daemonset: %+v", got[2])
+	}
+	// Before 1.37 the API server drops a StatefulSet's maxUnavailable: one at a time.
+	if old := resolve(t, "1.36", text); *old[1].MaxUnavailable != 1 {
+		t.Errorf("statefulset at 1.36: %+v", old[1])
+	}
 }

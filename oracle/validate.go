@@ -22,16 +22,20 @@ import (
 	"k8s.io/kubernetes/pkg/registry/apps/deployment"
 	"k8s.io/kubernetes/pkg/registry/apps/replicaset"
 	"k8s.io/kubernetes/pkg/registry/apps/statefulset"
+	"k8s.io/kubernetes/pkg/registry/autoscaling/horizontalpodautoscaler"
 	"k8s.io/kubernetes/pkg/registry/batch/cronjob"
 	"k8s.io/kubernetes/pkg/registry/batch/job"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 	"k8s.io/kubernetes/pkg/registry/core/podtemplate"
 	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
+	"k8s.io/kubernetes/pkg/registry/policy/poddisruptionbudget"
 
 	// The API groups whose objects are decoded, defaulted and converted, as in kube-apiserver.
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/autoscaling/install"
 	_ "k8s.io/kubernetes/pkg/apis/batch/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"
 )
 
 // workload is a kind the oracle validates: its REST resource and its registry strategy.
@@ -50,13 +54,18 @@ var workloads = map[schema.GroupKind]workload{
 	{Group: "apps", Kind: "DaemonSet"}:         {"daemonsets", daemonset.Strategy},
 	{Group: "batch", Kind: "Job"}:              {"jobs", job.Strategy},
 	{Group: "batch", Kind: "CronJob"}:          {"cronjobs", cronjob.Strategy},
+	// What bounds the workloads' drains and sets their replicas.
+	{Group: "policy", Kind: "PodDisruptionBudget"}:          {"poddisruptionbudgets", poddisruptionbudget.Strategy},
+	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}: {"horizontalpodautoscalers", horizontalpodautoscaler.Strategy},
 }
 
 // builtinGroups are the API groups whose served versions and kinds the oracle knows: an
 // apiVersion/kind pair in one of them that the target version does not serve is rejected, as
 // kubectl's REST mapper rejects it. Objects of other groups (CRDs and the rest of the API) are
 // not judged.
-var builtinGroups = map[string]bool{"": true, "apps": true, "batch": true, "extensions": true}
+var builtinGroups = map[string]bool{
+	"": true, "apps": true, "batch": true, "extensions": true, "policy": true, "autoscaling": true,
+}
 
 // typeMeta is what kubectl reads first from every document.
 type typeMeta struct {
@@ -166,16 +175,25 @@ func AllowPrivileged() {
 }
 
 // Served tells whether a cluster of the target version serves the kind at that apiVersion, in
-// the groups the oracle knows (see builtinGroups). From 1.25 on these are v1, apps/v1 and
-// batch/v1; batch/v1beta1 CronJob was served until 1.24 (kubernetes/website
+// the groups the oracle knows (see builtinGroups). From 1.26 on these are v1, apps/v1, batch/v1,
+// policy/v1 and autoscaling/v1 and v2; batch/v1beta1 CronJob and policy/v1beta1
+// PodDisruptionBudget were served until 1.24, autoscaling/v2beta2 until 1.25 (kubernetes/website
 // deprecation-guide.md). extensions/v1beta1, apps/v1beta1 and apps/v1beta2 stopped serving
 // workloads in 1.16, before the oldest version modelled.
 func Served(gvk schema.GroupVersionKind, target Version) bool {
 	switch gvk.GroupVersion().String() {
-	case "v1", "apps/v1", "batch/v1":
+	case "v1", "apps/v1", "batch/v1", "policy/v1", "autoscaling/v1", "autoscaling/v2":
 		return legacyscheme.Scheme.Recognizes(gvk)
 	case "batch/v1beta1":
 		return gvk.Kind == "CronJob" && target.Minor < 25
+	case "policy/v1beta1":
+		// Served until 1.25 (kubernetes/website deprecation-guide.md, "v1.25").
+		return gvk.Kind == "PodDisruptionBudget" && target.Minor < 25
+	case "autoscaling/v2beta2":
+		// Served until 1.26 (deprecation-guide.md, "v1.26").
+		return gvk.Kind == "HorizontalPodAutoscaler" && target.Minor < 26
+	case "autoscaling/v2beta1":
+		return gvk.Kind == "HorizontalPodAutoscaler" && target.Minor < 25
 	default:
 		return false
 	}

@@ -65,6 +65,10 @@ pub enum Enforcement {
     Decoder,
     /// The API server rejects the object.
     ApiServer,
+    /// The API server accepts the object — a custom resource, whose schema does not run pod
+    /// validation — and rejects the pods (or the ReplicaSets) its controller creates from it:
+    /// the controller cannot create them and reports the error in the object's status.
+    Controller,
     /// The API server accepts the object; the kubelet or a controller then behaves as the
     /// message says.
     Runtime,
@@ -76,9 +80,10 @@ pub enum Enforcement {
 }
 
 impl Enforcement {
-    pub const ALL: [Enforcement; 5] = [
+    pub const ALL: [Enforcement; 6] = [
         Enforcement::Decoder,
         Enforcement::ApiServer,
+        Enforcement::Controller,
         Enforcement::Runtime,
         Enforcement::Advice,
         Enforcement::Renderer,
@@ -88,17 +93,22 @@ impl Enforcement {
         match self {
             Enforcement::Decoder => "decoder",
             Enforcement::ApiServer => "api-server",
+            Enforcement::Controller => "controller",
             Enforcement::Runtime => "runtime",
             Enforcement::Advice => "advice",
             Enforcement::Renderer => "renderer",
         }
     }
 
-    /// Whether the finding claims the manifest is refused before it runs.
+    /// Whether the finding claims the manifest, or the pods made from it, are refused before
+    /// they run.
     pub fn is_rejection(self) -> bool {
         matches!(
             self,
-            Enforcement::Decoder | Enforcement::ApiServer | Enforcement::Renderer
+            Enforcement::Decoder
+                | Enforcement::ApiServer
+                | Enforcement::Controller
+                | Enforcement::Renderer
         )
     }
 
@@ -107,6 +117,9 @@ impl Enforcement {
         match self {
             Enforcement::Decoder => "kubectl's decoder refuses the document",
             Enforcement::ApiServer => "the API server rejects the object",
+            Enforcement::Controller => {
+                "the API server accepts the custom resource and rejects the pods its controller creates from it"
+            }
             Enforcement::Runtime => {
                 "the API server accepts it; the kubelet or a controller then behaves as the message says"
             }

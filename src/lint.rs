@@ -6,10 +6,12 @@
 use crate::diagnostics::{self, Diagnostic, Label};
 use crate::fix::Placement;
 use crate::lifecycle::Lifecycle;
+use crate::lifecycle::rollout::{Rollout, RolloutSource};
 use crate::model::custom::{self, FoundTemplate, PodTemplateKind};
 use crate::model::patch::{PATCH_DIRECTIVES, has_assertion_expressions, has_patch_directives};
 use crate::model::path::FieldPath;
 use crate::model::path::PathSegment;
+use crate::model::scope::{Placed, Scope};
 use crate::model::services::{Service, services_in};
 use crate::model::tree::ObjectTree;
 use crate::model::{
@@ -17,7 +19,8 @@ use crate::model::{
     workloads_among,
 };
 use crate::rules::{
-    Check, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Position, Rule,
+    Check, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Position,
+    RolloutContext, Rule, ScopeContext, ScopeObject,
 };
 use crate::settings::Settings;
 use crate::source::{SourceFile, Span};
@@ -62,6 +65,8 @@ pub struct ObjectVisit<'a> {
     /// Where the pod spec is in the object, when it is not where `pod`'s site says (the pod
     /// templates of custom kinds are decoded from a `PodTemplate` built from them).
     pub spec_path: Option<&'a FieldPath>,
+    /// The rollout of a workload controller (`None` for a Pod, a PodTemplate or a custom kind).
+    pub rollout: Option<&'a Rollout>,
 }
 
 /// What [`lint_file_with`] shows its visitor on the way.
@@ -94,15 +99,34 @@ pub fn lint_file_as(file: &SourceFile, settings: &Settings, role: FileRole) -> V
 
 /// Lints one file like [`lint_file_as`], showing `visit` every workload object and the end of
 /// every document on the way, and applies the file's suppressions. Documents are read one at a
-/// time, so a large stream never holds more than one tree.
+/// time, so a large stream never holds more than one tree. The file is its own scope: its
+/// budgets and autoscalers are matched with its workloads ([`lint_file_in_scope`]).
 pub fn lint_file_with(
     file: &SourceFile,
     settings: &Settings,
     role: FileRole,
     visit: &mut dyn FnMut(Visit<'_, '_>),
 ) -> Linted {
+    let scope = match role {
+        FileRole::Manifest => Scope::read(file, settings.pod_templates()),
+        FileRole::Patch => Scope::default(),
+    };
+    lint_file_in_scope(file, settings, role, &scope, visit)
+}
+
+/// Lints one file of a scope — the objects applied together: a file, a rendered chart or
+/// overlay, a directory — whose PodDisruptionBudgets and HorizontalPodAutoscalers are matched
+/// with the workloads of the whole scope. A scope of many files is the union of their
+/// [`Scope::read`] ([`Scope::union`]); each file of it is linted with this.
+pub fn lint_file_in_scope(
+    file: &SourceFile,
+    settings: &Settings,
+    role: FileRole,
+    scope: &Scope,
+    visit: &mut dyn FnMut(Visit<'_, '_>),
+) -> Linted {
     let mut linted = Linted::default();
-    let lint = FileLint::new(file, settings, role);
+    let lint = FileLint::new(file, settings, role, scope);
     let mut with_comments = None;
     yaml::for_each_document_with(&file.text, lint.comments, |document| {
         let objects = objects(&document);
@@ -230,10 +254,18 @@ struct FileLint<'f> {
     may_patch: Partial,
     /// The Services of the file, read in a first pass when an enabled rule needs them.
     services: Vec<Service>,
+    /// The objects applied with the file's: the budgets and autoscalers its workloads are
+    /// matched with.
+    scope: &'f Scope,
 }
 
 impl<'f> FileLint<'f> {
-    fn new(file: &'f SourceFile, settings: &'f Settings, role: FileRole) -> FileLint<'f> {
+    fn new(
+        file: &'f SourceFile,
+        settings: &'f Settings,
+        role: FileRole,
+        scope: &'f Scope,
+    ) -> FileLint<'f> {
         // Most files have no suppression comments or annotations, nor patch directives: skip
         // what cannot apply.
         let comments = if file.text.contains(COMMENT_PREFIX) {
@@ -254,6 +286,7 @@ impl<'f> FileLint<'f> {
                 expressions: file.text.contains("):") || file.text.contains("($"),
             },
             services: file_services(file, settings, role),
+            scope,
         }
     }
 }
@@ -344,6 +377,7 @@ impl DocumentLint<'_, '_> {
             // Object rules do not run on partial objects.
             return false;
         }
+        self.scope_objects();
         let mut complete = self.document.errors.is_empty();
         for (object, readable) in readable {
             let mut lint = ObjectLint {
@@ -354,7 +388,7 @@ impl DocumentLint<'_, '_> {
             complete &= match readable {
                 // A document rule (yaml-syntax) reported why it could not be read.
                 Err(_) => {
-                    lint.show(None, lint.document.found.len(), None);
+                    lint.show(None, lint.document.found.len(), None, None);
                     false
                 }
                 Ok(Readable::BuiltIn(tree)) => lint.built_in(&tree),
@@ -363,6 +397,51 @@ impl DocumentLint<'_, '_> {
             checked.push(object.object);
         }
         complete
+    }
+
+    /// Runs the scope rules on the PodDisruptionBudgets and HorizontalPodAutoscalers of the
+    /// document, each judged with the workloads of its scope.
+    fn scope_objects(&mut self) {
+        let scope = self.file.scope;
+        if scope.is_empty() {
+            return;
+        }
+        let settings = self.file.settings;
+        for object in self.objects {
+            let here =
+                |at: &Placed| at.is(&self.file.file.path, self.document.index, &object.prefix);
+            let target = match (
+                scope.budgets().iter().find(|budget| here(&budget.at)),
+                scope
+                    .autoscalers()
+                    .iter()
+                    .find(|autoscaler| here(&autoscaler.at)),
+            ) {
+                (Some(budget), _) => ScopeObject::Budget(budget),
+                (None, Some(autoscaler)) => ScopeObject::Autoscaler(autoscaler),
+                (None, None) => continue,
+            };
+            let context = ScopeContext {
+                scope,
+                object: target,
+                kube: settings.kube_version,
+            };
+            let document = self.document;
+            run_checks(settings, scope_check, &context, &mut |rule, finding| {
+                let fixes = finding
+                    .fixes
+                    .iter()
+                    .map(|fix| fix.clone().within(&object.prefix, document.index))
+                    .collect();
+                self.found.push(Diagnostic {
+                    object: Some(crate::model::object_ref(document, object)),
+                    fixes,
+                    ..diagnostic_of(rule, settings, finding, &|path, part| {
+                        locate(document, &object.prefix.join(path.segments()), part)
+                    })
+                });
+            });
+        }
     }
 
     /// The diagnostic of a document rule's finding, placed by path from the document's root
@@ -397,7 +476,13 @@ struct ObjectLint<'d, 'l, 'f, 'v> {
 impl ObjectLint<'_, '_, '_, '_> {
     /// Shows the object to the visitor with its pod spec and lifecycle, if any, and its
     /// findings from `first` on.
-    fn show(&mut self, pod: Option<PodParts<'_>>, first: usize, spec_path: Option<&FieldPath>) {
+    fn show(
+        &mut self,
+        pod: Option<PodParts<'_>>,
+        first: usize,
+        spec_path: Option<&FieldPath>,
+        rollout: Option<&Rollout>,
+    ) {
         (self.visit)(Visit::Object(&ObjectVisit {
             file: self.document.file.file,
             document: self.document.document,
@@ -405,6 +490,7 @@ impl ObjectLint<'_, '_, '_, '_> {
             pod,
             diagnostics: &self.document.found[first..],
             spec_path,
+            rollout,
         }));
     }
 
@@ -480,11 +566,11 @@ impl ObjectLint<'_, '_, '_, '_> {
 
         // A value of the wrong type stops decoding, and with it the pod rules.
         let Some(workload) = decoded.workload.as_ref() else {
-            self.show(None, first, None);
+            self.show(None, first, None, None);
             return false;
         };
         let Some(spec) = workload.pod_spec.as_ref() else {
-            self.show(None, first, None);
+            self.show(None, first, None, None);
             return true;
         };
         let mut site = PodSite::new(
@@ -523,15 +609,43 @@ impl ObjectLint<'_, '_, '_, '_> {
                     target.path = decoding.path(&target.path);
                 }
                 finding.fixes.clear();
+                crate::rules::refused_by_controller(&mut finding, rule, &self.object.object.kind);
             }
             let diagnostic = self.diagnostic(rule, finding);
             self.document.found.push(diagnostic);
         });
+        // A built-in controller's rollout; a custom kind's controller is not modelled.
+        let rollout = match decoding.remap {
+            Some(_) => None,
+            None => Rollout::derive(&RolloutSource {
+                object: &self.object.object,
+                kind: self.object.kind,
+                controller: &workload.controller,
+                pod_labels: &workload.pod_labels,
+                life: &life,
+                scope: self.document.file.scope,
+                kube: settings.kube_version,
+            }),
+        };
+        if let Some(rollout) = &rollout {
+            let context = RolloutContext {
+                site: &site,
+                life: &life,
+                rollout,
+                kube: settings.kube_version,
+                rollout_budget_seconds: settings.rollout_budget_seconds,
+            };
+            run_checks(settings, rollout_check, &context, &mut |rule, finding| {
+                let diagnostic = self.diagnostic(rule, finding);
+                self.document.found.push(diagnostic);
+            });
+        }
         let real_spec_path = decoding.path(&site.spec_path);
         self.show(
             Some((&site, &life)),
             first,
             decoding.remap.map(|_| &real_spec_path),
+            rollout.as_ref(),
         );
         true
     }
@@ -616,6 +730,20 @@ fn pod_check<'a>(check: Check) -> Option<CheckFn<PodContext<'a>>> {
 fn object_check<'a>(check: Check) -> Option<CheckFn<ObjectContext<'a>>> {
     match check {
         Check::Object(check) => Some(check),
+        _ => None,
+    }
+}
+
+fn rollout_check<'a>(check: Check) -> Option<CheckFn<RolloutContext<'a>>> {
+    match check {
+        Check::Rollout(check) => Some(check),
+        _ => None,
+    }
+}
+
+fn scope_check<'a>(check: Check) -> Option<CheckFn<ScopeContext<'a>>> {
+    match check {
+        Check::Scope(check) => Some(check),
         _ => None,
     }
 }

@@ -21,7 +21,15 @@ pub struct Settings {
     sidecars: Arc<Sidecars>,
     /// The custom kinds whose pod templates are linted, besides the built-in table.
     pod_templates: Arc<PodTemplateKinds>,
+    /// How long a StatefulSet's rollout may certainly take before
+    /// `statefulset-rollout-exceeds-budget` reports it.
+    pub rollout_budget_seconds: i64,
 }
+
+/// The default rollout budget: Helm's default `--timeout` for `helm install --wait` and `helm
+/// upgrade --wait` (helm/helm `pkg/cmd/install.go`, `upgrade.go`: `300*time.Second`), after
+/// which the release fails while the rollout goes on.
+pub const DEFAULT_ROLLOUT_BUDGET_SECONDS: i64 = 300;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -35,6 +43,7 @@ impl Default for Settings {
             severities: Vec::new(),
             sidecars: Arc::default(),
             pod_templates: Arc::default(),
+            rollout_budget_seconds: DEFAULT_ROLLOUT_BUDGET_SECONDS,
         }
     }
 }

@@ -228,7 +228,32 @@ pub static GRPC_CONTAINER_PROBE: Feature = Feature {
     when_off: GateOff::Dropped,
 };
 
-pub static ALL_FEATURES: [&Feature; 8] = [
+/// StatefulSet `updateStrategy.rollingUpdate.maxUnavailable` (KEP-961). kube_features.go
+/// v1.37.2: alpha from 1.24, beta but off by default in 1.35 and 1.36, on from 1.37. Off, the API
+/// server drops the field (`dropStatefulSetDisabledFields` in
+/// pkg/registry/apps/statefulset/strategy.go) and the controller replaces one pod at a time.
+pub static MAX_UNAVAILABLE_STATEFULSET: Feature = Feature {
+    gate: "MaxUnavailableStatefulSet",
+    description: "StatefulSet `updateStrategy.rollingUpdate.maxUnavailable`",
+    alpha: v(24),
+    beta: v(37),
+    stable: None,
+    when_off: GateOff::Dropped,
+};
+
+/// A HorizontalPodAutoscaler with `minReplicas: 0`. kube_features.go v1.37.2: alpha from 1.16,
+/// beta and on from 1.37; off, validation asks for at least 1
+/// (`validationOptionsForHorizontalPodAutoscaler`, `MinReplicasLowerBound`).
+pub static HPA_SCALE_TO_ZERO: Feature = Feature {
+    gate: "HPAScaleToZero",
+    description: "`minReplicas: 0` on a HorizontalPodAutoscaler",
+    alpha: v(16),
+    beta: v(37),
+    stable: None,
+    when_off: GateOff::Rejected,
+};
+
+pub static ALL_FEATURES: [&Feature; 10] = [
     &SIDECAR_CONTAINERS,
     &POD_LIFECYCLE_SLEEP_ACTION,
     &POD_LIFECYCLE_SLEEP_ACTION_ALLOW_ZERO,
@@ -237,6 +262,8 @@ pub static ALL_FEATURES: [&Feature; 8] = [
     &CONTAINER_STOP_SIGNALS,
     &PROBE_TERMINATION_GRACE_PERIOD,
     &GRPC_CONTAINER_PROBE,
+    &MAX_UNAVAILABLE_STATEFULSET,
+    &HPA_SCALE_TO_ZERO,
 ];
 
 #[cfg(test)]

@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
-use podcycle::cli::{explain_for_tests_with, render_for_tests};
+use podcycle::cli::{explain_for_tests_with, explain_rollout_for_tests, render_for_tests};
 use podcycle::explain::ExplainFormat;
 use podcycle::rules::ALL_RULES;
 use podcycle::settings::{Selector, Settings};
@@ -78,12 +78,22 @@ fn main() -> ExitCode {
             Ok(Completion::Completed)
         }));
     }
-    for path in explain_fixtures() {
+    for path in explain_fixtures("testdata/explain") {
         for (format, format_name) in EXPLAIN_FORMATS {
             let name = format!("explain::{}::{format_name}", file_name(&path));
             let path = path.clone();
             trials.push(Trial::test(name, move || {
-                check_explain_fixture(&path, format, format_name);
+                check_explain_fixture(&path, format, format_name, false);
+                Ok(())
+            }));
+        }
+    }
+    for path in explain_fixtures("testdata/explain-rollout") {
+        for (format, format_name) in EXPLAIN_FORMATS {
+            let name = format!("explain-rollout::{}::{format_name}", file_name(&path));
+            let path = path.clone();
+            trials.push(Trial::test(name, move || {
+                check_explain_fixture(&path, format, format_name, true);
                 Ok(())
             }));
         }
@@ -530,25 +540,34 @@ const EXPLAIN_FORMATS: [(ExplainFormat, &str); 3] = [
     (ExplainFormat::Mermaid, "mermaid"),
 ];
 
-fn explain_fixtures() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = fs::read_dir("testdata/explain")
-        .expect("testdata/explain/ exists")
+fn explain_fixtures(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap_or_else(|_| panic!("{dir}/ exists"))
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|e| e == "yaml" || e == "yml"))
         .collect();
-    assert!(!files.is_empty(), "testdata/explain/ has no fixtures");
+    assert!(!files.is_empty(), "{dir}/ has no fixtures");
     files.sort();
     files
 }
 
-/// One explain fixture in one format: valid JSON, charts that follow the Gantt grammar, and
-/// the output pinned by a snapshot.
-fn check_explain_fixture(path: &Path, format: ExplainFormat, format_name: &str) {
+/// One explain fixture in one format (`--rollout` when `rollouts`): valid JSON, charts that
+/// follow the Gantt grammar, and the output pinned by a snapshot.
+fn check_explain_fixture(path: &Path, format: ExplainFormat, format_name: &str, rollouts: bool) {
     let text = fs::read_to_string(path).unwrap();
-    let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+    let file_stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+    let stem = if rollouts {
+        format!("rollout-{file_stem}")
+    } else {
+        file_stem
+    };
     // A `--kube-version` at the top of the fixture judges it for that version.
     let settings = common::with_header_options(&text, Settings::default());
-    let output = explain_for_tests_with(&shown(path), &text, format, &settings);
+    let output = if rollouts {
+        explain_rollout_for_tests(&shown(path), &text, format, &settings)
+    } else {
+        explain_for_tests_with(&shown(path), &text, format, &settings)
+    };
     match format {
         ExplainFormat::Mermaid => common::check_mermaid(&stem, &output),
         ExplainFormat::Json => {

@@ -91,6 +91,7 @@ Register-ArgumentCompleter -Native -CommandName 'podcycle' -ScriptBlock {
             [CompletionResult]::new('--helm-release', '--helm-release', [CompletionResultType]::ParameterName, 'The release name charts are rendered with [default: from the configuration, else Helm''s `release-name`]')
             [CompletionResult]::new('--helm-namespace', '--helm-namespace', [CompletionResultType]::ParameterName, 'The namespace charts are rendered for [default: from the configuration]')
             [CompletionResult]::new('--cache-dir', '--cache-dir', [CompletionResultType]::ParameterName, 'Where renders are kept between runs [default: `PODCYCLE_CACHE_DIR`, else `.podcycle_cache` at the repository''s root]')
+            [CompletionResult]::new('--rollout', '--rollout', [CompletionResultType]::ParameterName, 'Explain what the controllers do with each workload''s pods instead: a Deployment''s waves, a StatefulSet''s ordinals, a DaemonSet''s rounds, a Job''s attempts, against their deadlines and disruption budgets')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore configuration files')
             [CompletionResult]::new('--no-render', '--no-render', [CompletionResultType]::ParameterName, 'Do not render Helm charts or build Kustomize overlays (each is reported as not rendered)')
             [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Render every chart and overlay again instead of reusing renders kept from earlier runs (also `PODCYCLE_NO_CACHE=1`)')

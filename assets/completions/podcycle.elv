@@ -86,6 +86,7 @@ set edit:completion:arg-completer[podcycle] = {|@words|
             cand --helm-release 'The release name charts are rendered with [default: from the configuration, else Helm''s `release-name`]'
             cand --helm-namespace 'The namespace charts are rendered for [default: from the configuration]'
             cand --cache-dir 'Where renders are kept between runs [default: `PODCYCLE_CACHE_DIR`, else `.podcycle_cache` at the repository''s root]'
+            cand --rollout 'Explain what the controllers do with each workload''s pods instead: a Deployment''s waves, a StatefulSet''s ordinals, a DaemonSet''s rounds, a Job''s attempts, against their deadlines and disruption budgets'
             cand --no-config 'Ignore configuration files'
             cand --no-render 'Do not render Helm charts or build Kustomize overlays (each is reported as not rendered)'
             cand --no-cache 'Render every chart and overlay again instead of reusing renders kept from earlier runs (also `PODCYCLE_NO_CACHE=1`)'

@@ -97,6 +97,7 @@ complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm-value
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm-release -d 'The release name charts are rendered with [default: from the configuration, else Helm\'s `release-name`]' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm-namespace -d 'The namespace charts are rendered for [default: from the configuration]' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l cache-dir -d 'Where renders are kept between runs [default: `PODCYCLE_CACHE_DIR`, else `.podcycle_cache` at the repository\'s root]' -r -F
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l rollout -d 'Explain what the controllers do with each workload\'s pods instead: a Deployment\'s waves, a StatefulSet\'s ordinals, a DaemonSet\'s rounds, a Job\'s attempts, against their deadlines and disruption budgets'
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l no-config -d 'Ignore configuration files'
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l no-render -d 'Do not render Helm charts or build Kustomize overlays (each is reported as not rendered)'
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l no-cache -d 'Render every chart and overlay again instead of reusing renders kept from earlier runs (also `PODCYCLE_NO_CACHE=1`)'

@@ -15,6 +15,7 @@ use crate::lint::FileRole;
 use crate::run::rendering::unrendered as unrendered_note;
 use crate::run::{
     ConfigChoice, Explaining, FilePlan, Renderer, RunOptions, RunPlan, read_path, read_stdin,
+    share_directory_scopes,
 };
 use crate::safe_fs::Reader;
 use crate::settings::Settings;
@@ -59,13 +60,21 @@ pub fn run(args: &ExplainArgs) -> io::Result<u8> {
 
     // Buffered: a pod's output is many short lines, which a line-buffered stdout would write
     // one system call at a time.
-    let writer = ExplainWriter::new(io::BufWriter::new(io::stdout().lock()), args.format);
+    let out = io::BufWriter::new(io::stdout().lock());
+    let writer = if args.rollout {
+        ExplainWriter::for_rollouts(out, args.format)
+    } else {
+        ExplainWriter::new(out, args.format)
+    };
     let mut run = Explaining::new(&filter, writer);
+    run.rollouts = args.rollout;
     if let Some(stdin) = plan.stdin.take() {
         run.file(stdin.name, read_stdin()?, &stdin.plan)?;
     }
     let reader = Reader::default();
-    for (path, file_plan) in std::mem::take(&mut plan.files) {
+    let mut files = std::mem::take(&mut plan.files);
+    share_directory_scopes(&mut files);
+    for (path, file_plan) in files {
         match read_path(&reader, &path) {
             Ok((name, bytes)) => run.file(name, bytes, &file_plan)?,
             Err(message) => {
@@ -129,7 +138,12 @@ fn finish<W: Write>(run: Explaining<'_, W>, args: &ExplainArgs, failed: bool) ->
     }
     run.writer.finish()?;
     if written == 0 {
-        if !failed && !selected_elsewhere {
+        if run.rollouts && run.selected_pods > 0 && !failed {
+            eprint_line(format_args!(
+                "podcycle: no workload controller found in {} (explain --rollout reads Deployments, ReplicaSets, ReplicationControllers, StatefulSets, DaemonSets, Jobs and CronJobs; a Pod has no rollout)",
+                shown_paths(args)
+            ))?;
+        } else if !failed && !selected_elsewhere {
             eprint_line(format_args!(
                 "podcycle: no pod spec found in {} (explain reads Pods, PodTemplates and workload controllers)",
                 shown_paths(args)
@@ -208,15 +222,28 @@ fn list(names: &[&str]) -> String {
 }
 
 /// Explains `text` as `path` with `settings`, every object and container, and returns what
-/// `podcycle explain` would print.
-pub fn explain_text(path: &str, text: &str, settings: &Settings, format: ExplainFormat) -> String {
+/// `podcycle explain` (with `--rollout`, when `rollouts`) would print.
+pub fn explain_text(
+    path: &str,
+    text: &str,
+    settings: &Settings,
+    format: ExplainFormat,
+    rollouts: bool,
+) -> String {
     let filter = PodFilter::default();
-    let mut run = Explaining::new(&filter, ExplainWriter::new(Vec::new(), format));
+    let writer = if rollouts {
+        ExplainWriter::for_rollouts(Vec::new(), format)
+    } else {
+        ExplainWriter::new(Vec::new(), format)
+    };
+    let mut run = Explaining::new(&filter, writer);
+    run.rollouts = rollouts;
     let plan = FilePlan {
         settings: settings.clone(),
         fail_at: None,
         role: FileRole::Manifest,
         keep_text: false,
+        scope: None,
     };
     run.file(path.to_owned(), text.as_bytes().to_vec(), &plan)
         .expect("writing to memory");

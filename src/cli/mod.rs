@@ -188,6 +188,11 @@ pub struct ExplainArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
     pub format: ExplainFormat,
+    /// Explain what the controllers do with each workload's pods instead: a Deployment's
+    /// waves, a StatefulSet's ordinals, a DaemonSet's rounds, a Job's attempts, against their
+    /// deadlines and disruption budgets.
+    #[arg(long, conflicts_with = "container")]
+    pub rollout: bool,
     /// The Kubernetes version of the cluster, for the findings listed under each timeline
     /// [default: `kube-version` from the configuration, else the newest version modelled].
     #[arg(long, value_name = "X.Y", value_parser = parse_kube_version)]
@@ -443,7 +448,24 @@ pub fn render_for_tests(
 /// containers) with the default settings. Shared by the snapshot tests and the docs test.
 #[doc(hidden)]
 pub fn explain_for_tests(path: &str, text: &str, format: ExplainFormat) -> String {
-    explain::explain_text(path, text, &crate::settings::Settings::default(), format)
+    explain::explain_text(
+        path,
+        text,
+        &crate::settings::Settings::default(),
+        format,
+        false,
+    )
+}
+
+/// What `podcycle explain --rollout` prints for `text` read as `path`, with `settings`.
+#[doc(hidden)]
+pub fn explain_rollout_for_tests(
+    path: &str,
+    text: &str,
+    format: ExplainFormat,
+    settings: &crate::settings::Settings,
+) -> String {
+    explain::explain_text(path, text, settings, format, true)
 }
 
 /// [`explain_for_tests`] with the given settings (a `--kube-version`, say).
@@ -454,5 +476,5 @@ pub fn explain_for_tests_with(
     format: ExplainFormat,
     settings: &crate::settings::Settings,
 ) -> String {
-    explain::explain_text(path, text, settings, format)
+    explain::explain_text(path, text, settings, format, false)
 }

@@ -71,10 +71,26 @@ impl<'d> Checker<'d> {
             charts: self.charts(raw.helm.as_ref()),
             fail_on_unrendered: raw.fail_on_unrendered,
             load_restrictor: raw.kustomize.and_then(|k| k.load_restrictor),
+            rollout_budget_seconds: self.rollout_budget(raw.rollout_budget_seconds),
             pod_templates: Arc::new(PodTemplateKinds::new(
                 self.pod_templates(raw.pod_templates.as_deref()),
             )),
         }
+    }
+
+    /// `rollout-budget-seconds`: a whole number of seconds, at least 1.
+    fn rollout_budget(&mut self, seconds: Option<i64>) -> Option<i64> {
+        let seconds = seconds?;
+        if seconds >= 1 {
+            return Some(seconds);
+        }
+        self.problem(
+            &key("rollout-budget-seconds"),
+            Part::Value,
+            format!("`rollout-budget-seconds` is {seconds}; it must be at least 1"),
+            Some("write how many seconds your deploys wait for a rollout, such as 300".to_owned()),
+        );
+        None
     }
 
     /// Records a problem at the key or the value of `path`.

@@ -90,6 +90,12 @@ pub struct ConfigFile {
     /// Custom workload kinds whose pod templates are linted, besides the built-in ones (Argo
     /// Rollouts and Workflows, OpenKruise, Knative, KEDA, Kubeflow, Ray).
     pub pod_templates: Option<Vec<PodTemplateEntry>>,
+    /// How long, in seconds, a StatefulSet's rollout may certainly take before
+    /// `statefulset-rollout-exceeds-budget` reports it: what your deploys wait for (`helm
+    /// upgrade --wait --timeout`, a pipeline's `kubectl rollout status --timeout`). Default 300,
+    /// Helm's default timeout.
+    #[schemars(range(min = 1))]
+    pub rollout_budget_seconds: Option<i64>,
 }
 
 /// A custom kind and where its pod templates are.
@@ -188,6 +194,8 @@ pub struct Config {
     pub fail_on_unrendered: Option<bool>,
     /// `kustomize.load-restrictor`.
     pub load_restrictor: Option<LoadRestrictor>,
+    /// `rollout-budget-seconds`.
+    pub rollout_budget_seconds: Option<i64>,
 }
 
 /// A problem in a configuration file, at a place in it.
@@ -287,6 +295,9 @@ impl Config {
             .with_selection(cli)
             .with_sidecars(Arc::clone(&self.sidecars))
             .with_pod_templates(Arc::clone(&self.pod_templates));
+        if let Some(seconds) = self.rollout_budget_seconds {
+            settings.rollout_budget_seconds = seconds;
+        }
         for &(rule, severity) in &self.severities {
             settings = settings.with_severity(rule, severity);
         }

@@ -67,4 +67,8 @@ pub const STARTER: &str = r#"# yaml-language-server: $schema=https://raw.githubu
 #     kind: Widget
 #     path: spec.template
 #     like: Deployment
+
+# How long your deploys wait for a rollout, in seconds (`helm upgrade --wait --timeout`);
+# a StatefulSet whose rollout certainly takes longer is reported. Default 300.
+# rollout-budget-seconds: 300
 "#;

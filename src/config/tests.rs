@@ -222,3 +222,20 @@ fn settings_follow_the_file_and_the_command_line() {
         Some("configured sidecar")
     );
 }
+
+#[test]
+fn the_rollout_budget_is_a_positive_number_of_seconds() {
+    let settings = config("rollout-budget-seconds: 900\n").settings(&Selection::default());
+    assert_eq!(settings.rollout_budget_seconds, 900);
+    let default = config("").settings(&Selection::default());
+    assert_eq!(
+        default.rollout_budget_seconds,
+        crate::settings::DEFAULT_ROLLOUT_BUDGET_SECONDS
+    );
+    let (at, message, _) = problem("rollout-budget-seconds: 0\n");
+    assert_eq!(at, "0");
+    assert_eq!(
+        message,
+        "`rollout-budget-seconds` is 0; it must be at least 1"
+    );
+}

@@ -54,10 +54,8 @@ pub fn explain_pod<F>(source: PodSource<'_, '_, F>) -> PodExplanation<F> {
         .map(|ready| {
             ready
                 .earliest
-                .trail
-                .delays()
+                .counted_delays()
                 .into_iter()
-                .filter(|d| d.seconds > 0.0 && d.seconds.is_finite())
                 .map(|d| delay_info(life, d))
                 .collect()
         })
@@ -96,7 +94,7 @@ pub fn explain_pod<F>(source: PodSource<'_, '_, F>) -> PodExplanation<F> {
     }
 }
 
-fn delay_info(life: &Lifecycle<'_>, delay: &Delay) -> DelayInfo {
+pub(super) fn delay_info(life: &Lifecycle<'_>, delay: &Delay) -> DelayInfo {
     DelayInfo {
         container: life.containers[delay.container].label().into_owned(),
         what: life.describe_delay(delay),
@@ -141,6 +139,7 @@ fn startup_steps(life: &Lifecycle<'_>, schedule: &Schedule, drawn: &Schedule) ->
                 started_seconds: runs.then(|| Range::from(&times.started)),
                 ready_seconds: times.ready.as_ref().map(Range::from),
                 exit_seconds: times.exit.as_ref().map(Range::from),
+                never_exits: container.never_exits_because(life.kube),
                 drawn: DrawnStep {
                     start: drawn.start.earliest.seconds,
                     post_start_end: drawn
@@ -206,6 +205,10 @@ fn probe_info(
             .then(|| life.probe_kill(index, kind))
             .flatten()
             .map(|plan| kill_info(&plan)),
+        never_passes: life.containers[index]
+            .unreachable_probes
+            .get(kind)
+            .map(|port| format!("the container declares no port `{port}`")),
     }
 }
 
@@ -276,6 +279,7 @@ fn shutdown_of(life: &Lifecycle<'_>, plan: &ShutdownPlan) -> Shutdown {
                         .map(|hook| hook_info(hook, None)),
                     prestop_runs: kill.prestop_runs,
                     prestop_cut_off: kill.prestop_cut_off,
+                    prestop_rejected: life.rejected_prestop(stop.index).is_some(),
                     waits_for: StopWaitsInfo {
                         app_containers: stop.waits_for.app_containers,
                         sidecar: stop

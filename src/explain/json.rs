@@ -1,30 +1,32 @@
-//! `{"pods": [...]}`, the schema of docs/explain.md, written one pod at a time: the same bytes
-//! `serde_json::to_writer_pretty` writes for the whole document, without holding it — nor one
-//! pod's text, which for a pod of thousands of containers is large.
+//! `{"pods": [...]}` and `{"rollouts": [...]}`, the schemas of docs/explain.md, written one item
+//! at a time: the same bytes `serde_json::to_writer_pretty` writes for the whole document,
+//! without holding it — nor one pod's text, which for a pod of thousands of containers is
+//! large.
 
 use std::io::{self, Write};
 
-use super::{PodExplanation, ShownFinding};
+use serde::Serialize;
 
-/// Writes one pod, opening the document before the first.
-pub fn write_pod(
+/// Writes one item of the list `key`, opening the document before the first.
+pub fn write_item(
     out: &mut dyn Write,
-    pod: &PodExplanation<impl ShownFinding>,
+    key: &str,
+    item: &impl Serialize,
     first: bool,
 ) -> io::Result<()> {
-    out.write_all(if first {
-        b"{\n  \"pods\": [\n    "
+    if first {
+        write!(out, "{{\n  \"{key}\": [\n    ")?;
     } else {
-        b",\n    "
-    })?;
-    serde_json::to_writer_pretty(Indented { out }, pod)?;
+        out.write_all(b",\n    ")?;
+    }
+    serde_json::to_writer_pretty(Indented { out }, item)?;
     Ok(())
 }
 
-/// Closes the document: `{"pods": []}` when no pod was written.
-pub fn finish(out: &mut dyn Write, written: usize) -> io::Result<()> {
+/// Closes the document: `{"pods": []}` when nothing was written.
+pub fn finish(out: &mut dyn Write, key: &str, written: usize) -> io::Result<()> {
     if written == 0 {
-        out.write_all(b"{\n  \"pods\": []\n}\n")
+        write!(out, "{{\n  \"{key}\": []\n}}\n")
     } else {
         out.write_all(b"\n  ]\n}\n")
     }

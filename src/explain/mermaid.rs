@@ -32,26 +32,17 @@ pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation<impl ShownFinding>) -
         "Startup times are the earliest possible; not counted: {}.",
         pod.not_counted.join(", ")
     )?;
-    write_notes_and_findings(
-        out,
-        pod,
-        &ListStyle {
-            notes: "Notes:",
-            findings: "Findings:",
-            bullet: "- ",
-            code: "`",
-        },
-    )?;
+    write_notes_and_findings(out, &pod.notes, &pod.findings, &ListStyle::MARKDOWN)?;
     Ok(())
 }
 
 /// A Gantt chart being written.
-struct Chart {
-    text: String,
+pub(super) struct Chart {
+    pub(super) text: String,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Style {
+pub(super) enum Style {
     /// A known duration, drawn to scale.
     Known,
     /// Only bounds are known.
@@ -63,19 +54,19 @@ enum Style {
 }
 
 impl Chart {
-    fn new(title: &str) -> Chart {
+    pub(super) fn new(title: &str) -> Chart {
         let mut text = String::from("gantt\n");
         let _ = writeln!(text, "    title {}", sanitize(title));
         text.push_str("    dateFormat x\n    axisFormat %s\n    todayMarker off\n");
         Chart { text }
     }
 
-    fn section(&mut self, name: &str) {
+    pub(super) fn section(&mut self, name: &str) {
         let _ = writeln!(self.text, "    section {}", sanitize(name));
     }
 
     /// A task from `start` lasting `length` seconds; nothing when a time is infinite.
-    fn task(&mut self, name: &str, style: Style, id: &str, start: f64, length: f64) {
+    pub(super) fn task(&mut self, name: &str, style: Style, id: &str, start: f64, length: f64) {
         if !start.is_finite() || !length.is_finite() {
             return;
         }
@@ -142,6 +133,10 @@ fn startup_tasks(chart: &mut Chart, step: &StartupStep, index: usize, horizon: f
         return;
     }
     if step.role == "init" {
+        if step.never_exits.is_some() {
+            chart.task("never exits", Style::Critical, &id('a'), times.start, 0.0);
+            return;
+        }
         let name = "runs to completion, length unknown";
         chart.task(name, Style::Bounded, &id('a'), times.start, unknown);
         return;
@@ -203,6 +198,16 @@ fn shutdown_chart(pod: &PodExplanation<impl ShownFinding>) -> String {
 
 fn shutdown_tasks(chart: &mut Chart, stop: &StopStep, index: usize, only_app: Option<&str>) {
     let id = |letter: char| format!("d{index}{letter}");
+    if stop.prestop_rejected {
+        chart.task(
+            "preStop longer than the grace period, rejected by the API server",
+            Style::Critical,
+            &id('a'),
+            0.0,
+            0.0,
+        );
+        return;
+    }
     if let (true, Some(hook)) = (stop.prestop_runs, &stop.prestop) {
         let spent = stop.sigterm_seconds;
         let mut name = format!("preStop {}", hook_words(hook));

@@ -13,6 +13,7 @@ mod build;
 mod json;
 pub mod mermaid;
 mod model;
+pub mod rollout;
 mod select;
 mod text;
 mod units;
@@ -21,6 +22,7 @@ use std::io::{self, Write};
 
 pub use build::{PodSource, explain_pod};
 pub use model::{Note, PodExplanation, ShownFinding};
+pub use rollout::{RolloutExplanation, RolloutSource, explain_rollout};
 pub use select::{ObjectSelector, PodFilter};
 pub use units::{Range, Secs};
 
@@ -59,14 +61,46 @@ pub struct ExplainWriter<W: Write> {
     out: W,
     format: ExplainFormat,
     written: usize,
+    /// The key of the JSON list: `pods`, or `rollouts`.
+    key: &'static str,
 }
 
 impl<W: Write> ExplainWriter<W> {
+    /// A writer of pod explanations (`{"pods": [...]}`).
     pub fn new(out: W, format: ExplainFormat) -> ExplainWriter<W> {
         ExplainWriter {
             out,
             format,
             written: 0,
+            key: "pods",
+        }
+    }
+
+    /// A writer of rollout explanations (`{"rollouts": [...]}`).
+    pub fn for_rollouts(out: W, format: ExplainFormat) -> ExplainWriter<W> {
+        ExplainWriter {
+            key: "rollouts",
+            ..ExplainWriter::new(out, format)
+        }
+    }
+
+    /// Writes one rollout's explanation.
+    pub fn rollout(&mut self, rollout: &RolloutExplanation<impl ShownFinding>) -> io::Result<()> {
+        let first = self.written == 0;
+        self.written += 1;
+        match self.format {
+            ExplainFormat::Json => json::write_item(&mut self.out, self.key, rollout, first),
+            ExplainFormat::Text | ExplainFormat::Mermaid => {
+                let mut out = crate::escape::ControlFilter::new(&mut self.out);
+                if !first {
+                    writeln!(out)?;
+                }
+                if self.format == ExplainFormat::Text {
+                    rollout::text::write_rollout(&mut out, rollout)
+                } else {
+                    rollout::mermaid::write_rollout(&mut out, rollout)
+                }
+            }
         }
     }
 
@@ -75,7 +109,7 @@ impl<W: Write> ExplainWriter<W> {
         let first = self.written == 0;
         self.written += 1;
         match self.format {
-            ExplainFormat::Json => json::write_pod(&mut self.out, pod, first),
+            ExplainFormat::Json => json::write_item(&mut self.out, self.key, pod, first),
             ExplainFormat::Text | ExplainFormat::Mermaid => {
                 // Names come from the manifest: no control character of theirs reaches a
                 // terminal or log.
@@ -101,7 +135,7 @@ impl<W: Write> ExplainWriter<W> {
     /// and flushes it.
     pub fn finish(mut self) -> io::Result<W> {
         if self.format == ExplainFormat::Json {
-            json::finish(&mut self.out, self.written)?;
+            json::finish(&mut self.out, self.key, self.written)?;
         }
         self.out.flush()?;
         Ok(self.out)
@@ -117,16 +151,33 @@ struct ListStyle {
     code: &'static str,
 }
 
+impl ListStyle {
+    /// The terminal's: lower-case headings, indented bullets, nothing around names.
+    const TEXT: ListStyle = ListStyle {
+        notes: "notes",
+        findings: "findings",
+        bullet: "  - ",
+        code: "",
+    };
+    /// Markdown's: headings, list items, names in backticks.
+    const MARKDOWN: ListStyle = ListStyle {
+        notes: "Notes:",
+        findings: "Findings:",
+        bullet: "- ",
+        code: "`",
+    };
+}
+
 /// The notes and the findings of `check`, each under its heading when there are any.
 fn write_notes_and_findings(
     out: &mut dyn Write,
-    pod: &PodExplanation<impl ShownFinding>,
+    notes: &[Note],
+    findings: &[impl ShownFinding],
     style: &ListStyle,
 ) -> io::Result<()> {
     let code = style.code;
-    let notes: Vec<String> = pod.notes.iter().map(|note| note.text.clone()).collect();
-    let findings: Vec<String> = pod
-        .findings
+    let notes: Vec<String> = notes.iter().map(|note| note.text.clone()).collect();
+    let findings: Vec<String> = findings
         .iter()
         .map(|f| {
             format!(

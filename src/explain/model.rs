@@ -97,6 +97,9 @@ pub struct StartupStep {
     pub started_seconds: Option<Range>,
     pub ready_seconds: Option<Range>,
     pub exit_seconds: Option<Range>,
+    /// Why a classic init container never exits, when it is known not to (its exit is then
+    /// never, and nothing after it starts).
+    pub never_exits: Option<String>,
     /// The times a chart draws ([`Drawn`]).
     #[serde(skip)]
     pub drawn: DrawnStep,
@@ -166,6 +169,9 @@ pub struct ProbeInfo {
     pub earliest_ready_seconds: Option<Secs>,
     /// Liveness and startup probes: the kill a failure causes.
     pub kill: Option<KillInfo>,
+    /// Why the probe can never pass, when it cannot (a named port its container does not
+    /// declare).
+    pub never_passes: Option<String>,
 }
 
 /// A kill: its grace period and when the signals come, from the moment it starts.
@@ -211,6 +217,9 @@ pub struct StopStep {
     pub prestop_runs: bool,
     /// The hook outlasts the grace period and is cut off.
     pub prestop_cut_off: bool,
+    /// The API server rejects the hook — a `sleep` action longer than the grace period — so
+    /// the pod is never created and this shutdown never happens.
+    pub prestop_rejected: bool,
     /// What must exit before this one gets the stop signal.
     pub waits_for: StopWaitsInfo,
     /// Times from T0.

@@ -23,16 +23,7 @@ pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation<impl ShownFinding>) -
     write_startup(out, pod)?;
     writeln!(out)?;
     write_shutdown(out, pod)?;
-    write_notes_and_findings(
-        out,
-        pod,
-        &ListStyle {
-            notes: "notes",
-            findings: "findings",
-            bullet: "  - ",
-            code: "",
-        },
-    )?;
+    write_notes_and_findings(out, &pod.notes, &pod.findings, &ListStyle::TEXT)?;
     Ok(())
 }
 
@@ -47,6 +38,9 @@ fn chain(steps: &[StartupStep]) -> String {
                     text.push_str(&gate.container);
                 }
                 let label = match gate.event {
+                    "completion" if previous.is_some_and(|p| p.never_exits.is_some()) => {
+                        "never exits".to_owned()
+                    }
                     "completion" => "exit 0".to_owned(),
                     "started" => "started".to_owned(),
                     _ => match previous.and_then(|p| p.post_start.as_ref()) {
@@ -144,7 +138,10 @@ fn gate_text(step: &StartupStep, previous: Option<&StartupStep>) -> String {
         },
     };
     if step.role == "init" {
-        text.push_str(", runs to completion (exit 0)");
+        match &step.never_exits {
+            Some(why) => text.push_str(&format!(", never exits ({why})")),
+            None => text.push_str(", runs to completion (exit 0)"),
+        }
     }
     text
 }
@@ -171,6 +168,14 @@ fn startup_text(probe: &ProbeInfo) -> String {
     let Some(first) = probe.first_probe_seconds else {
         return invalid();
     };
+    if let Some(why) = &probe.never_passes {
+        return format!(
+            "never passes ({why}): the container is never started, never Ready, and killed {} after the start",
+            probe
+                .window_bounds_seconds
+                .map_or_else(|| "at some point".to_owned(), |w| w.to_string())
+        );
+    }
     let mut text = format!("passes {}", at_least(first));
     if let Some(window) = probe.window_bounds_seconds {
         text.push_str(&format!(
@@ -185,6 +190,9 @@ fn readiness_text(probe: &ProbeInfo) -> String {
     let (Some(first), Some(fails)) = (probe.first_probe_seconds, probe.fails_after_seconds) else {
         return invalid();
     };
+    if let Some(why) = &probe.never_passes {
+        return format!("never passes ({why}): never Ready");
+    }
     let ready = probe.earliest_ready_seconds.unwrap_or(Secs(f64::INFINITY));
     let first = if ready == first {
         String::new()
@@ -282,6 +290,11 @@ fn stop_text(stop: &StopStep, only_app: Option<&str>) -> String {
     let mut parts = Vec::new();
     if let (true, Some(hook)) = (stop.prestop_runs, &stop.prestop) {
         let mut text = format!("preStop {}", hook_text(hook));
+        if stop.prestop_rejected {
+            // The pod is never created: nothing follows.
+            text.push_str(", longer than the grace period: the API server rejects the pod, so this shutdown never happens");
+            return text;
+        }
         if stop.prestop_cut_off {
             text.push_str(&format!(", cut off at {}", stop.sigterm_seconds.min));
         }

@@ -19,6 +19,7 @@ pub mod handlers;
 mod kill;
 mod probe;
 mod remarks;
+pub mod rollout;
 mod schedule;
 mod shell;
 mod shutdown;
@@ -265,6 +266,9 @@ pub struct ContainerLife<'a> {
     /// Set when the command can be seen never to exit (`sleep infinity`, `while true` with no
     /// way out, a server in the foreground).
     pub never_exits: Option<NeverExits>,
+    /// The probes that can never pass, each with the named port its container does not
+    /// declare (`findPortByName` fails, so every try fails).
+    pub unreachable_probes: ByProbe<String>,
 }
 
 impl ContainerLife<'_> {
@@ -300,6 +304,23 @@ impl ContainerLife<'_> {
         } else {
             format!("{noun} `{}`", self.name)
         }
+    }
+
+    /// Why a classic init container never exits, if it is known not to: its command never
+    /// does, or it was declared a native sidecar (`restartPolicy: Always`) on a version that
+    /// drops the field — a sidecar runs until it is stopped.
+    pub fn never_exits_because(&self, kube: KubeVersion) -> Option<String> {
+        if self.role != Role::Init {
+            return None;
+        }
+        if let Some(never) = &self.never_exits {
+            return Some(never.what.clone());
+        }
+        self.declared_sidecar.then(|| {
+            format!(
+                "a sidecar runs until it is stopped, and Kubernetes {kube} drops its `restartPolicy: Always`"
+            )
+        })
     }
 
     /// A native sidecar, or an app container that is a well-known sidecar.
@@ -390,8 +411,12 @@ pub struct Lifecycle<'a> {
     /// The Kubernetes version the pod is judged for: it decides which fields the API server
     /// keeps (native sidecars, the `sleep` action, probe-level grace periods).
     pub kube: KubeVersion,
+    /// A bare Pod's spec, which the API server defaults as a Pod before it validates it; a
+    /// template's is not.
+    pub bare_pod: bool,
     schedule: OnceCell<Schedule>,
     shutdown: OnceCell<ShutdownPlan>,
+    completion: OnceCell<ShutdownPlan>,
 }
 
 impl<'a> Lifecycle<'a> {
@@ -450,8 +475,10 @@ impl<'a> Lifecycle<'a> {
             grace_period,
             restart_policy: RestartPolicy::of(spec.restart_policy.as_deref()),
             kube,
+            bare_pod: site.origin == crate::model::Origin::Pod,
             schedule: OnceCell::new(),
             shutdown: OnceCell::new(),
+            completion: OnceCell::new(),
         }
     }
 
@@ -521,6 +548,23 @@ impl<'a> Lifecycle<'a> {
             })
     }
 
+    /// The grace period the API server rejects the preStop `sleep` action of the container at
+    /// `index` against, when it does: a `sleep` longer than `terminationGracePeriodSeconds` as
+    /// validated (`validateSleepAction` in pkg/apis/core/validation/validation.go). Such a pod
+    /// is never created, so no shutdown of it happens.
+    pub fn rejected_prestop(&self, index: usize) -> Option<i64> {
+        let hook = self.containers.get(index)?.pre_stop.as_ref()?;
+        let grace = self.grace_period.validated(self.bare_pod);
+        match hook.duration {
+            HookDuration::Exactly(seconds)
+                if hook.handler == HandlerKind::Sleep && seconds > grace =>
+            {
+                Some(grace)
+            }
+            _ => None,
+        }
+    }
+
     /// Stop order on pod deletion: 0 for app containers (all at once), then sidecars one at a
     /// time in reverse spec order (1 for the last sidecar). Classic init containers are not
     /// running once the pod is initialized.
@@ -562,6 +606,20 @@ fn container_life<'a>(
             startup: container.startup_probe.as_ref().map(ProbeTiming::of),
         }
     };
+    let unreachable = |probe: Option<&crate::model::core::Probe>| {
+        let probe = probe.filter(|_| role != Role::Init)?;
+        let port = match (&probe.http_get, &probe.tcp_socket) {
+            (Some(http), _) => &http.port,
+            (None, Some(tcp)) => &tcp.port,
+            _ => return None,
+        };
+        undeclared_port(port, container)
+    };
+    let unreachable_probes = ByProbe {
+        liveness: unreachable(container.liveness_probe.as_ref()),
+        readiness: unreachable(container.readiness_probe.as_ref()),
+        startup: unreachable(container.startup_probe.as_ref()),
+    };
     ContainerLife {
         name: &container.name,
         role,
@@ -577,6 +635,7 @@ fn container_life<'a>(
             None
         },
         never_exits: command::never_exits(container, &path),
+        unreachable_probes,
         path,
         waits_for: None,
     }

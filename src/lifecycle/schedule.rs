@@ -233,6 +233,11 @@ impl Lifecycle<'_> {
         if let Some(never) = &container.never_exits {
             return step(Bounds::NEVER, never.path.clone());
         }
+        // Declared a sidecar on a version that drops `restartPolicy: Always`: it keeps
+        // running as a sidecar would, and nothing after it starts.
+        if container.declared_sidecar {
+            return step(Bounds::NEVER, container.path.key("restartPolicy"));
+        }
         let command = container.container.command.as_deref().unwrap_or_default();
         if command.is_empty() {
             // `args` alone go to the image's entrypoint, which the manifest does not show.
@@ -320,6 +325,12 @@ impl Lifecycle<'_> {
             }
             (None, None) => entry.running.clone(),
         };
+        // A startup probe on a port the container does not declare never passes.
+        if container.unreachable_probes.startup.is_some() {
+            entry.started = entry
+                .started
+                .then(&never_passes(index, container, ProbeKind::Startup));
+        }
         let after_started =
             |kind: ProbeKind| valid(kind).map(|timing| entry.started.later(&delayed(kind, timing)));
         let first_readiness = after_started(ProbeKind::Readiness);
@@ -334,6 +345,12 @@ impl Lifecycle<'_> {
             }
             (None, None) => entry.started.clone(),
         });
+        if container.unreachable_probes.readiness.is_some() {
+            entry.ready = entry
+                .ready
+                .as_ref()
+                .map(|ready| ready.then(&never_passes(index, container, ProbeKind::Readiness)));
+        }
         entry.first_probes = FirstProbes {
             startup: first_startup,
             readiness: first_readiness,
@@ -389,6 +406,16 @@ fn must_pass(index: usize, container: &ContainerLife<'_>, kind: ProbeKind) -> St
         kind: DelayKind::MustPass(kind),
         path: container.path.key(kind.field()),
         length: Bounds::new(0.0, f64::INFINITY),
+    }
+}
+
+/// A probe that can never pass: the wait for it never ends.
+fn never_passes(index: usize, container: &ContainerLife<'_>, kind: ProbeKind) -> Step {
+    Step {
+        container: index,
+        kind: DelayKind::NeverPasses(kind),
+        path: container.path.key(kind.field()),
+        length: Bounds::NEVER,
     }
 }
 
@@ -472,6 +499,16 @@ impl Lifecycle<'_> {
                 )
             }
             DelayKind::MustPass(kind) => format!("the {} of {name} has to pass", probe(kind)),
+            DelayKind::NeverPasses(kind) => {
+                let port = self
+                    .containers
+                    .get(delay.container)
+                    .and_then(|c| c.unreachable_probes.get(kind))
+                    .map_or_else(String::new, |port| {
+                        format!(": {name} declares no port `{port}`")
+                    });
+                format!("the {} of {name} can never pass{port}", probe(kind))
+            }
         }
     }
 }
@@ -617,6 +654,37 @@ mod tests {
             |life| {
                 let schedule = life.schedule();
                 assert!(schedule.containers[1].start.is_never());
+                assert!(schedule.ready.as_ref().unwrap().is_never());
+            },
+        );
+    }
+
+    #[test]
+    fn a_probe_on_an_undeclared_port_never_passes() {
+        with_life(
+            r#"{"containers": [{"name": "web",
+                "readinessProbe": {"httpGet": {"path": "/", "port": "http"}}}]}"#,
+            |life| {
+                let ready = life.schedule().ready.as_ref().unwrap();
+                assert!(ready.is_never());
+                let delays = ready.earliest.trail.delays();
+                assert_eq!(
+                    life.describe_delay(delays[delays.len() - 1]),
+                    "the readiness probe of `web` can never pass: `web` declares no port `http`"
+                );
+            },
+        );
+    }
+
+    #[test]
+    fn a_sidecar_the_version_drops_never_exits() {
+        crate::lifecycle::tests::with_life_at(
+            r#"{"initContainers": [{"name": "proxy", "image": "example/proxy:1", "restartPolicy": "Always"}],
+                "containers": [{"name": "app"}]}"#,
+            crate::versions::KubeVersion::new(28),
+            |life| {
+                let schedule = life.schedule();
+                assert!(schedule.containers[0].exit.as_ref().unwrap().is_never());
                 assert!(schedule.ready.as_ref().unwrap().is_never());
             },
         );

@@ -78,10 +78,22 @@ impl Lifecycle<'_> {
     /// from T0 (`killContainersWithSyncResult` kills them all at once, each with
     /// `killContainer`), and the sidecars' turns (`newTerminationOrdering`, `waitForTurn`).
     pub fn shutdown(&self) -> &ShutdownPlan {
-        self.shutdown.get_or_init(|| self.plan_shutdown())
+        self.shutdown.get_or_init(|| self.plan_stop(true))
     }
 
-    fn plan_shutdown(&self) -> ShutdownPlan {
+    /// The end of a pod whose app containers have all exited and will not be restarted (a
+    /// Job's pod that has done its work): the kubelet kills the pod
+    /// (`kuberuntime_manager.go`, `computePodActions`: nothing to keep and nothing to start
+    /// means `KillPod`, and "to prevent the restartable init containers to keep pod alive"
+    /// none is restarted), so the sidecars stop one at a time in reverse order, each after its
+    /// preStop hook, with the pod's grace period — the same kill as a deletion, with the app
+    /// containers gone already.
+    pub fn completion(&self) -> &ShutdownPlan {
+        self.completion.get_or_init(|| self.plan_stop(false))
+    }
+
+    /// The stop of every running container: app containers (when `apps_running`) and sidecars.
+    fn plan_stop(&self, apps_running: bool) -> ShutdownPlan {
         let grace = self.grace_period;
         let effective = grace.seconds.max(1);
         let source = if grace.explicit {
@@ -93,7 +105,7 @@ impl Lifecycle<'_> {
             KillPlan::new(effective, source, self.containers[index].pre_stop.as_ref())
         };
         let apps: Vec<usize> = (0..self.containers.len())
-            .filter(|&i| self.containers[i].role == Role::App)
+            .filter(|&i| apps_running && self.containers[i].role == Role::App)
             .collect();
         let mut stops: Vec<ContainerStop> = apps
             .iter()
@@ -196,6 +208,29 @@ mod tests {
                         sidecar: Some(2)
                     }
                 );
+            },
+        );
+    }
+
+    #[test]
+    fn on_completion_only_the_sidecars_stop() {
+        with_life(
+            r#"{"terminationGracePeriodSeconds": 30, "initContainers": [
+                {"name": "log", "restartPolicy": "Always", "lifecycle": {"preStop": {"sleep": {"seconds": 5}}}},
+                {"name": "proxy", "restartPolicy": "Always"}],
+              "containers": [{"name": "work", "lifecycle": {"preStop": {"sleep": {"seconds": 20}}}}]}"#,
+            |life| {
+                let plan = life.completion();
+                let order: Vec<&str> = plan
+                    .containers
+                    .iter()
+                    .map(|s| life.containers[s.index].name)
+                    .collect();
+                assert_eq!(order, ["proxy", "log"]);
+                // The proxy stops at once; the log shipper after its own hook and the proxy.
+                assert_eq!(plan.containers[0].kill.sigterm, Bounds::exact(0.0));
+                assert_eq!(plan.containers[1].kill.sigterm, Bounds::new(5.0, 30.0));
+                assert_eq!(plan.containers[1].waits_for.app_containers, 0);
             },
         );
     }

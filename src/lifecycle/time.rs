@@ -96,6 +96,8 @@ pub enum DelayKind {
     Timeout(ProbeKind),
     /// A probe has to pass; when it does, the manifest cannot tell.
     MustPass(ProbeKind),
+    /// A probe can never pass: its container does not declare the named port it uses.
+    NeverPasses(ProbeKind),
 }
 
 /// One wait that a time adds up.
@@ -169,6 +171,16 @@ pub struct Bound {
 }
 
 impl Bound {
+    /// The delays this bound counts: those of a known, non-zero length, in the order they
+    /// happen. What a finding labels and a timeline lists.
+    pub fn counted_delays(&self) -> Vec<&Delay> {
+        self.trail
+            .delays()
+            .into_iter()
+            .filter(|d| d.seconds > 0.0 && d.seconds.is_finite())
+            .collect()
+    }
+
     fn zero() -> Bound {
         Bound {
             seconds: 0.0,

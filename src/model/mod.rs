@@ -1,17 +1,20 @@
 //! Kubernetes objects found in YAML documents, and the pod specs inside them.
 
+pub mod amount;
 pub mod custom;
 pub mod patch;
 pub mod path;
+pub mod scope;
+pub mod selector;
 pub mod services;
 pub mod tree;
 mod workloads;
 
 use serde::Serialize;
 
-pub use podcycle_k8s::WorkloadKind;
 pub use podcycle_k8s::k8s_openapi::api::core::v1 as core;
 pub use podcycle_k8s::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+pub use podcycle_k8s::{Controller, WorkloadKind};
 pub use workloads::{Origin, PodSite};
 
 use crate::yaml::{Document, NodeId, lookup};

@@ -3,13 +3,16 @@
 
 use crate::diagnostics::{Enforcement, Severity};
 use crate::fix::Fix;
+use crate::lifecycle::rollout::Rollout;
 use crate::lifecycle::{Bounds, Lifecycle, ProbeKind};
 use crate::model::path::FieldPath;
+use crate::model::scope::{Autoscaler, Budget, Scope};
 use crate::model::services::Service;
 use crate::model::{AnyObject, ObjectSite, PodSite};
 use crate::source::Span;
 use crate::versions::KubeVersion;
 use crate::yaml::{ConversionError, Document};
+use podcycle_k8s::k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec;
 
 /// The input of a document rule: one YAML document as read, and the objects in it.
 pub struct DocumentContext<'a> {
@@ -42,6 +45,43 @@ pub struct PodContext<'a> {
     /// The Services in the same file that select this pod; read only when a rule needs them
     /// (see [`crate::rules::Rule`]`::reads_services`), empty otherwise.
     pub services: &'a [&'a Service],
+}
+
+/// The input of a rollout rule: a workload controller, its pod's lifecycle, and the rollout
+/// derived from both and from the budgets and autoscalers of its scope.
+pub struct RolloutContext<'a> {
+    pub site: &'a PodSite<'a>,
+    pub life: &'a Lifecycle<'a>,
+    pub rollout: &'a Rollout,
+    pub kube: KubeVersion,
+    /// How long a StatefulSet's rollout may take before `statefulset-rollout-exceeds-budget`
+    /// reports it (`rollout-budget-seconds` in `.podcycle.yaml`).
+    pub rollout_budget_seconds: i64,
+}
+
+/// A PodDisruptionBudget or a HorizontalPodAutoscaler of a scope.
+#[derive(Clone, Copy, Debug)]
+pub enum ScopeObject<'a> {
+    Budget(&'a Budget),
+    Autoscaler(&'a Autoscaler),
+}
+
+/// The input of a scope rule: a PodDisruptionBudget or HorizontalPodAutoscaler, and every
+/// object of its scope (the file, the rendered chart or overlay) it is matched against.
+pub struct ScopeContext<'a> {
+    pub scope: &'a Scope,
+    pub object: ScopeObject<'a>,
+    pub kube: KubeVersion,
+}
+
+impl<'a> ScopeContext<'a> {
+    /// The budget judged, with its spec, when the object is a budget that could be read.
+    pub fn budget(&self) -> Option<(&'a Budget, &'a PodDisruptionBudgetSpec)> {
+        let ScopeObject::Budget(budget) = self.object else {
+            return None;
+        };
+        Some((budget, budget.spec.as_ref().ok()?))
+    }
 }
 
 /// Which part of a field a finding points at.
@@ -118,6 +158,25 @@ pub enum Claim {
     /// The least time before the pod is started (for a Job, before its last container
     /// starts).
     CertainStartup(f64),
+    /// The least time before the pod is Ready.
+    CertainReady(f64),
+    /// The pod never becomes Ready.
+    NeverReady,
+    /// A classic init container never exits.
+    NeverExits { container: usize },
+    /// The API server rejects the preStop hook of a container (a `sleep` action longer than
+    /// the grace period), so no shutdown of this pod happens.
+    PrestopRejected { container: usize },
+    /// A Deployment's `progressDeadlineSeconds` in effect.
+    ProgressDeadline(i32),
+    /// How many attempts of a Job can start before its `activeDeadlineSeconds`, and how many
+    /// its `backoffLimit` allows.
+    AttemptsWithinDeadline { fit: i64, allowed: i64 },
+    /// The pods a rolling update may take down at once (`maxUnavailable` resolved), for the
+    /// replicas it runs with.
+    MaxUnavailablePods { pods: i32, replicas: i32 },
+    /// The least time a StatefulSet's rolling update takes.
+    CertainUpdate(f64),
 }
 
 /// Where a finding is.

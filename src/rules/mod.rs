@@ -16,7 +16,8 @@ pub(crate) mod values;
 use std::fmt;
 
 pub use context::{
-    Claim, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Position, Target,
+    Claim, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Position,
+    RolloutContext, ScopeContext, ScopeObject, Target,
 };
 pub(crate) use correctness::invalid_type::friendly_type_error;
 pub use correctness::yaml_syntax::RULE as YAML_SYNTAX;
@@ -100,6 +101,11 @@ pub enum Check {
     /// Runs once per workload object, on what decoding it into the Kubernetes type found
     /// (fields, types).
     Object(fn(&ObjectContext<'_>, &mut Findings)),
+    /// Runs once per workload controller, on its rollout (`lifecycle::rollout`).
+    Rollout(fn(&RolloutContext<'_>, &mut Findings)),
+    /// Runs once per PodDisruptionBudget and HorizontalPodAutoscaler, with every object of its
+    /// scope.
+    Scope(fn(&ScopeContext<'_>, &mut Findings)),
     /// Judges the suppressions of a document once every other rule has run: reported by the
     /// suppression pass (`src/suppression/`), which knows what each suppression silenced.
     Suppressions,
@@ -114,6 +120,8 @@ impl fmt::Debug for Check {
             Check::Pod(_) => "Check::Pod",
             Check::Document(_) => "Check::Document",
             Check::Object(_) => "Check::Object",
+            Check::Rollout(_) => "Check::Rollout",
+            Check::Scope(_) => "Check::Scope",
             Check::Suppressions => "Check::Suppressions",
             Check::Render => "Check::Render",
         })
@@ -182,6 +190,33 @@ impl Rule {
             .collect::<Vec<_>>()
             .join("\n")
     }
+}
+
+/// Restates a rejection found in a custom kind's pod template (an Argo Rollout, a Kruise
+/// CloneSet, …) as what happens: the API server accepts the custom resource, whose schema does
+/// not run pod validation, and rejects the pods (or ReplicaSets) its controller creates from
+/// the template. The controller cannot create them, reports the error in the object's status,
+/// and the rollout stalls. `kind` is the custom resource's kind.
+pub fn refused_by_controller(finding: &mut Finding, rule: &Rule, kind: &str) {
+    if finding.enforcement.unwrap_or(rule.enforcement) != Enforcement::ApiServer {
+        return;
+    }
+    finding.enforcement = Some(Enforcement::Controller);
+    const CLAUSE: &str = ", which the API server rejects";
+    finding.message = match finding.message.find(CLAUSE) {
+        Some(at) => format!(
+            "{}{CLAUSE} when the {kind}'s controller creates the pods{}",
+            &finding.message[..at],
+            &finding.message[at + CLAUSE.len()..]
+        ),
+        None => format!(
+            "{}: the API server accepts the {kind}, then rejects the pods its controller creates from it",
+            finding.message
+        ),
+    };
+    finding.note(format!(
+        "a {kind} is a custom resource: its schema does not run pod validation, so applying it succeeds; its controller cannot create the pods (or ReplicaSets), reports the error in the {kind}'s status and events, and the rollout stalls"
+    ));
 }
 
 /// The default severity of a category, or an explicit one.

@@ -2,9 +2,11 @@
 //! findings rendering placed in a file join the file's own, each once, and the reports are
 //! put in their order.
 //!
-//! Passes that read several files at once — matching a PodDisruptionBudget or a
-//! HorizontalPodAutoscaler to the workload it selects across the files of one directory, chart
-//! or overlay — belong here too: they run on the merged reports, before they are ordered.
+//! Passes that read several files at once belong here too: they run on the merged reports,
+//! before they are ordered. Matching a PodDisruptionBudget or a HorizontalPodAutoscaler with
+//! the workloads of the other files of its directory is not one of them: it must be known
+//! while each file is linted, so that `explain` (which writes as it lints) and `--fix` see the
+//! same matches as `check` ([`super::scopes`]).
 
 use crate::diagnostics::Diagnostic;
 use crate::report::FileReport;

@@ -7,11 +7,13 @@
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 
+use super::files::lint_bytes_in_scope;
 use super::rendering::Placer;
-use super::{FilePlan, RenderJob, RenderedOutput, lint_bytes_with};
+use super::{FilePlan, RenderJob, RenderedOutput};
 use crate::diagnostics::{Diagnostic, Enforcement, Severity};
 use crate::explain::{
-    ExplainWriter, PodExplanation, PodFilter, PodSource, ShownFinding, explain_pod,
+    ExplainWriter, PodExplanation, PodFilter, PodSource, RolloutExplanation, RolloutSource,
+    ShownFinding, explain_pod, explain_rollout,
 };
 use crate::lint::{Visit, locate};
 use crate::model::ObjectRef;
@@ -38,14 +40,21 @@ pub struct Explaining<'s, W: Write> {
     pub without_pod_spec: Vec<(ObjectRef, String)>,
     /// Pod specs selected (before `--container`).
     pub selected_pods: usize,
+    /// `--rollout`: explain what the controllers do with the pods, not the pods.
+    pub rollouts: bool,
 }
 
-/// A pod explained, and its findings as linted, to keep those its document keeps.
+/// A pod or a rollout explained, and its findings as linted, to keep those its document keeps.
 struct Pending {
-    pod: PodExplanation<JsonDiagnostic>,
+    explained: Explained,
     found: Vec<Diagnostic>,
     /// Whether its object holds [`PodFilter::at`].
     at: bool,
+}
+
+enum Explained {
+    Pod(Box<PodExplanation<JsonDiagnostic>>),
+    Rollout(Box<RolloutExplanation<JsonDiagnostic>>),
 }
 
 /// Where the pods and findings of what is linted are shown: the file itself, or, for rendered
@@ -104,6 +113,7 @@ impl<'s, W: Write> Explaining<'s, W> {
             unreadable: Vec::new(),
             without_pod_spec: Vec::new(),
             selected_pods: 0,
+            rollouts: false,
         }
     }
 
@@ -115,11 +125,19 @@ impl<'s, W: Write> Explaining<'s, W> {
     /// Explains the pods of a file as it is.
     pub fn file(&mut self, name: String, bytes: Vec<u8>, plan: &FilePlan) -> io::Result<()> {
         let mut result = Ok(());
-        lint_bytes_with(name, bytes, &plan.settings, plan.role, &mut |visit| {
-            if result.is_ok() {
-                result = self.visit(visit, &mut Shown::AsRead);
-            }
-        });
+        let scope = plan.scope.as_deref();
+        lint_bytes_in_scope(
+            name,
+            bytes,
+            &plan.settings,
+            plan.role,
+            scope,
+            &mut |visit| {
+                if result.is_ok() {
+                    result = self.visit(visit, &mut Shown::AsRead);
+                }
+            },
+        );
         result
     }
 
@@ -207,6 +225,29 @@ impl<'s, W: Write> Explaining<'s, W> {
         let mut found = visit.diagnostics.to_vec();
         crate::diagnostics::sort(&mut found);
         let findings = found.iter().map(|d| shown.finding(visit.file, d)).collect();
+        if self.rollouts {
+            // A Pod or a PodTemplate has no controller to roll it out.
+            let Some(rollout) = visit.rollout else {
+                return;
+            };
+            let Some((file, line)) = shown.line(visit.file, object_span, object) else {
+                return;
+            };
+            let explained = explain_rollout(RolloutSource {
+                file: &file,
+                line,
+                object,
+                life,
+                rollout,
+                findings,
+            });
+            self.pending.push(Pending {
+                explained: Explained::Rollout(Box::new(explained)),
+                found,
+                at: at_object,
+            });
+            return;
+        }
         let pod = explain_pod(PodSource {
             file: &file,
             line,
@@ -222,7 +263,7 @@ impl<'s, W: Write> Explaining<'s, W> {
             findings,
         });
         self.pending.push(Pending {
-            pod,
+            explained: Explained::Pod(Box::new(pod)),
             found,
             at: at_object,
         });
@@ -243,17 +284,29 @@ impl<'s, W: Write> Explaining<'s, W> {
         if pending.iter().any(|p| p.at) {
             pending.retain(|p| p.at);
         }
-        for Pending { mut pod, found, .. } in pending {
+        for Pending {
+            explained, found, ..
+        } in pending
+        {
             let mut found = found.iter();
-            pod.findings.retain(|_| {
+            let mut keep = |_: &JsonDiagnostic| {
                 found
                     .next()
                     .is_some_and(|linted| kept.iter().any(|d| d.same_finding(linted)))
-            });
-            if let Some(name) = &self.filter.container {
-                pod.retain_container(name);
+            };
+            match explained {
+                Explained::Pod(mut pod) => {
+                    pod.findings.retain(|d| keep(d));
+                    if let Some(name) = &self.filter.container {
+                        pod.retain_container(name);
+                    }
+                    self.writer.pod(&pod)?;
+                }
+                Explained::Rollout(mut rollout) => {
+                    rollout.findings.retain(|d| keep(d));
+                    self.writer.rollout(&rollout)?;
+                }
             }
-            self.writer.pod(&pod)?;
         }
         Ok(())
     }

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use super::options::FilePlan;
 use crate::diagnostics::Diagnostic;
 use crate::escape::escape_controls;
-use crate::lint::{FileRole, Linted, Visit, invalid_utf8, lint_file_with};
+use crate::lint::{FileRole, Linted, Visit, invalid_utf8, lint_file_in_scope, lint_file_with};
+use crate::model::scope::Scope;
 use crate::report::FileReport;
 use crate::safe_fs::{self, FileKind, Reader};
 use crate::settings::{FailOn, Settings};
@@ -39,7 +40,14 @@ pub fn read_stdin() -> io::Result<Vec<u8>> {
 /// Lints file contents with `plan`. Unless the plan keeps the text, the report keeps only the
 /// lines it shows: reports are written once every file is linted.
 pub fn lint_with_plan(name: String, bytes: Vec<u8>, plan: &FilePlan) -> FileReport {
-    let (file, linted) = lint_bytes_with(name, bytes, &plan.settings, plan.role, &mut |_| {});
+    let (file, linted) = lint_bytes_in_scope(
+        name,
+        bytes,
+        &plan.settings,
+        plan.role,
+        plan.scope.as_deref(),
+        &mut |_| {},
+    );
     let mut report = FileReport {
         file,
         diagnostics: linted.diagnostics,
@@ -84,7 +92,37 @@ pub fn lint_bytes_with(
     role: FileRole,
     visit: &mut dyn FnMut(Visit<'_, '_>),
 ) -> (SourceFile, Linted) {
-    let (text, valid_up_to) = match String::from_utf8(bytes) {
+    lint_bytes_in_scope(path, bytes, settings, role, None, visit)
+}
+
+/// [`lint_bytes_with`], with the budgets and autoscalers of `scope` matched with the workloads
+/// of the whole scope (`None`: the file is its own scope).
+pub fn lint_bytes_in_scope(
+    path: String,
+    bytes: Vec<u8>,
+    settings: &Settings,
+    role: FileRole,
+    scope: Option<&Scope>,
+    visit: &mut dyn FnMut(Visit<'_, '_>),
+) -> (SourceFile, Linted) {
+    let (text, valid_up_to) = text_of(bytes);
+    let file = SourceFile::new(path, text);
+    let mut linted = match scope {
+        Some(scope) => lint_file_in_scope(&file, settings, role, scope, visit),
+        None => lint_file_with(&file, settings, role, visit),
+    };
+    if let Some(valid_up_to) = valid_up_to {
+        linted
+            .diagnostics
+            .extend(invalid_utf8(settings, &file.text, valid_up_to));
+        crate::diagnostics::sort(&mut linted.diagnostics);
+    }
+    (file, linted)
+}
+
+/// The text of file contents: invalid UTF-8 replaced, with the offset of the first bad byte.
+pub(super) fn text_of(bytes: Vec<u8>) -> (String, Option<usize>) {
+    match String::from_utf8(bytes) {
         Ok(text) => (text, None),
         Err(error) => {
             let valid_up_to = error.utf8_error().valid_up_to();
@@ -93,16 +131,7 @@ pub fn lint_bytes_with(
                 Some(valid_up_to),
             )
         }
-    };
-    let file = SourceFile::new(path, text);
-    let mut linted = lint_file_with(&file, settings, role, visit);
-    if let Some(valid_up_to) = valid_up_to {
-        linted
-            .diagnostics
-            .extend(invalid_utf8(settings, &file.text, valid_up_to));
-        crate::diagnostics::sort(&mut linted.diagnostics);
     }
-    (file, linted)
 }
 
 /// A checked file: its report, what it was linted with, and where it is.

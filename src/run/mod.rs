@@ -13,6 +13,8 @@
 //! - [`editor`]: the language server's run, one open file at a time;
 //! - [`explaining`]: the pods of what is linted, explained as `explain` shows them (the
 //!   command and the editor's "explain this pod" alike);
+//! - [`scopes`]: the objects applied together — the manifests of a directory — with which a
+//!   file's budgets and autoscalers are matched, gathered before its files are linted;
 //! - [`after_lint`]: what runs once every file is linted: findings merged per file, the passes
 //!   that read several files, the order of the reports.
 //!
@@ -26,6 +28,7 @@ pub mod files;
 pub mod options;
 pub mod plan;
 pub mod rendering;
+pub mod scopes;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -43,6 +46,7 @@ pub use options::{
 };
 pub use plan::{RenderJob, RunPlan, StdinPlan};
 pub use rendering::{RenderedOutput, Renderer, lint_rendered};
+pub use scopes::share_directory_scopes;
 
 use crate::diagnostics::RenderTool;
 use crate::discovery::Discovered;
@@ -107,7 +111,8 @@ impl Checking {
 
     /// Lints files on every core, keeping their order; returns why those that could not be
     /// read were not.
-    pub fn files(&mut self, files: Vec<(PathBuf, FilePlan)>) -> Vec<String> {
+    pub fn files(&mut self, mut files: Vec<(PathBuf, FilePlan)>) -> Vec<String> {
+        share_directory_scopes(&mut files);
         let reader = Reader::default();
         let order = largest_first(&files);
         let linted: Vec<Result<FileReport, String>> = order

@@ -4,6 +4,7 @@
 //! same settings whoever asks.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use globset::GlobSet;
@@ -12,6 +13,7 @@ use crate::config::{self, Config};
 use crate::diagnostics::Severity;
 use crate::discovery::{WalkOptions, excluded};
 use crate::lint::FileRole;
+use crate::model::scope::Scope;
 use crate::render::DEFAULT_TIMEOUT;
 use crate::settings::{FailOn, Selection, Settings};
 use crate::versions::KubeVersion;
@@ -130,6 +132,10 @@ pub struct FilePlan {
     pub role: FileRole,
     /// Keep the file's whole text in its report ([`RunOptions::keep_text`]).
     pub keep_text: bool,
+    /// The objects applied together with the file's — those of every manifest of its
+    /// directory — when they hold a PodDisruptionBudget or HorizontalPodAutoscaler to match
+    /// across files ([`super::scopes`]); `None`: the file is its own scope.
+    pub scope: Option<Arc<Scope>>,
 }
 
 impl RunOptions {
@@ -147,6 +153,7 @@ impl RunOptions {
             fail_at: self.fail_on(config).threshold(),
             role,
             keep_text: self.keep_text,
+            scope: None,
         }
     }
 

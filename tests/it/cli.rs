@@ -671,3 +671,85 @@ fn the_readme_example_is_real_output() {
         .unwrap();
     assert_eq!(stdout(&output), shown, "update the README's example");
 }
+
+const WEB_DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx}]}\n";
+const API_DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n    spec: {containers: [{name: api, image: nginx}]}\n";
+/// A budget that, matched with `web`'s 2 replicas, never allows an eviction.
+const WEB_BUDGET: &str = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  minAvailable: 2\n  selector: {matchLabels: {app: web}}\n";
+
+/// The rules and files of `check --format json` findings, as `rule file` lines.
+fn rules_by_file(output: &std::process::Output) -> Vec<String> {
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mut found: Vec<String> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}",
+                d["rule"].as_str().unwrap(),
+                d["file"].as_str().unwrap()
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn budgets_are_matched_with_the_workloads_of_their_directory_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // Same directory, two files: matched.
+    write(root, "same/deploy.yaml", WEB_DEPLOYMENT);
+    write(root, "same/pdb.yaml", WEB_BUDGET);
+    // The budget's workload in another directory: not matched; the directory's own workload
+    // is not selected.
+    write(root, "apart/pdb.yaml", WEB_BUDGET);
+    write(root, "apart/api.yaml", API_DEPLOYMENT);
+    write(root, "elsewhere/deploy.yaml", WEB_DEPLOYMENT);
+
+    let output = podcycle()
+        .current_dir(root)
+        .args(["check", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    assert_eq!(
+        rules_by_file(&output),
+        [
+            "disruption-budget-blocks-eviction same/pdb.yaml",
+            "disruption-budget-selects-nothing apart/pdb.yaml",
+        ],
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+
+    // Each file alone is its own scope: nothing to match, nothing said.
+    let output = podcycle()
+        .current_dir(root)
+        .args(["check", "--no-config", "--format", "json", "same/pdb.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(rules_by_file(&output), Vec::<String>::new());
+
+    // `explain --rollout` reads the same scope: the budget beside the Deployment, and no other.
+    let explained = |path: &str| {
+        let output = podcycle()
+            .current_dir(root)
+            .args(["explain", "--no-config", "--rollout", path])
+            .output()
+            .unwrap();
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let same = explained("same");
+    assert!(
+        same.contains("PodDisruptionBudget/web allows no eviction"),
+        "{same}"
+    );
+    let elsewhere = explained(".");
+    assert_eq!(
+        elsewhere.matches("PodDisruptionBudget/web").count(),
+        1,
+        "{elsewhere}"
+    );
+}

@@ -1,7 +1,7 @@
 //! Helpers shared by the test harnesses.
 
 use std::io::{ErrorKind, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -157,6 +157,30 @@ pub fn check_mermaid(name: &str, markdown: &str) {
         blocks > 0 || markdown.is_empty(),
         "{name}: no Mermaid block"
     );
+}
+
+/// The manifests under `root` (`*.yaml`, `*.yml`, `*.json`), in sorted order.
+pub fn manifests(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path
+                .extension()
+                .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
 }
 
 /// Writes `text` to `dir/name`, making the directories on the way.

@@ -28,10 +28,15 @@ struct GenContainer {
     post_start: u8,
     pre_stop: u8,
     probes: [Option<GenProbe>; 3],
+    /// Declares the port named `http`.
+    declares_http: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct GenProbe {
+    /// 0: exec; 1: httpGet on the named port `http`, which the container may not declare;
+    /// 2: tcpSocket on a port number.
+    handler: u8,
     delay: i32,
     period: i32,
     timeout: i32,
@@ -42,6 +47,7 @@ struct GenProbe {
 
 fn probe() -> impl Strategy<Value = GenProbe> {
     (
+        0..3u8,
         -2..40i32,
         -2..30i32,
         -2..60i32,
@@ -50,7 +56,8 @@ fn probe() -> impl Strategy<Value = GenProbe> {
         proptest::option::of(-1..40i64),
     )
         .prop_map(
-            |(delay, period, timeout, failures, successes, grace)| GenProbe {
+            |(handler, delay, period, timeout, failures, successes, grace)| GenProbe {
+                handler,
                 delay,
                 period,
                 timeout,
@@ -73,15 +80,17 @@ fn container() -> impl Strategy<Value = GenContainer> {
             proptest::option::of(probe()),
             proptest::option::of(probe()),
         ],
+        proptest::bool::ANY,
     )
         .prop_map(
-            |(list, command, seconds, post_start, pre_stop, probes)| GenContainer {
+            |(list, command, seconds, post_start, pre_stop, probes, declares_http)| GenContainer {
                 list,
                 command,
                 seconds,
                 post_start,
                 pre_stop,
                 probes,
+                declares_http,
             },
         )
 }
@@ -118,6 +127,9 @@ fn spec(containers: &[GenContainer], grace: Option<i64>, deadline: Option<i64>) 
         if c.list == 1 {
             value["restartPolicy"] = "Always".into();
         }
+        if c.declares_http {
+            value["ports"] = serde_json::json!([{"name": "http", "containerPort": 8080}]);
+        }
         let mut lifecycle = serde_json::Map::new();
         if let Some(h) = hook(c.post_start, c.seconds) {
             lifecycle.insert("postStart".to_owned(), h);
@@ -133,8 +145,13 @@ fn spec(containers: &[GenContainer], grace: Option<i64>, deadline: Option<i64>) 
             .zip(c.probes)
         {
             let Some(p) = probe else { continue };
+            let handler = match p.handler {
+                1 => ("httpGet", serde_json::json!({"path": "/", "port": "http"})),
+                2 => ("tcpSocket", serde_json::json!({"port": 8080})),
+                _ => ("exec", serde_json::json!({"command": ["true"]})),
+            };
             let mut probe = serde_json::json!({
-                "exec": {"command": ["true"]},
+                handler.0: handler.1,
                 "initialDelaySeconds": p.delay,
                 "periodSeconds": p.period,
                 "timeoutSeconds": p.timeout,
@@ -237,14 +254,29 @@ fn check_pod(kind: WorkloadKind, value: &Value, kube: KubeVersion, job_deadline:
         findings: Vec::<podcycle::report::JsonDiagnostic>::new(),
     });
     let shown = serde_json::to_value(&explanation).expect("the explanation serializes");
+    agree(&claims, &shown, None, kind, &value.to_string());
+}
 
-    // (a) Every time a finding states is the time `explain` shows, and its message says it.
-    for (rule, message, claim) in &claims {
-        let (explained, said) = explained(&shown, kind, claim);
+/// The three properties, for the claims of the findings on one object: (a) every time a
+/// finding states is the time `explain` shows (`pod`, and for a rollout claim `rollout`, the
+/// JSON of `explain` and `explain --rollout`), and its message says it; (b) no two rules state
+/// different values for the same thing; (c) bounds are in order.
+fn agree(
+    claims: &[(&str, String, Claim)],
+    pod: &Value,
+    rollout: Option<&Value>,
+    kind: WorkloadKind,
+    input: &str,
+) {
+    for (rule, message, claim) in claims {
+        let (explained, said) = match (rollout, explained_rollout(rollout, claim)) {
+            (_, Some(found)) => found,
+            (_, None) => explained(pod, kind, claim),
+        };
         assert_eq!(
             explained.as_ref(),
             Some(&said.0),
-            "{rule} claims {claim:?} in `{message}`, explain shows {explained:?}\n{value}"
+            "{rule} claims {claim:?} in `{message}`, explain shows {explained:?}\n{input}"
         );
         for words in said.1 {
             assert!(
@@ -253,16 +285,114 @@ fn check_pod(kind: WorkloadKind, value: &Value, kube: KubeVersion, job_deadline:
             );
         }
     }
-    // (b) No two rules state different values for the same thing.
-    for (rule, _, claim) in &claims {
-        for (other, _, other_claim) in &claims {
+    for (rule, _, claim) in claims {
+        for (other, _, other_claim) in claims {
             if same_subject(claim, other_claim) {
                 assert_eq!(claim, other_claim, "{rule} and {other} disagree");
             }
         }
     }
-    // (c) Bounds are in order.
-    ordered(&shown);
+    ordered(pod);
+    if let Some(rollout) = rollout {
+        ordered_rollout(rollout);
+    }
+}
+
+/// What `explain --rollout` shows for a rollout claim (`None` for a claim about the pod), and
+/// the claim's value with the words its message must contain.
+#[allow(clippy::type_complexity)]
+fn explained_rollout(
+    rollout: Option<&Value>,
+    claim: &Claim,
+) -> Option<(Option<String>, (String, Vec<String>))> {
+    let number = |v: &Value| v.as_f64().map(|n| format!("{n}"));
+    let missing = Value::Null;
+    let rollout = rollout.unwrap_or(&missing);
+    Some(match claim {
+        Claim::ProgressDeadline(seconds) => (
+            number(&rollout["deployment"]["progress_deadline_seconds"]),
+            (
+                format!("{}", f64::from(*seconds)),
+                vec![format!("{seconds}s")],
+            ),
+        ),
+        Claim::AttemptsWithinDeadline { fit, allowed } => (
+            Some(format!(
+                "{}/{}",
+                rollout["job"]["attempts_within_deadline"], rollout["job"]["attempts_allowed"]
+            )),
+            (
+                format!("{fit}/{allowed}"),
+                vec![format!("at most {fit} of the {allowed} attempts")],
+            ),
+        ),
+        Claim::MaxUnavailablePods { pods, replicas } => {
+            let shown = if rollout["deployment"].is_object() {
+                format!(
+                    "{}/{}",
+                    rollout["deployment"]["max_unavailable"]["pods_at_fewest"],
+                    rollout["replicas"]["fewest"]
+                )
+            } else {
+                format!(
+                    "{}/{}",
+                    rollout["statefulset"]["replaced_at_once"], rollout["replicas"]["fewest"]
+                )
+            };
+            (
+                Some(shown),
+                (format!("{pods}/{replicas}"), vec![format!("{replicas}")]),
+            )
+        }
+        Claim::CertainUpdate(seconds) => (
+            number(&rollout["statefulset"]["update_seconds"]["min"]),
+            (format!("{seconds}"), vec![text::seconds(*seconds)]),
+        ),
+        // The pod's earliest Ready, the same in both views.
+        Claim::CertainReady(seconds) if rollout.is_object() => (
+            number(&rollout["pod"]["earliest_ready_seconds"]),
+            (format!("{seconds}"), vec![text::seconds(*seconds)]),
+        ),
+        _ => return None,
+    })
+}
+
+/// A rollout's times are in order: every wave starts before its first pod is Ready and ends
+/// after it; waves follow each other; the rollout completes after the last.
+fn ordered_rollout(rollout: &Value) {
+    let bound = |v: &Value| v.as_f64().unwrap_or(f64::INFINITY);
+    let mut previous_end = 0.0;
+    for wave in rollout["deployment"]["waves"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let (start, ready, end) = (
+            bound(&wave["start_seconds"]["min"]),
+            bound(&wave["ready_seconds"]["min"]),
+            bound(&wave["end_seconds"]["min"]),
+        );
+        assert!(start <= ready && ready <= end, "wave out of order: {wave}");
+        assert!(start >= previous_end, "waves overlap: {wave}");
+        assert!(
+            wave["new_pods"].as_i64().unwrap_or(0) > 0,
+            "an empty wave: {wave}"
+        );
+        previous_end = end;
+    }
+    if let Some(complete) = rollout["deployment"]["complete_seconds"]["min"].as_f64() {
+        assert!(
+            complete >= previous_end,
+            "completes before its last wave ends"
+        );
+    }
+    let attempts = rollout["job"]["attempts"].as_array().into_iter().flatten();
+    let mut previous = -1.0;
+    for attempt in attempts {
+        let start = bound(&attempt["start_seconds"]);
+        assert!(start >= previous, "attempts out of order: {rollout}");
+        previous = start;
+    }
 }
 
 /// What `explain` shows for the subject of a claim (as a comparable string), and the claim's
@@ -360,6 +490,42 @@ fn explained(
                 ),
             )
         }
+        Claim::CertainReady(seconds) => (
+            shown["earliest_ready_seconds"].as_f64().map(secs),
+            claimed_seconds(*seconds),
+        ),
+        Claim::NeverReady => (
+            Some(
+                shown["earliest_ready_seconds"]
+                    .as_f64()
+                    .map_or_else(|| "never".to_owned(), secs),
+            ),
+            ("never".to_owned(), vec!["never".to_owned()]),
+        ),
+        Claim::NeverExits { container } => {
+            let step = &shown["startup"][*container];
+            let never = step["exit_seconds"]["min"].is_null() && step["never_exits"].is_string();
+            (
+                Some(if never { "never" } else { "exits" }.to_owned()),
+                ("never".to_owned(), Vec::new()),
+            )
+        }
+        Claim::PrestopRejected { container } => {
+            let name = &shown["startup"][*container]["container"];
+            let stop = shown["shutdown"]["containers"]
+                .as_array()
+                .and_then(|stops| stops.iter().find(|s| &s["container"] == name));
+            (
+                stop.map(|s| s["prestop_rejected"].to_string()),
+                ("true".to_owned(), vec!["rejects".to_owned()]),
+            )
+        }
+        Claim::ProgressDeadline(_)
+        | Claim::AttemptsWithinDeadline { .. }
+        | Claim::MaxUnavailablePods { .. }
+        | Claim::CertainUpdate(_) => {
+            panic!("{claim:?} is a rollout claim; pod rules do not make it")
+        }
         Claim::CertainStartup(seconds) => {
             let shown_seconds = if matches!(kind, WorkloadKind::Job | WorkloadKind::CronJob) {
                 shown["startup"]
@@ -378,7 +544,11 @@ fn same_subject(a: &Claim, b: &Claim) -> bool {
     use Claim::*;
     match (a, b) {
         (DeletionGrace(_), DeletionGrace(_)) | (SpecGrace(_), SpecGrace(_)) => true,
-        (CertainStartup(_), CertainStartup(_)) => true,
+        (CertainStartup(_), CertainStartup(_))
+        | (CertainReady(_), CertainReady(_))
+        | (NeverReady, NeverReady) => true,
+        (NeverExits { container: x }, NeverExits { container: y })
+        | (PrestopRejected { container: x }, PrestopRejected { container: y }) => x == y,
         (StopWindow { container: x, .. }, StopWindow { container: y, .. }) => x == y,
         (
             ProbeFailure {
@@ -566,4 +736,317 @@ fn an_init_sleep_is_in_the_deadline_and_the_timeline() {
     });
     let value = object(WorkloadKind::Pod, spec, None);
     check_pod(WorkloadKind::Pod, &value, KubeVersion::new(35), None);
+}
+
+// ---- rollouts: the pipeline's own visit, checked and explained ----
+
+use podcycle::explain::{RolloutSource, explain_rollout};
+use podcycle::lint::{FileRole, Visit, lint_file_with};
+use podcycle::rules::{Check, Findings, RolloutContext};
+use podcycle::source::SourceFile;
+
+/// Lints `text` and explains every workload in it — its pod and its rollout — from the one
+/// visit of the pipeline that `check` and `explain` make, and holds every claim of the rules to
+/// both explanations.
+fn check_file(path: &str, text: &str, settings: &Settings) {
+    let file = SourceFile::new(path.to_owned(), text.to_owned());
+    let kube = settings.kube_version;
+    lint_file_with(&file, settings, FileRole::Manifest, &mut |visit| {
+        let Visit::Object(visit) = visit else {
+            return;
+        };
+        let Some((site, life)) = visit.pod else {
+            return;
+        };
+        let mut claims: Vec<(&str, String, Claim)> = Vec::new();
+        let mut findings = Findings::default();
+        let mut collect = |rule: &'static podcycle::rules::Rule, findings: &mut Findings| {
+            for finding in findings.take() {
+                for claim in finding.claims {
+                    claims.push((rule.name, finding.message.clone(), claim));
+                }
+            }
+        };
+        let pod_context = PodContext {
+            site,
+            life,
+            kube,
+            services: &[],
+        };
+        for rule in settings.rules() {
+            match (rule.check, visit.rollout) {
+                (Check::Pod(check), _) => {
+                    check(&pod_context, &mut findings);
+                    collect(rule, &mut findings);
+                }
+                (Check::Rollout(check), Some(rollout)) => {
+                    check(
+                        &RolloutContext {
+                            site,
+                            life,
+                            rollout,
+                            kube,
+                            rollout_budget_seconds: settings.rollout_budget_seconds,
+                        },
+                        &mut findings,
+                    );
+                    collect(rule, &mut findings);
+                }
+                _ => {}
+            }
+        }
+        let pod = explain_pod(PodSource {
+            file: path,
+            line: 1,
+            object: &visit.object.object,
+            spec_path: site.spec_path.to_string(),
+            life,
+            readiness_gates: false,
+            active_deadline_seconds: site.spec.active_deadline_seconds,
+            findings: Vec::<podcycle::report::JsonDiagnostic>::new(),
+        });
+        let pod = serde_json::to_value(&pod).expect("the explanation serializes");
+        let rollout = visit.rollout.map(|rollout| {
+            let explained = explain_rollout(RolloutSource {
+                file: path,
+                line: 1,
+                object: &visit.object.object,
+                life,
+                rollout,
+                findings: Vec::<podcycle::report::JsonDiagnostic>::new(),
+            });
+            serde_json::to_value(&explained).expect("the rollout serializes")
+        });
+        if let Some(rollout) = &rollout {
+            assert_eq!(
+                rollout["pod"]["earliest_ready_seconds"], pod["earliest_ready_seconds"],
+                "the pod and rollout views disagree on when the pod is Ready\n{text}"
+            );
+        }
+        agree(&claims, &pod, rollout.as_ref(), site.kind, text);
+    });
+}
+
+/// Every rule fixture and every file of `testdata/`, each linted and explained as `check`
+/// and `explain` (pod and `--rollout`) do it.
+#[test]
+fn fixtures_and_testdata_tell_one_truth() {
+    let mut checked = 0;
+    let manifests = |root: &str| crate::common::manifests(std::path::Path::new(root));
+    for path in manifests("rules").into_iter().chain(manifests("testdata")) {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let all = Settings::from_selectors(&[podcycle::settings::Selector::All], &[], &[]);
+        let settings = crate::common::with_header_options(&text, all);
+        check_file(&path.display().to_string(), &text, &settings);
+        checked += 1;
+    }
+    assert!(checked > 200, "only {checked} files were read");
+}
+
+/// A count written as a number or a percentage.
+fn amount() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        (0..6i32).prop_map(Value::from),
+        (0..130i32).prop_map(|p| Value::from(format!("{p}%"))),
+    ]
+}
+
+/// A workload controller around generated containers, with the fields that pace its rollout,
+/// and perhaps a budget and an autoscaler over it.
+#[derive(Clone, Debug)]
+struct GenRollout {
+    kind: u8,
+    replicas: Option<i32>,
+    min_ready: Option<i32>,
+    deadline: Option<i32>,
+    surge: Option<Value>,
+    unavailable: Option<Value>,
+    /// Deployment `Recreate`, StatefulSet `Parallel`, Job `OnFailure`.
+    variant: bool,
+    partition: Option<i32>,
+    backoff_limit: Option<i32>,
+    active_deadline: Option<i64>,
+    parallelism: Option<i32>,
+    autoscaler: Option<(i32, i32)>,
+    budget: Option<(bool, Value)>,
+}
+
+fn rollout() -> impl Strategy<Value = GenRollout> {
+    (
+        (
+            0..5u8,
+            proptest::option::of(0..12i32),
+            proptest::option::of(0..200i32),
+            proptest::option::of(1..700i32),
+            proptest::option::of(amount()),
+            proptest::option::of(amount()),
+            proptest::bool::ANY,
+        ),
+        (
+            proptest::option::of(0..8i32),
+            proptest::option::of(0..12i32),
+            proptest::option::of(1..900i64),
+            proptest::option::of(1..4i32),
+            proptest::option::of((1..6i32, 1..12i32)),
+            proptest::option::of((proptest::bool::ANY, amount())),
+        ),
+    )
+        .prop_map(
+            |(
+                (kind, replicas, min_ready, deadline, surge, unavailable, variant),
+                (partition, backoff_limit, active_deadline, parallelism, autoscaler, budget),
+            )| GenRollout {
+                kind,
+                replicas,
+                min_ready,
+                deadline,
+                surge,
+                unavailable,
+                variant,
+                partition,
+                backoff_limit,
+                active_deadline,
+                parallelism,
+                autoscaler,
+                budget,
+            },
+        )
+}
+
+impl GenRollout {
+    /// The manifest: the workload, then its budget and autoscaler, as a stream of JSON
+    /// documents (which YAML reads as they are).
+    fn manifest(&self, spec: Value) -> String {
+        let template = serde_json::json!({"metadata": {"labels": {"app": "x"}}, "spec": spec});
+        let selector = serde_json::json!({"matchLabels": {"app": "x"}});
+        let (api_version, kind) = match self.kind {
+            0 => ("apps/v1", "Deployment"),
+            1 => ("apps/v1", "StatefulSet"),
+            2 => ("apps/v1", "DaemonSet"),
+            3 => ("batch/v1", "Job"),
+            _ => ("batch/v1", "CronJob"),
+        };
+        let mut spec = serde_json::json!({});
+        match self.kind {
+            0 => {
+                spec = serde_json::json!({"selector": selector, "template": template});
+                if let Some(deadline) = self.deadline {
+                    spec["progressDeadlineSeconds"] = deadline.into();
+                }
+                let mut strategy = serde_json::json!({});
+                if self.variant {
+                    strategy["type"] = "Recreate".into();
+                } else {
+                    let mut rolling = serde_json::json!({});
+                    if let Some(surge) = &self.surge {
+                        rolling["maxSurge"] = surge.clone();
+                    }
+                    if let Some(unavailable) = &self.unavailable {
+                        rolling["maxUnavailable"] = unavailable.clone();
+                    }
+                    strategy["rollingUpdate"] = rolling;
+                }
+                spec["strategy"] = strategy;
+            }
+            1 => {
+                spec = serde_json::json!({"selector": selector, "template": template, "serviceName": "x"});
+                if self.variant {
+                    spec["podManagementPolicy"] = "Parallel".into();
+                }
+                let mut rolling = serde_json::json!({});
+                if let Some(partition) = self.partition {
+                    rolling["partition"] = partition.into();
+                }
+                if let Some(unavailable) = &self.unavailable {
+                    rolling["maxUnavailable"] = unavailable.clone();
+                }
+                spec["updateStrategy"] = serde_json::json!({"rollingUpdate": rolling});
+            }
+            2 => {
+                spec = serde_json::json!({"selector": selector, "template": template});
+                let mut rolling = serde_json::json!({});
+                if let Some(surge) = &self.surge {
+                    rolling["maxSurge"] = surge.clone();
+                }
+                if let Some(unavailable) = &self.unavailable {
+                    rolling["maxUnavailable"] = unavailable.clone();
+                }
+                spec["updateStrategy"] = serde_json::json!({"rollingUpdate": rolling});
+            }
+            _ => {
+                let mut job = serde_json::json!({"template": template});
+                job["template"]["spec"]["restartPolicy"] =
+                    if self.variant { "OnFailure" } else { "Never" }.into();
+                if let Some(limit) = self.backoff_limit {
+                    job["backoffLimit"] = limit.into();
+                }
+                if let Some(deadline) = self.active_deadline {
+                    job["activeDeadlineSeconds"] = deadline.into();
+                }
+                if let Some(parallelism) = self.parallelism {
+                    job["parallelism"] = parallelism.into();
+                }
+                spec = if self.kind == 3 {
+                    job
+                } else {
+                    serde_json::json!({"schedule": "*/5 * * * *", "jobTemplate": {"spec": job}})
+                };
+            }
+        }
+        if self.kind < 3 {
+            if let Some(replicas) = self.replicas.filter(|_| self.kind < 2) {
+                spec["replicas"] = replicas.into();
+            }
+            if let Some(min_ready) = self.min_ready {
+                spec["minReadySeconds"] = min_ready.into();
+            }
+        }
+        let workload = serde_json::json!({
+            "apiVersion": api_version, "kind": kind, "metadata": {"name": "w"}, "spec": spec,
+        });
+        let mut documents = vec![workload];
+        if let Some((min, extra)) = self.autoscaler {
+            documents.push(serde_json::json!({
+                "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": "w"},
+                "spec": {"scaleTargetRef": {"apiVersion": api_version, "kind": kind, "name": "w"},
+                         "minReplicas": min, "maxReplicas": min + extra},
+            }));
+        }
+        if let Some((min_available, value)) = &self.budget {
+            let field = if *min_available {
+                "minAvailable"
+            } else {
+                "maxUnavailable"
+            };
+            documents.push(serde_json::json!({
+                "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                "metadata": {"name": "w"},
+                "spec": {field: value, "selector": {"matchLabels": {"app": "x"}}},
+            }));
+        }
+        documents
+            .iter()
+            .map(|d| format!("---\n{d}\n"))
+            .collect::<String>()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+
+    #[test]
+    fn check_and_explain_tell_one_truth_about_rollouts(
+        workload in rollout(),
+        containers in proptest::collection::vec(container(), 1..4),
+        grace in proptest::option::of(-1..80i64),
+        version in 0..VERSIONS.len(),
+    ) {
+        let text = workload.manifest(spec(&containers, grace, None));
+        let all = Settings::from_selectors(&[podcycle::settings::Selector::All], &[], &[])
+            .with_kube_version(KubeVersion::new(VERSIONS[version]));
+        check_file("generated.yaml", &text, &all);
+    }
 }

@@ -57,7 +57,7 @@ fn users_add_their_own_kinds() {
         .unwrap();
     assert_eq!(
         stdout(&output),
-        "widget.yaml:9:26: error[workload-restart-policy] restartPolicy `OnFailure` is not allowed in a Widget: only `Always` is\nFound 1 error in 1 of 1 file.\n"
+        "widget.yaml:9:26: error[workload-restart-policy] restartPolicy `OnFailure` is not allowed in a Widget: only `Always` is: the API server accepts the Widget, then rejects the pods its controller creates from it\nFound 1 error in 1 of 1 file.\n"
     );
     // Without the entry, the kind is not a workload podcycle knows.
     let output = podcycle()
@@ -84,4 +84,79 @@ fn chainsaw_assertions_get_document_checks_only() {
         &ready,
     );
     assert_eq!(stdout(&output), "No problems found in 1 file.\n");
+}
+
+/// A custom resource is accepted whatever its pod template says; what Kubernetes refuses is
+/// the pods (or ReplicaSets) its controller creates. The findings say so, and carry that
+/// claim (`controller`), not the API server's.
+#[test]
+fn rejections_in_custom_kinds_are_the_controllers_pods() {
+    let manifest = "\
+apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata: {name: shop}
+spec:
+  template:
+    spec:
+      terminationGracePeriodSeconds: 60
+      initContainers:
+      - name: init
+        image: busybox
+        readinessProbe: {exec: {command: [\"true\"]}}
+      containers:
+      - name: web
+        image: nginx
+        lifecycle:
+          preStop:
+            sleep: {seconds: 90}
+      - name: web
+        image: nginx
+";
+    let output = crate::common::output_with_stdin(
+        podcycle().args(["check", "--format", "json", "-"]),
+        manifest.as_bytes(),
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let findings = json.as_array().unwrap();
+    let rules: Vec<&str> = findings
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "init-container-probe",
+            "prestop-exceeds-grace-period",
+            "duplicate-container-name"
+        ]
+    );
+    for finding in findings {
+        assert_eq!(finding["enforcement"], "controller", "{finding}");
+        assert_eq!(finding["severity"], "error", "{finding}");
+        let message = finding["message"].as_str().unwrap();
+        assert!(
+            message.contains("controller creates"),
+            "the message says who refuses: {message}"
+        );
+        assert!(
+            !message.ends_with("which the API server rejects"),
+            "{message}"
+        );
+    }
+    // The same template in a built-in kind is the API server's to reject.
+    let deployment = manifest
+        .replace("argoproj.io/v1alpha1", "apps/v1")
+        .replace("kind: Rollout", "kind: Deployment")
+        .replace(
+            "spec:\n  template:",
+            "spec:\n  selector: {matchLabels: {app: shop}}\n  template:\n    metadata: {labels: {app: shop}}",
+        );
+    let output = crate::common::output_with_stdin(
+        podcycle().args(["check", "--format", "json", "-"]),
+        deployment.as_bytes(),
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    for finding in json.as_array().unwrap() {
+        assert_eq!(finding["enforcement"], "api-server", "{finding}");
+    }
 }

@@ -91,6 +91,54 @@ fn the_json_follows_the_documented_schema() {
     assert!(containers[1]["term_window_seconds"].is_null());
 }
 
+/// The cases where `explain` used to contradict `check`: each is now told the same way by
+/// both, and the timeline no longer shows what cannot happen.
+#[test]
+fn explain_no_longer_contradicts_check() {
+    let explain = |yaml: &str| explain_for_tests("p.yaml", yaml, ExplainFormat::Text);
+    let json = |yaml: &str| -> serde_json::Value {
+        serde_json::from_str(&explain_for_tests("p.yaml", yaml, ExplainFormat::Json)).unwrap()
+    };
+    // A readiness probe on a port the container does not declare never passes.
+    let undeclared = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: web\n    image: nginx\n    readinessProbe:\n      httpGet: {path: /, port: http}\n";
+    let text = explain(undeclared);
+    assert!(
+        text.contains("never passes (the container declares no port `http`)"),
+        "{text}"
+    );
+    assert!(text.contains("the pod never becomes Ready"), "{text}");
+    assert!(!text.contains("Ready ≥0s"), "{text}");
+    assert!(json(undeclared)["pods"][0]["earliest_ready_seconds"].is_null());
+    // A classic init container that never exits does not run to completion.
+    let never = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  initContainers:\n  - name: proxy\n    image: envoyproxy/envoy:v1.31\n  containers:\n  - name: web\n    image: nginx\n";
+    let text = explain(never);
+    assert!(text.contains("proxy ─never exits→ web"), "{text}");
+    assert!(!text.contains("runs to completion"), "{text}");
+    assert!(!text.contains("exit 0"), "{text}");
+    // A native sidecar on 1.28 is a classic init container that keeps running.
+    let sidecar = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  initContainers:\n  - name: proxy\n    image: example/proxy:1\n    restartPolicy: Always\n  containers:\n  - name: web\n    image: nginx\n";
+    let settings = podcycle::settings::Settings::default()
+        .with_kube_version(podcycle::versions::KubeVersion::new(28));
+    let text =
+        podcycle::cli::explain_for_tests_with("p.yaml", sidecar, ExplainFormat::Text, &settings);
+    assert!(text.contains("never exits (a sidecar runs until it is stopped, and Kubernetes 1.28 drops its `restartPolicy: Always`)"), "{text}");
+    assert!(!text.contains("runs to completion"), "{text}");
+    // A preStop sleep longer than the grace period is rejected: no shutdown is drawn.
+    let rejected = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  terminationGracePeriodSeconds: 60\n  containers:\n  - name: web\n    image: nginx\n    lifecycle:\n      preStop:\n        sleep: {seconds: 90}\n";
+    let text = explain(rejected);
+    assert!(!text.contains("cut off"), "{text}");
+    assert!(
+        text.contains("the API server rejects the pod, so this shutdown never happens"),
+        "{text}"
+    );
+    assert_eq!(
+        json(rejected)["pods"][0]["shutdown"]["containers"][0]["prestop_rejected"],
+        true
+    );
+    let mermaid = explain_for_tests("p.yaml", rejected, ExplainFormat::Mermaid);
+    assert!(!mermaid.contains("cut off"), "{mermaid}");
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
@@ -376,6 +424,10 @@ fn the_docs_show_current_output() {
             .trim_end_matches("-->")
             .split_whitespace()
             .collect();
+        let (rollout, args) = match args.split_first() {
+            Some((&"--rollout", rest)) => (true, rest.to_vec()),
+            _ => (false, args),
+        };
         let [file, "--format", format] = args[..] else {
             panic!("malformed marker: {}", &rest[at..line_end]);
         };
@@ -386,7 +438,16 @@ fn the_docs_show_current_output() {
             other => panic!("unknown format {other}"),
         };
         let input = fs::read_to_string(file).unwrap();
-        let output = explain_for_tests(file, &input, format);
+        let output = if rollout {
+            podcycle::cli::explain_rollout_for_tests(
+                file,
+                &input,
+                format,
+                &podcycle::settings::Settings::default(),
+            )
+        } else {
+            explain_for_tests(file, &input, format)
+        };
         // The block: a fence of four backticks (the Mermaid output holds fences of three).
         let after = &rest[line_end..];
         let (fence, language) = match format {

@@ -53,6 +53,11 @@ pub fn trials() -> Vec<Trial> {
             "fidelity::generated_pod_specs_agree_with_kubernetes",
             generated_pod_specs_agree_with_kubernetes,
         ),
+        needs(
+            Tool::Oracle,
+            "fidelity::rollout_counts_agree_with_kubernetes",
+            rollout_counts_agree_with_kubernetes,
+        ),
         test(
             "fidelity::allow_list_leaves_the_lifecycle_in_scope",
             allow_list_leaves_the_lifecycle_in_scope,
@@ -201,6 +206,49 @@ fn in_scope(rejection: &Rejection) -> bool {
     if matches!(field, "apiVersion" | "kind") {
         return WORKLOADS.contains(&rejection.kind.as_str());
     }
+    // What paces a workload's rollout, and what bounds its drains and sets its replicas.
+    let under = |prefix: &str| {
+        field == prefix
+            || field.starts_with(&format!("{prefix}."))
+            || field.starts_with(&format!("{prefix}["))
+    };
+    match rejection.kind.as_str() {
+        "PodDisruptionBudget" => {
+            return field == "spec"
+                || [
+                    "spec.minAvailable",
+                    "spec.maxUnavailable",
+                    "spec.unhealthyPodEvictionPolicy",
+                ]
+                .iter()
+                .any(|p| under(p));
+        }
+        "HorizontalPodAutoscaler" => {
+            return [
+                "spec.minReplicas",
+                "spec.maxReplicas",
+                "spec.scaleTargetRef",
+            ]
+            .iter()
+            .any(|p| under(p));
+        }
+        kind if WORKLOADS.contains(&kind)
+            && [
+                "spec.strategy",
+                "spec.updateStrategy",
+                "spec.replicas",
+                "spec.minReadySeconds",
+                "spec.progressDeadlineSeconds",
+                "spec.revisionHistoryLimit",
+                "spec.podManagementPolicy",
+            ]
+            .iter()
+            .any(|p| under(p)) =>
+        {
+            return true;
+        }
+        _ => {}
+    }
     let Some(rest) = field
         .split_once("ontainers[")
         .filter(|(before, _)| {
@@ -282,6 +330,9 @@ struct Tally {
     /// Claims in a document the API server refuses before it validates (a decode error), or
     /// whose pod template it does not validate (an invalid selector), so they cannot be checked.
     claims_unverifiable: usize,
+    /// Claims that the pods a custom resource's controller creates are refused, checked on
+    /// the objects built from its templates (counted in `claims` and `claims_confirmed` too).
+    claims_by_controller: usize,
     rejections: usize,
     rejections_reported: usize,
     rejections_out_of_scope: usize,
@@ -295,6 +346,7 @@ impl Tally {
         self.claims += other.claims;
         self.claims_confirmed += other.claims_confirmed;
         self.claims_unverifiable += other.claims_unverifiable;
+        self.claims_by_controller += other.claims_by_controller;
         self.rejections += other.rejections;
         self.rejections_reported += other.rejections_reported;
         self.rejections_out_of_scope += other.rejections_out_of_scope;
@@ -303,11 +355,12 @@ impl Tally {
 
     fn summary(&self, what: &str) -> String {
         format!(
-            "{what}: {} files, {} documents; {} claims of rejection, {} confirmed, {} not checkable (refused before validation, partial objects, custom resources); \
+            "{what}: {} files, {} documents; {} claims of rejection ({} on the pods of custom resources' controllers), {} confirmed, {} not checkable (refused before validation, partial objects, custom resources); \
              {} oracle rejections, {} reported by podcycle, {} out of scope; {} disagreements",
             self.files,
             self.documents,
             self.claims,
+            self.claims_by_controller,
             self.claims_confirmed,
             self.claims_unverifiable,
             self.rejections,
@@ -326,6 +379,7 @@ fn settings_for(version: KubeVersion) -> Settings {
 fn compare(
     case: &Case,
     rejections: &[&Rejection],
+    controller: &[ControllerRejection],
     allowed: &[(String, String)],
     show: &dyn Fn(usize) -> String,
 ) -> Tally {
@@ -358,8 +412,13 @@ fn compare(
         .collect();
     // A workload without a pod template at all (`spec: {replicas: 6}`) is a partial object too:
     // a Kustomize patch or a kuttl step whose kustomization or test is elsewhere.
-    let templateless =
-        |document: usize| !document_slice(&case.text, &starts, document).contains("ontainers");
+    // Budgets and autoscalers have no pod template: they are whole objects.
+    let templateless = |document: usize| {
+        let text = document_slice(&case.text, &starts, document);
+        !text.contains("ontainers")
+            && !text.contains("PodDisruptionBudget")
+            && !text.contains("HorizontalPodAutoscaler")
+    };
     let patch =
         |document: usize| case.role == FileRole::Patch || patch_documents.contains(&document);
     let partial = |document: usize| patch(document) || templateless(document);
@@ -459,6 +518,34 @@ fn compare(
                 .map_or("", |(group, _)| group);
             !matches!(group, "" | "apps" | "batch" | "extensions")
         });
+        // A claim that the controller's pods are refused: the oracle judges the objects the
+        // controller creates from the template (`controller_objects`).
+        if custom && d.enforcement == podcycle::diagnostics::Enforcement::Controller {
+            tally.claims_by_controller += 1;
+            let confirmed = controller.iter().any(|r| {
+                r.document == finding.document
+                    && d.field.as_deref().is_some_and(|f| related(f, &r.field))
+            });
+            if confirmed {
+                tally.claims_confirmed += 1;
+            } else {
+                tally.problems.push(format!(
+                    "{}: unconfirmed claim on the pods a controller creates: {}[{}] at `{}`: {}\n  the oracle found: {:?}\n{}",
+                    place(finding.document),
+                    d.severity,
+                    d.rule,
+                    d.field.as_deref().unwrap_or("-"),
+                    d.message,
+                    controller
+                        .iter()
+                        .filter(|r| r.document == finding.document)
+                        .map(|r| format!("{}: {}", r.field, r.detail))
+                        .collect::<Vec<_>>(),
+                    show(finding.document)
+                ));
+            }
+            continue;
+        }
         if custom
             || (partial(finding.document)
                 && d.enforcement == podcycle::diagnostics::Enforcement::ApiServer)
@@ -579,6 +666,127 @@ fn compare(
     tally
 }
 
+/// A rejection of an object a custom resource's controller creates, at the field of the custom
+/// resource it comes from.
+struct ControllerRejection {
+    document: usize,
+    field: String,
+    detail: String,
+}
+
+/// A pod template of a custom resource (document `document` of its file), built into an object
+/// of the built-in kind whose pods its controller creates (`like`): a Rollout's ReplicaSet, a
+/// Workflow's Pod.
+struct Built {
+    document: usize,
+    template: podcycle::model::custom::FoundTemplate,
+    like: podcycle::model::WorkloadKind,
+}
+
+impl Built {
+    /// The field of the custom resource a rejection of the built object is about, if it comes
+    /// from the template.
+    fn object_field(&self, field: &str) -> Option<String> {
+        use podcycle::model::WorkloadKind;
+        // A Pod's `spec.…` is the template's `template.spec.…`; a controller's
+        // `spec.template.…` is `template.…`.
+        let in_template = match self.like {
+            WorkloadKind::Pod => format!("template.{field}"),
+            _ => format!("template.{}", field.strip_prefix("spec.template.")?),
+        };
+        Some(self.template.remap(&parse_field(&in_template)).to_string())
+    }
+}
+
+/// `spec.containers[1].name` as path segments.
+fn parse_field(field: &str) -> podcycle::model::path::FieldPath {
+    use podcycle::model::path::{FieldPath, PathSegment};
+    let mut segments = Vec::new();
+    for part in field.split('.') {
+        let (key, mut rest) = part.split_at(part.find('[').unwrap_or(part.len()));
+        if !key.is_empty() {
+            segments.push(PathSegment::Key(key.to_owned()));
+        }
+        while let Some(inner) = rest.strip_prefix('[') {
+            let close = inner.find(']').unwrap_or(inner.len());
+            if let Ok(index) = inner[..close].parse() {
+                segments.push(PathSegment::Index(index));
+            }
+            rest = inner.get(close + 1..).unwrap_or_default();
+        }
+    }
+    FieldPath::new(segments)
+}
+
+/// The objects the controllers of a file's custom resources create from their pod templates,
+/// as a YAML stream of JSON documents, with what each stands for.
+fn controller_objects(text: &str) -> (Vec<Built>, String) {
+    use podcycle::model::WorkloadKind;
+    use podcycle::model::custom::{PodTemplateKinds, templates};
+    let kinds = PodTemplateKinds::default();
+    let mut built = Vec::new();
+    let mut stream = String::new();
+    for_each_document_with(text, Comments::Skip, |document| {
+        for object in podcycle::model::objects(&document) {
+            if WorkloadKind::from_type(&object.api_version, &object.kind).is_some() {
+                continue;
+            }
+            let Some(kind) = kinds.find(&object.api_version, &object.kind) else {
+                continue;
+            };
+            let Ok(value) = podcycle::yaml::to_json(&document, object.root) else {
+                continue;
+            };
+            for found in templates(&kind, &value) {
+                let mut template = found.object["template"].clone();
+                let labels = match template.pointer("/metadata/labels") {
+                    Some(serde_json::Value::Object(map)) if !map.is_empty() => {
+                        serde_json::Value::Object(map.clone())
+                    }
+                    _ => serde_json::json!({"podcycle.io/fidelity": "controller"}),
+                };
+                template["metadata"] = serde_json::json!({"labels": labels});
+                let metadata = serde_json::json!({"name": "built"});
+                let object = match kind.like {
+                    WorkloadKind::Pod => serde_json::json!({
+                        "apiVersion": "v1", "kind": "Pod",
+                        "metadata": {"name": "built", "labels": labels}, "spec": template["spec"],
+                    }),
+                    WorkloadKind::ReplicationController => serde_json::json!({
+                        "apiVersion": "v1", "kind": "ReplicationController", "metadata": metadata,
+                        "spec": {"selector": labels, "template": template},
+                    }),
+                    WorkloadKind::Job => serde_json::json!({
+                        "apiVersion": "batch/v1", "kind": "Job", "metadata": metadata,
+                        "spec": {"template": template},
+                    }),
+                    WorkloadKind::Deployment
+                    | WorkloadKind::ReplicaSet
+                    | WorkloadKind::StatefulSet
+                    | WorkloadKind::DaemonSet => {
+                        let mut object = serde_json::json!({
+                            "apiVersion": "apps/v1", "kind": kind.like.name(), "metadata": metadata,
+                            "spec": {"selector": {"matchLabels": labels}, "template": template},
+                        });
+                        if kind.like == WorkloadKind::StatefulSet {
+                            object["spec"]["serviceName"] = "built".into();
+                        }
+                        object
+                    }
+                    WorkloadKind::PodTemplate | WorkloadKind::CronJob => continue,
+                };
+                stream.push_str(&format!("---\n{object}\n"));
+                built.push(Built {
+                    document: document.index,
+                    template: found,
+                    like: kind.like,
+                });
+            }
+        }
+    });
+    (built, stream)
+}
+
 /// A field path with list indexes as `[*]` and the pod spec as `<pod>`, for the allow-list.
 fn normalize(field: &str) -> String {
     let mut out = String::new();
@@ -630,28 +838,7 @@ fn collected_cases(scratch: &Path) -> Vec<Case> {
             role,
         });
     };
-    let manifests = |root: &Path| -> Vec<PathBuf> {
-        let mut files = Vec::new();
-        let mut stack = vec![root.to_path_buf()];
-        while let Some(dir) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path
-                    .extension()
-                    .is_some_and(|e| e == "yaml" || e == "yml" || e == "json")
-                {
-                    files.push(path);
-                }
-            }
-        }
-        files.sort();
-        files
-    };
+    use crate::common::manifests;
     for root in ["rules", "testdata"] {
         for path in manifests(&repository().join(root)) {
             add_file(path, &mut cases);
@@ -767,11 +954,56 @@ fn fixtures_examples_testdata_and_corpus_agree_with_kubernetes() {
     for (version, cases) in by_version {
         let files: Vec<PathBuf> = cases.iter().map(|c| c.path.clone()).collect();
         let rejections = judge(&files, version);
-        for case in cases {
+        // What the controllers of the custom resources create, judged in one run too.
+        let built: Vec<(PathBuf, Vec<Built>)> = cases
+            .iter()
+            .enumerate()
+            .filter_map(|(index, case)| {
+                let (built, text) = controller_objects(&case.text);
+                if built.is_empty() {
+                    return None;
+                }
+                let path = scratch
+                    .path()
+                    .join(format!("controller-{}-{index}.yaml", version));
+                std::fs::write(&path, text).expect("the scratch directory is writable");
+                Some((path, built))
+            })
+            .collect();
+        let built_paths: Vec<PathBuf> = built.iter().map(|(p, _)| p.clone()).collect();
+        let built_rejections = if built_paths.is_empty() {
+            Vec::new()
+        } else {
+            judge(&built_paths, version)
+        };
+        for (index, case) in cases.iter().enumerate() {
             let path = case.path.display().to_string();
             let mine: Vec<&Rejection> = rejections.iter().filter(|r| r.file == path).collect();
+            let scratch_path = scratch
+                .path()
+                .join(format!("controller-{}-{index}.yaml", version))
+                .display()
+                .to_string();
+            let controller: Vec<ControllerRejection> = built
+                .iter()
+                .find(|(p, _)| p.display().to_string() == scratch_path)
+                .map(|(_, built)| {
+                    built_rejections
+                        .iter()
+                        .filter(|r| r.file == scratch_path)
+                        .filter_map(|r| {
+                            let built = built.get(r.document)?;
+                            Some(ControllerRejection {
+                                document: built.document,
+                                field: built.object_field(&r.field)?,
+                                detail: r.detail.clone(),
+                            })
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
             let show = |document: usize| document_text(&case.text, document);
-            tally.add(compare(case, &mine, &allowed, &show));
+            tally.add(compare(case, &mine, &controller, &allowed, &show));
         }
     }
     eprintln!(
@@ -833,7 +1065,7 @@ fn compare_generated_specs() {
             }
             minimised(scratch.path(), spec, version, &allowed)
         };
-        tally.add(compare(&case, &refs, &allowed, &show));
+        tally.add(compare(&case, &refs, &[], &allowed, &show));
         if tally.problems.len() > 40 {
             break;
         }
@@ -871,7 +1103,7 @@ fn minimised(
             version,
             role: FileRole::Manifest,
         };
-        !compare(&case, &refs, allowed, &|_| String::new())
+        !compare(&case, &refs, &[], allowed, &|_| String::new())
             .problems
             .is_empty()
     };
@@ -932,4 +1164,285 @@ fn allow_list_leaves_the_lifecycle_in_scope() {
         "spec.containers[0].lifecycle.preStop.sleep"
     ));
     assert!(!related("spec.containers[0]", "spec.containers[01]"));
+}
+
+// ---- rollout counts: podcycle's resolution against the controllers' own functions ----
+
+/// The counts the controllers resolve for an object (`oracle --resolve`, oracle/README.md).
+#[derive(Debug, Deserialize)]
+struct Resolution {
+    file: String,
+    document: usize,
+    kind: String,
+    name: String,
+    replicas: i32,
+    max_surge: Option<i32>,
+    max_unavailable: Option<i32>,
+    #[serde(default)]
+    by_nodes: Vec<NodeResolution>,
+}
+
+#[derive(Debug, Deserialize)]
+struct NodeResolution {
+    nodes: i32,
+    max_surge: i32,
+    max_unavailable: i32,
+}
+
+fn resolve(files: &[PathBuf], version: KubeVersion) -> Vec<Resolution> {
+    let oracle = oracle();
+    let mut resolutions = Vec::new();
+    for batch in files.chunks(500) {
+        let output = Command::new(oracle)
+            .arg("--kube-version")
+            .arg(version.to_string())
+            .arg("--resolve")
+            .args(batch)
+            .output()
+            .expect("the oracle runs");
+        assert!(
+            output.status.success(),
+            "the oracle failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        for line in String::from_utf8_lossy(&output.stdout).lines() {
+            resolutions.push(serde_json::from_str(line).expect("the oracle prints JSON lines"));
+        }
+    }
+    resolutions
+}
+
+/// Compares podcycle's rollout model with the controllers' resolution for every object of a
+/// file the oracle resolved; returns the disagreements and how many objects were compared.
+fn compare_counts(case: &Case, resolutions: &[&Resolution]) -> (Vec<String>, usize) {
+    use podcycle::lifecycle::rollout::{
+        DeploymentStrategy, Plan, ReplicaSource, StatefulSetUpdate,
+    };
+    use podcycle::lint::{Visit, lint_file_with};
+    use podcycle::model::amount::{deployment_max_unavailable, resolve_fenceposts};
+    let mut problems = Vec::new();
+    let mut compared = 0;
+    let file = SourceFile::new(case.path.display().to_string(), case.text.clone());
+    lint_file_with(
+        &file,
+        &settings_for(case.version),
+        case.role,
+        &mut |visit| {
+            let Visit::Object(visit) = visit else { return };
+            let Some(rollout) = visit.rollout else { return };
+            let name = visit.object.object.name.as_deref().unwrap_or_default();
+            let Some(resolved) = resolutions.iter().find(|r| {
+                r.document == visit.document.index
+                    && r.name == name
+                    && r.kind == visit.object.object.kind
+            }) else {
+                return;
+            };
+            let mut differs = |what: &str, podcycle: String, kubernetes: String| {
+                if podcycle != kubernetes {
+                    problems.push(format!(
+                    "{} (document {}, --kube-version {}): {} `{name}`: podcycle resolves {what} to {podcycle}, Kubernetes to {kubernetes}\n{}",
+                    case.path.display(),
+                    visit.document.index,
+                    case.version,
+                    resolved.kind,
+                    document_text(&case.text, visit.document.index)
+                ));
+                }
+            };
+            compared += 1;
+            match &rollout.plan {
+                Plan::Deployment(plan) => {
+                    if plan.replicas.source != (ReplicaSource::Autoscaler { min: 0, max: 0 })
+                        && !matches!(plan.replicas.source, ReplicaSource::Autoscaler { .. })
+                    {
+                        differs(
+                            "replicas",
+                            plan.replicas.count.to_string(),
+                            resolved.replicas.to_string(),
+                        );
+                    }
+                    let (surge, unavailable) = match &plan.strategy {
+                        DeploymentStrategy::RollingUpdate {
+                            surge, unavailable, ..
+                        } => {
+                            let (s, u) = resolve_fenceposts(
+                                Some(&surge.value),
+                                Some(&unavailable.value),
+                                resolved.replicas,
+                            )
+                            .unwrap_or((-1, -1));
+                            (s, deployment_max_unavailable(u, resolved.replicas))
+                        }
+                        // `MaxSurge` and `MaxUnavailable` are 0 for a Recreate Deployment.
+                        DeploymentStrategy::Recreate => (0, 0),
+                        DeploymentStrategy::Invalid => (-1, -1),
+                    };
+                    differs(
+                        "maxSurge and maxUnavailable",
+                        format!("{surge}/{unavailable}"),
+                        format!(
+                            "{}/{}",
+                            resolved.max_surge.unwrap_or(-1),
+                            resolved.max_unavailable.unwrap_or(-1)
+                        ),
+                    );
+                }
+                Plan::StatefulSet(plan) => {
+                    if matches!(plan.replicas.source, ReplicaSource::Autoscaler { .. }) {
+                        return;
+                    }
+                    let batch = match &plan.update {
+                        StatefulSetUpdate::RollingUpdate { batch, .. } => *batch,
+                        _ => -1,
+                    };
+                    differs(
+                        "maxUnavailable",
+                        batch.to_string(),
+                        resolved.max_unavailable.unwrap_or(-1).to_string(),
+                    );
+                }
+                Plan::DaemonSet(plan) => {
+                    for nodes in &resolved.by_nodes {
+                        let ours = plan
+                            .counts(nodes.nodes)
+                            .map_or_else(|| "none".to_owned(), |(s, u)| format!("{s}/{u}"));
+                        differs(
+                            &format!("maxSurge and maxUnavailable for {} nodes", nodes.nodes),
+                            ours,
+                            format!("{}/{}", nodes.max_surge, nodes.max_unavailable),
+                        );
+                    }
+                }
+                _ => compared -= 1,
+            }
+        },
+    );
+    (problems, compared)
+}
+
+/// Deployments, StatefulSets and DaemonSets with every combination of replicas and counts around
+/// the rounding edges: integers and percentages that round to 0, to 1, to half, to all.
+fn rollout_grid() -> String {
+    const REPLICAS: [i32; 10] = [0, 1, 2, 3, 4, 5, 7, 10, 13, 99];
+    const AMOUNTS: [&str; 10] = [
+        "0", "1", "3", "0%", "1%", "25%", "33%", "50%", "100%", "150%",
+    ];
+    let template = "selector: {matchLabels: {app: g}}\n  template:\n    metadata: {labels: {app: g}}\n    spec: {containers: [{name: g, image: g}]}";
+    let mut text = String::new();
+    let mut n = 0;
+    let mut push = |kind: &str, spec: String| {
+        n += 1;
+        text.push_str(&format!(
+            "---\napiVersion: apps/v1\nkind: {kind}\nmetadata: {{name: g{n}}}\nspec:\n  {spec}\n  {template}\n"
+        ));
+    };
+    let quoted = |amount: &str| {
+        if amount.ends_with('%') {
+            format!("\"{amount}\"")
+        } else {
+            amount.to_owned()
+        }
+    };
+    for replicas in REPLICAS {
+        for surge in AMOUNTS {
+            for unavailable in AMOUNTS {
+                push(
+                    "Deployment",
+                    format!(
+                        "replicas: {replicas}\n  strategy: {{rollingUpdate: {{maxSurge: {}, maxUnavailable: {}}}}}",
+                        quoted(surge),
+                        quoted(unavailable)
+                    ),
+                );
+            }
+        }
+        for unavailable in AMOUNTS {
+            push(
+                "StatefulSet",
+                format!(
+                    "replicas: {replicas}\n  serviceName: g\n  updateStrategy: {{rollingUpdate: {{partition: 1, maxUnavailable: {}}}}}",
+                    quoted(unavailable)
+                ),
+            );
+        }
+    }
+    for surge in AMOUNTS {
+        for unavailable in AMOUNTS {
+            push(
+                "DaemonSet",
+                format!(
+                    "updateStrategy: {{rollingUpdate: {{maxSurge: {}, maxUnavailable: {}}}}}",
+                    quoted(surge),
+                    quoted(unavailable)
+                ),
+            );
+        }
+    }
+    text
+}
+
+/// podcycle's rollout counts — a Deployment's `maxSurge` and `maxUnavailable` by
+/// `ResolveFenceposts`, a StatefulSet's `maxUnavailable`, a DaemonSet's for several node
+/// counts — are those the controllers' own functions compute, on every fixture, example and
+/// testdata file and on the generated corpus.
+fn rollout_counts_agree_with_kubernetes() {
+    // The generator's nested strategies need more stack than a test thread has in debug builds.
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(compare_rollout_counts)
+        .expect("a thread starts")
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+}
+
+fn compare_rollout_counts() {
+    let scratch = tempfile::tempdir().expect("a temporary directory");
+    let mut cases = collected_cases(scratch.path());
+    cases.retain(|case| EXACT.contains(&case.version.minor));
+    // Every combination of replicas and counts around the rounding edges, in each workload
+    // kind, at each version (the StatefulSet's maxUnavailable depends on it).
+    for version in EXACT.map(KubeVersion::new) {
+        let path = scratch.path().join(format!("rollout-grid-{version}.yaml"));
+        let text = rollout_grid();
+        std::fs::write(&path, &text).expect("the scratch directory is writable");
+        cases.push(Case {
+            path,
+            text,
+            version,
+            role: FileRole::Manifest,
+        });
+    }
+    let mut problems = Vec::new();
+    let mut compared = 0;
+    let mut by_version: BTreeMap<KubeVersion, Vec<&Case>> = BTreeMap::new();
+    for case in &cases {
+        by_version.entry(case.version).or_default().push(case);
+    }
+    for (version, cases) in by_version {
+        let files: Vec<PathBuf> = cases.iter().map(|c| c.path.clone()).collect();
+        let resolutions = resolve(&files, version);
+        for case in cases {
+            let path = case.path.display().to_string();
+            let mine: Vec<&Resolution> = resolutions.iter().filter(|r| r.file == path).collect();
+            let (found, count) = compare_counts(case, &mine);
+            problems.extend(found);
+            compared += count;
+        }
+    }
+    eprintln!(
+        "compared the rollout counts of {compared} workloads with Kubernetes' own resolution"
+    );
+    assert!(compared > 2_000, "only {compared} workloads were compared");
+    assert!(
+        problems.is_empty(),
+        "{} disagreements:\n{}",
+        problems.len(),
+        problems
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
 }

@@ -11,11 +11,16 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 pub use k8s_openapi;
-use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
-use k8s_openapi::api::batch::v1::{CronJob, Job, JobSpec};
-use k8s_openapi::api::core::v1::{
-    Pod, PodSpec, PodTemplate, PodTemplateSpec, ReplicationController,
+use k8s_openapi::api::apps::v1::{
+    DaemonSet, DaemonSetSpec, Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec, StatefulSet,
+    StatefulSetSpec,
 };
+use k8s_openapi::api::autoscaling::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec};
+use k8s_openapi::api::batch::v1::{CronJob, CronJobSpec, Job, JobSpec};
+use k8s_openapi::api::core::v1::{
+    Pod, PodSpec, PodTemplate, PodTemplateSpec, ReplicationController, ReplicationControllerSpec,
+};
+use k8s_openapi::api::policy::v1::{PodDisruptionBudget, PodDisruptionBudgetSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Deserialize;
 use serde_json::Value;
@@ -126,6 +131,24 @@ pub struct Workload {
     pub job_active_deadline_seconds: Option<i64>,
     /// The labels of the pods it creates: a Pod's own, or its template's.
     pub pod_labels: BTreeMap<String, String>,
+    /// The controller's own fields — replicas, update strategy, Job limits — with its pod
+    /// template taken out (it is `pod_spec` and `pod_labels`).
+    pub controller: Controller,
+}
+
+/// The spec of a workload controller without its pod template: what paces its rollouts.
+#[derive(Clone, Debug, Default)]
+pub enum Controller {
+    /// A Pod or a PodTemplate: nothing rolls it out.
+    #[default]
+    None,
+    Deployment(Box<DeploymentSpec>),
+    ReplicaSet(Box<ReplicaSetSpec>),
+    ReplicationController(Box<ReplicationControllerSpec>),
+    StatefulSet(Box<StatefulSetSpec>),
+    DaemonSet(Box<DaemonSetSpec>),
+    Job(Box<JobSpec>),
+    CronJob(Box<CronJobSpec>),
 }
 
 /// The outcome of decoding one object.
@@ -153,28 +176,56 @@ pub fn decode(kind: WorkloadKind, tree: &dyn Tree, root: u32) -> Decoded {
         collector: &collector,
         api_version_override: Some(kind.current_api_version()),
     };
-    let result =
-        match kind {
-            WorkloadKind::Pod => {
-                Pod::deserialize(deserializer).map(|o| Workload::of_pod(o.metadata, o.spec))
+    let result = match kind {
+        WorkloadKind::Pod => {
+            Pod::deserialize(deserializer).map(|o| Workload::of_pod(o.metadata, o.spec))
+        }
+        WorkloadKind::PodTemplate => {
+            PodTemplate::deserialize(deserializer).map(|o| Workload::of_template(o.template))
+        }
+        WorkloadKind::ReplicationController => ReplicationController::deserialize(deserializer)
+            .map(|o| {
+                let mut spec = o.spec.unwrap_or_default();
+                Workload::of_template(spec.template.take())
+                    .with(Controller::ReplicationController(Box::new(spec)))
+            }),
+        WorkloadKind::Deployment => Deployment::deserialize(deserializer).map(|o| {
+            let mut spec = o.spec;
+            let template = std::mem::take(&mut spec.template);
+            Workload::of_template(Some(template)).with(Controller::Deployment(Box::new(spec)))
+        }),
+        WorkloadKind::ReplicaSet => ReplicaSet::deserialize(deserializer).map(|o| {
+            let mut spec = o.spec;
+            Workload::of_template(spec.template.take()).with(Controller::ReplicaSet(Box::new(spec)))
+        }),
+        WorkloadKind::StatefulSet => StatefulSet::deserialize(deserializer).map(|o| {
+            let mut spec = o.spec;
+            let template = std::mem::take(&mut spec.template);
+            Workload::of_template(Some(template)).with(Controller::StatefulSet(Box::new(spec)))
+        }),
+        WorkloadKind::DaemonSet => DaemonSet::deserialize(deserializer).map(|o| {
+            let mut spec = o.spec;
+            let template = std::mem::take(&mut spec.template);
+            Workload::of_template(Some(template)).with(Controller::DaemonSet(Box::new(spec)))
+        }),
+        WorkloadKind::Job => Job::deserialize(deserializer).map(|o| match o.spec {
+            Some(mut spec) => {
+                let template = std::mem::take(&mut spec.template);
+                Workload::of_job(&spec, template).with(Controller::Job(Box::new(spec)))
             }
-            WorkloadKind::PodTemplate => {
-                PodTemplate::deserialize(deserializer).map(|o| Workload::of_template(o.template))
+            None => Workload::default(),
+        }),
+        WorkloadKind::CronJob => CronJob::deserialize(deserializer).map(|o| {
+            let mut spec = o.spec;
+            match spec.job_template.spec.as_mut() {
+                Some(job) => {
+                    let template = std::mem::take(&mut job.template);
+                    Workload::of_job(job, template).with(Controller::CronJob(Box::new(spec)))
+                }
+                None => Workload::default(),
             }
-            WorkloadKind::ReplicationController => ReplicationController::deserialize(deserializer)
-                .map(|o| Workload::of_template(o.spec.and_then(|s| s.template))),
-            WorkloadKind::Deployment => Deployment::deserialize(deserializer)
-                .map(|o| Workload::of_template(Some(o.spec.template))),
-            WorkloadKind::ReplicaSet => ReplicaSet::deserialize(deserializer)
-                .map(|o| Workload::of_template(o.spec.template)),
-            WorkloadKind::StatefulSet => StatefulSet::deserialize(deserializer)
-                .map(|o| Workload::of_template(Some(o.spec.template))),
-            WorkloadKind::DaemonSet => DaemonSet::deserialize(deserializer)
-                .map(|o| Workload::of_template(Some(o.spec.template))),
-            WorkloadKind::Job => Job::deserialize(deserializer).map(|o| Workload::of_job(o.spec)),
-            WorkloadKind::CronJob => CronJob::deserialize(deserializer)
-                .map(|o| Workload::of_job(o.spec.job_template.spec)),
-        };
+        }),
+    };
     let unknown_fields = collector.into_inner().unknown_fields;
     match result {
         Ok(workload) => Decoded {
@@ -211,16 +262,59 @@ impl Workload {
         }
     }
 
-    fn of_job(spec: Option<JobSpec>) -> Workload {
-        match spec {
-            Some(spec) => Workload {
-                has_pod_failure_policy: spec.pod_failure_policy.is_some(),
-                job_active_deadline_seconds: spec.active_deadline_seconds,
-                ..Workload::of_template(Some(spec.template))
-            },
-            None => Workload::default(),
+    fn of_job(spec: &JobSpec, template: PodTemplateSpec) -> Workload {
+        Workload {
+            has_pod_failure_policy: spec.pod_failure_policy.is_some(),
+            job_active_deadline_seconds: spec.active_deadline_seconds,
+            ..Workload::of_template(Some(template))
         }
     }
+
+    fn with(self, controller: Controller) -> Workload {
+        Workload { controller, ..self }
+    }
+}
+
+/// A PodDisruptionBudget or a HorizontalPodAutoscaler, decoded: its spec, or why it could not
+/// be read.
+pub type DecodedSpec<T> = Result<T, TypeError>;
+
+/// Decodes the object at node `root` as a `policy/v1` PodDisruptionBudget (`policy/v1beta1`
+/// has the same fields) and returns its spec.
+pub fn decode_disruption_budget(
+    tree: &dyn Tree,
+    root: u32,
+) -> DecodedSpec<PodDisruptionBudgetSpec> {
+    decode_as::<PodDisruptionBudget>(tree, root, "policy/v1")
+        .map(|budget| budget.spec.unwrap_or_default())
+}
+
+/// Decodes the object at node `root` as an `autoscaling/v2` HorizontalPodAutoscaler and returns
+/// its spec. `autoscaling/v1` has the fields podcycle reads (`minReplicas`, `maxReplicas`,
+/// `scaleTargetRef`) in the same places; its own are left aside.
+pub fn decode_autoscaler(tree: &dyn Tree, root: u32) -> DecodedSpec<HorizontalPodAutoscalerSpec> {
+    decode_as::<HorizontalPodAutoscaler>(tree, root, "autoscaling/v2")
+        .map(|autoscaler| autoscaler.spec)
+}
+
+fn decode_as<T: for<'de> Deserialize<'de>>(
+    tree: &dyn Tree,
+    root: u32,
+    api_version: &'static str,
+) -> Result<T, TypeError> {
+    let collector = RefCell::new(de::Collector::default());
+    let deserializer = de::TreeDeserializer {
+        tree,
+        node: root,
+        value: None,
+        path: de::Path::Root,
+        collector: &collector,
+        api_version_override: Some(api_version),
+    };
+    T::deserialize(deserializer).map_err(|error| TypeError {
+        path: error.path.unwrap_or_default(),
+        message: error.message,
+    })
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-use crate::lifecycle::{ContainerLife, HandlerUse, handlers};
+use crate::lifecycle::{ContainerLife, HandlerUse, ProbeKind, handlers};
 use crate::model::IntOrString;
 use crate::model::path::FieldPath;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
@@ -146,8 +146,10 @@ fn is_loopback(host: &str) -> bool {
     )
 }
 
-/// Where a container shows it serves `port`: a `containerPort`, or an argument such as
-/// `--port=9000`, `--listen :9000` or `--http-address=0.0.0.0:9000`.
+/// Where a container shows it serves `port`: a `containerPort`, an argument such as
+/// `--port=9000`, `--listen :9000` or `--http-address=0.0.0.0:9000`, or a probe of its own
+/// that connects to the port on the pod's address (an injected Istio proxy declares only its
+/// metrics port 15090, and its readiness probe names 15021, where it reports ready).
 fn serves(container: &ContainerLife<'_>, port: i32) -> Option<FieldPath> {
     let c = container.container;
     if let Some(index) = c
@@ -163,6 +165,44 @@ fn serves(container: &ContainerLife<'_>, port: i32) -> Option<FieldPath> {
                 .index(index)
                 .key("containerPort"),
         );
+    }
+    for kind in [
+        ProbeKind::Readiness,
+        ProbeKind::Startup,
+        ProbeKind::Liveness,
+    ] {
+        let probe = match kind {
+            ProbeKind::Readiness => c.readiness_probe.as_ref(),
+            ProbeKind::Startup => c.startup_probe.as_ref(),
+            ProbeKind::Liveness => c.liveness_probe.as_ref(),
+        };
+        let Some(probe) = probe else { continue };
+        // The probe's own port, on the pod's address: an `httpGet` without `host`, a
+        // `tcpSocket` without `host`, a `grpc` probe.
+        let own = [
+            probe
+                .http_get
+                .as_ref()
+                .filter(|h| h.host.as_deref().is_none_or(str::is_empty))
+                .map(|h| (&h.port, "httpGet")),
+            probe
+                .tcp_socket
+                .as_ref()
+                .filter(|t| t.host.as_deref().is_none_or(str::is_empty))
+                .map(|t| (&t.port, "tcpSocket")),
+        ];
+        for (value, handler) in own.into_iter().flatten() {
+            let number = match value {
+                IntOrString::Int(p) => Some(*p),
+                IntOrString::String(s) => s.parse().ok(),
+            };
+            if number == Some(port) {
+                return Some(container.path.key(kind.field()).key(handler).key("port"));
+            }
+        }
+        if probe.grpc.as_ref().is_some_and(|g| g.port == port) {
+            return Some(container.path.key(kind.field()).key("grpc").key("port"));
+        }
     }
     for field in ["args", "command"] {
         let words = if field == "args" { &c.args } else { &c.command };

@@ -113,7 +113,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             continue;
         };
         // Validation compares a `sleep` action with the grace period as written.
-        let rejected = hook.handler == HandlerKind::Sleep && hook_seconds > seconds(validated);
+        let rejected = ctx.life.rejected_prestop(stop.index).is_some();
         // Otherwise: the hook certainly takes the whole grace period the kubelet uses.
         if !rejected && (!kill.prestop_runs || kill.prestop.min < seconds(effective)) {
             continue;
@@ -137,7 +137,10 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         if rejected {
             finding
                 .enforcement(Enforcement::ApiServer)
-                .severity(Severity::Error);
+                .severity(Severity::Error)
+                .claim(Claim::PrestopRejected {
+                    container: stop.index,
+                });
             // The value as written, unless a bare Pod's negative one was stored as 1.
             if validated == grace.seconds {
                 finding.claim(Claim::SpecGrace(validated));

@@ -1,7 +1,7 @@
 use crate::diagnostics::Severity;
 use crate::lifecycle::{HandlerUse, handlers};
 use crate::model::IntOrString;
-use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::rules::{Claim, Findings, PodContext, Target, declare_rule};
 
 declare_rule! {
     /// ## What it does
@@ -160,6 +160,9 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         }
         if matches!(site.used_for, HandlerUse::Liveness | HandlerUse::PreStop) {
             finding.severity(Severity::Warning);
+        }
+        if matches!(site.used_for, HandlerUse::Readiness | HandlerUse::Startup) {
+            finding.claim(Claim::NeverReady);
         }
     }
 }

@@ -1,6 +1,6 @@
 use crate::diagnostics::Severity;
 use crate::lifecycle::{ContainerLife, HandlerUse, handlers};
-use crate::rules::{Enforcement, Finding, Findings, PodContext, Target, declare_rule};
+use crate::rules::{Claim, Enforcement, Finding, Findings, PodContext, Target, declare_rule};
 use crate::versions::{
     CONTAINER_RESTART_RULES, CONTAINER_STOP_SIGNALS, Feature, GRPC_CONTAINER_PROBE, GateOff,
     POD_LIFECYCLE_SLEEP_ACTION, PROBE_TERMINATION_GRACE_PERIOD, SIDECAR_CONTAINERS, Stage,
@@ -82,7 +82,7 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    for container in &ctx.life.containers {
+    for (index, container) in ctx.life.containers.iter().enumerate() {
         let c = container.container;
         if container.declared_sidecar {
             let finding = report(
@@ -97,7 +97,11 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 container.name,
             );
             if let Some(finding) = finding {
-                finding.note(classic_init_consequence(container));
+                let (consequence, never_exits) = classic_init_consequence(container);
+                finding.note(consequence);
+                if never_exits {
+                    finding.claim(Claim::NeverExits { container: index });
+                }
             }
         }
         if c.lifecycle
@@ -240,8 +244,9 @@ fn is_handler(feature: &Feature) -> bool {
         || std::ptr::eq(feature, &POD_LIFECYCLE_SLEEP_ACTION)
 }
 
-/// What a `restartPolicy: Always` init container becomes where the field is dropped.
-fn classic_init_consequence(container: &ContainerLife<'_>) -> String {
+/// What a `restartPolicy: Always` init container becomes where the field is dropped, and
+/// whether it then never exits (when the API server accepts it at all).
+fn classic_init_consequence(container: &ContainerLife<'_>) -> (String, bool) {
     let c = container.container;
     let forbidden: Vec<&str> = [
         ("lifecycle hooks", c.lifecycle.is_some()),
@@ -262,13 +267,16 @@ fn classic_init_consequence(container: &ContainerLife<'_>) -> String {
             ": the API server rejects its {}",
             forbidden.join(" and ")
         ));
-    } else if let Some(never) = &container.never_exits {
-        consequence.push_str(&format!(
+        return (consequence, false);
+    }
+    match &container.never_exits {
+        Some(never) => consequence.push_str(&format!(
             ": it never exits ({}), so no later container starts",
             never.what
-        ));
-    } else {
-        consequence.push_str(": the next container starts only after it exits");
+        )),
+        None => consequence.push_str(
+            ": it keeps running as the sidecar it was meant to be, and no later container starts, since each waits for the one before it to exit",
+        ),
     }
-    consequence
+    (consequence, true)
 }

@@ -158,12 +158,7 @@ fn report(
     let Some(earliest) = bound.map(|w| &w.earliest).filter(|e| e.seconds.is_finite()) else {
         return;
     };
-    let delays: Vec<&Delay> = earliest
-        .trail
-        .delays()
-        .into_iter()
-        .filter(|d| d.seconds > 0.0 && d.seconds.is_finite())
-        .collect();
+    let delays: Vec<&Delay> = earliest.counted_delays();
     if delays.is_empty() || seconds(deadline) > earliest.seconds {
         return;
     }

@@ -1,6 +1,6 @@
 use crate::lifecycle::Role;
 use crate::rules::fixes::make_sidecar;
-use crate::rules::{Findings, PodContext, Target, declare_rule};
+use crate::rules::{Claim, Findings, PodContext, Target, declare_rule};
 use crate::versions::SIDECAR_CONTAINERS;
 
 declare_rule! {
@@ -97,11 +97,12 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
-    for container in ctx
+    for (index, container) in ctx
         .life
         .containers
         .iter()
-        .filter(|c| c.role == Role::Init && !c.declared_sidecar)
+        .enumerate()
+        .filter(|(_, c)| c.role == Role::Init && !c.declared_sidecar)
     {
         let Some(never) = &container.never_exits else {
             continue;
@@ -127,7 +128,8 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 ),
             )
             .help(help)
-            .container(container.name);
+            .container(container.name)
+            .claim(Claim::NeverExits { container: index });
         if let Some(fix) = make_sidecar(ctx, container) {
             finding.fix(fix);
         }

@@ -1,7 +1,9 @@
 //! The generated corpus: lifecycle-heavy pod specs in every workload kind, with the edge values
 //! the rules are about (init containers, native sidecars, hooks of every handler kind, probes,
-//! grace periods, restart policies and rules, ports, names, served and unserved apiVersions).
-//! Everything else in the object is valid, so a rejection is about the lifecycle.
+//! grace periods, restart policies and rules, ports, names, served and unserved apiVersions),
+//! the fields that pace a rollout (replicas, update strategies and their counts, rollout
+//! timing), and PodDisruptionBudgets and HorizontalPodAutoscalers. Everything else in the object
+//! is valid, so a rejection is about the lifecycle or the rollout.
 
 use std::fmt::Write as _;
 
@@ -11,7 +13,7 @@ use proptest::prelude::*;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Pod,
     PodTemplate,
@@ -22,11 +24,17 @@ pub enum Kind {
     DaemonSet,
     Job,
     CronJob,
+    PodDisruptionBudget,
+    HorizontalPodAutoscaler,
 }
 
 #[derive(Clone, Debug)]
 pub struct Spec {
     kind: Kind,
+    /// The controller's rollout fields (Deployment, ReplicaSet, StatefulSet, DaemonSet).
+    rollout: Option<RolloutFields>,
+    /// A budget's or an autoscaler's fields, for those kinds.
+    scope: ScopeFields,
     /// An apiVersion the kind is not served under (`apps/v1` for a Pod, `extensions/v1beta1`).
     wrong_api_version: bool,
     grace: Option<i64>,
@@ -47,6 +55,48 @@ struct Container {
     startup: Option<Probe>,
     post_start: Option<Handler>,
     pre_stop: Option<Handler>,
+}
+
+/// A count of pods as written: a number, a percentage, or a string that is neither.
+#[derive(Clone, Copy, Debug)]
+enum Amount {
+    Count(i64),
+    Percent(i64),
+    Text(&'static str),
+}
+
+impl Amount {
+    fn yaml(self) -> String {
+        match self {
+            Amount::Count(n) => n.to_string(),
+            Amount::Percent(p) => format!("\"{p}%\""),
+            Amount::Text(text) => format!("\"{text}\""),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct RolloutFields {
+    replicas: Option<i64>,
+    min_ready: Option<i64>,
+    progress_deadline: Option<i64>,
+    history: Option<i64>,
+    strategy: Option<&'static str>,
+    surge: Option<Amount>,
+    unavailable: Option<Amount>,
+    partition: Option<i64>,
+    policy: Option<&'static str>,
+}
+
+#[derive(Clone, Debug)]
+struct ScopeFields {
+    min_available: Option<Amount>,
+    max_unavailable: Option<Amount>,
+    eviction_policy: Option<&'static str>,
+    min_replicas: Option<i64>,
+    max_replicas: Option<i64>,
+    target_api_version: &'static str,
+    target_kind: &'static str,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -267,6 +317,104 @@ fn container(init: bool) -> impl Strategy<Value = Container> {
         )
 }
 
+fn amount() -> impl Strategy<Value = Amount> {
+    prop_oneof![
+        4 => prop_oneof![Just(0i64), Just(1), Just(2), Just(5), Just(-1)].prop_map(Amount::Count),
+        4 => prop_oneof![Just(0i64), Just(1), Just(25), Just(50), Just(100), Just(150)].prop_map(Amount::Percent),
+        1 => prop_oneof![Just("3"), Just("half"), Just("-5%")].prop_map(Amount::Text),
+    ]
+}
+
+fn rollout_fields() -> impl Strategy<Value = RolloutFields> {
+    let small = || option::weighted(0.4, prop_oneof![4 => 0i64..12, 1 => Just(-1i64)]);
+    let timing = || {
+        option::weighted(
+            0.3,
+            prop_oneof![4 => 0i64..700, 1 => Just(-1i64), 1 => Just(2_147_483_647i64)],
+        )
+    };
+    (
+        small(),
+        timing(),
+        timing(),
+        option::weighted(0.1, -1i64..3),
+        option::weighted(
+            0.4,
+            prop_oneof![4 => Just("RollingUpdate"), 2 => Just("Recreate"), 2 => Just("OnDelete"), 1 => Just("Rolling")],
+        ),
+        option::weighted(0.5, amount()),
+        option::weighted(0.5, amount()),
+        option::weighted(0.2, -1i64..6),
+        option::weighted(
+            0.3,
+            prop_oneof![Just("OrderedReady"), Just("Parallel"), Just("Ordered")],
+        ),
+    )
+        .prop_map(
+            |(
+                replicas,
+                min_ready,
+                progress_deadline,
+                history,
+                strategy,
+                surge,
+                unavailable,
+                partition,
+                policy,
+            )| RolloutFields {
+                replicas,
+                min_ready,
+                progress_deadline,
+                history,
+                strategy,
+                surge,
+                unavailable,
+                partition,
+                policy,
+            },
+        )
+}
+
+fn scope_fields() -> impl Strategy<Value = ScopeFields> {
+    (
+        option::weighted(0.5, amount()),
+        option::weighted(0.5, amount()),
+        option::weighted(
+            0.2,
+            prop_oneof![Just("IfHealthyBudget"), Just("AlwaysAllow"), Just("Always")],
+        ),
+        option::weighted(
+            0.6,
+            prop_oneof![4 => 1i64..6, 1 => Just(0i64), 1 => Just(-1)],
+        ),
+        option::weighted(
+            0.9,
+            prop_oneof![4 => 1i64..10, 1 => Just(0i64), 1 => Just(-2)],
+        ),
+        prop_oneof![6 => Just("apps/v1"), 1 => Just("v1"), 1 => Just("")],
+        prop_oneof![4 => Just("Deployment"), 1 => Just("ReplicationController"), 1 => Just("")],
+    )
+        .prop_map(
+            |(
+                min_available,
+                max_unavailable,
+                eviction_policy,
+                min_replicas,
+                max_replicas,
+                target_api_version,
+                target_kind,
+            )| ScopeFields {
+                min_available,
+                max_unavailable,
+                eviction_policy,
+                min_replicas,
+                max_replicas,
+                target_api_version,
+                target_kind,
+            },
+        )
+}
+
 fn spec() -> impl Strategy<Value = Spec> {
     let kind = proptest::sample::select(
         &[
@@ -279,10 +427,14 @@ fn spec() -> impl Strategy<Value = Spec> {
             Kind::DaemonSet,
             Kind::Job,
             Kind::CronJob,
+            Kind::PodDisruptionBudget,
+            Kind::HorizontalPodAutoscaler,
         ][..],
     );
     (
         kind,
+        option::weighted(0.6, rollout_fields()),
+        scope_fields(),
         proptest::bool::weighted(0.03),
         option::weighted(0.5, seconds()),
         option::weighted(0.1, prop_oneof![Just(0i64), Just(-5), Just(1), Just(600)]),
@@ -301,6 +453,8 @@ fn spec() -> impl Strategy<Value = Spec> {
         .prop_map(
             |(
                 kind,
+                rollout,
+                scope,
                 wrong_api_version,
                 grace,
                 active_deadline,
@@ -309,6 +463,8 @@ fn spec() -> impl Strategy<Value = Spec> {
                 containers,
             )| Spec {
                 kind,
+                rollout,
+                scope,
                 wrong_api_version,
                 grace,
                 active_deadline,
@@ -346,6 +502,12 @@ impl Spec {
             Kind::DaemonSet => ("apps/v1", "DaemonSet", "extensions/v1beta1"),
             Kind::Job => ("batch/v1", "Job", "batch/v1beta1"),
             Kind::CronJob => ("batch/v1", "CronJob", "batch/v1beta1"),
+            Kind::PodDisruptionBudget => ("policy/v1", "PodDisruptionBudget", "policy/v1beta1"),
+            Kind::HorizontalPodAutoscaler => (
+                "autoscaling/v2",
+                "HorizontalPodAutoscaler",
+                "autoscaling/v2beta2",
+            ),
         };
         let api_version = if self.wrong_api_version {
             wrong
@@ -357,6 +519,22 @@ impl Spec {
             "apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: {name}"
         );
         let labels = "{app: gen}";
+        if matches!(
+            self.kind,
+            Kind::PodDisruptionBudget | Kind::HorizontalPodAutoscaler
+        ) {
+            self.scope.write(&mut out, self.kind);
+            return out;
+        }
+        let rollout = self.rollout.as_ref().filter(|_| {
+            matches!(
+                self.kind,
+                Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet | Kind::DaemonSet
+            )
+        });
+        if let Some(rollout) = rollout {
+            rollout.write(&mut out, self.kind);
+        }
         let indent = match self.kind {
             Kind::Pod => {
                 out.push_str("spec:\n");
@@ -374,9 +552,13 @@ impl Spec {
                 6
             }
             Kind::Deployment | Kind::ReplicaSet | Kind::DaemonSet | Kind::StatefulSet => {
+                // The rollout fields opened `spec:` already.
+                if rollout.is_none() {
+                    out.push_str("spec:\n");
+                }
                 let _ = writeln!(
                     out,
-                    "spec:\n  selector:\n    matchLabels: {labels}\n  template:\n    metadata:\n      labels: {labels}\n    spec:"
+                    "  selector:\n    matchLabels: {labels}\n  template:\n    metadata:\n      labels: {labels}\n    spec:"
                 );
                 6
             }
@@ -391,6 +573,7 @@ impl Spec {
                 );
                 10
             }
+            Kind::PodDisruptionBudget | Kind::HorizontalPodAutoscaler => unreachable!(),
         };
         let pad = " ".repeat(indent);
         if let Some(grace) = self.grace {
@@ -417,6 +600,96 @@ impl Spec {
             }
         }
         out
+    }
+}
+
+impl RolloutFields {
+    /// `spec:` and the controller's fields that the kind has, before its template.
+    fn write(&self, out: &mut String, kind: Kind) {
+        out.push_str("spec:\n");
+        let mut field = |name: &str, value: Option<String>| {
+            if let Some(value) = value {
+                let _ = writeln!(out, "  {name}: {value}");
+            }
+        };
+        let number = |n: Option<i64>| n.map(|n| n.to_string());
+        let (replicas, deadline, history, policy) = match kind {
+            Kind::Deployment => (true, true, true, false),
+            Kind::ReplicaSet => (true, false, false, false),
+            Kind::StatefulSet => (true, false, false, true),
+            Kind::DaemonSet => (false, false, true, false),
+            _ => (false, false, false, false),
+        };
+        if replicas {
+            field("replicas", number(self.replicas));
+        }
+        field("minReadySeconds", number(self.min_ready));
+        if deadline {
+            field("progressDeadlineSeconds", number(self.progress_deadline));
+        }
+        if history {
+            field("revisionHistoryLimit", number(self.history));
+        }
+        if policy {
+            field("podManagementPolicy", self.policy.map(str::to_owned));
+        }
+        let key = match kind {
+            Kind::Deployment => "strategy",
+            Kind::StatefulSet | Kind::DaemonSet => "updateStrategy",
+            _ => return,
+        };
+        let mut rolling = Vec::new();
+        if let Some(surge) = self.surge.filter(|_| kind != Kind::StatefulSet) {
+            rolling.push(format!("maxSurge: {}", surge.yaml()));
+        }
+        if let Some(unavailable) = self.unavailable {
+            rolling.push(format!("maxUnavailable: {}", unavailable.yaml()));
+        }
+        if let Some(partition) = self.partition.filter(|_| kind == Kind::StatefulSet) {
+            rolling.push(format!("partition: {partition}"));
+        }
+        if self.strategy.is_none() && rolling.is_empty() {
+            return;
+        }
+        let _ = writeln!(out, "  {key}:");
+        if let Some(strategy) = self.strategy {
+            let _ = writeln!(out, "    type: {strategy}");
+        }
+        if !rolling.is_empty() {
+            let _ = writeln!(out, "    rollingUpdate: {{{}}}", rolling.join(", "));
+        }
+    }
+}
+
+impl ScopeFields {
+    /// A budget's or an autoscaler's spec, over the pods and the workload the corpus names
+    /// `gen`.
+    fn write(&self, out: &mut String, kind: Kind) {
+        out.push_str("spec:\n");
+        if matches!(kind, Kind::PodDisruptionBudget) {
+            if let Some(min) = self.min_available {
+                let _ = writeln!(out, "  minAvailable: {}", min.yaml());
+            }
+            if let Some(max) = self.max_unavailable {
+                let _ = writeln!(out, "  maxUnavailable: {}", max.yaml());
+            }
+            if let Some(policy) = self.eviction_policy {
+                let _ = writeln!(out, "  unhealthyPodEvictionPolicy: {policy}");
+            }
+            out.push_str("  selector: {matchLabels: {app: gen}}\n");
+            return;
+        }
+        let _ = writeln!(
+            out,
+            "  scaleTargetRef: {{apiVersion: \"{}\", kind: \"{}\", name: gen}}",
+            self.target_api_version, self.target_kind
+        );
+        if let Some(min) = self.min_replicas {
+            let _ = writeln!(out, "  minReplicas: {min}");
+        }
+        if let Some(max) = self.max_replicas {
+            let _ = writeln!(out, "  maxReplicas: {max}");
+        }
     }
 }
 

@@ -1,0 +1,689 @@
+//! The objects of one scope — a file, a rendered chart or overlay — that shape how its workloads
+//! roll out and drain beyond their own spec: PodDisruptionBudgets, HorizontalPodAutoscalers, and
+//! the workloads they are matched to, each with where it is.
+//!
+//! Matching follows Kubernetes:
+//! - a PodDisruptionBudget covers the pods of its namespace that its selector selects
+//!   (`pkg/registry/core/pod/storage/eviction.go`, `getPodDisruptionBudgets`; the disruption
+//!   controller's `getPodsForPdb`), a missing selector none and an empty one all of them in
+//!   `policy/v1` (client-go `listers/policy/v1/poddisruptionbudget_expansion.go`), none in
+//!   `policy/v1beta1`; a workload's pods carry its template's labels;
+//! - a HorizontalPodAutoscaler scales the object its `scaleTargetRef` names in its own namespace
+//!   (`pkg/controller/podautoscaler/horizontal.go`, `reconcileAutoscaler`: the group and kind of
+//!   the reference, its name, the HPA's namespace).
+//!
+//! A namespace left out on either side is taken to be the same one, as for Services: a chart or
+//! an overlay applies its objects to one namespace.
+//!
+//! [`Scope::read`] reads one file; a scope of many files is the union of theirs
+//! ([`Scope::union`]), which the rules read the same way. Matching is done once per scope, by
+//! distinct labels, and each budget is judged once ([`Scope::judgement`]), so that a file of many
+//! budgets and workloads stays near linear.
+
+pub mod budget;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use podcycle_k8s::k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec;
+use podcycle_k8s::k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec;
+use podcycle_k8s::{Controller, TypeError};
+
+use super::custom::{self, PodTemplateKinds};
+use super::path::{FieldPath, PathSegment};
+use super::selector;
+use super::tree::ObjectTree;
+use super::{AnyObject, ObjectRef, WorkloadKind, object_ref, objects};
+use crate::source::{SourceFile, Span};
+use crate::yaml::{self, Comments, Document, lookup};
+use budget::{BudgetJudgement, judge_budget};
+
+/// Where an object of the scope is: its file, the document and the object's path in it, and
+/// the line of its `metadata.name` (or of the object itself).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placed {
+    pub file: Arc<str>,
+    pub document: usize,
+    /// Path from the document root to the object: empty, or `items[3]` inside a `List`.
+    pub prefix: FieldPath,
+    pub span: Span,
+    pub line: usize,
+}
+
+impl Placed {
+    /// `web.yaml:12`.
+    pub fn display(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+
+    /// Whether this is the object at `prefix` of document `document` of `file`.
+    pub fn is(&self, file: &str, document: usize, prefix: &FieldPath) -> bool {
+        &*self.file == file && self.document == document && &self.prefix == prefix
+    }
+}
+
+/// How many pods a workload keeps, for a budget that counts them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PodCount {
+    /// `spec.replicas`, written or defaulted (1).
+    Replicas { replicas: i32, written: bool },
+    /// One per node the DaemonSet runs on: a number the manifest does not tell.
+    PerNode,
+    /// A bare Pod: one.
+    One,
+    /// A Job's pods come and go; a custom kind's count is its controller's.
+    Unknown,
+}
+
+/// How the disruption controller finds the scale of a workload's pods, for a budget with a
+/// percentage or `maxUnavailable` (`pkg/controller/disruption/disruption.go`,
+/// `getExpectedScale` and its `finders`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScaleLookup {
+    /// Deployments, ReplicaSets, ReplicationControllers and StatefulSets: their `spec.replicas`.
+    Replicas,
+    /// DaemonSets, Jobs and CronJobs have no `scale` subresource: `getScaleController` fails
+    /// ("does not implement the scale subresource") and the budget allows no disruption.
+    NoScale,
+    /// A bare Pod has no controller: it is left out of the count (`unmanagedPods`).
+    Unmanaged,
+    /// A custom kind: through its `scale` subresource, if it has one.
+    Custom,
+}
+
+/// A workload of the scope, as budgets and autoscalers see it.
+#[derive(Clone, Debug)]
+pub struct ScopedWorkload {
+    pub object: ObjectRef,
+    /// The built-in kind, or for a custom kind the one whose rules its pods follow.
+    pub kind: WorkloadKind,
+    pub custom: bool,
+    /// The labels of the pods of each of its pod templates.
+    pub pod_labels: Vec<BTreeMap<String, String>>,
+    pub pods: PodCount,
+    pub scale: ScaleLookup,
+    pub at: Placed,
+}
+
+/// A PodDisruptionBudget of the scope.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    pub object: ObjectRef,
+    /// `policy/v1beta1`, where an empty selector selects nothing.
+    pub beta: bool,
+    /// Its spec, or why it could not be read.
+    pub spec: Result<PodDisruptionBudgetSpec, TypeError>,
+    pub at: Placed,
+}
+
+/// A HorizontalPodAutoscaler of the scope.
+#[derive(Clone, Debug)]
+pub struct Autoscaler {
+    pub object: ObjectRef,
+    pub spec: Result<HorizontalPodAutoscalerSpec, TypeError>,
+    pub at: Placed,
+}
+
+impl Autoscaler {
+    /// `minReplicas` after defaults (1, `SetDefaults_HorizontalPodAutoscaler`), and
+    /// `maxReplicas`, when the spec could be read.
+    pub fn replicas(&self) -> Option<(i32, i32)> {
+        let spec = self.spec.as_ref().ok()?;
+        Some((spec.min_replicas.unwrap_or(1), spec.max_replicas))
+    }
+}
+
+/// The objects of a scope, and how they are matched.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    workloads: Vec<ScopedWorkload>,
+    budgets: Vec<Budget>,
+    autoscalers: Vec<Autoscaler>,
+    /// Custom resources of kinds podcycle does not know, whose operators may create pods it
+    /// cannot see (a database cluster, a message queue).
+    opaque: Vec<ObjectRef>,
+    index: Index,
+    /// Each budget judged, once, when first asked for.
+    judgements: OnceLock<Vec<BudgetJudgement>>,
+}
+
+/// The labels of a pod template.
+type Labels = BTreeMap<String, String>;
+
+/// Who matches whom, by position in the scope's lists.
+#[derive(Clone, Debug, Default)]
+struct Index {
+    /// For each budget, the workloads whose pods it covers.
+    covered: Vec<Vec<usize>>,
+    /// For each workload, the budgets that cover its pods.
+    covering: Vec<Vec<usize>>,
+    /// For each workload, the autoscaler that scales it.
+    autoscaler: Vec<Option<usize>>,
+    /// The autoscalers by the group (`extensions` read as `apps`), kind and name they target.
+    autoscalers_by_target: BTreeMap<(String, String, String), Vec<usize>>,
+}
+
+/// The group of a target's `apiVersion`: `extensions` served the same Deployments, ReplicaSets
+/// and DaemonSets as `apps`.
+fn target_group(api_version: &str) -> &str {
+    match group(api_version) {
+        "extensions" => "apps",
+        other => other,
+    }
+}
+
+/// Whether objects of an API group are known not to create pods of their own: Kubernetes' own
+/// groups (the core group, a name without a dot, or one under `k8s.io`), and the monitoring
+/// and certificate resources charts most often carry.
+fn creates_no_pods(group: &str) -> bool {
+    !group.contains('.')
+        || group.ends_with(".k8s.io")
+        || matches!(
+            group,
+            "monitoring.coreos.com" | "cert-manager.io" | "acme.cert-manager.io"
+        )
+}
+
+/// Whether two namespaces are the same; a namespace left out on either side is taken to be.
+fn same_namespace(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    }
+}
+
+/// The group of an `apiVersion` (`apps` in `apps/v1`, empty for `v1`).
+fn group(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(group, _)| group)
+}
+
+/// Whether an object's text may hold what a scope is made of, so that files without any are
+/// not read twice.
+pub fn may_hold_scope(text: &str) -> bool {
+    text.contains("PodDisruptionBudget") || text.contains("HorizontalPodAutoscaler")
+}
+
+impl Scope {
+    /// The scope of one file: its budgets and autoscalers and its workloads (the built-in
+    /// kinds, and the custom kinds of `kinds`). Nothing is read from a file that has no
+    /// budget or autoscaler.
+    pub fn read(file: &SourceFile, kinds: &PodTemplateKinds) -> Scope {
+        if !may_hold_scope(&file.text) {
+            return Scope::default();
+        }
+        Scope::read_part(file, kinds)
+    }
+
+    /// The objects of one file of a larger scope (a directory), budgets or not: its workloads
+    /// may be those another file's budgets select. Join the parts with [`Scope::union`].
+    pub fn read_part(file: &SourceFile, kinds: &PodTemplateKinds) -> Scope {
+        let mut scope = Scope::default();
+        let name: Arc<str> = Arc::from(file.path.as_str());
+        yaml::for_each_document_with(&file.text, Comments::Skip, |document| {
+            for object in objects(&document) {
+                scope.add(file, &name, &document, &object, kinds);
+            }
+        });
+        scope.match_objects();
+        scope
+    }
+
+    /// The scope of many parts (the files of a directory), matched once.
+    pub fn union(parts: impl IntoIterator<Item = Scope>) -> Scope {
+        let mut scope = Scope::default();
+        for part in parts {
+            scope.append(part);
+        }
+        scope.match_objects();
+        scope
+    }
+
+    fn append(&mut self, other: Scope) {
+        self.workloads.extend(other.workloads);
+        self.budgets.extend(other.budgets);
+        self.autoscalers.extend(other.autoscalers);
+        self.opaque.extend(other.opaque);
+    }
+
+    pub fn workloads(&self) -> &[ScopedWorkload] {
+        &self.workloads
+    }
+
+    pub fn budgets(&self) -> &[Budget] {
+        &self.budgets
+    }
+
+    pub fn autoscalers(&self) -> &[Autoscaler] {
+        &self.autoscalers
+    }
+
+    /// Custom resources of kinds podcycle does not know, whose operators may create pods it
+    /// cannot see.
+    pub fn opaque(&self) -> &[ObjectRef] {
+        &self.opaque
+    }
+
+    /// Matches budgets and autoscalers with the workloads, once: each budget's selector is
+    /// read against each distinct namespace and label set, not against every workload.
+    fn match_objects(&mut self) {
+        self.judgements = OnceLock::new();
+        // The workloads by the namespace and the labels of their pods.
+        let mut by_labels: BTreeMap<(Option<&str>, &Labels), Vec<usize>> = BTreeMap::new();
+        for (index, workload) in self.workloads.iter().enumerate() {
+            for labels in &workload.pod_labels {
+                by_labels
+                    .entry((workload.object.namespace.as_deref(), labels))
+                    .or_default()
+                    .push(index);
+            }
+        }
+        let mut covered: Vec<Vec<usize>> = vec![Vec::new(); self.budgets.len()];
+        let mut covering: Vec<Vec<usize>> = vec![Vec::new(); self.workloads.len()];
+        for (b, budget) in self.budgets.iter().enumerate() {
+            for ((namespace, labels), workloads) in &by_labels {
+                if budget.selects(*namespace, labels) {
+                    covered[b].extend(workloads);
+                }
+            }
+            covered[b].sort_unstable();
+            covered[b].dedup();
+            for &w in &covered[b] {
+                covering[w].push(b);
+            }
+        }
+        let mut autoscalers_by_target: BTreeMap<(String, String, String), Vec<usize>> =
+            BTreeMap::new();
+        for (a, autoscaler) in self.autoscalers.iter().enumerate() {
+            if let Ok(spec) = &autoscaler.spec {
+                let target = &spec.scale_target_ref;
+                let group = target_group(target.api_version.as_deref().unwrap_or_default());
+                autoscalers_by_target
+                    .entry((group.to_owned(), target.kind.clone(), target.name.clone()))
+                    .or_default()
+                    .push(a);
+            }
+        }
+        self.index = Index {
+            covered,
+            covering,
+            autoscaler: Vec::new(),
+            autoscalers_by_target,
+        };
+        self.index.autoscaler = self
+            .workloads
+            .iter()
+            .map(|workload| self.autoscaler_index(&workload.object))
+            .collect();
+    }
+
+    /// The position of a budget of this scope.
+    fn position(&self, budget: &Budget) -> Option<usize> {
+        self.budgets.iter().position(|b| std::ptr::eq(b, budget))
+    }
+
+    /// What `budget` allows once its pods are healthy, judged once for the scope.
+    pub fn judgement(&self, budget: &Budget) -> &BudgetJudgement {
+        let judgements = self.judgements.get_or_init(|| {
+            self.budgets
+                .iter()
+                .zip(&self.index.covered)
+                .map(|(budget, covered)| {
+                    let selected: Vec<(&ScopedWorkload, Option<(i32, i32)>)> = covered
+                        .iter()
+                        .map(|&w| {
+                            let autoscaler = self.index.autoscaler[w]
+                                .and_then(|a| self.autoscalers[a].replicas());
+                            (&self.workloads[w], autoscaler)
+                        })
+                        .collect();
+                    judge_budget(budget, &selected)
+                })
+                .collect()
+        });
+        static UNKNOWN: OnceLock<BudgetJudgement> = OnceLock::new();
+        self.position(budget)
+            .and_then(|b| judgements.get(b))
+            .unwrap_or_else(|| UNKNOWN.get_or_init(BudgetJudgement::unknown))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.budgets.is_empty() && self.autoscalers.is_empty()
+    }
+
+    fn add(
+        &mut self,
+        file: &SourceFile,
+        name: &Arc<str>,
+        document: &Document,
+        object: &AnyObject,
+        kinds: &PodTemplateKinds,
+    ) {
+        let at = placed(file, name, document, object);
+        let reference = object_ref(document, object);
+        let tree = || ObjectTree::new(document, object.root).ok();
+        match (group(&object.api_version), object.kind.as_str()) {
+            ("policy", "PodDisruptionBudget") => {
+                let Some(tree) = tree() else { return };
+                self.budgets.push(Budget {
+                    beta: object.api_version == "policy/v1beta1",
+                    spec: podcycle_k8s::decode_disruption_budget(&tree, tree.root_index()),
+                    object: reference,
+                    at,
+                });
+            }
+            ("autoscaling", "HorizontalPodAutoscaler") => {
+                let Some(tree) = tree() else { return };
+                self.autoscalers.push(Autoscaler {
+                    spec: podcycle_k8s::decode_autoscaler(&tree, tree.root_index()),
+                    object: reference,
+                    at,
+                });
+            }
+            _ => {
+                if let Some(kind) = WorkloadKind::from_type(&object.api_version, &object.kind) {
+                    let Some(tree) = tree() else { return };
+                    let decoded = podcycle_k8s::decode(kind, &tree, tree.root_index());
+                    let Some(workload) = decoded.workload else {
+                        return;
+                    };
+                    let (pods, scale) = counts(kind, &workload.controller);
+                    self.workloads.push(ScopedWorkload {
+                        object: reference,
+                        kind,
+                        custom: false,
+                        pod_labels: vec![workload.pod_labels],
+                        pods,
+                        scale,
+                        at,
+                    });
+                } else if let Some(kind) = kinds.find(&object.api_version, &object.kind) {
+                    let Ok(value) = yaml::to_json(document, object.root) else {
+                        return;
+                    };
+                    let pod_labels = custom::templates(&kind, &value)
+                        .iter()
+                        .map(|template| labels_of(&template.object["template"]))
+                        .collect();
+                    let pods = value
+                        .pointer("/spec/replicas")
+                        .and_then(serde_json::Value::as_i64)
+                        .and_then(|n| i32::try_from(n).ok())
+                        .map_or(PodCount::Unknown, |replicas| PodCount::Replicas {
+                            replicas,
+                            written: true,
+                        });
+                    self.workloads.push(ScopedWorkload {
+                        object: reference,
+                        kind: kind.like,
+                        custom: true,
+                        pod_labels,
+                        pods,
+                        scale: ScaleLookup::Custom,
+                        at,
+                    });
+                } else if !creates_no_pods(group(&object.api_version)) {
+                    self.opaque.push(reference);
+                }
+            }
+        }
+    }
+
+    /// The budgets that cover a pod with `labels` in `namespace`.
+    pub fn budgets_selecting<'s>(
+        &'s self,
+        namespace: Option<&'s str>,
+        labels: &'s BTreeMap<String, String>,
+    ) -> impl Iterator<Item = &'s Budget> + 's {
+        self.budgets
+            .iter()
+            .filter(move |budget| budget.selects(namespace, labels))
+    }
+
+    /// The budgets that cover the pods of `workload`.
+    pub fn budgets_of<'s>(
+        &'s self,
+        object: &'s ObjectRef,
+        pod_labels: &'s BTreeMap<String, String>,
+    ) -> impl Iterator<Item = &'s Budget> + 's {
+        self.budgets_selecting(object.namespace.as_deref(), pod_labels)
+    }
+
+    /// The workloads whose pods `budget` covers.
+    pub fn selected_by<'s>(
+        &'s self,
+        budget: &'s Budget,
+    ) -> impl Iterator<Item = &'s ScopedWorkload> + 's {
+        self.position(budget)
+            .and_then(|b| self.index.covered.get(b))
+            .into_iter()
+            .flatten()
+            .map(|&w| &self.workloads[w])
+    }
+
+    /// The other budgets that cover the pods of a workload `budget` covers, with that
+    /// workload: the first such workload only.
+    pub fn overlapping<'s>(
+        &'s self,
+        budget: &'s Budget,
+    ) -> Option<(&'s ScopedWorkload, Vec<&'s Budget>)> {
+        let b = self.position(budget)?;
+        self.index.covered[b].iter().find_map(|&w| {
+            let others: Vec<&Budget> = self.index.covering[w]
+                .iter()
+                .filter(|&&other| other != b)
+                .map(|&other| &self.budgets[other])
+                .collect();
+            (!others.is_empty()).then(|| (&self.workloads[w], others))
+        })
+    }
+
+    /// The autoscaler that scales `object`, if one in the scope names it.
+    pub fn autoscaler_of(&self, object: &ObjectRef) -> Option<&Autoscaler> {
+        self.autoscaler_index(object).map(|a| &self.autoscalers[a])
+    }
+
+    fn autoscaler_index(&self, object: &ObjectRef) -> Option<usize> {
+        let name = object.name.as_deref()?;
+        let key = (
+            target_group(&object.api_version),
+            object.kind.as_str(),
+            name,
+        );
+        self.index
+            .autoscalers_by_target
+            .get(&(key.0.to_owned(), key.1.to_owned(), key.2.to_owned()))?
+            .iter()
+            .copied()
+            .find(|&a| {
+                same_namespace(
+                    self.autoscalers[a].object.namespace.as_deref(),
+                    object.namespace.as_deref(),
+                )
+            })
+    }
+}
+
+impl Budget {
+    /// Whether the budget covers a pod with `labels` in `namespace`.
+    pub fn selects(&self, namespace: Option<&str>, labels: &BTreeMap<String, String>) -> bool {
+        let Ok(spec) = &self.spec else {
+            return false;
+        };
+        if !same_namespace(self.object.namespace.as_deref(), namespace) {
+            return false;
+        }
+        let empty = spec.selector.as_ref().is_some_and(|s| {
+            s.match_labels.as_ref().is_none_or(BTreeMap::is_empty)
+                && s.match_expressions.as_ref().is_none_or(Vec::is_empty)
+        });
+        if self.beta && empty {
+            return false;
+        }
+        selector::matches(spec.selector.as_ref(), labels)
+    }
+}
+
+/// How many pods a built-in workload keeps, and how the disruption controller finds its scale.
+fn counts(kind: WorkloadKind, controller: &Controller) -> (PodCount, ScaleLookup) {
+    let replicas = |written: Option<i32>| PodCount::Replicas {
+        replicas: written.unwrap_or(1),
+        written: written.is_some(),
+    };
+    match (kind, controller) {
+        (_, Controller::Deployment(spec)) => (replicas(spec.replicas), ScaleLookup::Replicas),
+        (_, Controller::ReplicaSet(spec)) => (replicas(spec.replicas), ScaleLookup::Replicas),
+        (_, Controller::ReplicationController(spec)) => {
+            (replicas(spec.replicas), ScaleLookup::Replicas)
+        }
+        (_, Controller::StatefulSet(spec)) => (replicas(spec.replicas), ScaleLookup::Replicas),
+        (_, Controller::DaemonSet(_)) => (PodCount::PerNode, ScaleLookup::NoScale),
+        (_, Controller::Job(_) | Controller::CronJob(_)) => {
+            (PodCount::Unknown, ScaleLookup::NoScale)
+        }
+        (WorkloadKind::Pod, Controller::None) => (PodCount::One, ScaleLookup::Unmanaged),
+        (_, Controller::None) => (PodCount::Unknown, ScaleLookup::Unmanaged),
+    }
+}
+
+/// The labels of a pod template built from a custom kind (`template.metadata.labels`).
+fn labels_of(template: &serde_json::Value) -> BTreeMap<String, String> {
+    template
+        .pointer("/metadata/labels")
+        .and_then(serde_json::Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+        .collect()
+}
+
+/// Where an object is: the value of its `metadata.name`, else the object.
+fn placed(file: &SourceFile, name: &Arc<str>, document: &Document, object: &AnyObject) -> Placed {
+    let located = lookup(
+        document,
+        object.root,
+        &[
+            PathSegment::Key("metadata".to_owned()),
+            PathSegment::Key("name".to_owned()),
+        ],
+    );
+    let span = if located.complete {
+        located.value
+    } else {
+        document.node(object.root).span
+    };
+    Placed {
+        file: Arc::clone(name),
+        document: document.index,
+        prefix: object.prefix.clone(),
+        span,
+        line: file.line_col(span.start).line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scope_of(text: &str) -> Scope {
+        Scope::read(
+            &SourceFile::new("s.yaml".to_owned(), text.to_owned()),
+            &PodTemplateKinds::default(),
+        )
+    }
+
+    const FILE: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web, tier: front}}
+    spec: {containers: [{name: web, image: nginx}]}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: agent}]}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: shop}
+spec:
+  minAvailable: 2
+  selector: {matchLabels: {app: web}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: other, namespace: other}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: web}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: shop}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 10
+";
+
+    #[test]
+    fn budgets_and_autoscalers_are_matched_by_namespace_selector_and_reference() {
+        let scope = scope_of(FILE);
+        assert_eq!(scope.workloads().len(), 2);
+        assert_eq!(scope.budgets().len(), 2);
+        let web = &scope.workloads()[0];
+        assert_eq!(
+            web.pods,
+            PodCount::Replicas {
+                replicas: 3,
+                written: true
+            }
+        );
+        assert_eq!(scope.workloads()[1].scale, ScaleLookup::NoScale);
+        let covering: Vec<&str> = scope
+            .budgets_of(&web.object, &web.pod_labels[0])
+            .filter_map(|b| b.object.name.as_deref())
+            .collect();
+        assert_eq!(covering, ["web"]);
+        let selected: Vec<&str> = scope
+            .selected_by(&scope.budgets()[0])
+            .filter_map(|w| w.object.name.as_deref())
+            .collect();
+        assert_eq!(selected, ["web"]);
+        assert_eq!(scope.selected_by(&scope.budgets()[1]).count(), 0);
+        let autoscaler = scope
+            .autoscaler_of(&web.object)
+            .expect("the HPA targets web");
+        assert_eq!(autoscaler.replicas(), Some((1, 10)));
+        assert!(scope.autoscaler_of(&scope.workloads()[1].object).is_none());
+        assert_eq!(web.at.line, 3);
+    }
+
+    #[test]
+    fn files_without_budgets_or_autoscalers_are_not_read() {
+        let scope =
+            scope_of("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: []}\n");
+        assert!(scope.workloads().is_empty());
+        assert!(scope.is_empty());
+    }
+
+    #[test]
+    fn a_beta_budget_with_an_empty_selector_selects_nothing() {
+        let scope = scope_of(
+            "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: b}\nspec: {minAvailable: 1, selector: {}}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: a}\nspec: {minAvailable: 1, selector: {}}\n",
+        );
+        let labels: BTreeMap<String, String> = [("app".to_owned(), "x".to_owned())].into();
+        let names: Vec<&str> = scope
+            .budgets_selecting(None, &labels)
+            .filter_map(|b| b.object.name.as_deref())
+            .collect();
+        assert_eq!(names, ["a"]);
+    }
+}

@@ -1,0 +1,84 @@
+//! The objects applied together: a PodDisruptionBudget or a HorizontalPodAutoscaler is matched
+//! with the workloads of every manifest of its directory, as `kubectl apply -f DIR` applies
+//! them together — not only those of its own file. (A rendered chart or overlay is one output,
+//! its own scope.)
+//!
+//! The scope of a directory is gathered before its files are linted and travels in their
+//! [`FilePlan`], so that `check`, `explain` and `--fix` lint each file against the same
+//! objects and never disagree. Only directories where a file names a budget or an autoscaler
+//! get one: elsewhere a file's own scope says the same.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::files::{read_path, text_of};
+use super::options::FilePlan;
+use crate::lint::FileRole;
+use crate::model::scope::{Scope, may_hold_scope};
+use crate::safe_fs::Reader;
+use crate::source::SourceFile;
+
+/// Gives every manifest of a directory that holds a budget or an autoscaler, among `files`,
+/// the scope of all the manifests of that directory in `files`. Files that cannot be read are
+/// left out of it (linting them reports why).
+pub fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)]) {
+    let mut by_directory: BTreeMap<&Path, Vec<usize>> = BTreeMap::new();
+    for (index, (path, plan)) in files.iter().enumerate() {
+        if plan.role == FileRole::Manifest {
+            let directory = path.parent().unwrap_or(Path::new(""));
+            by_directory.entry(directory).or_default().push(index);
+        }
+    }
+    // One file alone is its own scope already.
+    let candidates: Vec<usize> = by_directory
+        .into_values()
+        .filter(|members| members.len() > 1)
+        .flatten()
+        .collect();
+    let reader = Reader::default();
+    let names_matched_kind: Vec<bool> = candidates
+        .par_iter()
+        .map(|&index| {
+            // A directory where no file names a budget or an autoscaler matches nothing
+            // across its files.
+            read_path(&reader, &files[index].0)
+                .is_ok_and(|(_, bytes)| may_hold_scope(&String::from_utf8_lossy(&bytes)))
+        })
+        .collect();
+    let mut shared: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
+    for (&index, _) in candidates
+        .iter()
+        .zip(&names_matched_kind)
+        .filter(|(_, named)| **named)
+    {
+        let directory = directory_of(&files[index].0);
+        shared.insert(directory, Vec::new());
+    }
+    for &index in &candidates {
+        if let Some(members) = shared.get_mut(&directory_of(&files[index].0)) {
+            members.push(index);
+        }
+    }
+    for members in shared.into_values() {
+        let scopes: Vec<Scope> = members
+            .par_iter()
+            .filter_map(|&index| {
+                let (path, plan) = &files[index];
+                let (name, bytes) = read_path(&reader, path).ok()?;
+                let file = SourceFile::new(name, text_of(bytes).0);
+                Some(Scope::read_part(&file, plan.settings.pod_templates()))
+            })
+            .collect();
+        let scope = Arc::new(Scope::union(scopes));
+        for index in members {
+            files[index].1.scope = Some(Arc::clone(&scope));
+        }
+    }
+}
+
+fn directory_of(path: &Path) -> PathBuf {
+    path.parent().unwrap_or(Path::new("")).to_path_buf()
+}
