@@ -23,6 +23,7 @@ mod job;
 mod statefulset;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 pub use daemonset::{DaemonSetPlan, DaemonSetStrategy};
 pub use deployment::{
@@ -174,7 +175,9 @@ pub enum Plan {
 #[derive(Clone, Debug)]
 pub struct CoveringBudget {
     pub object: ObjectRef,
-    pub judgement: BudgetJudgement,
+    /// Shared by every workload the budget covers: it lists them all, so a copy per workload
+    /// would cost the square of their number.
+    pub judgement: Arc<BudgetJudgement>,
 }
 
 /// The rollout of one workload.
@@ -233,7 +236,7 @@ impl Rollout {
             .budgets_of(source.object, source.pod_labels)
             .map(|budget: &Budget| CoveringBudget {
                 object: budget.object.clone(),
-                judgement: source.scope.judgement(budget).clone(),
+                judgement: Arc::clone(source.scope.judgement(budget)),
             })
             .collect();
         Some(Rollout {

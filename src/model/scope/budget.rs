@@ -231,7 +231,7 @@ mod tests {
             &SourceFile::new("b.yaml".to_owned(), text),
             &PodTemplateKinds::default(),
         );
-        scope.judgement(&scope.budgets()[0]).clone()
+        BudgetJudgement::clone(scope.judgement(&scope.budgets()[0]))
     }
 
     const WEB: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx}]}";

@@ -144,7 +144,7 @@ pub struct Scope {
     opaque: Vec<ObjectRef>,
     index: Index,
     /// Each budget judged, once, when first asked for.
-    judgements: OnceLock<Vec<BudgetJudgement>>,
+    judgements: OnceLock<Vec<Arc<BudgetJudgement>>>,
 }
 
 /// The labels of a pod template.
@@ -322,7 +322,7 @@ impl Scope {
     }
 
     /// What `budget` allows once its pods are healthy, judged once for the scope.
-    pub fn judgement(&self, budget: &Budget) -> &BudgetJudgement {
+    pub fn judgement(&self, budget: &Budget) -> &Arc<BudgetJudgement> {
         let judgements = self.judgements.get_or_init(|| {
             self.budgets
                 .iter()
@@ -336,14 +336,14 @@ impl Scope {
                             (&self.workloads[w], autoscaler)
                         })
                         .collect();
-                    judge_budget(budget, &selected)
+                    Arc::new(judge_budget(budget, &selected))
                 })
                 .collect()
         });
-        static UNKNOWN: OnceLock<BudgetJudgement> = OnceLock::new();
+        static UNKNOWN: OnceLock<Arc<BudgetJudgement>> = OnceLock::new();
         self.position(budget)
             .and_then(|b| judgements.get(b))
-            .unwrap_or_else(|| UNKNOWN.get_or_init(BudgetJudgement::unknown))
+            .unwrap_or_else(|| UNKNOWN.get_or_init(|| Arc::new(BudgetJudgement::unknown())))
     }
 
     pub fn is_empty(&self) -> bool {
