@@ -51,7 +51,7 @@ fn is_one(count: &usize) -> bool {
 
 /// Recorded findings, and how many of each are left to match.
 #[derive(Debug, Default)]
-pub struct Baseline {
+pub(crate) struct Baseline {
     /// The directory file paths are relative to.
     dir: PathBuf,
     remaining: BTreeMap<Identity, usize>,
@@ -65,7 +65,7 @@ pub struct Baseline {
 
 impl Baseline {
     /// An empty baseline for a file in `dir`.
-    pub fn new(dir: &Path) -> Baseline {
+    pub(crate) fn new(dir: &Path) -> Baseline {
         Baseline {
             dir: normalize(dir),
             ..Baseline::default()
@@ -73,7 +73,7 @@ impl Baseline {
     }
 
     /// Reads a baseline written by [`Baseline::to_json`]; `dir` is the directory it is in.
-    pub fn parse(dir: &Path, text: &str) -> Result<Baseline, String> {
+    pub(crate) fn parse(dir: &Path, text: &str) -> Result<Baseline, String> {
         let file: BaselineFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
         let containers = match file.podcycle_baseline {
             1 => ContainerKey::Index,
@@ -103,7 +103,7 @@ impl Baseline {
     /// Writes the baseline to `path` the way `--output` is written: not through a symbolic
     /// link (nor a linked directory that leads out of the tree), with the usual permissions of
     /// a new file.
-    pub fn write(&self, path: &Path) -> Result<(), String> {
+    pub(crate) fn write(&self, path: &Path) -> Result<(), String> {
         use std::io::Write;
         let mut file = crate::safe_fs::create_file(path, crate::safe_fs::Existing::Replace)
             .map_err(|error| error.to_string())?;
@@ -114,7 +114,7 @@ impl Baseline {
 
     /// The file's path as the baseline records it: relative to the baseline's directory
     /// when the file is under it, with `/` between components.
-    pub fn file_key(&self, path: &str) -> String {
+    pub(crate) fn file_key(&self, path: &str) -> String {
         if path == "-" {
             return path.to_owned();
         }
@@ -128,7 +128,7 @@ impl Baseline {
     }
 
     /// Records `diagnostics` of `file`.
-    pub fn record(&mut self, file: &SourceFile, diagnostics: &[Diagnostic]) {
+    pub(crate) fn record(&mut self, file: &SourceFile, diagnostics: &[Diagnostic]) {
         let key = self.file_key(&file.path);
         for diagnostic in diagnostics {
             *self
@@ -139,7 +139,7 @@ impl Baseline {
     }
 
     /// Removes from `diagnostics` those the baseline records, as many of each as it counts.
-    pub fn filter(&mut self, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
+    pub(crate) fn filter(&mut self, file: &SourceFile, diagnostics: &mut Vec<Diagnostic>) {
         let key = self.file_key(&file.path);
         self.seen_files.insert(key.clone());
         diagnostics.retain(|diagnostic| {
@@ -157,7 +157,7 @@ impl Baseline {
 
     /// How many recorded findings of the files compared so far no longer occur. Files that
     /// were not checked (pre-commit names only the changed ones) are not counted.
-    pub fn stale(&self) -> usize {
+    pub(crate) fn stale(&self) -> usize {
         self.remaining
             .iter()
             .filter(|(identity, _)| self.seen_files.contains(&identity.file))
@@ -166,16 +166,12 @@ impl Baseline {
     }
 
     /// How many findings it records.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.remaining.values().sum()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The baseline as a JSON document, sorted, so that it diffs well under version control.
-    pub fn to_json(&self) -> String {
+    pub(crate) fn to_json(&self) -> String {
         let file = BaselineFile {
             podcycle_baseline: VERSION,
             findings: self

@@ -89,7 +89,7 @@ impl Enforcement {
         Enforcement::Renderer,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Enforcement::Decoder => "decoder",
             Enforcement::ApiServer => "api-server",
@@ -113,7 +113,7 @@ impl Enforcement {
     }
 
     /// One sentence for documentation: what the claim means.
-    pub fn meaning(self) -> &'static str {
+    pub(crate) fn meaning(self) -> &'static str {
         match self {
             Enforcement::Decoder => "kubectl's decoder refuses the document",
             Enforcement::ApiServer => "the API server rejects the object",
@@ -149,7 +149,7 @@ pub struct Label {
 
 impl Label {
     /// A label in the diagnostic's own file.
-    pub fn new(span: Span, message: impl Into<String>) -> Label {
+    pub(crate) fn new(span: Span, message: impl Into<String>) -> Label {
         Label {
             span,
             message: message.into(),
@@ -158,7 +158,7 @@ impl Label {
     }
 
     /// The file the label points into, given the diagnostic's own.
-    pub fn file_or<'a>(&'a self, own: &'a SourceFile) -> &'a SourceFile {
+    pub(crate) fn file_or<'a>(&'a self, own: &'a SourceFile) -> &'a SourceFile {
         self.file.as_deref().unwrap_or(own)
     }
 }
@@ -171,7 +171,7 @@ pub enum RenderTool {
 }
 
 impl RenderTool {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             RenderTool::Helm => "helm",
             RenderTool::Kustomize => "kustomize",
@@ -206,7 +206,7 @@ pub enum Placement {
 }
 
 impl Placement {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Placement::Exact => "exact",
             Placement::Object => "object",
@@ -255,7 +255,7 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A finding with only what every finding has: the rest (help, notes, labels, object,
     /// container, field, fixes, rendering) is added by its producer where it has it.
-    pub fn new(
+    pub(crate) fn new(
         rule: &'static str,
         severity: Severity,
         enforcement: Enforcement,
@@ -282,17 +282,17 @@ impl Diagnostic {
     /// Whether `other` reports the same thing at the same place: a finding rendered twice (a
     /// base linted as it is and through its overlay, a chart rendered for two environments), or
     /// the one a document kept after its suppressions.
-    pub fn same_finding(&self, other: &Diagnostic) -> bool {
+    pub(crate) fn same_finding(&self, other: &Diagnostic) -> bool {
         self.rule == other.rule && self.span == other.span && self.message == other.message
     }
 
     /// Output order: position, then rule name, then message, so output is deterministic.
-    pub fn sort_key(&self) -> (u32, u32, &'static str, &str) {
+    pub(crate) fn sort_key(&self) -> (u32, u32, &'static str, &str) {
         (self.span.start, self.span.end, self.rule, &self.message)
     }
 }
 
-pub fn sort(diagnostics: &mut [Diagnostic]) {
+pub(crate) fn sort(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by(|a, b| {
         a.sort_key()
             .cmp(&b.sort_key())

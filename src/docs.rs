@@ -8,7 +8,7 @@ use crate::fix::FixAvailability;
 use crate::rules::{ALL_RULES, Rule};
 
 /// The `## What it does` section of a rule's documentation, as one paragraph of Markdown.
-pub fn what_it_does(rule: &Rule) -> String {
+pub(crate) fn what_it_does(rule: &Rule) -> String {
     let documentation = rule.documentation();
     let section = documentation
         .split("## What it does")
@@ -59,7 +59,7 @@ pub fn rule_page(rule: &Rule) -> String {
 }
 
 /// Whether and how `check --fix` fixes the rule's findings, in one phrase.
-pub fn fix_availability(rule: &Rule) -> &'static str {
+pub(crate) fn fix_availability(rule: &Rule) -> &'static str {
     match rule.fix {
         FixAvailability::None => "none",
         FixAvailability::Sometimes => {

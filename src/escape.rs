@@ -34,7 +34,7 @@ pub fn is_unsafe(c: char) -> bool {
 /// `text` with every [unsafe](is_unsafe) character written as an escape a reader can see:
 /// `\n`, `\r`, `\t`, and `\u{1b}` for the others, as Rust writes them. Borrowed when there is
 /// nothing to escape, which is nearly always.
-pub fn escape_controls(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape_controls(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_unsafe) {
         return Cow::Borrowed(text);
     }
@@ -57,7 +57,7 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
 /// and line breaks stay (a lone `\r` becomes `\n`, since it ends a line as YAML reads it), and
 /// each other unsafe character becomes one `\u{FFFD}`. Returns the text and, for offsets into
 /// the original, where they land in it ([`Remap::offset`]).
-pub fn escape_source(text: &str) -> (Cow<'_, str>, Remap) {
+pub(crate) fn escape_source(text: &str) -> (Cow<'_, str>, Remap) {
     let bytes = text.as_bytes();
     let kept = |at: usize, c: char| match c {
         '\t' | '\n' => true,
@@ -86,13 +86,13 @@ pub fn escape_source(text: &str) -> (Cow<'_, str>, Remap) {
 
 /// Where offsets into a text land after [`escape_source`].
 #[derive(Debug, Default)]
-pub struct Remap {
+pub(crate) struct Remap {
     /// From each offset just after a replaced character, the total shift so far.
     shifts: Vec<(usize, isize)>,
 }
 
 impl Remap {
-    pub fn offset(&self, offset: usize) -> usize {
+    pub(crate) fn offset(&self, offset: usize) -> usize {
         let index = self.shifts.partition_point(|&(at, _)| at <= offset);
         match index.checked_sub(1) {
             Some(i) => offset.saturating_add_signed(self.shifts[i].1),
@@ -105,14 +105,14 @@ impl Remap {
 /// written in many pieces where names from the manifest cannot be told from the writer's own
 /// text (`explain`'s timeline and chart). A name's own line break still passes: such outputs
 /// should also escape each name with [`escape_controls`].
-pub struct ControlFilter<W> {
+pub(crate) struct ControlFilter<W> {
     inner: W,
     /// The start of a character cut between two writes.
     partial: Vec<u8>,
 }
 
 impl<W: std::io::Write> ControlFilter<W> {
-    pub fn new(inner: W) -> ControlFilter<W> {
+    pub(crate) fn new(inner: W) -> ControlFilter<W> {
         ControlFilter {
             inner,
             partial: Vec::new(),

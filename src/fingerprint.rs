@@ -12,7 +12,7 @@ use crate::source::SourceFile;
 
 /// The object a finding is in, as a cluster names it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct ObjectName {
+pub(crate) struct ObjectName {
     pub kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
@@ -23,7 +23,7 @@ pub struct ObjectName {
 /// A finding's identity. Findings outside any object (a syntax error) have no object or
 /// field; the text of their line stands in for them.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct Identity {
+pub(crate) struct Identity {
     pub rule: String,
     /// The file's path, with `/` between components.
     pub file: String,
@@ -38,7 +38,7 @@ pub struct Identity {
 
 /// How a finding's field names the container it is in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ContainerKey {
+pub(crate) enum ContainerKey {
     /// By name, `containers[name=web]`: what identities are made of.
     #[default]
     Name,
@@ -48,12 +48,12 @@ pub enum ContainerKey {
 
 impl Identity {
     /// The identity of `diagnostic` in `file`, with the file named `path`.
-    pub fn of(path: &str, file: &SourceFile, diagnostic: &Diagnostic) -> Identity {
+    pub(crate) fn of(path: &str, file: &SourceFile, diagnostic: &Diagnostic) -> Identity {
         Identity::keyed(path, file, diagnostic, ContainerKey::Name)
     }
 
     /// [`Identity::of`], with the container in the field named as `key` says.
-    pub fn keyed(
+    pub(crate) fn keyed(
         path: &str,
         file: &SourceFile,
         diagnostic: &Diagnostic,
@@ -85,7 +85,7 @@ impl Identity {
     }
 
     /// A 64-bit hash of the identity, as 16 hex digits; the same on every platform.
-    pub fn hash(&self) -> String {
+    pub(crate) fn hash(&self) -> String {
         let mut hash = Fnv::default();
         hash.write(&self.rule);
         hash.write(&self.file);
@@ -136,7 +136,7 @@ fn field_by_container_name(field: &str, name: &str) -> String {
 
 /// 64-bit FNV-1a: tiny, and the same on every platform and Rust version, which fingerprints
 /// need (`std`'s hashers promise neither).
-pub struct Fnv(u64);
+pub(crate) struct Fnv(u64);
 
 impl Default for Fnv {
     fn default() -> Self {
@@ -146,7 +146,7 @@ impl Default for Fnv {
 
 impl Fnv {
     /// Adds `text`, then a separator, which keeps ("ab", "c") apart from ("a", "bc").
-    pub fn write(&mut self, text: &str) {
+    pub(crate) fn write(&mut self, text: &str) {
         for byte in text.bytes() {
             self.byte(byte);
         }
@@ -158,7 +158,7 @@ impl Fnv {
         self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
     }
 
-    pub fn finish(&self) -> u64 {
+    pub(crate) fn finish(&self) -> u64 {
         self.0
     }
 }

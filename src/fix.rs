@@ -22,7 +22,7 @@ pub enum Applicability {
 }
 
 impl Applicability {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Applicability::Safe => "safe",
             Applicability::Unsafe => "unsafe",
@@ -33,7 +33,7 @@ impl Applicability {
 /// Whether `--fix` edits the file named `path`: fixes are written as YAML (a block mapping, a
 /// comment), so JSON files are left as they are, and their findings are not counted as
 /// fixable.
-pub fn edits_file(path: &str) -> bool {
+pub(crate) fn edits_file(path: &str) -> bool {
     !std::path::Path::new(path)
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
@@ -51,7 +51,7 @@ pub enum FixAvailability {
 }
 
 impl FixAvailability {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             FixAvailability::None => "none",
             FixAvailability::Sometimes => "sometimes",
@@ -109,7 +109,7 @@ pub struct TextEdit {
 
 impl Fix {
     /// A safe fix whose paths start at the object root, as rules write them.
-    pub fn new(title: impl Into<String>, edits: Vec<FixEdit>) -> Fix {
+    pub(crate) fn new(title: impl Into<String>, edits: Vec<FixEdit>) -> Fix {
         Fix {
             title: title.into(),
             applicability: Applicability::Safe,
@@ -120,7 +120,7 @@ impl Fix {
     }
 
     /// A fix that changes behaviour beyond the finding ([`Applicability::Unsafe`]).
-    pub fn new_unsafe(title: impl Into<String>, edits: Vec<FixEdit>) -> Fix {
+    pub(crate) fn new_unsafe(title: impl Into<String>, edits: Vec<FixEdit>) -> Fix {
         Fix {
             applicability: Applicability::Unsafe,
             ..Fix::new(title, edits)
@@ -130,7 +130,7 @@ impl Fix {
     /// The same fix with paths from the document root: the object sits at `prefix` (inside a
     /// `List`) of the stream's document number `document`.
     #[must_use]
-    pub fn within(self, prefix: &FieldPath, document: usize) -> Fix {
+    pub(crate) fn within(self, prefix: &FieldPath, document: usize) -> Fix {
         let rebase = |path: FieldPath| prefix.join(path.segments());
         Fix {
             title: self.title,

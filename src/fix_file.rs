@@ -16,11 +16,11 @@ use crate::yaml::parse_stream;
 
 /// At most this many passes over a file: each fixes what the previous one left, and a fix
 /// that keeps producing new fixable findings must not loop forever.
-pub const MAX_PASSES: usize = 10;
+pub(crate) const MAX_PASSES: usize = 10;
 
 /// What fixing a file did.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Fixed {
+pub(crate) struct Fixed {
     /// The text after every pass.
     pub text: String,
     /// How many findings each rule had fixed.
@@ -29,15 +29,18 @@ pub struct Fixed {
     pub undone: bool,
 }
 
+impl Fixed {}
+
+#[cfg(test)]
 impl Fixed {
-    pub fn count(&self) -> usize {
+    fn count(&self) -> usize {
         self.by_rule.values().sum()
     }
 }
 
 /// The edits of one pass over `text` and the rules of the findings they fix; none when no
 /// finding has an allowed fix that renders.
-pub fn one_pass(
+pub(crate) fn one_pass(
     text: &str,
     diagnostics: &[Diagnostic],
     allowed: Applicability,
@@ -82,7 +85,7 @@ fn overlap(a: &TextEdit, b: &TextEdit) -> bool {
 
 /// Fixes `text` pass after pass; `lint` gives the findings of a text (with the file's
 /// settings).
-pub fn fix_text(
+pub(crate) fn fix_text(
     text: &str,
     allowed: Applicability,
     lint: &mut dyn FnMut(&str) -> Vec<Diagnostic>,

@@ -3,18 +3,16 @@
 //! already there. The editor's "ignore" quick fix writes one; `check --add-ignore REASON`
 //! writes one for every current finding of a file.
 
-use std::collections::BTreeMap;
-
 use crate::diagnostics::Diagnostic;
 use crate::fix::TextEdit;
 use crate::source::{LineIndex, Span};
 use crate::suppression::{COMMENT_PREFIX, REASON_PLACEHOLDER};
 
 /// Rules that a comment cannot silence: a syntax error is fixed, not ignored.
-pub const NOT_SUPPRESSIBLE: &[&str] = &["yaml-syntax"];
+pub(crate) const NOT_SUPPRESSIBLE: &[&str] = &["yaml-syntax"];
 
 /// Why a reason cannot be written into a comment.
-pub fn check_reason(reason: &str) -> Result<(), String> {
+pub(crate) fn check_reason(reason: &str) -> Result<(), String> {
     if !reason.chars().any(char::is_alphanumeric) {
         return Err(
             "the reason must say something: `--add-ignore \"known before rollout\"`".to_owned(),
@@ -39,7 +37,7 @@ pub fn check_reason(reason: &str) -> Result<(), String> {
 /// The edit that silences `rules` on `line` (0-based) of `text`: the rules added to an ignore
 /// comment alone on the line above, or a new comment line above it. `None` when the comment
 /// above names them all already.
-pub fn ignore_line(
+pub(crate) fn ignore_line(
     text: &str,
     lines: &LineIndex,
     line: usize,
@@ -80,7 +78,7 @@ pub fn ignore_line(
 }
 
 /// The edit that silences one finding (the editor's quick fix).
-pub fn ignore_comment(
+pub(crate) fn ignore_comment(
     text: &str,
     lines: &LineIndex,
     diagnostic: &Diagnostic,
@@ -93,11 +91,24 @@ pub fn ignore_comment(
     ignore_line(text, lines, line, &[diagnostic.rule], reason)
 }
 
+/// The rule list of a line that holds only an ignore comment, and the offset of its `]`.
+fn ignore_list(line: &str) -> Option<(&str, usize)> {
+    let trimmed = line.trim_start();
+    let rest = trimmed.strip_prefix('#')?.trim_start();
+    let rest = rest.strip_prefix(COMMENT_PREFIX)?.trim_start();
+    let list = rest.strip_prefix("ignore[")?;
+    let close = list.find(']')?;
+    let offset = line.len() - list.len() + close;
+    Some((&list[..close], offset))
+}
+
 /// The edits that silence every suppressible finding of a file: one comment per line with
 /// findings, naming their rules in order.
-pub fn ignore_all(text: &str, diagnostics: &[Diagnostic], reason: &str) -> Vec<TextEdit> {
+#[cfg(test)]
+pub(crate) fn ignore_all(text: &str, diagnostics: &[Diagnostic], reason: &str) -> Vec<TextEdit> {
     let lines = LineIndex::new(text);
-    let mut by_line: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+    let mut by_line: std::collections::BTreeMap<usize, Vec<&str>> =
+        std::collections::BTreeMap::new();
     for diagnostic in diagnostics {
         if NOT_SUPPRESSIBLE.contains(&diagnostic.rule) {
             continue;
@@ -113,17 +124,6 @@ pub fn ignore_all(text: &str, diagnostics: &[Diagnostic], reason: &str) -> Vec<T
         .iter()
         .filter_map(|(&line, rules)| ignore_line(text, &lines, line, rules, reason))
         .collect()
-}
-
-/// The rule list of a line that holds only an ignore comment, and the offset of its `]`.
-fn ignore_list(line: &str) -> Option<(&str, usize)> {
-    let trimmed = line.trim_start();
-    let rest = trimmed.strip_prefix('#')?.trim_start();
-    let rest = rest.strip_prefix(COMMENT_PREFIX)?.trim_start();
-    let list = rest.strip_prefix("ignore[")?;
-    let close = list.find(']')?;
-    let offset = line.len() - list.len() + close;
-    Some((&list[..close], offset))
 }
 
 #[cfg(test)]

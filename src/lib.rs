@@ -7,7 +7,7 @@
 //! run for every front end, and [`cli`] and [`lsp`] talk to the user. docs/architecture.md draws
 //! the layers.
 
-pub mod baseline;
+mod baseline;
 pub mod cli;
 pub mod config;
 pub mod diagnostics;
@@ -15,10 +15,10 @@ pub mod discovery;
 pub mod docs;
 pub mod escape;
 pub mod explain;
-pub mod fingerprint;
+mod fingerprint;
 pub mod fix;
-pub mod fix_file;
-pub mod ignore_comment;
+mod fix_file;
+mod ignore_comment;
 pub mod lifecycle;
 pub mod lint;
 pub mod lsp;
@@ -27,7 +27,7 @@ pub mod render;
 pub mod report;
 pub mod rules;
 pub mod run;
-pub mod safe_fs;
+mod safe_fs;
 pub mod settings;
 pub mod source;
 mod suggest;

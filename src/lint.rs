@@ -50,7 +50,7 @@ struct Partial {
 }
 
 /// A pod spec and the lifecycle derived from it.
-pub type PodParts<'a> = (&'a PodSite<'a>, &'a Lifecycle<'a>);
+pub(crate) type PodParts<'a> = (&'a PodSite<'a>, &'a Lifecycle<'a>);
 
 /// A workload object met while linting, for callers that need more than diagnostics (the
 /// explain command): its pod spec and lifecycle when they could be read, and its findings.
@@ -210,7 +210,11 @@ fn apply_suppressions(
 
 /// The diagnostic for a file that is not valid UTF-8, at the first bad byte. `text` is the
 /// lossy copy the caller lints, where that byte became a replacement character.
-pub fn invalid_utf8(settings: &Settings, text: &str, valid_up_to: usize) -> Option<Diagnostic> {
+pub(crate) fn invalid_utf8(
+    settings: &Settings,
+    text: &str,
+    valid_up_to: usize,
+) -> Option<Diagnostic> {
     let rule = &crate::rules::YAML_SYNTAX;
     if !settings.runs(rule) {
         return None;
@@ -776,7 +780,7 @@ fn run_checks<C>(
 /// The span of a field, by path from the document's root: its key or its value where the
 /// field exists, else the deepest part of the path that exists (the mapping that lacks the
 /// field).
-pub fn locate(document: &Document, path: &FieldPath, part: Part) -> Span {
+pub(crate) fn locate(document: &Document, path: &FieldPath, part: Part) -> Span {
     let Some(root) = document.root else {
         return document.span;
     };

@@ -53,7 +53,7 @@ impl FileKind {
     /// The most podcycle reads of a file of this kind. Manifests far beyond any real one (the
     /// largest CRD bundles are tens of MiB) still fit; configuration and kustomization files are
     /// small by nature.
-    pub const fn max_bytes(self) -> u64 {
+    pub(crate) const fn max_bytes(self) -> u64 {
         match self {
             FileKind::Manifest => 256 * MIB,
             FileKind::Config => MIB,
@@ -169,13 +169,17 @@ fn shown(path: &Path) -> String {
 /// documentation): regular files only, up to the kind's size cap, following symbolic links only
 /// inside the tree — the current directory when `path` is under it, else `path`'s directory.
 /// To read many files, read them through one [`Reader`].
-pub fn read_file(path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_file(path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
     Reader::default().read(path, kind)
 }
 
 /// [`read_file`] with the tree given: symbolic links may lead anywhere under `tree`, and
 /// nowhere else. `path` is expected under `tree`.
-pub fn read_file_within(path: &Path, tree: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_file_within(
+    path: &Path,
+    tree: &Path,
+    kind: FileKind,
+) -> Result<Vec<u8>, ReadError> {
     Reader::default().read_within(path, tree, kind)
 }
 
@@ -304,12 +308,12 @@ fn parent_or_current(path: &Path) -> &Path {
 }
 
 /// Reads standard input, up to the cap of `kind`.
-pub fn read_stdin(kind: FileKind) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_stdin(kind: FileKind) -> Result<Vec<u8>, ReadError> {
     read_capped(io::stdin().lock(), kind)
 }
 
 /// Reads everything `reader` gives, up to the cap of `kind`.
-pub fn read_capped(reader: impl Read, kind: FileKind) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_capped(reader: impl Read, kind: FileKind) -> Result<Vec<u8>, ReadError> {
     read_capped_into(reader, kind, Vec::new())
 }
 
@@ -328,7 +332,7 @@ fn read_capped_into(
 
 /// The tree symbolic links may lead into for `path`, seen from `cwd`: `cwd` when `path` is
 /// under it, else the directory that holds `path`.
-pub fn tree_of(path: &Path, cwd: &Path) -> PathBuf {
+pub(crate) fn tree_of(path: &Path, cwd: &Path) -> PathBuf {
     let absolute = lexically_absolute(path, cwd);
     if absolute.starts_with(cwd) {
         return cwd.to_owned();
@@ -398,7 +402,7 @@ fn admit(path: &Path, target: &Path, tree: &Path) -> Result<(), ReadError> {
 }
 
 /// Whether `path` is inside a `.git` directory (or is one) below `tree`.
-pub fn in_git_directory(path: &Path, tree: &Path) -> bool {
+pub(crate) fn in_git_directory(path: &Path, tree: &Path) -> bool {
     path.strip_prefix(tree)
         .unwrap_or(path)
         .components()
@@ -469,7 +473,7 @@ fn describe_type(file_type: &std::fs::FileType) -> &'static str {
 
 /// Why an output file was not created.
 #[derive(Debug)]
-pub enum WriteError {
+pub(crate) enum WriteError {
     /// The path is a symbolic link (dangling or not).
     Link {
         target: PathBuf,
@@ -507,7 +511,7 @@ impl std::error::Error for WriteError {}
 
 /// How [`create_file`] treats a file that exists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Existing {
+pub(crate) enum Existing {
     /// Empty it and write anew (`--output`, `init --force`).
     Replace,
     /// Refuse ([`WriteError::AlreadyExists`]): `init` without `--force`.
@@ -517,7 +521,7 @@ pub enum Existing {
 /// Creates (or replaces) a file for writing without following a symbolic link: not the file
 /// itself (an existing link, or a dangling one that would create its target), and not a
 /// directory on the way that leads out of the tree [`read_file`] uses.
-pub fn create_file(path: &Path, existing: Existing) -> Result<File, WriteError> {
+pub(crate) fn create_file(path: &Path, existing: Existing) -> Result<File, WriteError> {
     if let Ok(target) = std::fs::read_link(path) {
         return Err(WriteError::Link { target });
     }
@@ -565,7 +569,7 @@ pub fn create_file(path: &Path, existing: Existing) -> Result<File, WriteError> 
 
 /// An I/O error in the words a user expects after a path: "no such file or directory", not
 /// "No such file or directory (os error 2)".
-pub fn describe_io_error(error: &std::io::Error) -> String {
+pub(crate) fn describe_io_error(error: &std::io::Error) -> String {
     match error.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".to_owned(),
         std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),

@@ -58,10 +58,11 @@ pub enum FailOn {
 }
 
 impl FailOn {
-    pub const NAMES: [&'static str; 4] = ["error", "warning", "info", "never"];
-    pub const ALL: [FailOn; 4] = [FailOn::Error, FailOn::Warning, FailOn::Info, FailOn::Never];
+    pub(crate) const NAMES: [&'static str; 4] = ["error", "warning", "info", "never"];
+    pub(crate) const ALL: [FailOn; 4] =
+        [FailOn::Error, FailOn::Warning, FailOn::Info, FailOn::Never];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             FailOn::Error => "error",
             FailOn::Warning => "warning",
@@ -70,7 +71,7 @@ impl FailOn {
         }
     }
 
-    pub fn threshold(self) -> Option<Severity> {
+    pub(crate) fn threshold(self) -> Option<Severity> {
         match self {
             FailOn::Error => Some(Severity::Error),
             FailOn::Warning => Some(Severity::Warning),
@@ -79,7 +80,7 @@ impl FailOn {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<FailOn> {
+    pub(crate) fn from_name(name: &str) -> Option<FailOn> {
         match name {
             "error" => Some(FailOn::Error),
             "warning" => Some(FailOn::Warning),
@@ -136,7 +137,7 @@ impl Selector {
         Err(format!("unknown rule or category `{text}`; {help}"))
     }
 
-    pub fn matches(self, rule: &Rule) -> bool {
+    pub(crate) fn matches(self, rule: &Rule) -> bool {
         match self {
             Selector::All => true,
             Selector::Category(category) => rule.category == category,
@@ -195,7 +196,7 @@ impl Settings {
 
     /// Disables the rules `ignore` matches.
     #[must_use]
-    pub fn without(self, ignore: &[Selector]) -> Settings {
+    pub(crate) fn without(self, ignore: &[Selector]) -> Settings {
         self.with_selection(&Selection {
             ignore: ignore.to_vec(),
             ..Selection::default()
@@ -204,25 +205,25 @@ impl Settings {
 
     /// Reports `rule` at `severity` instead of its default.
     #[must_use]
-    pub fn with_severity(mut self, rule: &'static Rule, severity: Severity) -> Settings {
+    pub(crate) fn with_severity(mut self, rule: &'static Rule, severity: Severity) -> Settings {
         self.severities.retain(|(name, _)| *name != rule.name);
         self.severities.push((rule.name, severity));
         self
     }
 
     #[must_use]
-    pub fn with_pod_templates(mut self, kinds: Arc<PodTemplateKinds>) -> Settings {
+    pub(crate) fn with_pod_templates(mut self, kinds: Arc<PodTemplateKinds>) -> Settings {
         self.pod_templates = kinds;
         self
     }
 
     /// The kinds with pod templates: the built-in table and the configuration's.
-    pub fn pod_templates(&self) -> &PodTemplateKinds {
+    pub(crate) fn pod_templates(&self) -> &PodTemplateKinds {
         &self.pod_templates
     }
 
     #[must_use]
-    pub fn with_sidecars(mut self, sidecars: Arc<Sidecars>) -> Settings {
+    pub(crate) fn with_sidecars(mut self, sidecars: Arc<Sidecars>) -> Settings {
         self.sidecars = sidecars;
         self
     }
@@ -237,13 +238,13 @@ impl Settings {
     }
 
     /// The rule, when it is enabled.
-    pub fn enabled(&self, name: &str) -> Option<&'static Rule> {
+    pub(crate) fn enabled(&self, name: &str) -> Option<&'static Rule> {
         self.enabled.iter().copied().find(|r| r.name == name)
     }
 
     /// Whether `rule` runs. Rules are referred to by value, so a misspelt name cannot turn a
     /// check off without a word.
-    pub fn runs(&self, rule: &'static Rule) -> bool {
+    pub(crate) fn runs(&self, rule: &'static Rule) -> bool {
         self.enabled.iter().any(|r| std::ptr::eq(*r, rule))
     }
 
@@ -251,14 +252,14 @@ impl Settings {
         self.enabled.iter().copied()
     }
 
-    pub fn severity(&self, rule: &Rule) -> Severity {
+    pub(crate) fn severity(&self, rule: &Rule) -> Severity {
         self.severities
             .iter()
             .find(|(name, _)| *name == rule.name)
             .map_or(rule.default_severity, |&(_, severity)| severity)
     }
 
-    pub fn sidecars(&self) -> &Sidecars {
+    pub(crate) fn sidecars(&self) -> &Sidecars {
         &self.sidecars
     }
 }

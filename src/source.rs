@@ -22,7 +22,7 @@ impl Span {
         }
     }
 
-    pub fn empty(at: usize) -> Span {
+    pub(crate) fn empty(at: usize) -> Span {
         Span::new(at, at)
     }
 
@@ -30,12 +30,12 @@ impl Span {
         self.start as usize..self.end as usize
     }
 
-    pub fn is_empty(self) -> bool {
+    pub(crate) fn is_empty(self) -> bool {
         self.start == self.end
     }
 
     /// The smallest span covering both.
-    pub fn cover(self, other: Span) -> Span {
+    pub(crate) fn cover(self, other: Span) -> Span {
         Span {
             start: self.start.min(other.start),
             end: self.end.max(other.end),
@@ -81,12 +81,12 @@ impl SourceFile {
     }
 
     /// Remembers the path as the operating system gave it, when it is not UTF-8.
-    pub fn set_os_path(&mut self, path: &std::path::Path) {
+    pub(crate) fn set_os_path(&mut self, path: &std::path::Path) {
         self.os_path = path.to_str().is_none().then(|| path.to_owned());
     }
 
     /// The bytes of the path for a URI: the operating system's when they are not UTF-8.
-    pub fn uri_path_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+    pub(crate) fn uri_path_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
         match &self.os_path {
             #[cfg(unix)]
             Some(path) => {
@@ -113,7 +113,7 @@ impl SourceFile {
     }
 
     /// The 0-based line that holds `offset`.
-    pub fn line_of(&self, offset: usize) -> usize {
+    pub(crate) fn line_of(&self, offset: usize) -> usize {
         match &self.kept {
             None => self.lines.line_of(offset),
             Some(kept) => kept.locate(&self.lines, offset).0,
@@ -121,7 +121,7 @@ impl SourceFile {
     }
 
     /// The offset where a 0-based line starts (the end of the text past the last line).
-    pub fn line_start(&self, line: usize) -> usize {
+    pub(crate) fn line_start(&self, line: usize) -> usize {
         match &self.kept {
             None if line >= self.lines.line_count() => self.text.len(),
             None => self.lines.line_start(line),
@@ -130,7 +130,7 @@ impl SourceFile {
     }
 
     /// Where a line's text ends: before its line break, or at the end of the text.
-    pub fn content_end(&self, line: usize) -> usize {
+    pub(crate) fn content_end(&self, line: usize) -> usize {
         match &self.kept {
             None => self.lines.content_end(&self.text, line),
             Some(kept) => kept.content_end(&self.text, &self.lines, line),
@@ -138,7 +138,7 @@ impl SourceFile {
     }
 
     /// How many lines the whole file has.
-    pub fn line_count(&self) -> usize {
+    pub(crate) fn line_count(&self) -> usize {
         match &self.kept {
             None => self.lines.line_count(),
             Some(kept) => kept.line_count,
@@ -146,20 +146,16 @@ impl SourceFile {
     }
 
     /// The length of the whole file's text.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match &self.kept {
             None => self.text.len(),
             Some(kept) => kept.len,
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The text between two offsets, moved onto character boundaries. In an excerpt, both
     /// ends must be in the same run of kept lines; otherwise the text is empty.
-    pub fn slice(&self, range: Range<usize>) -> &str {
+    pub(crate) fn slice(&self, range: Range<usize>) -> &str {
         let (start, end) = match &self.kept {
             None => (range.start, range.end),
             Some(kept) => match kept.local_range(range) {
@@ -173,7 +169,7 @@ impl SourceFile {
     }
 
     /// Moves an offset back onto a character boundary, and into the text.
-    pub fn clamp_to_char_boundary(&self, offset: usize) -> usize {
+    pub(crate) fn clamp_to_char_boundary(&self, offset: usize) -> usize {
         match &self.kept {
             None => clamp_to_char_boundary(&self.text, offset),
             Some(kept) => kept.clamp_to_char_boundary(&self.text, offset),
@@ -188,7 +184,10 @@ impl SourceFile {
     /// A copy holding only the given lines (0-based, of the whole file), for a report that
     /// shows those lines and no others: positions in them read as in the whole file. Lines
     /// past the end are left out; so are lines this file does not hold itself.
-    pub fn excerpt(&self, lines: impl IntoIterator<Item = RangeInclusive<usize>>) -> SourceFile {
+    pub(crate) fn excerpt(
+        &self,
+        lines: impl IntoIterator<Item = RangeInclusive<usize>>,
+    ) -> SourceFile {
         excerpt::excerpt(self, lines)
     }
 }
@@ -219,20 +218,20 @@ impl LineIndex {
     }
 
     /// The 0-based line that holds `offset`.
-    pub fn line_of(&self, offset: usize) -> usize {
+    pub(crate) fn line_of(&self, offset: usize) -> usize {
         self.starts.partition_point(|&start| start <= offset) - 1
     }
 
-    pub fn line_start(&self, line: usize) -> usize {
+    pub(crate) fn line_start(&self, line: usize) -> usize {
         self.starts[line.min(self.starts.len() - 1)]
     }
 
-    pub fn line_count(&self) -> usize {
+    pub(crate) fn line_count(&self) -> usize {
         self.starts.len()
     }
 
     /// 1-based line and column; the column counts Unicode characters.
-    pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
+    pub(crate) fn line_col(&self, text: &str, offset: usize) -> LineCol {
         let offset = clamp_to_char_boundary(text, offset);
         let line = self.line_of(offset);
         let start = self.starts[line];
@@ -244,7 +243,7 @@ impl LineIndex {
     }
 
     /// 0-based line and column in UTF-16 code units, as the Language Server Protocol counts.
-    pub fn line_col_utf16(&self, text: &str, offset: usize) -> (usize, usize) {
+    pub(crate) fn line_col_utf16(&self, text: &str, offset: usize) -> (usize, usize) {
         let offset = clamp_to_char_boundary(text, offset);
         let line = self.line_of(offset);
         let start = self.starts[line];
@@ -256,7 +255,7 @@ impl LineIndex {
     /// [`LineIndex::line_col_utf16`]. A column past the end of the line means its end (before the
     /// newline), a line past the end of the text means the end of the text, and a column inside
     /// a surrogate pair means the start of that character.
-    pub fn offset_utf16(&self, text: &str, line: usize, column: usize) -> usize {
+    pub(crate) fn offset_utf16(&self, text: &str, line: usize, column: usize) -> usize {
         let Some(&start) = self.starts.get(line) else {
             return text.len();
         };
@@ -271,7 +270,7 @@ impl LineIndex {
     }
 
     /// Where a line's text ends: before its `\n`, `\r\n` or `\r`, or at the end of the text.
-    pub fn content_end(&self, text: &str, line: usize) -> usize {
+    pub(crate) fn content_end(&self, text: &str, line: usize) -> usize {
         let Some(&next) = self.starts.get(line + 1) else {
             return text.len();
         };
@@ -298,7 +297,7 @@ fn line_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
 }
 
 /// Moves an offset back onto a character boundary (and into the text).
-pub fn clamp_to_char_boundary(text: &str, offset: usize) -> usize {
+pub(crate) fn clamp_to_char_boundary(text: &str, offset: usize) -> usize {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;

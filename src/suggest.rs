@@ -24,7 +24,7 @@ fn did_you_mean<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
 }
 
 /// "did you mean `x`?", the help for a misspelt name, when a candidate is close enough.
-pub fn did_you_mean_help(name: &str, candidates: &[&str]) -> Option<String> {
+pub(crate) fn did_you_mean_help(name: &str, candidates: &[&str]) -> Option<String> {
     did_you_mean(name, candidates).map(|suggestion| format!("did you mean `{suggestion}`?"))
 }
 

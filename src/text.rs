@@ -5,12 +5,12 @@
 const LISTED: usize = 3;
 
 /// `` `a` ``, `` `a` and `b` ``, `` `a`, `b` and `c` ``.
-pub fn name_list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn name_list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
     phrase_list(names.into_iter().map(|n| format!("`{n}`")))
 }
 
 /// Phrases joined as a sentence lists them: `a`, `a and b`, `a, b and c`.
-pub fn phrase_list(phrases: impl IntoIterator<Item = String>) -> String {
+pub(crate) fn phrase_list(phrases: impl IntoIterator<Item = String>) -> String {
     let phrases: Vec<String> = phrases.into_iter().collect();
     match phrases.split_last() {
         None => String::new(),
@@ -21,7 +21,7 @@ pub fn phrase_list(phrases: impl IntoIterator<Item = String>) -> String {
 
 /// `1 file`, `2 files`, `2 policies`, `2 Kustomize overlays`: a count and its noun. A `y`
 /// after a consonant becomes `ies`; after a vowel it keeps its `s`.
-pub fn plural(count: usize, word: &str) -> String {
+pub(crate) fn plural(count: usize, word: &str) -> String {
     if count == 1 {
         return format!("{count} {word}");
     }
@@ -33,7 +33,7 @@ pub fn plural(count: usize, word: &str) -> String {
 
 /// "the 2nd container", "the 1st init container": how to name a container that has no name,
 /// by its place in its list (`containers`, `initContainers`, `ephemeralContainers`).
-pub fn ordinal_container(list: &str, index: usize) -> String {
+pub(crate) fn ordinal_container(list: &str, index: usize) -> String {
     let n = index + 1;
     let suffix = match (n % 10, n % 100) {
         (1, 11) | (2, 12) | (3, 13) => "th",
@@ -53,13 +53,16 @@ pub fn ordinal_container(list: &str, index: usize) -> String {
 /// Like [`name_list`], but names at most three of `total` and counts the rest:
 /// `` `a`, `b`, `c` and 5 more ``. Only the names shown are read, so a caller can pass an
 /// iterator over a long list and stay linear.
-pub fn short_name_list<'a>(names: impl IntoIterator<Item = &'a str>, total: usize) -> String {
+pub(crate) fn short_name_list<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    total: usize,
+) -> String {
     short_phrase_list(names.into_iter().map(|n| format!("`{n}`")), total)
 }
 
 /// Like [`short_name_list`], for phrases written already (a container quoted by name, or named
 /// by its place when it has none).
-pub fn short_phrase_list(phrases: impl IntoIterator<Item = String>, total: usize) -> String {
+pub(crate) fn short_phrase_list(phrases: impl IntoIterator<Item = String>, total: usize) -> String {
     let shown: Vec<String> = phrases.into_iter().take(LISTED).collect();
     if total <= shown.len() {
         return phrase_list(shown);

@@ -25,9 +25,9 @@ impl KubeVersion {
 /// `oracle/` runs); the default of `--kube-version`.
 pub const NEWEST_MODELLED: KubeVersion = KubeVersion::new(37);
 /// The oldest version podcycle models.
-pub const OLDEST_SUPPORTED: KubeVersion = KubeVersion::new(23);
+pub(crate) const OLDEST_SUPPORTED: KubeVersion = KubeVersion::new(23);
 /// The newest version podcycle accepts: the API types it decodes with are this version's.
-pub const NEWEST_ACCEPTED: KubeVersion = KubeVersion::new(37);
+pub(crate) const NEWEST_ACCEPTED: KubeVersion = KubeVersion::new(37);
 
 impl fmt::Display for KubeVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -71,11 +71,11 @@ impl FromStr for KubeVersion {
 
 /// The first version that no longer serves `batch/v1beta1` CronJobs (kubernetes/website
 /// deprecation-guide.md, "v1.25").
-pub const BATCH_V1BETA1_CRONJOB_REMOVED: KubeVersion = KubeVersion::new(25);
+pub(crate) const BATCH_V1BETA1_CRONJOB_REMOVED: KubeVersion = KubeVersion::new(25);
 
 /// A feature gate's stage in one version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stage {
+pub(crate) enum Stage {
     /// Not in this version at all.
     Absent,
     /// Alpha: present but off by default.
@@ -109,7 +109,7 @@ pub struct Feature {
 }
 
 impl Feature {
-    pub fn stage(&self, version: KubeVersion) -> Stage {
+    pub(crate) fn stage(&self, version: KubeVersion) -> Stage {
         let reached = |since: Option<KubeVersion>| since.is_some_and(|since| version >= since);
         if reached(self.stable) {
             Stage::Stable
@@ -123,17 +123,17 @@ impl Feature {
     }
 
     /// On in a cluster of this version with default gates.
-    pub fn enabled(&self, version: KubeVersion) -> bool {
+    pub(crate) fn enabled(&self, version: KubeVersion) -> bool {
         matches!(self.stage(version), Stage::Beta | Stage::Stable)
     }
 
     /// The first version where the feature is on by default.
-    pub fn enabled_since(&self) -> Option<KubeVersion> {
+    pub(crate) fn enabled_since(&self) -> Option<KubeVersion> {
         self.beta.or(self.stable)
     }
 
     /// "on by default since 1.29 (beta)", for messages and docs.
-    pub fn availability(&self) -> String {
+    pub(crate) fn availability(&self) -> String {
         match (self.alpha, self.enabled_since()) {
             (Some(alpha), Some(on)) => format!("alpha in {alpha}, on by default since {on}"),
             (None, Some(on)) => format!("on by default since {on}"),
@@ -148,7 +148,7 @@ const fn v(minor: u16) -> Option<KubeVersion> {
 }
 
 /// Native sidecars: `restartPolicy: Always` on an init container (KEP-753).
-pub static SIDECAR_CONTAINERS: Feature = Feature {
+pub(crate) static SIDECAR_CONTAINERS: Feature = Feature {
     gate: "SidecarContainers",
     description: "native sidecars (`restartPolicy: Always` on an init container)",
     alpha: v(28),
@@ -158,7 +158,7 @@ pub static SIDECAR_CONTAINERS: Feature = Feature {
 };
 
 /// The `sleep` lifecycle handler (KEP-3960).
-pub static POD_LIFECYCLE_SLEEP_ACTION: Feature = Feature {
+pub(crate) static POD_LIFECYCLE_SLEEP_ACTION: Feature = Feature {
     gate: "PodLifecycleSleepAction",
     description: "the `sleep` lifecycle action",
     alpha: v(29),
@@ -168,7 +168,7 @@ pub static POD_LIFECYCLE_SLEEP_ACTION: Feature = Feature {
 };
 
 /// `sleep.seconds: 0` (KEP-4818).
-pub static POD_LIFECYCLE_SLEEP_ACTION_ALLOW_ZERO: Feature = Feature {
+pub(crate) static POD_LIFECYCLE_SLEEP_ACTION_ALLOW_ZERO: Feature = Feature {
     gate: "PodLifecycleSleepActionAllowZero",
     description: "a `sleep` action of zero seconds",
     alpha: v(32),
@@ -178,7 +178,7 @@ pub static POD_LIFECYCLE_SLEEP_ACTION_ALLOW_ZERO: Feature = Feature {
 };
 
 /// Container-level `restartPolicy` and `restartPolicyRules` (KEP-5307).
-pub static CONTAINER_RESTART_RULES: Feature = Feature {
+pub(crate) static CONTAINER_RESTART_RULES: Feature = Feature {
     gate: "ContainerRestartRules",
     description: "the ContainerRestartRules feature (container-level `restartPolicy` and `restartPolicyRules`)",
     alpha: v(34),
@@ -189,7 +189,7 @@ pub static CONTAINER_RESTART_RULES: Feature = Feature {
 
 /// The `RestartAllContainers` action of container restart rules, and restart rules on native
 /// sidecars.
-pub static RESTART_ALL_CONTAINERS: Feature = Feature {
+pub(crate) static RESTART_ALL_CONTAINERS: Feature = Feature {
     gate: "RestartAllContainersOnContainerExits",
     description: "the `RestartAllContainers` restart rule action and restart rules on sidecars",
     alpha: v(35),
@@ -199,7 +199,7 @@ pub static RESTART_ALL_CONTAINERS: Feature = Feature {
 };
 
 /// `lifecycle.stopSignal` (KEP-4960).
-pub static CONTAINER_STOP_SIGNALS: Feature = Feature {
+pub(crate) static CONTAINER_STOP_SIGNALS: Feature = Feature {
     gate: "ContainerStopSignals",
     description: "`lifecycle.stopSignal`",
     alpha: v(33),
@@ -209,7 +209,7 @@ pub static CONTAINER_STOP_SIGNALS: Feature = Feature {
 };
 
 /// Probe-level `terminationGracePeriodSeconds` (KEP-2238).
-pub static PROBE_TERMINATION_GRACE_PERIOD: Feature = Feature {
+pub(crate) static PROBE_TERMINATION_GRACE_PERIOD: Feature = Feature {
     gate: "ProbeTerminationGracePeriod",
     description: "probe-level `terminationGracePeriodSeconds`",
     alpha: v(21),
@@ -219,7 +219,7 @@ pub static PROBE_TERMINATION_GRACE_PERIOD: Feature = Feature {
 };
 
 /// gRPC probes.
-pub static GRPC_CONTAINER_PROBE: Feature = Feature {
+pub(crate) static GRPC_CONTAINER_PROBE: Feature = Feature {
     gate: "GRPCContainerProbe",
     description: "gRPC probes",
     alpha: v(23),

@@ -26,7 +26,7 @@ use crate::run::{
 use crate::safe_fs::{self, Existing, describe_io_error};
 use crate::settings::{Selection, Selector, Settings};
 
-pub fn run(args: &CheckArgs) -> io::Result<u8> {
+pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
     let options = match run_options(args) {
         Ok(options) => options,
         Err(message) => return Ok(usage_error(&message)),

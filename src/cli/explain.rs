@@ -22,7 +22,7 @@ use crate::settings::Settings;
 use crate::suggest::did_you_mean_help;
 use crate::text::name_list;
 
-pub fn run(args: &ExplainArgs) -> io::Result<u8> {
+pub(crate) fn run(args: &ExplainArgs) -> io::Result<u8> {
     let object = match args
         .object
         .as_deref()

@@ -9,7 +9,7 @@ use std::path::Path;
 /// leaves the old file or the new one, never half of it. An existing file keeps its
 /// permissions. A symbolic link is refused: writing through it would change a file
 /// elsewhere, and replacing it would change the repository's layout.
-pub fn replace_file(path: &Path, text: &str) -> io::Result<()> {
+pub(crate) fn replace_file(path: &Path, text: &str) -> io::Result<()> {
     let existing = match std::fs::symlink_metadata(path) {
         Ok(metadata) if metadata.file_type().is_symlink() => {
             return Err(io::Error::other(

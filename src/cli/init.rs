@@ -7,7 +7,7 @@ use crate::config::STARTER;
 use crate::escape::escape_controls;
 use crate::safe_fs::{self, Existing, WriteError};
 
-pub fn run(args: &InitArgs) -> io::Result<u8> {
+pub(crate) fn run(args: &InitArgs) -> io::Result<u8> {
     if args.path.as_os_str() == "-" {
         io::stdout().lock().write_all(STARTER.as_bytes())?;
         return Ok(EXIT_CLEAN);

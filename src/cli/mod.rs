@@ -20,7 +20,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::explain::ExplainFormat;
 use crate::report::Format;
-pub use crate::settings::FailOn;
+pub(crate) use crate::settings::FailOn;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -329,9 +329,9 @@ pub enum RulesFormat {
 
 /// Exit codes: nothing at or above the fail level, findings at or above it, usage or I/O
 /// error. `explain` exits with 1 when it finds no pod spec to explain.
-pub const EXIT_CLEAN: u8 = 0;
-pub const EXIT_FINDINGS: u8 = 1;
-pub const EXIT_ERROR: u8 = 2;
+pub(crate) const EXIT_CLEAN: u8 = 0;
+pub(crate) const EXIT_FINDINGS: u8 = 1;
+pub(crate) const EXIT_ERROR: u8 = 2;
 
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

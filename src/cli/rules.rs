@@ -21,7 +21,7 @@ struct RuleEntry {
     summary: &'static str,
 }
 
-pub fn list(format: RulesFormat) -> io::Result<u8> {
+pub(crate) fn list(format: RulesFormat) -> io::Result<u8> {
     let mut out = io::stdout().lock();
     match format {
         RulesFormat::Json => {
@@ -69,7 +69,7 @@ pub fn list(format: RulesFormat) -> io::Result<u8> {
     Ok(EXIT_CLEAN)
 }
 
-pub fn show(name: &str) -> io::Result<u8> {
+pub(crate) fn show(name: &str) -> io::Result<u8> {
     if let Some(redirect) = find_redirect(name) {
         let mut out = io::stdout().lock();
         writeln!(out, "# {name}")?;

@@ -19,7 +19,7 @@ struct Row {
 }
 
 /// Writes the counts, most frequent first: a JSON array with `--format json`, else a table.
-pub fn write(
+pub(crate) fn write(
     out: &mut dyn Write,
     format: Format,
     reports: &[FileReport],

@@ -18,7 +18,7 @@ use crate::safe_fs::describe_io_error;
 
 /// What fixing did, over all files.
 #[derive(Debug)]
-pub struct FixRun {
+pub(crate) struct FixRun {
     /// Fixed findings per rule.
     pub by_rule: BTreeMap<&'static str, usize>,
     /// Files changed (or, with `--diff`, that would be).
@@ -34,7 +34,7 @@ pub struct FixRun {
 }
 
 impl FixRun {
-    pub fn findings(&self) -> usize {
+    pub(crate) fn findings(&self) -> usize {
         self.by_rule.values().sum()
     }
 
@@ -70,7 +70,7 @@ impl FixRun {
     }
 
     /// `--diff`'s closing line: what `--fix` would fix, and what it would not and why.
-    pub fn diff_line(&self) -> String {
+    pub(crate) fn diff_line(&self) -> String {
         let mut line = if self.files == 0 {
             "no fixes to apply".to_owned()
         } else {
@@ -90,7 +90,7 @@ impl FixRun {
 
     /// `--fix`'s closing line. Findings with unsafe fixes left are counted by the report's
     /// own last line, which names `--unsafe-fixes`.
-    pub fn fixed_line(&self) -> String {
+    pub(crate) fn fixed_line(&self) -> String {
         let mut line = format!(
             "Fixed {} in {}",
             plural(self.findings(), "finding"),
@@ -117,7 +117,7 @@ fn findings_have(n: usize) -> String {
 /// Fixes each file that has fixable findings. With `diff`, prints what would change to `out`
 /// and touches nothing; else writes the files and lints them again, so that the report shows
 /// what is left.
-pub fn fix_files(
+pub(crate) fn fix_files(
     checked: &mut [CheckedFile],
     allowed: Applicability,
     diff: bool,

@@ -17,7 +17,7 @@ use crate::safe_fs::describe_io_error;
 use crate::source::{LineIndex, SourceFile};
 
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub comments: usize,
     pub files: usize,
     /// Findings still reported: not suppressible, or the comment would not silence them.
@@ -26,7 +26,7 @@ pub struct Outcome {
     pub failed: bool,
 }
 
-pub fn add_ignores(checked: &mut [CheckedFile], reason: &str) -> io::Result<Outcome> {
+pub(crate) fn add_ignores(checked: &mut [CheckedFile], reason: &str) -> io::Result<Outcome> {
     let mut outcome = Outcome::default();
     for entry in checked.iter_mut() {
         if entry.report.diagnostics.is_empty() {

@@ -15,7 +15,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 pub use schema::json_schema;
-pub use starter::STARTER;
+pub(crate) use starter::STARTER;
 
 use crate::diagnostics::Severity;
 use crate::lifecycle::Sidecars;
@@ -31,10 +31,10 @@ use crate::versions::KubeVersion;
 use crate::yaml::{self, lookup};
 
 /// The names a configuration file may have, in order of preference.
-pub const FILE_NAMES: [&str; 2] = [".podcycle.yaml", ".podcycle.yml"];
+pub(crate) const FILE_NAMES: [&str; 2] = [".podcycle.yaml", ".podcycle.yml"];
 
 /// Where the committed schema of the file is published; `podcycle init` points editors at it.
-pub const SCHEMA_URL: &str =
+pub(crate) const SCHEMA_URL: &str =
     "https://raw.githubusercontent.com/podcycle/podcycle/main/docs/schema/podcycle.schema.json";
 
 /// The configuration file as written. Every key is optional; rule names, globs and severities
@@ -45,7 +45,7 @@ pub const SCHEMA_URL: &str =
     title = "podcycle configuration",
     description = "The configuration file of podcycle, the Kubernetes manifest linter that understands the Pod lifecycle: `.podcycle.yaml`, found by walking up from each linted file. Command-line flags override it."
 )]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     /// The Kubernetes version of the cluster the manifests are for, as `MAJOR.MINOR` (for
     /// example `"1.33"`). Quote it: YAML reads `1.30` as the number 1.3.
     #[schemars(regex(pattern = r"^[0-9]+\.[0-9]+$"))]
@@ -101,7 +101,7 @@ pub struct ConfigFile {
 /// A custom kind and where its pod templates are.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
-pub struct PodTemplateEntry {
+pub(crate) struct PodTemplateEntry {
     /// The kind's `apiVersion` (`example.com/v1`); any version of its group matches.
     #[serde(rename = "apiVersion")]
     pub api_version: String,
@@ -130,7 +130,7 @@ pub struct KustomizeSection {
 /// Helm settings.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
-pub struct HelmSection {
+pub(crate) struct HelmSection {
     /// Charts and how to render each; a chart may be listed more than once (one rendering
     /// per entry, e.g. for two environments).
     pub charts: Option<Vec<ChartEntry>>,
@@ -139,7 +139,7 @@ pub struct HelmSection {
 /// One way to render one chart.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
-pub struct ChartEntry {
+pub(crate) struct ChartEntry {
     /// The chart's directory, relative to this file's directory.
     pub path: String,
     /// The release name (`helm template RELEASE`); default `release-name`, as Helm's.
@@ -153,7 +153,7 @@ pub struct ChartEntry {
 
 /// How one chart is rendered, with paths resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ChartSettings {
+pub(crate) struct ChartSettings {
     pub dir: PathBuf,
     pub release: Option<String>,
     pub namespace: Option<String>,
@@ -163,7 +163,7 @@ pub struct ChartSettings {
 /// Patterns that identify a sidecar container. Give `names`, `images` or both.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
-pub struct SidecarEntry {
+pub(crate) struct SidecarEntry {
     /// What the sidecar is, for people reading the file.
     pub description: Option<String>,
     /// Container names (globs: `*-proxy`).
@@ -221,7 +221,7 @@ pub enum ConfigError {
 
 impl ConfigError {
     /// The configuration file's path.
-    pub fn path(&self) -> &str {
+    pub(crate) fn path(&self) -> &str {
         match self {
             ConfigError::Unreadable { path, .. } => path.to_str().unwrap_or("the configuration"),
             ConfigError::Invalid { file, .. } => &file.path,
@@ -230,7 +230,7 @@ impl ConfigError {
 
     /// One line that says what is wrong, for a place with no room for snippets (an editor's
     /// message): the first problem with its line, and how many more there are.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         match self {
             ConfigError::Unreadable { path, message } => {
                 format!("cannot read configuration {}: {message}", path.display())
@@ -256,7 +256,7 @@ impl ConfigError {
 
 impl Config {
     /// Reads the configuration file at `path`; its globs are relative to its directory.
-    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    pub(crate) fn load(path: &Path) -> Result<Config, ConfigError> {
         let unreadable = |message: String| ConfigError::Unreadable {
             path: path.to_owned(),
             message,
@@ -289,7 +289,7 @@ impl Config {
     }
 
     /// The settings for files under this configuration, with `cli` applied on top.
-    pub fn settings(&self, cli: &Selection) -> Settings {
+    pub(crate) fn settings(&self, cli: &Selection) -> Settings {
         let mut settings = Settings::default()
             .with_selection(&self.selection)
             .with_selection(cli)
@@ -307,7 +307,7 @@ impl Config {
     /// The settings for one file: [`Config::settings`], less what `per-path-ignores` turns off
     /// for it, judged for `kube_version` (the command line's) or else the configuration's
     /// `kube-version`.
-    pub fn settings_for_file(
+    pub(crate) fn settings_for_file(
         &self,
         cli: &Selection,
         kube_version: Option<KubeVersion>,
@@ -322,7 +322,7 @@ impl Config {
     }
 
     /// The ways to render the chart in `dir` (none listed: one, with the chart's defaults).
-    pub fn charts_for(&self, dir: &Path) -> Vec<ChartSettings> {
+    pub(crate) fn charts_for(&self, dir: &Path) -> Vec<ChartSettings> {
         let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
         let wanted = absolute(dir);
         self.charts
@@ -354,13 +354,13 @@ impl Config {
     }
 
     /// Whether `exclude` matches the file (or a directory it is in).
-    pub fn excludes(&self, path: &Path) -> bool {
+    pub(crate) fn excludes(&self, path: &Path) -> bool {
         let relative = self.relative(path);
         path_matches(&relative, |p| self.exclude.is_match(p))
     }
 
     /// The rules and categories `per-path-ignores` turns off for the file.
-    pub fn ignored_for(&self, path: &Path) -> Vec<Selector> {
+    pub(crate) fn ignored_for(&self, path: &Path) -> Vec<Selector> {
         let relative = self.relative(path);
         self.per_path_ignores
             .iter()
@@ -389,7 +389,10 @@ fn path_matches(path: &Path, is_match: impl Fn(&Path) -> bool) -> bool {
 
 /// The settings where no configuration file applies: the defaults with `cli` on top, judged for
 /// `kube_version` when one is given.
-pub fn settings_without_config(cli: &Selection, kube_version: Option<KubeVersion>) -> Settings {
+pub(crate) fn settings_without_config(
+    cli: &Selection,
+    kube_version: Option<KubeVersion>,
+) -> Settings {
     judged_for(Settings::default().with_selection(cli), kube_version)
 }
 
@@ -402,7 +405,7 @@ fn judged_for(settings: Settings, kube_version: Option<KubeVersion>) -> Settings
 
 /// The nearest configuration file in `dir` or a directory above it; relative to the current
 /// directory when it is under it, so that messages name it as the user would.
-pub fn find(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn find(dir: &Path) -> Option<PathBuf> {
     let dir = std::path::absolute(dir).ok()?;
     let found = dir.ancestors().find_map(|dir| {
         FILE_NAMES

@@ -2,7 +2,7 @@
 
 /// A configuration that changes nothing, every key commented out and explained; a test checks
 /// that it reads without problems and points at [`super::SCHEMA_URL`].
-pub const STARTER: &str = r#"# yaml-language-server: $schema=https://raw.githubusercontent.com/podcycle/podcycle/main/docs/schema/podcycle.schema.json
+pub(crate) const STARTER: &str = r#"# yaml-language-server: $schema=https://raw.githubusercontent.com/podcycle/podcycle/main/docs/schema/podcycle.schema.json
 #
 # podcycle's configuration. podcycle uses the nearest .podcycle.yaml above each file it lints;
 # command-line flags override what is set here. docs/configuration.md explains every key.

@@ -30,7 +30,7 @@ const CHART_DATA_DIRECTORIES: [&str; 2] = ["files", "ci"];
 
 /// What a walked file is.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FileClass {
+pub(crate) enum FileClass {
     /// Linted as it is: a document has `apiVersion` and `kind`, or the file does not parse
     /// and writes both keys (a manifest with a syntax error, which kubectl refuses).
     Manifest,
@@ -46,7 +46,7 @@ pub enum FileClass {
 }
 
 /// Classifies a walked file from its path and text.
-pub fn classify(path: &Path, text: &str) -> FileClass {
+pub(crate) fn classify(path: &Path, text: &str) -> FileClass {
     if is_chart_file(path) {
         return FileClass::ChartFile;
     }
@@ -75,7 +75,7 @@ pub fn classify(path: &Path, text: &str) -> FileClass {
 /// Whether a file is one of a Helm chart's own files: its metadata and values at its root
 /// (`Chart.yaml`, `values.yaml`, `values-prod.yaml`, `values.schema.json`), or a file under
 /// its `files/` or `ci/` directory. Its `crds/` and any other directory hold what they hold.
-pub fn is_chart_file(path: &Path) -> bool {
+pub(crate) fn is_chart_file(path: &Path) -> bool {
     let Some(parent) = path.parent() else {
         return false;
     };

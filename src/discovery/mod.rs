@@ -4,7 +4,7 @@
 //! Kustomize overlays to render; and, for `--show-files` and the summary, what was skipped and
 //! why.
 
-pub mod classify;
+pub(crate) mod classify;
 pub mod owners;
 pub mod roles;
 
@@ -23,11 +23,11 @@ use crate::render::{helm, kustomize};
 use crate::safe_fs::{FileKind, Reader, describe_io_error};
 
 /// Extensions of manifest files found by walking a directory.
-pub const MANIFEST_EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
+pub(crate) const MANIFEST_EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 
 /// Directories of version control systems and tools, never walked: they hold no manifests of
 /// the project, only copies, caches and metadata. Other hidden directories are walked.
-pub const TOOL_DIRECTORIES: [&str; 14] = [
+pub(crate) const TOOL_DIRECTORIES: [&str; 14] = [
     ".git",
     ".hg",
     ".svn",
@@ -53,7 +53,7 @@ pub struct WalkOptions {
 
 /// A Helm chart found, and the templates named on the command line, if any.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FoundChart {
+pub(crate) struct FoundChart {
     pub dir: PathBuf,
     /// Template files named on the command line: only their findings are reported. Empty when
     /// the chart was found by walking or named as a directory.
@@ -62,7 +62,7 @@ pub struct FoundChart {
 
 /// The outcome of discovery: files in a stable order, and problems met on the way.
 #[derive(Debug, Default)]
-pub struct Discovered {
+pub(crate) struct Discovered {
     /// Files to lint as they are.
     pub files: Vec<PathBuf>,
     /// Helm charts to render (library charts and vendored dependencies are not among them).
@@ -81,7 +81,7 @@ pub struct Discovered {
 impl Discovered {
     /// How many files and directories ignore files (`.gitignore`, `.ignore`) kept out of the
     /// walk.
-    pub fn ignored(&self) -> (usize, usize) {
+    pub(crate) fn ignored(&self) -> (usize, usize) {
         let ignored = self
             .skipped
             .iter()
@@ -91,7 +91,7 @@ impl Discovered {
     }
 
     /// How many walked files were not linted because they are not Kubernetes manifests.
-    pub fn not_manifests(&self) -> crate::report::NotManifests {
+    pub(crate) fn not_manifests(&self) -> crate::report::NotManifests {
         let mut counts = crate::report::NotManifests::default();
         for (_, skip) in &self.skipped {
             match skip {
@@ -108,7 +108,7 @@ impl Discovered {
 
 /// Why a file or directory was not linted as it is.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Skip {
+pub(crate) enum Skip {
     /// `--exclude` or the configuration's `exclude`.
     Excluded,
     /// A `.gitignore`, `.ignore` or global ignore file.
@@ -168,7 +168,7 @@ impl fmt::Display for Skip {
 }
 
 /// Compiles `--exclude` globs.
-pub fn exclude_set(globs: &[String]) -> Result<GlobSet, String> {
+pub(crate) fn exclude_set(globs: &[String]) -> Result<GlobSet, String> {
     let mut builder = GlobSetBuilder::new();
     for glob in globs {
         let glob = Glob::new(glob).map_err(|e| format!("invalid --exclude glob `{glob}`: {e}"))?;
@@ -180,7 +180,7 @@ pub fn exclude_set(globs: &[String]) -> Result<GlobSet, String> {
 /// Whether `--exclude` matches a path or a directory it is in: the whole path or its last
 /// component (so `vendor` excludes every `vendor` directory, as in ruff and ripgrep, and
 /// `--exclude deploy` excludes `deploy/web.yaml` when it is named on the command line).
-pub fn excluded(exclude: &GlobSet, path: &Path) -> bool {
+pub(crate) fn excluded(exclude: &GlobSet, path: &Path) -> bool {
     let normalised = path.strip_prefix("./").unwrap_or(path);
     normalised
         .ancestors()
@@ -188,11 +188,16 @@ pub fn excluded(exclude: &GlobSet, path: &Path) -> bool {
         .any(|p| exclude.is_match(p) || p.file_name().is_some_and(|name| exclude.is_match(name)))
 }
 
-pub fn discover(paths: &[PathBuf], exclude: &GlobSet) -> Discovered {
+#[cfg(test)]
+pub(crate) fn discover(paths: &[PathBuf], exclude: &GlobSet) -> Discovered {
     discover_with(paths, exclude, WalkOptions::default())
 }
 
-pub fn discover_with(paths: &[PathBuf], exclude: &GlobSet, options: WalkOptions) -> Discovered {
+pub(crate) fn discover_with(
+    paths: &[PathBuf],
+    exclude: &GlobSet,
+    options: WalkOptions,
+) -> Discovered {
     let mut discovered = Discovered::default();
     let mut walked = Vec::new();
     for path in paths {

@@ -37,7 +37,7 @@ impl PatchIndex {
         }
     }
 
-    pub fn is_patch(&mut self, path: &Path) -> bool {
+    pub(crate) fn is_patch(&mut self, path: &Path) -> bool {
         if is_patch_by_name(path) {
             return true;
         }
@@ -142,7 +142,7 @@ fn chainsaw_files<'a>(value: &'a Value, out: &mut Vec<&'a str>, depth: usize) {
 }
 
 /// [`PatchIndex::role`] from the name alone, for input without a directory (standard input).
-pub fn role_by_name(path: &Path) -> FileRole {
+pub(crate) fn role_by_name(path: &Path) -> FileRole {
     if is_patch_by_name(path) {
         FileRole::Patch
     } else {
@@ -150,7 +150,7 @@ pub fn role_by_name(path: &Path) -> FileRole {
     }
 }
 
-pub fn is_patch_by_name(path: &Path) -> bool {
+pub(crate) fn is_patch_by_name(path: &Path) -> bool {
     is_kustomize_patch_name(path) || is_kuttl_assertion(path)
 }
 

@@ -15,7 +15,10 @@ use super::model::{HookInfo, PodExplanation, ShownFinding, StartupStep, StopStep
 use super::units::{Range, Secs};
 use super::{ListStyle, write_notes_and_findings};
 
-pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation<impl ShownFinding>) -> io::Result<()> {
+pub(crate) fn write_pod(
+    out: &mut dyn Write,
+    pod: &PodExplanation<impl ShownFinding>,
+) -> io::Result<()> {
     let name = pod.object.display_name();
     writeln!(out, "### {name}")?;
     writeln!(out)?;

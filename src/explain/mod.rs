@@ -21,10 +21,9 @@ mod units;
 use std::io::{self, Write};
 
 pub use build::{PodSource, explain_pod};
-pub use model::{Note, PodExplanation, ShownFinding};
+pub(crate) use model::{Note, PodExplanation, ShownFinding};
 pub use rollout::{RolloutExplanation, RolloutSource, explain_rollout};
-pub use select::{ObjectSelector, PodFilter};
-pub use units::{Range, Secs};
+pub(crate) use select::{ObjectSelector, PodFilter};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExplainFormat {
@@ -37,14 +36,14 @@ pub enum ExplainFormat {
 }
 
 impl ExplainFormat {
-    pub const ALL: [ExplainFormat; 3] = [
+    pub(crate) const ALL: [ExplainFormat; 3] = [
         ExplainFormat::Text,
         ExplainFormat::Json,
         ExplainFormat::Mermaid,
     ];
 
     /// The name `--format` takes, and one line on what it is.
-    pub fn name_and_description(self) -> (&'static str, &'static str) {
+    pub(crate) fn name_and_description(self) -> (&'static str, &'static str) {
         match self {
             ExplainFormat::Text => ("text", "a timeline for the terminal"),
             ExplainFormat::Json => ("json", "the JSON schema of docs/explain.md"),
@@ -57,7 +56,7 @@ impl ExplainFormat {
 }
 
 /// Writes explanations one at a time, as they are produced.
-pub struct ExplainWriter<W: Write> {
+pub(crate) struct ExplainWriter<W: Write> {
     out: W,
     format: ExplainFormat,
     written: usize,
@@ -67,7 +66,7 @@ pub struct ExplainWriter<W: Write> {
 
 impl<W: Write> ExplainWriter<W> {
     /// A writer of pod explanations (`{"pods": [...]}`).
-    pub fn new(out: W, format: ExplainFormat) -> ExplainWriter<W> {
+    pub(crate) fn new(out: W, format: ExplainFormat) -> ExplainWriter<W> {
         ExplainWriter {
             out,
             format,
@@ -105,7 +104,7 @@ impl<W: Write> ExplainWriter<W> {
     }
 
     /// Writes one pod's explanation.
-    pub fn pod(&mut self, pod: &PodExplanation<impl ShownFinding>) -> io::Result<()> {
+    pub(crate) fn pod(&mut self, pod: &PodExplanation<impl ShownFinding>) -> io::Result<()> {
         let first = self.written == 0;
         self.written += 1;
         match self.format {
@@ -127,13 +126,13 @@ impl<W: Write> ExplainWriter<W> {
     }
 
     /// How many pods have been written.
-    pub fn written(&self) -> usize {
+    pub(crate) fn written(&self) -> usize {
         self.written
     }
 
     /// Ends the output (closes the JSON document, `{"pods": []}` when nothing was written)
     /// and flushes it.
-    pub fn finish(mut self) -> io::Result<W> {
+    pub(crate) fn finish(mut self) -> io::Result<W> {
         if self.format == ExplainFormat::Json {
             json::finish(&mut self.out, self.key, self.written)?;
         }

@@ -251,7 +251,7 @@ impl Serialize for Note {
 
 impl<F: ShownFinding> PodExplanation<F> {
     /// Keeps only what concerns the container `name`: its steps, notes and findings.
-    pub fn retain_container(&mut self, name: &str) {
+    pub(crate) fn retain_container(&mut self, name: &str) {
         let path = self
             .startup
             .iter()

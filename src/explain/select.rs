@@ -29,14 +29,14 @@ const KIND_NAMES: &[(WorkloadKind, &[&str])] = &[
 
 /// An object named on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ObjectSelector {
+pub(crate) struct ObjectSelector {
     pub kind: WorkloadKind,
     pub name: String,
 }
 
 impl ObjectSelector {
     /// Parses `KIND/NAME`; the kind may be written as kubectl accepts it (`deploy/web`).
-    pub fn parse(text: &str) -> Result<ObjectSelector, String> {
+    pub(crate) fn parse(text: &str) -> Result<ObjectSelector, String> {
         let Some((kind, name)) = text.split_once('/') else {
             return Err(format!(
                 "`--object {text}`: expected KIND/NAME, e.g. `Deployment/{text}`"
@@ -62,19 +62,19 @@ impl ObjectSelector {
         })
     }
 
-    pub fn matches(&self, object: &ObjectRef) -> bool {
+    pub(crate) fn matches(&self, object: &ObjectRef) -> bool {
         object.kind == self.kind.name() && object.name.as_deref() == Some(self.name.as_str())
     }
 
     /// `Deployment/web`.
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         format!("{}/{}", self.kind.name(), self.name)
     }
 }
 
 /// What to explain.
 #[derive(Clone, Debug, Default)]
-pub struct PodFilter {
+pub(crate) struct PodFilter {
     pub object: Option<ObjectSelector>,
     pub container: Option<String>,
     /// A byte offset in the file (an editor's cursor): the object whose text holds it, or the
@@ -83,7 +83,7 @@ pub struct PodFilter {
 }
 
 impl PodFilter {
-    pub fn wants_object(&self, object: &ObjectRef) -> bool {
+    pub(crate) fn wants_object(&self, object: &ObjectRef) -> bool {
         self.object
             .as_ref()
             .is_none_or(|selector| selector.matches(object))

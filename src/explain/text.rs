@@ -7,7 +7,10 @@ use super::model::{HookInfo, PodExplanation, ProbeInfo, ShownFinding, StartupSte
 use super::units::Secs;
 use super::{ListStyle, write_notes_and_findings};
 
-pub fn write_pod(out: &mut dyn Write, pod: &PodExplanation<impl ShownFinding>) -> io::Result<()> {
+pub(crate) fn write_pod(
+    out: &mut dyn Write,
+    pod: &PodExplanation<impl ShownFinding>,
+) -> io::Result<()> {
     writeln!(
         out,
         "{}  {}:{}  {}",

@@ -13,7 +13,7 @@ use crate::text;
 pub struct Secs(pub f64);
 
 impl Secs {
-    pub fn is_finite(self) -> bool {
+    pub(crate) fn is_finite(self) -> bool {
         self.0.is_finite()
     }
 }
@@ -61,7 +61,7 @@ impl From<&Window> for Range {
 }
 
 impl Range {
-    pub fn exact(self) -> Option<Secs> {
+    pub(crate) fn exact(self) -> Option<Secs> {
         (self.min == self.max).then_some(self.min)
     }
 }

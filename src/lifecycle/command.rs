@@ -25,7 +25,7 @@ pub struct NeverExits {
 
 /// Whether `container` (at `path`) can be seen never to exit. What `command` and `args` say
 /// decides; only with neither does the image's own command count.
-pub fn never_exits(container: &Container, path: &FieldPath) -> Option<NeverExits> {
+pub(crate) fn never_exits(container: &Container, path: &FieldPath) -> Option<NeverExits> {
     let command = container.command.as_deref().unwrap_or_default();
     let args = container.args.as_deref().unwrap_or_default();
     if command.is_empty() && args.is_empty() {

@@ -10,7 +10,7 @@ use crate::model::path::FieldPath;
 
 /// What a handler is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HandlerUse {
+pub(crate) enum HandlerUse {
     Liveness,
     Readiness,
     Startup,
@@ -20,7 +20,7 @@ pub enum HandlerUse {
 
 impl HandlerUse {
     /// The field name: `livenessProbe`, `postStart`, ...
-    pub fn field(self) -> &'static str {
+    pub(crate) fn field(self) -> &'static str {
         match self {
             HandlerUse::Liveness => "livenessProbe",
             HandlerUse::Readiness => "readinessProbe",
@@ -30,12 +30,12 @@ impl HandlerUse {
         }
     }
 
-    pub fn is_probe(self) -> bool {
+    pub(crate) fn is_probe(self) -> bool {
         self.probe_kind().is_some()
     }
 
     /// Which probe this is, for probes.
-    pub fn probe_kind(self) -> Option<ProbeKind> {
+    pub(crate) fn probe_kind(self) -> Option<ProbeKind> {
         match self {
             HandlerUse::Liveness => Some(ProbeKind::Liveness),
             HandlerUse::Readiness => Some(ProbeKind::Readiness),
@@ -47,7 +47,7 @@ impl HandlerUse {
 
 /// One probe or hook.
 #[derive(Debug)]
-pub struct HandlerSite<'l, 'a> {
+pub(crate) struct HandlerSite<'l, 'a> {
     pub container: &'l ContainerLife<'a>,
     /// Index of the container in [`Lifecycle::containers`].
     pub index: usize,
@@ -65,7 +65,7 @@ pub struct HandlerSite<'l, 'a> {
 
 impl HandlerSite<'_, '_> {
     /// The handler fields set, by name, in the order Kubernetes lists them.
-    pub fn set_handlers(&self) -> Vec<&'static str> {
+    pub(crate) fn set_handlers(&self) -> Vec<&'static str> {
         [
             ("exec", self.exec.is_some()),
             ("httpGet", self.http_get.is_some()),
@@ -79,7 +79,7 @@ impl HandlerSite<'_, '_> {
     }
 
     /// The probe's settings after defaults, as the model holds them.
-    pub fn timing(&self) -> Option<ProbeTiming> {
+    pub(crate) fn timing(&self) -> Option<ProbeTiming> {
         self.container
             .probes
             .get(self.used_for.probe_kind()?)
@@ -87,7 +87,7 @@ impl HandlerSite<'_, '_> {
     }
 
     /// "the readinessProbe of `web`", "the postStart hook of `web`".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let kind = if self.used_for.is_probe() {
             ""
         } else {
@@ -104,7 +104,7 @@ impl HandlerSite<'_, '_> {
 /// The probes and hooks of containers that keep running (sidecars and app containers); a
 /// classic init container may have neither, which `init-container-probe` and
 /// `init-container-lifecycle` report.
-pub fn handlers<'l, 'a>(life: &'l Lifecycle<'a>) -> Vec<HandlerSite<'l, 'a>> {
+pub(crate) fn handlers<'l, 'a>(life: &'l Lifecycle<'a>) -> Vec<HandlerSite<'l, 'a>> {
     let mut sites = Vec::new();
     for (index, container) in life.containers.iter().enumerate() {
         if container.role == Role::Init {

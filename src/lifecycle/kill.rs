@@ -25,7 +25,7 @@ pub enum GraceSource {
 }
 
 impl GraceSource {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             GraceSource::Spec => "spec",
             GraceSource::Default => "default",
@@ -60,7 +60,7 @@ impl KillPlan {
     /// The kill of a container with `pre_stop` under grace period `grace`, as `killContainer`
     /// runs it: the hook (`executePreStopHook`, at most `grace` seconds) and then the stop
     /// signal.
-    pub fn new(grace: i64, grace_source: GraceSource, pre_stop: Option<&Hook>) -> KillPlan {
+    pub(crate) fn new(grace: i64, grace_source: GraceSource, pre_stop: Option<&Hook>) -> KillPlan {
         let grace_f = seconds(grace.max(0));
         let hook = pre_stop.filter(|_| grace > 0);
         let hook_length = match hook.map(Hook::end) {
@@ -88,7 +88,7 @@ impl KillPlan {
     /// other containers), all within the same grace period: `killContainer` takes the whole
     /// seconds waited from the period and floors what is left at 2 s.
     #[must_use]
-    pub fn signal_at(self, sigterm: Bounds) -> KillPlan {
+    pub(crate) fn signal_at(self, sigterm: Bounds) -> KillPlan {
         let grace = seconds(self.grace_seconds.max(0));
         let minimum = seconds(MINIMUM_STOP_WINDOW_SECONDS);
         // The later the signal, the shorter the window, so the earliest signal gives the
@@ -104,7 +104,7 @@ impl KillPlan {
 
     /// How long the kill takes: the container may exit as soon as it gets the stop signal,
     /// and is gone at SIGKILL at the latest.
-    pub fn duration(&self) -> Bounds {
+    pub(crate) fn duration(&self) -> Bounds {
         Bounds::new(self.sigterm.min, self.sigkill.max)
     }
 }
@@ -113,7 +113,7 @@ impl Lifecycle<'_> {
     /// The grace period of a kill that is not a deletion (a failed postStart hook, a probe
     /// without a grace period of its own): the pod's `terminationGracePeriodSeconds` as
     /// written, 0 and negative values included (`setTerminationGracePeriod`).
-    pub fn spec_grace(&self) -> (i64, GraceSource) {
+    pub(crate) fn spec_grace(&self) -> (i64, GraceSource) {
         let source = if self.grace_period.explicit {
             GraceSource::Spec
         } else {
@@ -127,7 +127,7 @@ impl Lifecycle<'_> {
     /// version has them, else the pod's — without the 1 s a deletion always gets, so with 0
     /// the preStop hook does not run. `None` for a readiness probe, which kills nothing, and
     /// for a probe whose numbers the API server rejects.
-    pub fn probe_kill(&self, index: usize, kind: ProbeKind) -> Option<KillPlan> {
+    pub(crate) fn probe_kill(&self, index: usize, kind: ProbeKind) -> Option<KillPlan> {
         let container = self.containers.get(index)?;
         if kind == ProbeKind::Readiness {
             return None;
@@ -150,7 +150,7 @@ impl Lifecycle<'_> {
     /// The kill after a failed postStart hook: `startContainer` calls `killContainer` with
     /// reason `FailedPostStartHook` and the pod's grace period, and waits for it before it
     /// returns.
-    pub fn post_start_failure_kill(&self, index: usize) -> Option<KillPlan> {
+    pub(crate) fn post_start_failure_kill(&self, index: usize) -> Option<KillPlan> {
         let container = self.containers.get(index)?;
         let (grace, source) = self.spec_grace();
         Some(KillPlan::new(grace, source, container.pre_stop.as_ref()))

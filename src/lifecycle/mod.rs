@@ -15,7 +15,7 @@
 
 mod argv;
 mod command;
-pub mod handlers;
+pub(crate) mod handlers;
 mod kill;
 mod probe;
 mod remarks;
@@ -23,24 +23,23 @@ pub mod rollout;
 mod schedule;
 mod shell;
 mod shutdown;
-pub mod sidecars;
+pub(crate) mod sidecars;
 mod time;
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
-pub use command::NeverExits;
-pub use handlers::{HandlerSite, HandlerUse, handlers};
-pub use kill::{GraceSource, KillPlan};
-pub use probe::{ByProbe, ProbeTiming, Probes};
-pub use remarks::Remark;
-pub use schedule::{ContainerTimes, FirstProbes, Schedule};
+pub(crate) use command::NeverExits;
+pub(crate) use handlers::{HandlerSite, HandlerUse, handlers};
+pub(crate) use kill::{GraceSource, KillPlan};
+pub(crate) use probe::{ByProbe, ProbeTiming, Probes};
+pub(crate) use schedule::{ContainerTimes, Schedule};
 pub use shell::{ExecSleep, exec_only_sleeps, exec_sleep, only_sleep};
-pub use shutdown::{ContainerStop, ShutdownPlan, StopWaits};
+pub(crate) use shutdown::ShutdownPlan;
 pub use sidecars::{
     KnownContainer, KnownKind, SidecarPattern, Sidecars, known_sidecars_markdown, recognise,
 };
-pub use time::{Bound, Bounds, Delay, DelayKind, Step, Trail, Window, seconds};
+pub(crate) use time::{Bounds, Delay, Window, seconds};
 
 /// Which probe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,7 +51,7 @@ pub enum ProbeKind {
 
 impl ProbeKind {
     /// The field name: `startupProbe`, ...
-    pub fn field(self) -> &'static str {
+    pub(crate) fn field(self) -> &'static str {
         match self {
             ProbeKind::Startup => "startupProbe",
             ProbeKind::Readiness => "readinessProbe",
@@ -71,10 +70,10 @@ use crate::versions::{
 };
 
 /// Kubernetes' default `terminationGracePeriodSeconds` (core/v1 `DefaultTerminationGracePeriodSeconds`).
-pub const DEFAULT_GRACE_PERIOD_SECONDS: i64 = 30;
+pub(crate) const DEFAULT_GRACE_PERIOD_SECONDS: i64 = 30;
 /// The kubelet never gives a container less than this between the stop signal and SIGKILL
 /// (kuberuntime_manager.go `minimumGracePeriodInSeconds`).
-pub const MINIMUM_STOP_WINDOW_SECONDS: i64 = 2;
+pub(crate) const MINIMUM_STOP_WINDOW_SECONDS: i64 = 2;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -87,7 +86,7 @@ pub enum Role {
 }
 
 impl Role {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Role::Init => "init",
             Role::Sidecar => "sidecar",
@@ -108,7 +107,7 @@ pub enum GateEvent {
 }
 
 impl GateEvent {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             GateEvent::Completion => "completion",
             GateEvent::Started => "started",
@@ -138,7 +137,7 @@ pub enum HandlerKind {
 impl HandlerKind {
     /// The handler's field name (`exec`, `httpGet`, ...); `none` or `several` for a hook the
     /// API server rejects.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             HandlerKind::Exec => "exec",
             HandlerKind::HttpGet => "httpGet",
@@ -166,7 +165,7 @@ pub enum HookDuration {
 impl HookDuration {
     /// The least number of seconds the hook certainly takes, if known. A negative `sleep`
     /// (which the API server rejects) tells nothing.
-    pub fn known_seconds(self) -> Option<f64> {
+    pub(crate) fn known_seconds(self) -> Option<f64> {
         match self {
             #[allow(clippy::cast_precision_loss)]
             HookDuration::Exactly(seconds) if seconds >= 0 => Some(seconds as f64),
@@ -189,7 +188,7 @@ pub enum HookFailure {
 
 /// How a hook ends.
 #[derive(Clone, Debug, PartialEq)]
-pub enum HookEnd {
+pub(crate) enum HookEnd {
     /// It returns after this long.
     Returns(Bounds),
     /// It fails at once.
@@ -214,7 +213,7 @@ pub struct Hook {
 impl Hook {
     /// The hook's length of `seconds` as written: a `sleep` action's integer exactly (an `f64`
     /// rounds 9223372036854775807 up), else in seconds.
-    pub fn length_text(&self, seconds: f64) -> String {
+    pub(crate) fn length_text(&self, seconds: f64) -> String {
         match self.duration {
             HookDuration::Exactly(whole) => format!("{whole}s"),
             _ => crate::text::seconds(seconds),
@@ -224,7 +223,7 @@ impl Hook {
     /// How the hook ends, as the kubelet runs it (`handlerRunner.Run`): a `sleep` waits its
     /// seconds (`runSleepHandler`); an exec command takes at least the sleeps it is sure to
     /// run, exactly those when it does nothing else; anything else takes an unknown time.
-    pub fn end(&self) -> HookEnd {
+    pub(crate) fn end(&self) -> HookEnd {
         if let Some(failure) = &self.fails {
             return HookEnd::Fails(failure.clone());
         }
@@ -274,7 +273,7 @@ pub struct ContainerLife<'a> {
 impl ContainerLife<'_> {
     /// What text calls the container: its name, or for a container without one (which the
     /// API server rejects, and `invalid-value` reports) its place, "the 2nd container".
-    pub fn label(&self) -> Cow<'_, str> {
+    pub(crate) fn label(&self) -> Cow<'_, str> {
         if !self.name.is_empty() {
             return Cow::Borrowed(self.name);
         }
@@ -288,7 +287,7 @@ impl ContainerLife<'_> {
 
     /// The container in a sentence: `` `web` `` in backticks, or its place when it has no
     /// name.
-    pub fn quoted(&self) -> String {
+    pub(crate) fn quoted(&self) -> String {
         if self.name.is_empty() {
             self.label().into_owned()
         } else {
@@ -298,7 +297,7 @@ impl ContainerLife<'_> {
 
     /// The container after a noun (`` init container `setup` ``), or its place when it has no
     /// name ("the 1st init container"), which says what the noun would.
-    pub fn quoted_as(&self, noun: &str) -> String {
+    pub(crate) fn quoted_as(&self, noun: &str) -> String {
         if self.name.is_empty() {
             self.label().into_owned()
         } else {
@@ -324,14 +323,14 @@ impl ContainerLife<'_> {
     }
 
     /// A native sidecar, or an app container that is a well-known sidecar.
-    pub fn is_sidecar(&self) -> bool {
+    pub(crate) fn is_sidecar(&self) -> bool {
         self.role == Role::Sidecar || self.known_sidecar.is_some()
     }
 
     /// The postStart hook of a container that holds back the containers after it (a hook of
     /// 0 s holds nothing), unless the container is a well-known proxy holding the app back on
     /// purpose.
-    pub fn delaying_post_start(&self) -> Option<&Hook> {
+    pub(crate) fn delaying_post_start(&self) -> Option<&Hook> {
         if self.role == Role::Init || self.known_sidecar.is_some() {
             return None;
         }
@@ -342,19 +341,19 @@ impl ContainerLife<'_> {
 
 /// The sidecars started after each container ([`Lifecycle::sidecars_after`]).
 #[derive(Debug)]
-pub struct SidecarsAfter {
+pub(crate) struct SidecarsAfter {
     count: Vec<usize>,
     next: Vec<Option<usize>>,
 }
 
 impl SidecarsAfter {
     /// How many sidecars start after the container at `index`.
-    pub fn count(&self, index: usize) -> usize {
+    pub(crate) fn count(&self, index: usize) -> usize {
         self.count.get(index).copied().unwrap_or(0)
     }
 
     /// The sidecars after the container at `index`, in start order; each step is one link.
-    pub fn iter(&self, index: usize) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn iter(&self, index: usize) -> impl Iterator<Item = usize> + '_ {
         std::iter::successors(self.next.get(index).copied().flatten(), |&at| {
             self.next.get(at).copied().flatten()
         })
@@ -373,7 +372,7 @@ impl GracePeriod {
     /// The grace period the API server validates a `sleep` action against: as written, except
     /// that a bare Pod's negative value is stored as 1 before validation (`SetDefaults_Pod` in
     /// pkg/apis/core/v1/defaults.go; pod templates are not defaulted that way).
-    pub fn validated(self, bare_pod: bool) -> i64 {
+    pub(crate) fn validated(self, bare_pod: bool) -> i64 {
         if bare_pod && self.seconds < 0 {
             1
         } else {
@@ -486,7 +485,7 @@ impl<'a> Lifecycle<'a> {
     /// (pkg/api/v1/pod/util.go `IsContainerRestartable`): a sidecar always is; a container
     /// with its own `restartPolicy` (when the target version has container restart rules)
     /// follows it, or any rule with the `Restart` action; otherwise the pod's policy decides.
-    pub fn is_restartable(&self, index: usize) -> bool {
+    pub(crate) fn is_restartable(&self, index: usize) -> bool {
         let Some(container) = self.containers.get(index) else {
             return false;
         };
@@ -508,13 +507,13 @@ impl<'a> Lifecycle<'a> {
 
     /// The containers whose start waits, directly or through a chain of starts, for the
     /// container at `index` to finish its postStart hook: every container after it.
-    pub fn started_after(&self, index: usize) -> &[ContainerLife<'a>] {
+    pub(crate) fn started_after(&self, index: usize) -> &[ContainerLife<'a>] {
         self.containers.get(index + 1..).unwrap_or_default()
     }
 
     /// For each container, the sidecars (native or well-known) started after it, found in one
     /// pass so that rules about them stay linear.
-    pub fn sidecars_after(&self) -> SidecarsAfter {
+    pub(crate) fn sidecars_after(&self) -> SidecarsAfter {
         let count = self.containers.len();
         let mut after = SidecarsAfter {
             count: vec![0; count],
@@ -535,7 +534,7 @@ impl<'a> Lifecycle<'a> {
 
     /// Each native sidecar with neither a startup probe nor a postStart hook, so that the start
     /// of the container after it waits only for its process, with that container.
-    pub fn ungated_sidecars(
+    pub(crate) fn ungated_sidecars(
         &self,
     ) -> impl Iterator<Item = (&ContainerLife<'a>, &ContainerLife<'a>)> {
         self.containers
@@ -562,24 +561,6 @@ impl<'a> Lifecycle<'a> {
                 Some(grace)
             }
             _ => None,
-        }
-    }
-
-    /// Stop order on pod deletion: 0 for app containers (all at once), then sidecars one at a
-    /// time in reverse spec order (1 for the last sidecar). Classic init containers are not
-    /// running once the pod is initialized.
-    pub fn stop_order(&self, index: usize) -> Option<usize> {
-        let container = self.containers.get(index)?;
-        match container.role {
-            Role::App => Some(0),
-            Role::Init => None,
-            Role::Sidecar => {
-                let later_sidecars = self.containers[index + 1..]
-                    .iter()
-                    .filter(|c| c.role == Role::Sidecar)
-                    .count();
-                Some(later_sidecars + 1)
-            }
         }
     }
 }
@@ -703,7 +684,7 @@ fn hook_of(
 
 /// A port name that the container does not declare (pkg/probe/util.go `findPortByName`; a
 /// numeric string is read as a number).
-pub fn undeclared_port(port: &IntOrString, container: &Container) -> Option<String> {
+pub(crate) fn undeclared_port(port: &IntOrString, container: &Container) -> Option<String> {
     let IntOrString::String(name) = port else {
         return None;
     };

@@ -28,7 +28,7 @@ pub struct ProbeTiming {
 }
 
 impl ProbeTiming {
-    pub fn of(probe: &Probe) -> ProbeTiming {
+    pub(crate) fn of(probe: &Probe) -> ProbeTiming {
         let or_default = |value: Option<i32>, default: i64| match value {
             Some(v) if v != 0 => i64::from(v),
             _ => default,
@@ -46,7 +46,7 @@ impl ProbeTiming {
     /// Whether the API server accepts these numbers (`validateProbe`: none negative; a
     /// probe-level grace period above 0). No time is derived from a probe it rejects;
     /// `invalid-value` and `probe-grace-period` report it.
-    pub fn is_valid(&self) -> bool {
+    pub(crate) fn is_valid(&self) -> bool {
         [
             self.initial_delay_seconds,
             self.timeout_seconds,
@@ -68,7 +68,7 @@ impl ProbeTiming {
     }
 
     /// `initialDelaySeconds`, never negative.
-    pub fn initial_delay(&self) -> f64 {
+    pub(crate) fn initial_delay(&self) -> f64 {
         seconds(self.initial_delay_seconds.max(0))
     }
 
@@ -76,7 +76,7 @@ impl ProbeTiming {
     /// that is longer than the period, the timeout (worker.go `run`: the next try follows a
     /// tick of `time.NewTicker(periodSeconds)`, and the one tick kept while `doProbe` ran lets
     /// it follow at once).
-    pub fn interval(&self) -> Bounds {
+    pub(crate) fn interval(&self) -> Bounds {
         Bounds::new(self.period(), self.period().max(self.timeout()))
     }
 
@@ -85,7 +85,12 @@ impl ProbeTiming {
     /// one running into its timeout. Between `(f − 1)·p` and `p + (f − 1)·max(p, T) + T`
     /// (worker.go `run` and `doProbe`, which publishes a failure only after
     /// `failureThreshold` in a row).
-    pub fn failure_steps(&self, kind: ProbeKind, container: usize, path: &FieldPath) -> [Step; 3] {
+    pub(crate) fn failure_steps(
+        &self,
+        kind: ProbeKind,
+        container: usize,
+        path: &FieldPath,
+    ) -> [Step; 3] {
         let failures = seconds(self.failure_threshold.max(1));
         let field = |name: &str| path.key(kind.field()).key(name);
         let interval = self.interval();
@@ -113,7 +118,7 @@ impl ProbeTiming {
 
     /// From the moment the container stops answering until the probe reports failure
     /// ([`ProbeTiming::failure_steps`]).
-    pub fn failure_after(&self, kind: ProbeKind) -> Window {
+    pub(crate) fn failure_after(&self, kind: ProbeKind) -> Window {
         let path = FieldPath::default();
         self.failure_steps(kind, 0, &path)
             .iter()
@@ -125,7 +130,7 @@ impl ProbeTiming {
     /// timeout; at the least no time at all, because while a container is not Ready each
     /// status update triggers a readiness try at once (prober_manager.go `UpdatePodStatus`,
     /// the worker's `manualTriggerCh`).
-    pub fn success_after(&self) -> Bounds {
+    pub(crate) fn success_after(&self) -> Bounds {
         let successes = seconds(self.success_threshold.max(1));
         Bounds::new(
             0.0,
@@ -143,7 +148,7 @@ pub struct ByProbe<T> {
 }
 
 impl<T> ByProbe<T> {
-    pub fn get(&self, kind: ProbeKind) -> Option<&T> {
+    pub(crate) fn get(&self, kind: ProbeKind) -> Option<&T> {
         match kind {
             ProbeKind::Startup => self.startup.as_ref(),
             ProbeKind::Readiness => self.readiness.as_ref(),
@@ -164,7 +169,7 @@ impl<T> Default for ByProbe<T> {
 }
 
 /// The probes of a container, after defaults.
-pub type Probes = ByProbe<ProbeTiming>;
+pub(crate) type Probes = ByProbe<ProbeTiming>;
 
 #[cfg(test)]
 mod tests {

@@ -8,14 +8,14 @@ use crate::versions::{POD_LIFECYCLE_SLEEP_ACTION, SIDECAR_CONTAINERS};
 
 /// A remark, and the containers it concerns (indexes into [`Lifecycle::containers`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Remark {
+pub(crate) struct Remark {
     pub text: String,
     pub containers: Vec<usize>,
 }
 
 impl Lifecycle<'_> {
     /// The remarks on this pod's timeline, in a fixed order.
-    pub fn remarks(&self, readiness_gates: bool) -> Vec<Remark> {
+    pub(crate) fn remarks(&self, readiness_gates: bool) -> Vec<Remark> {
         let mut remarks = Vec::new();
         self.status_held_back(&mut remarks);
         let running = self

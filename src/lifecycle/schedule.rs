@@ -31,7 +31,7 @@ use crate::text;
 
 /// The times of one container, from the pod's start.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ContainerTimes {
+pub(crate) struct ContainerTimes {
     /// The runtime starts its process.
     pub start: Window,
     /// Its postStart hook ends (returns, or fails), for containers with one.
@@ -58,11 +58,11 @@ pub struct ContainerTimes {
 }
 
 /// When the first try of each probe can run.
-pub type FirstProbes = ByProbe<Window>;
+pub(crate) type FirstProbes = ByProbe<Window>;
 
 /// The times of every container, in [`Lifecycle::containers`] order, and the pod's.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     pub containers: Vec<ContainerTimes>,
     /// Every init container has exited or, for sidecars, is started: app containers may start.
     pub initialized: Window,
@@ -77,7 +77,7 @@ pub struct Schedule {
 
 impl Lifecycle<'_> {
     /// The times of every container and of the pod, computed once.
-    pub fn schedule(&self) -> &Schedule {
+    pub(crate) fn schedule(&self) -> &Schedule {
         self.schedule.get_or_init(|| self.walk(0.0))
     }
 
@@ -85,7 +85,7 @@ impl Lifecycle<'_> {
     /// whose length nothing tells, a startup probe without an initial delay — taking at least
     /// `unknown` seconds. Charts draw with it, so that the order shows; with 0 it is
     /// [`Lifecycle::schedule`].
-    pub fn schedule_assuming(&self, unknown: f64) -> Schedule {
+    pub(crate) fn schedule_assuming(&self, unknown: f64) -> Schedule {
         self.walk(unknown)
     }
 
@@ -440,7 +440,7 @@ fn never(index: usize, container: &ContainerLife<'_>) -> Window {
 impl Lifecycle<'_> {
     /// A delay in words, the same in findings and timelines: "init container `migrate` sleeps
     /// 60s", "startup probe of `proxy` first runs after 45s".
-    pub fn describe_delay(&self, delay: &Delay) -> String {
+    pub(crate) fn describe_delay(&self, delay: &Delay) -> String {
         // `` `web` ``, or "the 2nd container" for a container without a name.
         let name = self
             .containers
@@ -516,7 +516,8 @@ impl Lifecycle<'_> {
 #[cfg(test)]
 mod tests {
     use crate::lifecycle::tests::with_life;
-    use crate::lifecycle::{Bounds, DelayKind, ProbeKind};
+    use crate::lifecycle::time::DelayKind;
+    use crate::lifecycle::{Bounds, ProbeKind};
 
     #[test]
     fn a_post_start_sleep_holds_back_later_containers_and_every_app_status() {

@@ -28,11 +28,7 @@ pub struct StopWaits {
     pub sidecar: Option<usize>,
 }
 
-impl StopWaits {
-    pub fn is_empty(&self) -> bool {
-        self.app_containers == 0 && self.sidecar.is_none()
-    }
-}
+impl StopWaits {}
 
 /// One container's part in the pod's shutdown.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,19 +61,14 @@ pub struct ShutdownPlan {
     pub containers: Vec<ContainerStop>,
 }
 
-impl ShutdownPlan {
-    /// The stop of the container at `index`, if it runs at T0.
-    pub fn of(&self, index: usize) -> Option<&ContainerStop> {
-        self.containers.iter().find(|stop| stop.index == index)
-    }
-}
+impl ShutdownPlan {}
 
 impl Lifecycle<'_> {
     /// The pod's shutdown on deletion, computed once: the grace period the pod worker uses
     /// (`calculateEffectiveGracePeriod`: the pod's, never below 1 s), every container's kill
     /// from T0 (`killContainersWithSyncResult` kills them all at once, each with
     /// `killContainer`), and the sidecars' turns (`newTerminationOrdering`, `waitForTurn`).
-    pub fn shutdown(&self) -> &ShutdownPlan {
+    pub(crate) fn shutdown(&self) -> &ShutdownPlan {
         self.shutdown.get_or_init(|| self.plan_stop(true))
     }
 
@@ -168,8 +159,9 @@ impl Lifecycle<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::StopWaits;
     use crate::lifecycle::tests::with_life;
-    use crate::lifecycle::{Bounds, GraceSource, ProbeKind, StopWaits};
+    use crate::lifecycle::{Bounds, GraceSource, ProbeKind};
 
     #[test]
     fn sidecars_stop_after_the_app_in_reverse_order() {

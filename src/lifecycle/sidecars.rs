@@ -46,7 +46,7 @@ pub struct KnownContainer {
 /// Arguments with which any of these programs prints something and exits.
 const EXITS_WITH: &[&str] = &["-h", "--help", "help", "-v", "--version", "version"];
 
-pub const KNOWN_CONTAINERS: &[KnownContainer] = &[
+pub(crate) const KNOWN_CONTAINERS: &[KnownContainer] = &[
     KnownContainer {
         description: "Istio proxy",
         kind: KnownKind::Sidecar,
@@ -156,7 +156,7 @@ const fn server(description: &'static str, images: &'static [&'static str]) -> K
 
 impl KnownContainer {
     /// Whether `image` is one of this container's repositories.
-    pub fn has_image(&self, image: &str) -> bool {
+    pub(crate) fn has_image(&self, image: &str) -> bool {
         let repository = image_repository(image);
         self.images.iter().any(|known| {
             if known.contains('/') {
@@ -267,7 +267,7 @@ pub struct Sidecars {
 }
 
 impl Sidecars {
-    pub fn new(extra: Vec<SidecarPattern>) -> Sidecars {
+    pub(crate) fn new(extra: Vec<SidecarPattern>) -> Sidecars {
         Sidecars { extra }
     }
 
@@ -299,7 +299,7 @@ impl SidecarPattern {
     /// Image patterns match the repository without tag or digest, at its end, as the built-in
     /// ones do: `mesh/proxy` matches `registry.example.com/mesh/proxy:1.2`. A pattern that does
     /// not compile is returned with the error.
-    pub fn new(
+    pub(crate) fn new(
         description: Option<&str>,
         names: &[String],
         images: &[String],

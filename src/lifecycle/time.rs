@@ -14,7 +14,7 @@ use crate::model::path::FieldPath;
 
 /// A whole number of seconds as a time.
 #[allow(clippy::cast_precision_loss)]
-pub fn seconds(value: i64) -> f64 {
+pub(crate) fn seconds(value: i64) -> f64 {
     value as f64
 }
 
@@ -26,13 +26,13 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    pub const ZERO: Bounds = Bounds { min: 0.0, max: 0.0 };
-    pub const NEVER: Bounds = Bounds {
+    pub(crate) const ZERO: Bounds = Bounds { min: 0.0, max: 0.0 };
+    pub(crate) const NEVER: Bounds = Bounds {
         min: f64::INFINITY,
         max: f64::INFINITY,
     };
 
-    pub fn exact(seconds: f64) -> Bounds {
+    pub(crate) fn exact(seconds: f64) -> Bounds {
         Bounds {
             min: seconds,
             max: seconds,
@@ -40,7 +40,7 @@ impl Bounds {
     }
 
     /// `min..max`; a `max` below `min` is raised to it.
-    pub fn new(min: f64, max: f64) -> Bounds {
+    pub(crate) fn new(min: f64, max: f64) -> Bounds {
         Bounds {
             min,
             max: max.max(min),
@@ -48,24 +48,24 @@ impl Bounds {
     }
 
     /// The single value, when both bounds agree.
-    pub fn value(self) -> Option<f64> {
+    pub(crate) fn value(self) -> Option<f64> {
         (self.min == self.max).then_some(self.min)
     }
 
     /// Applies a non-decreasing function to both bounds.
     #[must_use]
-    pub fn map(self, f: impl Fn(f64) -> f64) -> Bounds {
+    pub(crate) fn map(self, f: impl Fn(f64) -> f64) -> Bounds {
         Bounds::new(f(self.min), f(self.max))
     }
 
     #[must_use]
-    pub fn plus(self, other: Bounds) -> Bounds {
+    pub(crate) fn plus(self, other: Bounds) -> Bounds {
         Bounds::new(self.min + other.min, self.max + other.max)
     }
 
     /// The later of two times, bound by bound.
     #[must_use]
-    pub fn later(self, other: Bounds) -> Bounds {
+    pub(crate) fn later(self, other: Bounds) -> Bounds {
         Bounds::new(self.min.max(other.min), self.max.max(other.max))
     }
 }
@@ -145,7 +145,7 @@ impl Trail {
     }
 
     /// The delays in the order they happen.
-    pub fn delays(&self) -> Vec<&Delay> {
+    pub(crate) fn delays(&self) -> Vec<&Delay> {
         let mut delays = Vec::new();
         let mut link = self.0.as_deref();
         while let Some(current) = link {
@@ -217,7 +217,7 @@ pub struct Window {
 
 /// One step of a walk: a delay of a container that takes between two lengths.
 #[derive(Clone, Debug)]
-pub struct Step {
+pub(crate) struct Step {
     pub container: usize,
     pub kind: DelayKind,
     pub path: FieldPath,
@@ -226,7 +226,7 @@ pub struct Step {
 
 impl Window {
     /// The moment everything is counted from.
-    pub fn zero() -> Window {
+    pub(crate) fn zero() -> Window {
         Window {
             earliest: Bound::zero(),
             latest: Bound::zero(),
@@ -235,7 +235,7 @@ impl Window {
 
     /// The time after `step`.
     #[must_use]
-    pub fn then(&self, step: &Step) -> Window {
+    pub(crate) fn then(&self, step: &Step) -> Window {
         let delay = |seconds| Delay {
             container: step.container,
             kind: step.kind,
@@ -250,7 +250,7 @@ impl Window {
 
     /// The later of two times, bound by bound.
     #[must_use]
-    pub fn later(&self, other: &Window) -> Window {
+    pub(crate) fn later(&self, other: &Window) -> Window {
         Window {
             earliest: self.earliest.later(&other.earliest),
             latest: self.latest.later(&other.latest),
@@ -259,7 +259,7 @@ impl Window {
 
     /// The same lower bound, and no upper bound: something after it has no known end.
     #[must_use]
-    pub fn open_ended(&self, step: &Step) -> Window {
+    pub(crate) fn open_ended(&self, step: &Step) -> Window {
         Window {
             earliest: self.earliest.clone(),
             latest: self.latest.after(f64::INFINITY, |seconds| Delay {
@@ -271,12 +271,12 @@ impl Window {
         }
     }
 
-    pub fn bounds(&self) -> Bounds {
+    pub(crate) fn bounds(&self) -> Bounds {
         Bounds::new(self.earliest.seconds, self.latest.seconds)
     }
 
     /// Whether the time never comes.
-    pub fn is_never(&self) -> bool {
+    pub(crate) fn is_never(&self) -> bool {
         self.earliest.seconds.is_infinite()
     }
 }

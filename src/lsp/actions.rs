@@ -88,7 +88,7 @@ fn workspace_edit(uri: &Uri, text: &Text<'_>, edits: &[TextEdit]) -> WorkspaceEd
 
 /// `# podcycle: ignore[rule] TODO: reason` alone on a new line above the line where the
 /// diagnostic starts, or the rule added to such a comment already there.
-pub fn ignore_comment(text: &Text<'_>, diagnostic: &Diagnostic) -> Option<TextEdit> {
+pub(crate) fn ignore_comment(text: &Text<'_>, diagnostic: &Diagnostic) -> Option<TextEdit> {
     // A suppression needs a reason, and an edit cannot ask for one: the placeholder says what
     // is left to do, and `unused-suppression` reports it until it is replaced.
     crate::ignore_comment::ignore_comment(text.text, text.lines, diagnostic, REASON_PLACEHOLDER)

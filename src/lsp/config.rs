@@ -11,16 +11,16 @@ use crate::config as podcycle_config;
 
 /// The glob of the configuration files that apply to the manifests below them, for the client
 /// to watch.
-pub const CONFIG_FILES_GLOB: &str = "**/.podcycle.{yaml,yml}";
+pub(crate) const CONFIG_FILES_GLOB: &str = "**/.podcycle.{yaml,yml}";
 
 /// Whether a configuration file is among the watched files that changed: then every open
 /// document is linted again with fresh settings.
-pub fn changes_config(changes: &[FileEvent]) -> bool {
+pub(crate) fn changes_config(changes: &[FileEvent]) -> bool {
     changes.iter().any(|change| is_config_file(&change.uri))
 }
 
 /// Whether the document is a configuration file (`.podcycle.yaml`, `.podcycle.yml`).
-pub fn is_config_file(uri: &Uri) -> bool {
+pub(crate) fn is_config_file(uri: &Uri) -> bool {
     file_path(uri).is_some_and(|path| {
         path.file_name()
             .and_then(|name| name.to_str())
@@ -30,7 +30,7 @@ pub fn is_config_file(uri: &Uri) -> bool {
 
 /// The problems of a configuration file's text, as diagnostics: the editor shows what
 /// `podcycle check` would refuse while the file is being written.
-pub fn config_diagnostics(
+pub(crate) fn config_diagnostics(
     uri: &Uri,
     text: &str,
     client: super::convert::ClientInfo,
@@ -64,7 +64,7 @@ pub fn config_diagnostics(
 }
 
 /// The local path of a `file:` URI.
-pub fn file_path(uri: &Uri) -> Option<PathBuf> {
+pub(crate) fn file_path(uri: &Uri) -> Option<PathBuf> {
     let scheme = uri.scheme()?;
     if !scheme.as_str().eq_ignore_ascii_case("file") {
         return None;
@@ -74,7 +74,7 @@ pub fn file_path(uri: &Uri) -> Option<PathBuf> {
 }
 
 /// The name diagnostics carry for a document: its path, or the URI when it has none.
-pub fn display_name(uri: &Uri) -> String {
+pub(crate) fn display_name(uri: &Uri) -> String {
     file_path(uri).map_or_else(
         || uri.as_str().to_owned(),
         |path| path.display().to_string(),

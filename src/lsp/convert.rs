@@ -11,7 +11,7 @@ use crate::rules::find_rule;
 use crate::source::{LineIndex, Span, clamp_to_char_boundary};
 
 /// What the server publishes as every diagnostic's `source`.
-pub const SOURCE: &str = "podcycle";
+pub(crate) const SOURCE: &str = "podcycle";
 
 /// How columns are counted. The protocol's default is UTF-16 code units; UTF-8 (bytes, what
 /// podcycle's spans are in) is used only when the client lists it.
@@ -22,7 +22,7 @@ pub enum Encoding {
 }
 
 impl Encoding {
-    pub fn negotiate(capabilities: &ClientCapabilities) -> Encoding {
+    pub(crate) fn negotiate(capabilities: &ClientCapabilities) -> Encoding {
         let offered = capabilities
             .general
             .as_ref()
@@ -35,7 +35,7 @@ impl Encoding {
         }
     }
 
-    pub fn kind(self) -> PositionEncodingKind {
+    pub(crate) fn kind(self) -> PositionEncodingKind {
         match self {
             Encoding::Utf8 => PositionEncodingKind::UTF8,
             Encoding::Utf16 => PositionEncodingKind::UTF16,
@@ -52,7 +52,7 @@ pub struct ClientInfo {
 }
 
 impl ClientInfo {
-    pub fn new(capabilities: &ClientCapabilities) -> ClientInfo {
+    pub(crate) fn new(capabilities: &ClientCapabilities) -> ClientInfo {
         ClientInfo {
             encoding: Encoding::negotiate(capabilities),
             related_information: capabilities
@@ -73,7 +73,7 @@ pub struct Text<'a> {
 }
 
 impl Text<'_> {
-    pub fn position(&self, offset: usize) -> Position {
+    pub(crate) fn position(&self, offset: usize) -> Position {
         let offset = clamp_to_char_boundary(self.text, offset);
         let (line, character) = match self.encoding {
             Encoding::Utf16 => self.lines.line_col_utf16(self.text, offset),
@@ -85,14 +85,14 @@ impl Text<'_> {
         Position::new(saturate(line), saturate(character))
     }
 
-    pub fn range(&self, span: Span) -> Range {
+    pub(crate) fn range(&self, span: Span) -> Range {
         let range = span.range();
         Range::new(self.position(range.start), self.position(range.end))
     }
 
     /// The byte offset of a position; positions past a line's end or the text's end are
     /// clamped, as the protocol asks.
-    pub fn offset(&self, position: Position) -> usize {
+    pub(crate) fn offset(&self, position: Position) -> usize {
         let line = position.line as usize;
         let column = position.character as usize;
         match self.encoding {
@@ -110,7 +110,7 @@ impl Text<'_> {
 }
 
 /// The `file:` URI of a path (made absolute against the current directory).
-pub fn file_uri(path: &str) -> Option<lsp_types::Uri> {
+pub(crate) fn file_uri(path: &str) -> Option<lsp_types::Uri> {
     let absolute = std::path::absolute(path).ok()?;
     let text = absolute.to_string_lossy().replace('\\', "/");
     let text = if text.starts_with('/') {
@@ -127,7 +127,7 @@ fn saturate(value: usize) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
 
-pub fn severity(severity: Severity) -> DiagnosticSeverity {
+pub(crate) fn severity(severity: Severity) -> DiagnosticSeverity {
     match severity {
         Severity::Error => DiagnosticSeverity::ERROR,
         Severity::Warning => DiagnosticSeverity::WARNING,

@@ -23,7 +23,7 @@ use crate::settings::Selector;
 /// Reads the editor's settings in `value` into the options of the server's runs (a run with
 /// no flags, and these); a relative `configuration` is taken from `base` (the first workspace
 /// folder). Returns the problems of the values left out, one message each.
-pub fn run_options(value: &Value, base: Option<&Path>) -> (RunOptions, Vec<String>) {
+pub(crate) fn run_options(value: &Value, base: Option<&Path>) -> (RunOptions, Vec<String>) {
     let value = value.get("podcycle").unwrap_or(value);
     let mut settings = RunOptions::default();
     let mut problems = Vec::new();

@@ -43,7 +43,7 @@ pub struct ExplainResult {
 /// Explains the pod of the object at byte `offset` of `text` (or the pods of the document
 /// there, where no object holds it), planned as the editor lints the file. A Helm template or
 /// a Kustomize patch is explained through its rendered chart or overlay: the pods it writes.
-pub fn explain_at(
+pub(crate) fn explain_at(
     plan: &EditorPlan,
     options: &RunOptions,
     path: Option<&Path>,

@@ -7,7 +7,7 @@ use crate::diagnostics::Diagnostic;
 use crate::rules::find_rule;
 
 /// The hover for the position at byte `offset`, when diagnostics cover it.
-pub fn hover(text: &Text<'_>, diagnostics: &[Diagnostic], offset: usize) -> Option<Hover> {
+pub(crate) fn hover(text: &Text<'_>, diagnostics: &[Diagnostic], offset: usize) -> Option<Hover> {
     let here: Vec<&Diagnostic> = diagnostics
         .iter()
         .filter(|d| d.span.start as usize <= offset && offset <= d.span.end as usize)

@@ -21,15 +21,15 @@
 //! editor's settings reach it through the [`crate::run::RunOptions`] the server holds.
 
 pub mod actions;
-pub mod analysis;
-pub mod config;
+pub(crate) mod analysis;
+pub(crate) mod config;
 pub mod convert;
-pub mod editor_settings;
+pub(crate) mod editor_settings;
 pub mod explain;
-pub mod hover;
-pub mod server;
+pub(crate) mod hover;
+pub(crate) mod server;
 pub mod transport;
-pub mod worker;
+pub(crate) mod worker;
 
 use std::io;
 
@@ -39,7 +39,7 @@ pub use server::{Ending, serve};
 /// Runs the server on standard input and output until the client exits. Returns the exit
 /// code: 0 after `shutdown` and `exit`, 1 when the client exits or goes away without
 /// `shutdown`, or sends what cannot be read as messages.
-pub fn run_stdio() -> io::Result<u8> {
+pub(crate) fn run_stdio() -> io::Result<u8> {
     let (connection, io_threads) = transport::stdio();
     let ending = serve(&connection);
     // The writer thread ends when the last sender is gone, so the connection goes first.

@@ -42,7 +42,7 @@ use crate::diagnostics::Diagnostic;
 use crate::run::{ConfigChoice, Configs, EditorPlan, FilePlan, RunOptions};
 use crate::source::{LineIndex, Span};
 
-pub type ServerError = Box<dyn Error + Send + Sync>;
+pub(crate) type ServerError = Box<dyn Error + Send + Sync>;
 
 /// How the session ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

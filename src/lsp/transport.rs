@@ -18,14 +18,15 @@ use lsp_server::{Connection, ErrorCode, Message};
 use serde_json::{Value, json};
 
 /// The largest body read: a document of the largest manifest podcycle reads, escaped as JSON.
-pub const MAX_CONTENT_LENGTH: usize = 2 * crate::safe_fs::FileKind::Manifest.max_bytes() as usize;
+pub(crate) const MAX_CONTENT_LENGTH: usize =
+    2 * crate::safe_fs::FileKind::Manifest.max_bytes() as usize;
 /// The longest header line, and the most header lines, of one message.
 const MAX_HEADER_LINE: u64 = 4096;
 const MAX_HEADERS: usize = 32;
 
 /// Why a message could not be read.
 #[derive(Debug)]
-pub enum FrameError {
+pub(crate) enum FrameError {
     /// The stream cannot be read further: a broken header, a body over the limit, I/O.
     Fatal(String),
     /// The body is not JSON: answered with a parse error; the next message can be read.
@@ -44,7 +45,7 @@ impl fmt::Display for FrameError {
 }
 
 /// Reads one message; `Ok(None)` at the end of the input.
-pub fn read_message(input: &mut dyn BufRead) -> Result<Option<Message>, FrameError> {
+pub(crate) fn read_message(input: &mut dyn BufRead) -> Result<Option<Message>, FrameError> {
     let Some(body) = read_body(input)? else {
         return Ok(None);
     };
@@ -139,7 +140,7 @@ fn shown(text: &str) -> String {
 }
 
 /// Writes one frame: header and body together, then flushes.
-pub fn write_frame(out: &mut dyn Write, body: &[u8]) -> io::Result<()> {
+pub(crate) fn write_frame(out: &mut dyn Write, body: &[u8]) -> io::Result<()> {
     let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
     frame.extend_from_slice(body);
     out.write_all(&frame)?;
@@ -148,7 +149,7 @@ pub fn write_frame(out: &mut dyn Write, body: &[u8]) -> io::Result<()> {
 
 /// The error response for a message that could not be read (`id` is `null` when it is not
 /// known), as JSON-RPC 2.0 §5.1 gives them.
-pub fn error_response(error: &FrameError) -> Option<Vec<u8>> {
+pub(crate) fn error_response(error: &FrameError) -> Option<Vec<u8>> {
     let (code, id) = match error {
         FrameError::Fatal(_) => return None,
         FrameError::Parse(_) => (ErrorCode::ParseError, Value::Null),
@@ -163,14 +164,14 @@ pub fn error_response(error: &FrameError) -> Option<Vec<u8>> {
 }
 
 /// The threads that move messages between standard input and output and the connection.
-pub struct IoThreads {
+pub(crate) struct IoThreads {
     reader: thread::JoinHandle<io::Result<()>>,
     writer: thread::JoinHandle<io::Result<()>>,
 }
 
 impl IoThreads {
     /// Waits for both threads; the reader's error first (it ended the session).
-    pub fn join(self) -> io::Result<()> {
+    pub(crate) fn join(self) -> io::Result<()> {
         let reader = self
             .reader
             .join()
@@ -184,7 +185,7 @@ impl IoThreads {
 }
 
 /// A connection over standard input and output with the bounds above.
-pub fn stdio() -> (Connection, IoThreads) {
+pub(crate) fn stdio() -> (Connection, IoThreads) {
     let (writer_sender, writer_receiver) = bounded::<Message>(0);
     let (reader_sender, reader_receiver) = bounded::<Message>(0);
     let writer = thread::Builder::new()
@@ -215,7 +216,7 @@ fn write_messages(messages: &Receiver<Message>) -> io::Result<()> {
 }
 
 /// Writes a message as `lsp-server` does, with `"jsonrpc": "2.0"`.
-pub fn write_message(out: &mut dyn Write, message: &Message) -> io::Result<()> {
+pub(crate) fn write_message(out: &mut dyn Write, message: &Message) -> io::Result<()> {
     let mut body = Vec::new();
     message.write(&mut body)?;
     // `Message::write` frames the body itself; write it as it is.

@@ -17,12 +17,12 @@ use super::convert::ClientInfo;
 use crate::run::{EditorPlan, EditorRender, RunOptions};
 
 /// Lint once the changes have paused this long.
-pub const QUIET: Duration = Duration::from_millis(50);
+pub(crate) const QUIET: Duration = Duration::from_millis(50);
 /// But never hold a change back longer than this while they keep coming.
-pub const MAX_DELAY: Duration = Duration::from_millis(300);
+pub(crate) const MAX_DELAY: Duration = Duration::from_millis(300);
 
 /// A document's text to lint.
-pub struct LintJob {
+pub(crate) struct LintJob {
     pub uri: Uri,
     pub version: Option<i32>,
     pub text: Arc<String>,
@@ -41,7 +41,7 @@ pub struct OwnersJob {
     pub open: Vec<Uri>,
 }
 
-pub enum Job {
+pub(crate) enum Job {
     Lint(LintJob),
     /// A file was saved: render what it belongs to.
     Owners(OwnersJob),
@@ -50,7 +50,7 @@ pub enum Job {
 }
 
 /// Runs until the sending side of `jobs` is dropped.
-pub fn run(jobs: &Receiver<Job>, client: ClientInfo, send: &impl Fn(Message)) {
+pub(crate) fn run(jobs: &Receiver<Job>, client: ClientInfo, send: &impl Fn(Message)) {
     let mut pending: Vec<LintJob> = Vec::new();
     // The files each chart or overlay published diagnostics in, so that a later render that
     // finds nothing there clears them.

@@ -220,7 +220,7 @@ pub struct PodTemplateKinds {
 }
 
 impl PodTemplateKinds {
-    pub fn new(user: Vec<PodTemplateKind>) -> PodTemplateKinds {
+    pub(crate) fn new(user: Vec<PodTemplateKind>) -> PodTemplateKinds {
         PodTemplateKinds { user }
     }
 
@@ -240,6 +240,21 @@ impl PodTemplateKinds {
             .find(|k| k.group == group && k.kind == kind)
             .cloned()
     }
+}
+
+/// The names of the built-in kinds, for documentation: `argoproj.io/Rollout`.
+#[cfg(test)]
+pub(crate) fn built_in_names() -> Vec<String> {
+    built_in()
+        .iter()
+        .map(|k| {
+            if k.group.is_empty() {
+                k.kind.clone()
+            } else {
+                format!("{}/{}", k.group, k.kind)
+            }
+        })
+        .collect()
 }
 
 fn built_in() -> &'static [PodTemplateKind] {
@@ -266,22 +281,8 @@ fn built_in() -> &'static [PodTemplateKind] {
     })
 }
 
-/// The names of the built-in kinds, for documentation: `argoproj.io/Rollout`.
-pub fn built_in_names() -> Vec<String> {
-    built_in()
-        .iter()
-        .map(|k| {
-            if k.group.is_empty() {
-                k.kind.clone()
-            } else {
-                format!("{}/{}", k.group, k.kind)
-            }
-        })
-        .collect()
-}
-
 /// Parses a path with wildcards: `spec.workerGroupSpecs[*].template`.
-pub fn parse_path(path: &str) -> Result<Vec<Step>, String> {
+pub(crate) fn parse_path(path: &str) -> Result<Vec<Step>, String> {
     let mut steps = Vec::new();
     for part in path.split('.') {
         let (name, rest) = match part.find('[') {
@@ -319,7 +320,7 @@ pub fn parse_path(path: &str) -> Result<Vec<Step>, String> {
 
 /// A step of a template path.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     Key(String),
     Index(usize),
     AnyItem,

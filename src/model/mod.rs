@@ -2,18 +2,18 @@
 
 pub mod amount;
 pub mod custom;
-pub mod patch;
+pub(crate) mod patch;
 pub mod path;
 pub mod scope;
 pub mod selector;
-pub mod services;
-pub mod tree;
+pub(crate) mod services;
+pub(crate) mod tree;
 mod workloads;
 
 use serde::Serialize;
 
-pub use podcycle_k8s::k8s_openapi::api::core::v1 as core;
-pub use podcycle_k8s::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+pub(crate) use podcycle_k8s::k8s_openapi::api::core::v1 as core;
+pub(crate) use podcycle_k8s::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 pub use podcycle_k8s::{Controller, WorkloadKind};
 pub use workloads::{Origin, PodSite};
 
@@ -31,7 +31,7 @@ pub struct ObjectRef {
 
 impl ObjectRef {
     /// `Deployment/web`, the way kubectl names objects.
-    pub fn display_name(&self) -> String {
+    pub(crate) fn display_name(&self) -> String {
         format!(
             "{}/{}",
             self.kind,
@@ -54,12 +54,12 @@ pub struct ObjectSite {
 /// The workload objects of a document: the document itself, or the items of a `List`.
 /// Everything else (Services, ConfigMaps, custom resources, files that are not Kubernetes
 /// objects at all) yields nothing.
-pub fn workload_objects(document: &Document) -> Vec<ObjectSite> {
+pub(crate) fn workload_objects(document: &Document) -> Vec<ObjectSite> {
     workloads_among(document, &objects(document))
 }
 
 /// The workload objects among `objects` of the document.
-pub fn workloads_among(document: &Document, objects: &[AnyObject]) -> Vec<ObjectSite> {
+pub(crate) fn workloads_among(document: &Document, objects: &[AnyObject]) -> Vec<ObjectSite> {
     objects
         .iter()
         .filter_map(|object| {
@@ -71,7 +71,7 @@ pub fn workloads_among(document: &Document, objects: &[AnyObject]) -> Vec<Object
 
 /// The objects of custom kinds with pod templates among `objects` (`model::custom`), each with
 /// its kind; the site's `kind` is the built-in kind whose rules its pods follow.
-pub fn custom_workloads_among(
+pub(crate) fn custom_workloads_among(
     document: &Document,
     objects: &[AnyObject],
     kinds: &custom::PodTemplateKinds,
@@ -97,7 +97,7 @@ fn site(document: &Document, object: &AnyObject, kind: WorkloadKind) -> ObjectSi
 
 /// What identifies an object in findings: its type, and its name and namespace where they are
 /// plain scalars.
-pub fn object_ref(document: &Document, object: &AnyObject) -> ObjectRef {
+pub(crate) fn object_ref(document: &Document, object: &AnyObject) -> ObjectRef {
     let metadata = |field: &str| {
         let located = lookup(
             document,

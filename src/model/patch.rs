@@ -3,7 +3,7 @@
 use podcycle_k8s::{Tree, TreeValue};
 
 /// The keys of strategic-merge-patch directives; a file without any of them has no patch.
-pub const PATCH_DIRECTIVES: [&str; 4] = [
+pub(crate) const PATCH_DIRECTIVES: [&str; 4] = [
     "$patch",
     "$retainKeys",
     "$setElementOrder",
@@ -12,7 +12,7 @@ pub const PATCH_DIRECTIVES: [&str; 4] = [
 
 /// Whether an object carries strategic-merge-patch directives (`$patch`, `$retainKeys`,
 /// `$setElementOrder/...`, `$deleteFromPrimitiveList/...`), which only patches have.
-pub fn has_patch_directives(tree: &dyn Tree, node: u32) -> bool {
+pub(crate) fn has_patch_directives(tree: &dyn Tree, node: u32) -> bool {
     match tree.value(node) {
         TreeValue::Map => tree
             .entries(node)
@@ -27,7 +27,7 @@ pub fn has_patch_directives(tree: &dyn Tree, node: u32) -> bool {
 /// JMESPath expressions in parentheses (`(length(spec.containers))`), or values that are
 /// bindings (`($namespace)`), as Chainsaw asserts write them. Such an object is not applied;
 /// only the document checks apply to it.
-pub fn has_assertion_expressions(tree: &dyn Tree, node: u32) -> bool {
+pub(crate) fn has_assertion_expressions(tree: &dyn Tree, node: u32) -> bool {
     fn walk(tree: &dyn Tree, node: u32, depth: usize) -> bool {
         if depth > 64 {
             return false;

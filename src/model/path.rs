@@ -13,7 +13,7 @@ impl FieldPath {
         FieldPath(segments)
     }
 
-    pub fn from_keys(keys: &[&str]) -> FieldPath {
+    pub(crate) fn from_keys(keys: &[&str]) -> FieldPath {
         FieldPath(
             keys.iter()
                 .map(|k| PathSegment::Key((*k).to_owned()))
@@ -21,13 +21,13 @@ impl FieldPath {
         )
     }
 
-    pub fn segments(&self) -> &[PathSegment] {
+    pub(crate) fn segments(&self) -> &[PathSegment] {
         &self.0
     }
 
     /// This path with a key appended.
     #[must_use]
-    pub fn key(&self, key: &str) -> FieldPath {
+    pub(crate) fn key(&self, key: &str) -> FieldPath {
         let mut segments = self.0.clone();
         segments.push(PathSegment::Key(key.to_owned()));
         FieldPath(segments)
@@ -35,7 +35,7 @@ impl FieldPath {
 
     /// This path with a sequence index appended.
     #[must_use]
-    pub fn index(&self, index: usize) -> FieldPath {
+    pub(crate) fn index(&self, index: usize) -> FieldPath {
         let mut segments = self.0.clone();
         segments.push(PathSegment::Index(index));
         FieldPath(segments)
@@ -43,7 +43,7 @@ impl FieldPath {
 
     /// This path followed by `other`.
     #[must_use]
-    pub fn join(&self, other: &[PathSegment]) -> FieldPath {
+    pub(crate) fn join(&self, other: &[PathSegment]) -> FieldPath {
         let mut segments = self.0.clone();
         segments.extend_from_slice(other);
         FieldPath(segments)
@@ -51,7 +51,7 @@ impl FieldPath {
 
     /// The path without its last segment.
     #[must_use]
-    pub fn parent(&self) -> FieldPath {
+    pub(crate) fn parent(&self) -> FieldPath {
         let mut segments = self.0.clone();
         segments.pop();
         FieldPath(segments)

@@ -35,7 +35,7 @@ pub enum TargetPort {
 }
 
 /// The Services with a selector in a document (or its `List`).
-pub fn services_in(document: &Document) -> Vec<Service> {
+pub(crate) fn services_in(document: &Document) -> Vec<Service> {
     let mut found = Vec::new();
     for_each_object(document, |node, _, api_version, kind| {
         if api_version != "v1" || kind != "Service" {
@@ -104,7 +104,11 @@ fn service_of(value: &Value) -> Option<Service> {
 impl Service {
     /// Whether the Service sends traffic to pods with these labels in this namespace. A
     /// namespace left out on either side is taken to be the same one.
-    pub fn selects(&self, namespace: Option<&str>, labels: &BTreeMap<String, String>) -> bool {
+    pub(crate) fn selects(
+        &self,
+        namespace: Option<&str>,
+        labels: &BTreeMap<String, String>,
+    ) -> bool {
         if let (Some(own), Some(theirs)) = (self.namespace.as_deref(), namespace)
             && own != theirs
         {
@@ -113,11 +117,6 @@ impl Service {
         self.selector
             .iter()
             .all(|(key, value)| labels.get(key) == Some(value))
-    }
-
-    /// `Service/web`, the way kubectl names objects.
-    pub fn display_name(&self) -> String {
-        format!("Service/{}", self.name.as_deref().unwrap_or("<unnamed>"))
     }
 }
 

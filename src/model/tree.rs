@@ -10,19 +10,19 @@ use crate::yaml::{self, ConversionError, Document, Kind, NodeId, Resolved};
 /// The subtree of an object that converts to JSON within the YAML layer's limits (alias
 /// expansion, depth); only such a subtree is handed to the decoder, which recurses per level.
 #[derive(Clone, Copy)]
-pub struct ObjectTree<'d> {
+pub(crate) struct ObjectTree<'d> {
     document: &'d Document,
     root: NodeId,
 }
 
 impl<'d> ObjectTree<'d> {
-    pub fn new(document: &'d Document, root: NodeId) -> Result<Self, ConversionError> {
+    pub(crate) fn new(document: &'d Document, root: NodeId) -> Result<Self, ConversionError> {
         yaml::check_convertible(document, root)?;
         Ok(ObjectTree { document, root })
     }
 
     /// The root, as the decoder names nodes.
-    pub fn root_index(&self) -> u32 {
+    pub(crate) fn root_index(&self) -> u32 {
         self.root.0
     }
 

@@ -52,12 +52,12 @@ impl<'a> PodSite<'a> {
 
     /// Path of the Job spec that holds this pod template (`spec`, `spec.jobTemplate.spec`),
     /// for Jobs and CronJobs.
-    pub fn job_spec_path(&self) -> Option<FieldPath> {
+    pub(crate) fn job_spec_path(&self) -> Option<FieldPath> {
         self.is_job().then(|| self.spec_path.parent().parent())
     }
 
     /// Long-running controllers whose pods must restart forever.
-    pub fn is_long_running_controller(&self) -> bool {
+    pub(crate) fn is_long_running_controller(&self) -> bool {
         matches!(
             self.kind,
             WorkloadKind::Deployment
@@ -68,7 +68,7 @@ impl<'a> PodSite<'a> {
         )
     }
 
-    pub fn is_job(&self) -> bool {
+    pub(crate) fn is_job(&self) -> bool {
         matches!(self.kind, WorkloadKind::Job | WorkloadKind::CronJob)
     }
 }

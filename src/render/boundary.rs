@@ -13,7 +13,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// The directory a chart or overlay may read below.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Boundary {
+pub(crate) struct Boundary {
     /// Canonical.
     root: PathBuf,
 }
@@ -22,7 +22,7 @@ impl Boundary {
     /// The repository `dir` is in: the nearest directory at or above it that holds `.git` (git's
     /// top level), else the nearest that holds a `.podcycle.yaml` (the configuration's root),
     /// else the current directory when `dir` is under it, else `dir` itself.
-    pub fn of(dir: &Path) -> Boundary {
+    pub(crate) fn of(dir: &Path) -> Boundary {
         let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
         let dir = dir.canonicalize().unwrap_or(dir);
         let holding = |marker: &str| {
@@ -41,22 +41,22 @@ impl Boundary {
             .unwrap_or_else(|| dir.clone());
         Boundary { root }
     }
-
     /// A boundary at `root` (made canonical).
-    pub fn at(root: &Path) -> Boundary {
+    #[cfg(test)]
+    pub(crate) fn at(root: &Path) -> Boundary {
         Boundary {
             root: root.canonicalize().unwrap_or_else(|_| root.to_owned()),
         }
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.root
     }
 
     /// Where `path` leads once every symbolic link on the way is followed, when that is a place
     /// a renderer may read: under the root, outside `.git`. `shown` is how the path is named in
     /// the refusal.
-    pub fn resolve(&self, path: &Path, shown: &str) -> Result<PathBuf, Escape> {
+    pub(crate) fn resolve(&self, path: &Path, shown: &str) -> Result<PathBuf, Escape> {
         let escape = |why| Escape {
             path: shown.to_owned(),
             target: link_text(path),
@@ -86,7 +86,7 @@ impl Boundary {
     }
 
     /// Whether `path` names a place in the repository's `.git` (or any `.git` below the root).
-    pub fn names_git(&self, path: &Path) -> bool {
+    pub(crate) fn names_git(&self, path: &Path) -> bool {
         in_git(&normalize(path), &self.root)
     }
 }
@@ -97,7 +97,7 @@ fn in_git(path: &Path, root: &Path) -> bool {
 
 /// `path` with `.` and `..` resolved by name, without touching the file system (a `..` past
 /// the start of a relative path is kept).
-pub fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut normalized = PathBuf::new();
     for component in path.components() {
         match component {
@@ -127,7 +127,7 @@ fn link_text(path: &Path) -> String {
 
 /// A path a renderer must not read.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Escape {
+pub(crate) struct Escape {
     /// The link (or the path through a linked directory), as users know it.
     pub path: String,
     /// Where it points, as written in the link.
@@ -136,7 +136,7 @@ pub struct Escape {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Why {
+pub(crate) enum Why {
     Outside(PathBuf),
     Git,
     System,

@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 /// How long a run may spend rendering by default.
-pub const DEFAULT_BUDGET: Duration = Duration::from_secs(300);
+pub(crate) const DEFAULT_BUDGET: Duration = Duration::from_secs(300);
 
 /// A deadline shared by every render job of a run.
 #[derive(Clone, Copy, Debug)]
@@ -20,7 +20,7 @@ pub struct Budget {
 
 impl Budget {
     /// A budget of `total` from now.
-    pub fn new(total: Duration) -> Budget {
+    pub(crate) fn new(total: Duration) -> Budget {
         Budget {
             total,
             deadline: Instant::now().checked_add(total),
@@ -36,19 +36,19 @@ impl Budget {
     }
 
     /// What is left of it.
-    pub fn remaining(&self) -> Duration {
+    pub(crate) fn remaining(&self) -> Duration {
         match self.deadline {
             Some(deadline) => deadline.saturating_duration_since(Instant::now()),
             None => Duration::MAX,
         }
     }
 
-    pub fn is_spent(&self) -> bool {
+    pub(crate) fn is_spent(&self) -> bool {
         self.remaining().is_zero()
     }
 
     /// Why an input was not rendered once the budget ran out.
-    pub fn spent_reason(&self) -> String {
+    pub(crate) fn spent_reason(&self) -> String {
         format!(
             "the run's render budget of {}s was spent before it finished (raise it with --render-budget)",
             self.total.as_secs()

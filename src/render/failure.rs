@@ -26,7 +26,7 @@ use crate::diagnostics::{Diagnostic, Enforcement, RenderTool, Severity};
 use crate::source::{SourceFile, Span};
 
 /// The rule that reports a refusal (declared in `rules`, which this layer does not see).
-pub const RULE: &str = "render-error";
+pub(crate) const RULE: &str = "render-error";
 
 /// A renderer's refusal of the chart or overlay, placed in the user's files.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,7 +50,7 @@ pub struct Refusal {
 impl Refusal {
     /// The refusal in a sentence, where it is not a finding (`render-error` turned off, the
     /// editor, `explain`): `` `helm template` fails at web/templates/zz.yaml:1:3: nope ``.
-    pub fn sentence(&self) -> String {
+    pub(crate) fn sentence(&self) -> String {
         let mut place = super::shown_path(&self.file);
         for number in [self.line, self.column].into_iter().flatten() {
             place.push_str(&format!(":{number}"));
@@ -63,7 +63,7 @@ impl Refusal {
     }
 
     /// The command that refused.
-    pub fn tool_command(&self) -> &'static str {
+    pub(crate) fn tool_command(&self) -> &'static str {
         self.command
     }
 }
@@ -198,7 +198,7 @@ pub fn helm(failure: &Failure, chart: &Path, clean: &dyn Fn(&str) -> String) -> 
 
 /// The finding for a refusal, in the file it names, with the severity the settings give
 /// `render-error`.
-pub fn diagnostic(
+pub(crate) fn diagnostic(
     refusal: &Refusal,
     input: &str,
     severity: Severity,

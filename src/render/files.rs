@@ -7,11 +7,11 @@ use std::path::Path;
 use crate::safe_fs::{self, FileKind};
 
 /// File names Kustomize reads as a kustomization, in its order of preference.
-pub const KUSTOMIZATION_FILES: [&str; 3] =
+pub(crate) const KUSTOMIZATION_FILES: [&str; 3] =
     ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 /// Reads a UTF-8 text file the way podcycle reads every file a pull request controls.
-pub fn read_text(path: &Path) -> Result<String, String> {
+pub(crate) fn read_text(path: &Path) -> Result<String, String> {
     let kind = if KUSTOMIZATION_FILES
         .iter()
         .any(|name| path.file_name().is_some_and(|n| n == *name))
@@ -25,7 +25,7 @@ pub fn read_text(path: &Path) -> Result<String, String> {
 }
 
 /// Whether a path is a regular file (following a symlink only to a regular file).
-pub fn is_file(path: &Path) -> bool {
+pub(crate) fn is_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 

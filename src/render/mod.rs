@@ -11,15 +11,15 @@
 //! is a finding ([`failure`]); remote resources, Helm dependencies that are not vendored and the
 //! limits are reported as not rendered, never fetched or waited for.
 
-pub mod boundary;
-pub mod budget;
+pub(crate) mod boundary;
+pub(crate) mod budget;
 pub mod cache;
 pub mod failure;
-pub mod files;
-pub mod helm;
+pub(crate) mod files;
+pub(crate) mod helm;
 pub mod kustomize;
 pub mod process;
-pub mod rendered;
+pub(crate) mod rendered;
 pub mod sandbox;
 
 use std::path::{Path, PathBuf};
@@ -30,16 +30,16 @@ use crate::diagnostics::{Diagnostic, RenderTool};
 use crate::source::SourceFile;
 
 pub use budget::Budget;
-pub use failure::{Refusal, Verdict};
-pub use helm::HelmOptions;
-pub use process::Limits;
+pub(crate) use failure::{Refusal, Verdict};
+pub(crate) use helm::HelmOptions;
+pub(crate) use process::Limits;
 
 /// How long a renderer may run by default.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The renderers available, and their limits.
 #[derive(Clone, Debug)]
-pub struct Tools {
+pub(crate) struct Tools {
     /// `helm`, or why it cannot be used.
     pub helm: Result<PathBuf, String>,
     /// `kustomize build` (or `kubectl kustomize`), or why neither can be used.
@@ -53,7 +53,7 @@ pub struct Tools {
 }
 
 #[derive(Clone, Debug)]
-pub enum KustomizeTool {
+pub(crate) enum KustomizeTool {
     /// `kustomize build DIR`.
     Kustomize(PathBuf),
     /// `kubectl kustomize DIR`.
@@ -72,7 +72,7 @@ impl KustomizeTool {
 
 impl Tools {
     /// Finds the tools: the paths given, else `helm` and `kustomize` (or `kubectl`) on `PATH`.
-    pub fn find(helm: Option<&Path>, kustomize: Option<&Path>, timeout: Duration) -> Tools {
+    pub(crate) fn find(helm: Option<&Path>, kustomize: Option<&Path>, timeout: Duration) -> Tools {
         let helm = match helm {
             Some(path) => process::find_executable(path)
                 .ok_or_else(|| format!("{} is not an executable (--helm)", path.display())),
@@ -115,13 +115,13 @@ impl Tools {
     }
 
     /// The same tools, with the run's render budget.
-    pub fn with_budget(mut self, budget: Budget) -> Tools {
+    pub(crate) fn with_budget(mut self, budget: Budget) -> Tools {
         self.budget = budget;
         self
     }
 
     /// The same tools, with a renderer's memory limit in bytes.
-    pub fn with_memory(mut self, bytes: u64) -> Tools {
+    pub(crate) fn with_memory(mut self, bytes: u64) -> Tools {
         self.limits.memory = bytes;
         self
     }
@@ -141,28 +141,28 @@ pub enum Input {
 }
 
 impl Input {
-    pub fn tool(&self) -> RenderTool {
+    pub(crate) fn tool(&self) -> RenderTool {
         match self {
             Input::Chart { .. } => RenderTool::Helm,
             Input::Overlay { .. } => RenderTool::Kustomize,
         }
     }
 
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         match self {
             Input::Chart { dir, .. } | Input::Overlay { dir, .. } => dir,
         }
     }
 
     /// The directory as users wrote it.
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         display(self.dir())
     }
 }
 
 /// An input that was not rendered, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NotRendered {
+pub(crate) struct NotRendered {
     pub tool: RenderTool,
     pub input: String,
     pub reason: String,
@@ -188,7 +188,7 @@ impl NotRendered {
 
 /// Rendered output and its source map.
 #[derive(Debug)]
-pub struct Output {
+pub(crate) struct Output {
     pub tool: RenderTool,
     pub input: String,
     /// The rendered stream, named after its input.
@@ -200,14 +200,14 @@ pub struct Output {
 }
 
 #[derive(Debug)]
-pub enum SourceMap {
+pub(crate) enum SourceMap {
     Helm(Box<helm::HelmMap>),
     Kustomize(Box<kustomize::KustomizeMap>),
 }
 
 impl SourceMap {
     /// Moves a finding in the rendered output to the file, line and column that wrote it.
-    pub fn place(
+    pub(crate) fn place(
         &mut self,
         rendered: &SourceFile,
         diagnostic: Diagnostic,
@@ -220,7 +220,7 @@ impl SourceMap {
 }
 
 /// Renders one input.
-pub fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered> {
+pub(crate) fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered> {
     let not_rendered =
         |reason: String| NotRendered::from_verdict(input, Verdict::NotRendered(reason));
     if tools.budget.is_spent() {
@@ -274,7 +274,7 @@ fn list(one: &str, many: &str, names: &[String]) -> String {
 }
 
 /// A path the way users wrote it: without a leading `./`.
-pub fn display(path: &Path) -> String {
+pub(crate) fn display(path: &Path) -> String {
     let shown = path.display().to_string();
     let shown = shown.strip_prefix("./").map(str::to_owned).unwrap_or(shown);
     if shown.is_empty() {
@@ -285,7 +285,7 @@ pub fn display(path: &Path) -> String {
 }
 
 /// A path as users name it: relative to the current directory when under it, without `./`.
-pub fn shown_path(path: &Path) -> String {
+pub(crate) fn shown_path(path: &Path) -> String {
     let relative = std::env::current_dir()
         .ok()
         .and_then(|cwd| {
@@ -313,6 +313,6 @@ pub fn clean_paths(text: &str, names: &[(String, String)]) -> String {
 
 /// Text from a renderer or a file, safe to print: control characters and bidirectional
 /// controls written as visible escapes, as every human output does ([`crate::escape`]).
-pub fn printable(text: &str) -> String {
+pub(crate) fn printable(text: &str) -> String {
     crate::escape::escape_controls(text).into_owned()
 }

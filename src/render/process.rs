@@ -18,9 +18,9 @@ use wait_timeout::ChildExt;
 use super::budget::Budget;
 
 /// The most a renderer may print on standard output before it is stopped.
-pub const MAX_OUTPUT: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_OUTPUT: u64 = 64 * 1024 * 1024;
 /// The memory a renderer may use by default.
-pub const DEFAULT_MEMORY: u64 = 1024 * 1024 * 1024;
+pub(crate) const DEFAULT_MEMORY: u64 = 1024 * 1024 * 1024;
 /// How much of standard error is kept for the message.
 const MAX_ERROR_OUTPUT: u64 = 64 * 1024;
 /// How often a running renderer is looked at for its limits.
@@ -78,7 +78,7 @@ pub enum Failure {
 impl Failure {
     /// Why the input was not rendered, in a sentence, for a limit or the environment; a
     /// refusal's message is read from standard error by [`super::failure`].
-    pub fn reason(&self) -> String {
+    pub(crate) fn reason(&self) -> String {
         match self {
             Failure::Exited { stderr } => last_error_line(stderr)
                 .unwrap_or_else(|| "exited with an error and no message".to_owned()),
@@ -317,7 +317,7 @@ fn reader(mut pipe: impl Read + Send + 'static, limit: u64) -> std::thread::Join
 /// The renderer's complaint, on one line: the last `Error: …` line of standard error, else its
 /// last non-empty line. Helm ends with `Use --debug flag to render out invalid YAML` after the
 /// error, which says nothing of it.
-pub fn last_error_line(stderr: &str) -> Option<String> {
+pub(crate) fn last_error_line(stderr: &str) -> Option<String> {
     let lines: Vec<&str> = stderr
         .lines()
         .map(str::trim)

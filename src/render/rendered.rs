@@ -7,13 +7,11 @@ use podcycle_path::PathSegment;
 
 /// A mapping key in rendered output.
 #[derive(Clone, Debug)]
-pub struct KeyLine {
+pub(crate) struct KeyLine {
     /// 0-based line of the key.
     pub line: usize,
     pub key: String,
     pub key_span: Span,
-    /// The value's node.
-    pub value: NodeId,
     /// The span of a scalar value written on the key's line.
     pub value_span: Option<Span>,
     /// The path from the document root: keys and list indices.
@@ -24,13 +22,13 @@ pub struct KeyLine {
 
 impl KeyLine {
     /// The path's keys alone, the way a template's indentation shows them.
-    pub fn keys(&self) -> Vec<&str> {
+    pub(crate) fn keys(&self) -> Vec<&str> {
         keys_of(&self.path)
     }
 }
 
 /// The keys of a path, without its list indices.
-pub fn keys_of(path: &[PathSegment]) -> Vec<&str> {
+pub(crate) fn keys_of(path: &[PathSegment]) -> Vec<&str> {
     path.iter()
         .filter_map(|segment| match segment {
             PathSegment::Key(key) => Some(key.as_str()),
@@ -40,7 +38,7 @@ pub fn keys_of(path: &[PathSegment]) -> Vec<&str> {
 }
 
 /// The document of `documents` that holds `offset`.
-pub fn document_at(documents: &[Document], offset: u32) -> Option<usize> {
+pub(crate) fn document_at(documents: &[Document], offset: u32) -> Option<usize> {
     let index = documents
         .partition_point(|d| d.span.start <= offset)
         .checked_sub(1)?;
@@ -49,7 +47,7 @@ pub fn document_at(documents: &[Document], offset: u32) -> Option<usize> {
 
 /// Every mapping key of a document, in the order they are written. Aliases are not followed:
 /// what they repeat is written elsewhere.
-pub fn key_lines(document: &Document, file: &SourceFile) -> Vec<KeyLine> {
+pub(crate) fn key_lines(document: &Document, file: &SourceFile) -> Vec<KeyLine> {
     let mut lines = Vec::new();
     if let Some(root) = document.root {
         walk(document, file, root, &mut Vec::new(), &mut lines, 0);
@@ -93,7 +91,6 @@ fn walk(
                     line,
                     key: name.to_owned(),
                     key_span,
-                    value,
                     value_span,
                     path: path.clone(),
                     column: key_span.start as usize - file.lines.line_start(line),
@@ -114,7 +111,7 @@ fn walk(
 }
 
 /// The path of the deepest node whose span holds `offset`, with that node.
-pub fn path_at(document: &Document, offset: u32) -> (Vec<PathSegment>, Option<NodeId>) {
+pub(crate) fn path_at(document: &Document, offset: u32) -> (Vec<PathSegment>, Option<NodeId>) {
     let mut path = Vec::new();
     let Some(mut node) = document.root else {
         return (path, None);

@@ -32,7 +32,7 @@ impl Sandbox {
     }
 
     /// One line for `--show-settings`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Sandbox::Active => {
                 "active: renderers run in new user and network namespaces (no network)".to_owned()
@@ -49,7 +49,7 @@ impl Sandbox {
 
 /// What to warn about before rendering: the sandbox the kernel refused, on Linux (elsewhere
 /// it does not exist, and `--show-settings` says so).
-pub fn warning() -> Option<String> {
+pub(crate) fn warning() -> Option<String> {
     match sandbox() {
         Sandbox::Unavailable(why) if cfg!(target_os = "linux") => Some(format!(
             "renderers run with the network reachable: {why}; remote resources are still refused before rendering"
@@ -121,7 +121,7 @@ fn try_unshare(flags: libc::c_int) -> Result<(), std::io::Error> {
 
 /// Confines the renderer `command` will start: the sandbox this system allows, and at most
 /// `memory` bytes of data.
-pub fn confine(command: &mut Command, memory: u64) {
+pub(crate) fn confine(command: &mut Command, memory: u64) {
     // Go's soft limit, a quarter below the hard one: a large chart makes the collector work
     // harder instead of reaching the limit.
     command.env("GOMEMLIMIT", format!("{}B", memory / 4 * 3));

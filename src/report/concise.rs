@@ -10,7 +10,7 @@ use crate::escape::escape_controls;
 /// `file:line:col: severity[rule] message`, the format editors' quickfix lists read. One line
 /// per finding whatever the manifest holds: file names and messages are escaped. With colour,
 /// the place is bold and the severity coloured as in the full format.
-pub fn write(out: &mut dyn Write, reports: &[FileReport], color: bool) -> io::Result<()> {
+pub(crate) fn write(out: &mut dyn Write, reports: &[FileReport], color: bool) -> io::Result<()> {
     let paint = |style: Style| if color { style } else { Style::new() };
     let place = paint(Style::new().effects(Effects::BOLD));
     for report in reports {

@@ -11,7 +11,7 @@ use crate::escape::{Remap, escape_controls, escape_source};
 use crate::source::{SourceFile, Span};
 
 /// rustc-style diagnostics with source snippets.
-pub fn write(out: &mut dyn Write, reports: &[FileReport], color: bool) -> io::Result<()> {
+pub(crate) fn write(out: &mut dyn Write, reports: &[FileReport], color: bool) -> io::Result<()> {
     let renderer = renderer(color);
     let mut first = true;
     for report in reports {
@@ -54,7 +54,7 @@ fn render(renderer: &Renderer, file: &SourceFile, diagnostic: &Diagnostic) -> St
 
 /// A finding's notes, then what its place in rendered output says ([`placement_note`]): what
 /// every format prints after the message.
-pub fn notes(diagnostic: &Diagnostic) -> Vec<String> {
+pub(crate) fn notes(diagnostic: &Diagnostic) -> Vec<String> {
     let mut notes = diagnostic.notes.clone();
     if let Some(rendered) = &diagnostic.rendered {
         notes.extend(placement_note(diagnostic, rendered));
@@ -64,7 +64,7 @@ pub fn notes(diagnostic: &Diagnostic) -> Vec<String> {
 
 /// What the reader of a finding in rendered output needs to know: where it was rendered, and
 /// when the line is not the one that wrote the field, that it is not.
-pub fn placement_note(diagnostic: &Diagnostic, rendered: &Rendered) -> Vec<String> {
+pub(crate) fn placement_note(diagnostic: &Diagnostic, rendered: &Rendered) -> Vec<String> {
     let command = rendered.command;
     let mut notes = vec![format!(
         "found in the output of `{command} {}`",
@@ -89,7 +89,7 @@ pub fn placement_note(diagnostic: &Diagnostic, rendered: &Rendered) -> Vec<Strin
 
 /// A problem at a place in a file that is not a rule's finding (a configuration error), in the
 /// same form as the findings.
-pub fn render_problem(
+pub(crate) fn render_problem(
     file: &SourceFile,
     span: Span,
     message: &str,

@@ -11,7 +11,11 @@ use crate::escape::escape_controls;
 ///
 /// GitHub reads `col` and `endColumn` only when the annotation starts and ends on one line,
 /// and counts `endColumn` inclusively; podcycle's ends are exclusive, so one is taken off.
-pub fn write(out: &mut dyn Write, reports: &[FileReport], run: &super::RunNotes) -> io::Result<()> {
+pub(crate) fn write(
+    out: &mut dyn Write,
+    reports: &[FileReport],
+    run: &super::RunNotes,
+) -> io::Result<()> {
     // What could not be rendered is a warning on the chart or kustomization file.
     for unrendered in &run.unrendered {
         writeln!(

@@ -49,7 +49,7 @@ struct Position {
     column: usize,
 }
 
-pub fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
+pub(crate) fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
     let mut issues = Vec::new();
     for report in reports {
         let path = report.file.path.replace('\\', "/");

@@ -98,7 +98,7 @@ pub struct JsonRendered {
 }
 
 impl JsonDiagnostic {
-    pub fn new(file: &SourceFile, diagnostic: &Diagnostic) -> JsonDiagnostic {
+    pub(crate) fn new(file: &SourceFile, diagnostic: &Diagnostic) -> JsonDiagnostic {
         let (line, column, end_line, end_column) = range(file, diagnostic.span);
         JsonDiagnostic {
             rule: diagnostic.rule,

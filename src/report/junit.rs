@@ -14,7 +14,11 @@ use crate::diagnostics::Diagnostic;
 use crate::escape::escape_controls;
 use crate::model::ObjectRef;
 
-pub fn write(out: &mut dyn Write, reports: &[FileReport], run: &super::RunNotes) -> io::Result<()> {
+pub(crate) fn write(
+    out: &mut dyn Write,
+    reports: &[FileReport],
+    run: &super::RunNotes,
+) -> io::Result<()> {
     let mut junit = Report::new("podcycle");
     // A chart or overlay that was not rendered: a skipped test, with the reason.
     if !run.unrendered.is_empty() {

@@ -17,10 +17,10 @@ use crate::fix::{Fix, Placement, TextEdit};
 use crate::model::ObjectRef;
 use crate::source::SourceFile;
 
-pub use full::{notes, render_problem};
+pub(crate) use full::{notes, render_problem};
 pub use json::{JsonDiagnostic, JsonLabel};
-pub use sarif::percent_encode;
-pub use summary::{Summary, plural};
+pub(crate) use sarif::percent_encode;
+pub(crate) use summary::{Summary, plural};
 
 /// A linted file and its findings.
 #[derive(Debug)]
@@ -35,7 +35,7 @@ pub struct FileReport {
 
 impl FileReport {
     /// Whether a finding fails the run.
-    pub fn fails(&self, diagnostic: &Diagnostic) -> bool {
+    pub(crate) fn fails(&self, diagnostic: &Diagnostic) -> bool {
         self.fail_at.is_some_and(|at| diagnostic.severity >= at)
     }
 
@@ -143,7 +143,7 @@ pub struct RenderedFor {
 
 impl RenderedFor {
     /// `Helm chart charts/web rendered for charts/web/values.yaml: no problems found`.
-    pub fn sentence(&self) -> String {
+    pub(crate) fn sentence(&self) -> String {
         let noun = match self.tool {
             crate::diagnostics::RenderTool::Helm => "Helm chart",
             crate::diagnostics::RenderTool::Kustomize => "Kustomize overlay",
@@ -223,7 +223,7 @@ pub struct Unrendered {
 
 impl Unrendered {
     /// `Helm chart charts/web not rendered: helm not found — …`.
-    pub fn sentence(&self) -> String {
+    pub(crate) fn sentence(&self) -> String {
         format!(
             "{} {} not rendered: {}",
             self.noun(),
@@ -232,7 +232,7 @@ impl Unrendered {
         )
     }
 
-    pub fn noun(&self) -> &'static str {
+    pub(crate) fn noun(&self) -> &'static str {
         match self.tool {
             crate::diagnostics::RenderTool::Helm => "Helm chart",
             crate::diagnostics::RenderTool::Kustomize => "Kustomize overlay",
@@ -243,7 +243,7 @@ impl Unrendered {
 impl RunNotes {
     /// The lines the human formats print under the summary: inputs not rendered, grouped by
     /// reason, and what ignore files left out.
-    pub fn summary_lines(&self) -> Vec<String> {
+    pub(crate) fn summary_lines(&self) -> Vec<String> {
         let mut lines = Vec::new();
         let mut groups: Vec<(&'static str, &str, usize)> = Vec::new();
         for unrendered in &self.unrendered {
@@ -304,7 +304,7 @@ impl Format {
     }
 
     /// One line on what it is, for `--help`.
-    pub fn description(self) -> &'static str {
+    pub(crate) fn description(self) -> &'static str {
         match self {
             Format::Full => "source snippets with labels and help, like rustc (the default)",
             Format::Concise => "one line per finding: `file:line:col: severity[rule] message`",
@@ -317,7 +317,7 @@ impl Format {
     }
 
     /// Human formats end with a summary line; machine formats print nothing else.
-    pub fn is_human(self) -> bool {
+    pub(crate) fn is_human(self) -> bool {
         matches!(self, Format::Full | Format::Concise)
     }
 }
@@ -394,7 +394,7 @@ fn fixable_line(reports: &[FileReport]) -> Option<String> {
 }
 
 /// The `file://` URI of a directory, ending with `/`, for [`Options::source_root`].
-pub fn directory_uri(directory: &std::path::Path) -> String {
+pub(crate) fn directory_uri(directory: &std::path::Path) -> String {
     let mut path = directory.to_string_lossy().replace('\\', "/");
     if !path.starts_with('/') {
         path.insert(0, '/');

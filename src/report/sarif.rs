@@ -220,7 +220,11 @@ struct LogicalLocation {
 }
 
 /// Writes one SARIF log for all files.
-pub fn write(out: &mut dyn Write, reports: &[FileReport], options: &Options) -> io::Result<()> {
+pub(crate) fn write(
+    out: &mut dyn Write,
+    reports: &[FileReport],
+    options: &Options,
+) -> io::Result<()> {
     let rule_index: HashMap<&str, usize> = ALL_RULES
         .iter()
         .enumerate()
@@ -508,7 +512,7 @@ fn artifact_location(path: &[u8]) -> ArtifactLocation {
 }
 
 /// Encodes what may not appear in a URI path as is.
-pub fn percent_encode(path: &str) -> String {
+pub(crate) fn percent_encode(path: &str) -> String {
     percent_encode_bytes(path.as_bytes())
 }
 

@@ -5,7 +5,7 @@ use crate::diagnostics::Severity;
 
 /// Counts for the closing line of the human formats.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub files: usize,
     pub files_with_findings: usize,
     pub errors: usize,
@@ -17,7 +17,7 @@ pub struct Summary {
 }
 
 impl Summary {
-    pub fn of(reports: &[FileReport]) -> Summary {
+    pub(crate) fn of(reports: &[FileReport]) -> Summary {
         let mut summary = Summary {
             files: reports.len(),
             ..Summary::default()
@@ -37,12 +37,12 @@ impl Summary {
         summary
     }
 
-    pub fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.errors + self.warnings + self.infos
     }
 }
 
-pub use crate::text::plural;
+pub(crate) use crate::text::plural;
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

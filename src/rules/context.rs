@@ -102,14 +102,14 @@ pub struct Target {
 }
 
 impl Target {
-    pub fn key(path: FieldPath) -> Target {
+    pub(crate) fn key(path: FieldPath) -> Target {
         Target {
             path,
             part: Part::Key,
         }
     }
 
-    pub fn value(path: FieldPath) -> Target {
+    pub(crate) fn value(path: FieldPath) -> Target {
         Target {
             path,
             part: Part::Value,
@@ -195,7 +195,7 @@ pub enum Position {
 
 impl Position {
     /// The field the finding is about, if any.
-    pub fn field(&self) -> Option<&FieldPath> {
+    pub(crate) fn field(&self) -> Option<&FieldPath> {
         match self {
             Position::Field(target) => Some(&target.path),
             Position::Text { field, .. } => field.as_ref(),
@@ -227,52 +227,52 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn severity(&mut self, severity: Severity) -> &mut Self {
+    pub(crate) fn severity(&mut self, severity: Severity) -> &mut Self {
         self.severity = Some(severity);
         self
     }
 
     /// States who acts on this finding, when it is not who acts on the rule's usual case.
-    pub fn enforcement(&mut self, enforcement: Enforcement) -> &mut Self {
+    pub(crate) fn enforcement(&mut self, enforcement: Enforcement) -> &mut Self {
         self.enforcement = Some(enforcement);
         self
     }
 
-    pub fn help(&mut self, help: impl Into<String>) -> &mut Self {
+    pub(crate) fn help(&mut self, help: impl Into<String>) -> &mut Self {
         self.help = Some(help.into());
         self
     }
 
-    pub fn label(&mut self, at: Target, message: impl Into<String>) -> &mut Self {
+    pub(crate) fn label(&mut self, at: Target, message: impl Into<String>) -> &mut Self {
         self.labels.push((at, message.into()));
         self
     }
 
-    pub fn note(&mut self, note: impl Into<String>) -> &mut Self {
+    pub(crate) fn note(&mut self, note: impl Into<String>) -> &mut Self {
         self.notes.push(note.into());
         self
     }
 
     /// Offers a fix; only for a change that certainly resolves the finding.
-    pub fn fix(&mut self, fix: Fix) -> &mut Self {
+    pub(crate) fn fix(&mut self, fix: Fix) -> &mut Self {
         self.fixes.push(fix);
         self
     }
 
     /// Records a time or grace period the message states.
-    pub fn claim(&mut self, claim: Claim) -> &mut Self {
+    pub(crate) fn claim(&mut self, claim: Claim) -> &mut Self {
         self.claims.push(claim);
         self
     }
 
     /// A secondary place in the text (for findings placed in the text).
-    pub fn span_label(&mut self, span: Span, message: impl Into<String>) -> &mut Self {
+    pub(crate) fn span_label(&mut self, span: Span, message: impl Into<String>) -> &mut Self {
         self.span_labels.push((span, message.into()));
         self
     }
 
     /// The field a finding placed in the text is about.
-    pub fn field(&mut self, about: FieldPath) -> &mut Self {
+    pub(crate) fn field(&mut self, about: FieldPath) -> &mut Self {
         match &mut self.position {
             Position::Text { field, .. } => *field = Some(about),
             Position::Field(target) => target.path = about,
@@ -280,7 +280,7 @@ impl Finding {
         self
     }
 
-    pub fn container(&mut self, name: &str) -> &mut Self {
+    pub(crate) fn container(&mut self, name: &str) -> &mut Self {
         self.container = Some(name.to_owned());
         self
     }
@@ -293,13 +293,13 @@ pub struct Findings {
 }
 
 impl Findings {
-    pub fn report(&mut self, at: Target, message: impl Into<String>) -> &mut Finding {
+    pub(crate) fn report(&mut self, at: Target, message: impl Into<String>) -> &mut Finding {
         self.push(Position::Field(at), message.into())
     }
 
     /// Reports a problem of the YAML text at `span`, about no particular field (name one with
     /// [`Finding::field`]).
-    pub fn report_span(&mut self, span: Span, message: impl Into<String>) -> &mut Finding {
+    pub(crate) fn report_span(&mut self, span: Span, message: impl Into<String>) -> &mut Finding {
         self.push(Position::Text { span, field: None }, message.into())
     }
 

@@ -10,7 +10,7 @@ use crate::versions::SIDECAR_CONTAINERS;
 /// has native sidecars, the container sets no restart policy of its own, and it can be seen
 /// never to exit (`ContainerLife::never_exits`: a well-known sidecar or server image, `sleep
 /// infinity`, an endless loop): then it can never have been meant to run to completion.
-pub fn make_sidecar(ctx: &PodContext<'_>, container: &ContainerLife<'_>) -> Option<Fix> {
+pub(crate) fn make_sidecar(ctx: &PodContext<'_>, container: &ContainerLife<'_>) -> Option<Fix> {
     let certain = SIDECAR_CONTAINERS.enabled(ctx.kube)
         && container.container.restart_policy.is_none()
         && container.never_exits.is_some();
@@ -30,7 +30,7 @@ pub fn make_sidecar(ctx: &PodContext<'_>, container: &ContainerLife<'_>) -> Opti
 
 /// The grace period that fits a preStop hook of `seconds` and still leaves the application the
 /// default grace period to shut down after it. `None` for a hook that never returns.
-pub fn grace_period_after(seconds: f64) -> Option<i64> {
+pub(crate) fn grace_period_after(seconds: f64) -> Option<i64> {
     if !seconds.is_finite() || seconds < 0.0 {
         return None;
     }

@@ -20,14 +20,14 @@ pub use context::{
     RolloutContext, ScopeContext, ScopeObject, Target,
 };
 pub(crate) use correctness::invalid_type::friendly_type_error;
-pub use correctness::yaml_syntax::RULE as YAML_SYNTAX;
+pub(crate) use correctness::yaml_syntax::RULE as YAML_SYNTAX;
 pub use registry::{
     ALL_RULES, REDIRECTS, RUNTIME_ERRORS, Redirect, find_redirect, find_rule, rules_named,
 };
-pub use suspicious::unused_suppression::RULE as UNUSED_SUPPRESSION;
+pub(crate) use suspicious::unused_suppression::RULE as UNUSED_SUPPRESSION;
 pub(crate) use values::ordinal_container;
 
-pub use crate::diagnostics::Enforcement;
+pub(crate) use crate::diagnostics::Enforcement;
 use crate::diagnostics::Severity;
 
 /// Rule categories; the category decides the default severity.
@@ -46,7 +46,7 @@ pub enum Category {
 }
 
 impl Category {
-    pub const ALL: [Category; 5] = [
+    pub(crate) const ALL: [Category; 5] = [
         Category::Correctness,
         Category::Suspicious,
         Category::Advice,
@@ -54,7 +54,7 @@ impl Category {
         Category::Nursery,
     ];
 
-    pub const fn default_severity(self) -> Severity {
+    pub(crate) const fn default_severity(self) -> Severity {
         match self {
             Category::Correctness => Severity::Error,
             Category::Suspicious => Severity::Warning,
@@ -62,7 +62,7 @@ impl Category {
         }
     }
 
-    pub const fn enabled_by_default(self) -> bool {
+    pub(crate) const fn enabled_by_default(self) -> bool {
         matches!(
             self,
             Category::Correctness | Category::Suspicious | Category::Advice
@@ -79,7 +79,7 @@ impl Category {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<Category> {
+    pub(crate) fn from_name(name: &str) -> Option<Category> {
         Category::ALL.into_iter().find(|c| c.as_str() == name)
     }
 }
@@ -158,12 +158,12 @@ pub struct Rule {
 pub const RULE_DOCS_BASE_URL: &str = "https://github.com/podcycle/podcycle/blob/main/docs/rules/";
 
 impl Rule {
-    pub fn enabled_by_default(&self) -> bool {
+    pub(crate) fn enabled_by_default(&self) -> bool {
         self.category.enabled_by_default()
     }
 
     /// The Kubernetes versions the rule applies to, for docs and `podcycle rules`.
-    pub fn kubernetes_versions(&self) -> String {
+    pub(crate) fn kubernetes_versions(&self) -> String {
         use crate::versions::{NEWEST_ACCEPTED, OLDEST_SUPPORTED};
         match self.feature {
             Some(feature) => format!(
@@ -220,7 +220,7 @@ pub fn refused_by_controller(finding: &mut Finding, rule: &Rule, kind: &str) {
 }
 
 /// The default severity of a category, or an explicit one.
-pub const fn severity_for(category: Category, explicit: Option<Severity>) -> Severity {
+pub(crate) const fn severity_for(category: Category, explicit: Option<Severity>) -> Severity {
     match explicit {
         Some(severity) => severity,
         None => category.default_severity(),
@@ -231,7 +231,7 @@ pub const fn severity_for(category: Category, explicit: Option<Severity>) -> Sev
 macro_rules! declare_rule {
     (
         $(#[doc = $doc:literal])*
-        pub static $ident:ident = {
+        pub(crate) static $ident:ident = {
             name: $name:literal,
             category: $category:ident,
             enforcement: $enforcement:ident,
@@ -244,7 +244,7 @@ macro_rules! declare_rule {
         }
     ) => {
         $(#[doc = $doc])*
-        pub static $ident: $crate::rules::Rule = $crate::rules::Rule {
+        pub(crate) static $ident: $crate::rules::Rule = $crate::rules::Rule {
             name: $name,
             category: $crate::rules::Category::$category,
             default_severity: $crate::rules::severity_for(

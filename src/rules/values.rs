@@ -5,12 +5,12 @@
 use std::ops::RangeInclusive;
 
 /// The ports Kubernetes accepts (`ValidatePortNumOrName`, `validateContainerPorts`).
-pub const PORT_RANGE: RangeInclusive<i64> = 1..=65535;
+pub(crate) const PORT_RANGE: RangeInclusive<i64> = 1..=65535;
 
-pub use crate::text::ordinal_container;
+pub(crate) use crate::text::ordinal_container;
 
 /// Why `name` is not a DNS-1123 label (`IsDNS1123Label`), if it is not.
-pub fn dns_label_problem(name: &str) -> Option<&'static str> {
+pub(crate) fn dns_label_problem(name: &str) -> Option<&'static str> {
     if name.len() > 63 {
         Some("it must be at most 63 characters long")
     } else if !name
@@ -26,7 +26,7 @@ pub fn dns_label_problem(name: &str) -> Option<&'static str> {
 }
 
 /// Why `name` is not an IANA service name as Kubernetes checks it (`IsValidPortName`).
-pub fn port_name_problem(name: &str) -> Option<&'static str> {
+pub(crate) fn port_name_problem(name: &str) -> Option<&'static str> {
     if name.is_empty() || name.len() > 15 {
         Some("it must be 1 to 15 characters long")
     } else if !name
@@ -44,7 +44,7 @@ pub fn port_name_problem(name: &str) -> Option<&'static str> {
 }
 
 /// "; values are case-sensitive: `HTTP`" when `value` is an accepted value in another case.
-pub fn upper_case_hint(value: &str) -> String {
+pub(crate) fn upper_case_hint(value: &str) -> String {
     let upper = value.to_ascii_uppercase();
     let capitalised = value
         .chars()

@@ -15,7 +15,7 @@ use crate::source::SourceFile;
 /// Adds findings to the report of their file, or a new one. A finding already there (a base
 /// linted as it is, an overlay built twice) is kept once: the copy with the most labels.
 /// With `compact`, the reports keep only the lines they show.
-pub fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>, compact: bool) {
+pub(crate) fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>, compact: bool) {
     for mut report in incoming {
         match reports.iter_mut().find(|r| r.file.path == report.file.path) {
             Some(existing) => {
@@ -78,7 +78,7 @@ pub fn merge(reports: &mut Vec<FileReport>, incoming: Vec<FileReport>, compact: 
 
 /// Puts the reports in the order every format writes them: standard input first, when it was
 /// read (it is the first report), then the files by name.
-pub fn order(reports: &mut Vec<FileReport>, stdin_first: bool) {
+pub(crate) fn order(reports: &mut Vec<FileReport>, stdin_first: bool) {
     let stdin = (stdin_first && !reports.is_empty()).then(|| reports.remove(0));
     reports.sort_by(|a, b| a.file.path.cmp(&b.file.path));
     if let Some(report) = stdin {

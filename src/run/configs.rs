@@ -24,7 +24,7 @@ pub struct Configs {
 
 impl Configs {
     /// The configurations for `choice`; the error of a `--config` file that cannot be used.
-    pub fn new(choice: &ConfigChoice) -> Result<Configs, ConfigError> {
+    pub(crate) fn new(choice: &ConfigChoice) -> Result<Configs, ConfigError> {
         let fixed = match choice {
             ConfigChoice::Nearest => None,
             ConfigChoice::File(path) => Some(Some(Arc::new(Config::load(path)?))),
@@ -49,12 +49,12 @@ impl Configs {
     /// The configuration for a file (`-` for standard input without a name: the current
     /// directory's); `None` when none applies or the one that applies cannot be used (see
     /// [`Configs::errors`]).
-    pub fn for_file(&mut self, path: &Path) -> Option<Arc<Config>> {
+    pub(crate) fn for_file(&mut self, path: &Path) -> Option<Arc<Config>> {
         self.resolve(path).ok().flatten()
     }
 
     /// [`Configs::for_file`], with the error of a configuration that cannot be used.
-    pub fn resolve(&mut self, path: &Path) -> Result<Option<Arc<Config>>, Arc<ConfigError>> {
+    pub(crate) fn resolve(&mut self, path: &Path) -> Result<Option<Arc<Config>>, Arc<ConfigError>> {
         if let Some(fixed) = &self.fixed {
             return Ok(fixed.clone());
         }
@@ -82,15 +82,7 @@ impl Configs {
     }
 
     /// The configurations met so far that cannot be used.
-    pub fn errors(&self) -> &[Arc<ConfigError>] {
+    pub(crate) fn errors(&self) -> &[Arc<ConfigError>] {
         &self.errors
-    }
-
-    /// Forgets every configuration read, so that the next lookups read them again (a
-    /// configuration file changed).
-    pub fn forget(&mut self) {
-        self.found.clear();
-        self.loaded.clear();
-        self.errors.clear();
     }
 }

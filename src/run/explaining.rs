@@ -24,7 +24,7 @@ use crate::source::{SourceFile, Span};
 
 /// The explaining of every input: pods are written as their document ends; what the caller
 /// needs to say at the end (nothing matched, suggestions) is kept small.
-pub struct Explaining<'s, W: Write> {
+pub(crate) struct Explaining<'s, W: Write> {
     filter: &'s PodFilter,
     pub writer: ExplainWriter<W>,
     /// Pods of the current document, waiting for its suppressions.
@@ -103,7 +103,7 @@ impl Shown<'_, '_> {
 }
 
 impl<'s, W: Write> Explaining<'s, W> {
-    pub fn new(filter: &'s PodFilter, writer: ExplainWriter<W>) -> Explaining<'s, W> {
+    pub(crate) fn new(filter: &'s PodFilter, writer: ExplainWriter<W>) -> Explaining<'s, W> {
         Explaining {
             filter,
             writer,
@@ -118,12 +118,12 @@ impl<'s, W: Write> Explaining<'s, W> {
     }
 
     /// What is explained.
-    pub fn filter(&self) -> &'s PodFilter {
+    pub(crate) fn filter(&self) -> &'s PodFilter {
         self.filter
     }
 
     /// Explains the pods of a file as it is.
-    pub fn file(&mut self, name: String, bytes: Vec<u8>, plan: &FilePlan) -> io::Result<()> {
+    pub(crate) fn file(&mut self, name: String, bytes: Vec<u8>, plan: &FilePlan) -> io::Result<()> {
         let mut result = Ok(());
         let scope = plan.scope.as_deref();
         lint_bytes_in_scope(
@@ -142,7 +142,7 @@ impl<'s, W: Write> Explaining<'s, W> {
     }
 
     /// Explains the pods of a rendered chart or overlay.
-    pub fn rendered(&mut self, output: Output, job: &RenderJob) -> io::Result<()> {
+    pub(crate) fn rendered(&mut self, output: Output, job: &RenderJob) -> io::Result<()> {
         let named: Vec<String> = job
             .named_templates
             .iter()

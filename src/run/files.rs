@@ -148,7 +148,7 @@ pub struct CheckedFile {
 impl CheckedFile {
     /// Lints `text` as this file, the way it was linted as it is (not what rendering found
     /// in it): the findings `--fix` and `--add-ignore` work on.
-    pub fn lint(&self, text: &str) -> FileReport {
+    pub(crate) fn lint(&self, text: &str) -> FileReport {
         match &self.plan {
             Some(plan) => lint_with_plan(
                 self.report.file.path.clone(),
@@ -166,7 +166,7 @@ impl CheckedFile {
 
     /// Lints the file again after it changed to `text`. Findings rendering placed in it are
     /// kept as they were: the chart or overlay is not rendered again.
-    pub fn relint(&mut self, text: String) {
+    pub(crate) fn relint(&mut self, text: String) {
         let rendered: Vec<Diagnostic> = self
             .report
             .diagnostics
@@ -185,7 +185,7 @@ impl CheckedFile {
     /// The text of the file about to be edited, read again: it must be what was linted (valid
     /// UTF-8, not changed since), and not JSON, since edits are written in YAML (a comment, a
     /// block mapping). Standard input is what was read.
-    pub fn text_on_disk(&self) -> Result<String, String> {
+    pub(crate) fn text_on_disk(&self) -> Result<String, String> {
         let report = &self.report;
         let name = &report.file.path;
         if !crate::fix::edits_file(name) {

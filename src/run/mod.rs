@@ -20,14 +20,14 @@
 //!
 //! [`Checking`] drives a `check` run through these steps; the front ends print what it says.
 
-pub mod after_lint;
-pub mod configs;
-pub mod editor;
-pub mod explaining;
-pub mod files;
-pub mod options;
-pub mod plan;
-pub mod rendering;
+pub(crate) mod after_lint;
+pub(crate) mod configs;
+pub(crate) mod editor;
+pub(crate) mod explaining;
+pub(crate) mod files;
+pub(crate) mod options;
+pub(crate) mod plan;
+pub(crate) mod rendering;
 pub mod scopes;
 
 use std::collections::HashMap;
@@ -37,15 +37,15 @@ use rayon::prelude::*;
 
 pub use configs::Configs;
 pub use editor::{EditorPlan, EditorRender, owners_findings, owners_of_saved};
-pub use explaining::Explaining;
+pub(crate) use explaining::Explaining;
 pub use files::{
     CheckedFile, lint_bytes, lint_bytes_as, lint_bytes_with, lint_with_plan, read_path, read_stdin,
 };
 pub use options::{
     CacheChoice, ConfigChoice, FilePlan, HelmOverrides, Rendering, RunOptions, Walk,
 };
-pub use plan::{RenderJob, RunPlan, StdinPlan};
-pub use rendering::{RenderedOutput, Renderer, lint_rendered};
+pub(crate) use plan::{RenderJob, RunPlan, StdinPlan};
+pub(crate) use rendering::{RenderedOutput, Renderer, lint_rendered};
 pub use scopes::share_directory_scopes;
 
 use crate::diagnostics::RenderTool;
@@ -71,7 +71,7 @@ fn largest_first(files: &[(PathBuf, FilePlan)]) -> Vec<usize> {
 /// A `check` run after planning: the files linted as they are, then the charts and overlays
 /// rendered and their findings merged into the files that wrote them.
 #[derive(Debug, Default)]
-pub struct Checking {
+pub(crate) struct Checking {
     reports: Vec<FileReport>,
     /// Where each file linted as it is came from and what it was linted with, for `--fix`
     /// and `--add-ignore`.
@@ -83,7 +83,7 @@ pub struct Checking {
 
 /// What a `check` run found.
 #[derive(Debug)]
-pub struct CheckOutcome {
+pub(crate) struct CheckOutcome {
     /// Every file with findings or linted as it is: standard input first, then by name.
     pub files: Vec<CheckedFile>,
     /// What the run rendered, could not render, and left out.
@@ -93,7 +93,7 @@ pub struct CheckOutcome {
 }
 
 impl Checking {
-    pub fn new(options: &RunOptions) -> Checking {
+    pub(crate) fn new(options: &RunOptions) -> Checking {
         Checking {
             fail_on_unrendered: options.fail_on_unrendered,
             ..Checking::default()
@@ -101,7 +101,7 @@ impl Checking {
     }
 
     /// Lints what was read from standard input.
-    pub fn stdin(&mut self, stdin: StdinPlan, bytes: Vec<u8>) {
+    pub(crate) fn stdin(&mut self, stdin: StdinPlan, bytes: Vec<u8>) {
         let report = lint_with_plan(stdin.name, bytes, &stdin.plan);
         self.plans
             .insert(report.file.path.clone(), (None, stdin.plan));
@@ -149,7 +149,7 @@ impl Checking {
     /// Renders the charts and overlays on every core and merges their findings into the
     /// reports of the files that wrote them. Returns the warnings to show: what was not
     /// rendered, once each.
-    pub fn renders(&mut self, jobs: &[RenderJob], renderer: &Renderer) -> Vec<String> {
+    pub(crate) fn renders(&mut self, jobs: &[RenderJob], renderer: &Renderer) -> Vec<String> {
         let mut warnings = Vec::new();
         if !jobs.is_empty() {
             warnings.extend(renderer.warnings());
@@ -236,12 +236,12 @@ impl Checking {
     }
 
     /// Whether any file was linted or got findings.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.reports.is_empty()
     }
 
     /// The reports in order, each with what it was linted with.
-    pub fn finish(mut self, discovered: &Discovered) -> CheckOutcome {
+    pub(crate) fn finish(mut self, discovered: &Discovered) -> CheckOutcome {
         let (ignored_files, ignored_directories) = discovered.ignored();
         self.notes.ignored_files = ignored_files;
         self.notes.ignored_directories = ignored_directories;

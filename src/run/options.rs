@@ -142,7 +142,7 @@ impl RunOptions {
     /// The settings and fail level for a file: its configuration's, with these options on top,
     /// less the configuration's `per-path-ignores` for the file (`None`: standard input without
     /// a name).
-    pub fn file_plan(
+    pub(crate) fn file_plan(
         &self,
         config: Option<&Config>,
         path: Option<&Path>,
@@ -158,7 +158,7 @@ impl RunOptions {
     }
 
     /// The settings for a file under `config`.
-    pub fn settings(&self, config: Option<&Config>, path: Option<&Path>) -> Settings {
+    pub(crate) fn settings(&self, config: Option<&Config>, path: Option<&Path>) -> Settings {
         match config {
             None => config::settings_without_config(&self.selection, self.kube_version),
             Some(config) => config.settings_for_file(&self.selection, self.kube_version, path),
@@ -166,21 +166,21 @@ impl RunOptions {
     }
 
     /// The fail level: `--fail-on`, else the configuration's, else warnings.
-    pub fn fail_on(&self, config: Option<&Config>) -> FailOn {
+    pub(crate) fn fail_on(&self, config: Option<&Config>) -> FailOn {
         self.fail_on
             .or(config.and_then(|c| c.fail_on))
             .unwrap_or(FailOn::Warning)
     }
 
     /// Whether `--exclude` or the configuration's `exclude` matches a path.
-    pub fn excludes(&self, config: Option<&Config>, path: &Path) -> bool {
+    pub(crate) fn excludes(&self, config: Option<&Config>, path: &Path) -> bool {
         excluded(&self.walk.exclude, path) || config.is_some_and(|c| c.excludes(path))
     }
 
     /// Whether a file is left out: one named on the command line only with `--force-exclude`,
     /// one found by walking when its configuration excludes it (`--exclude` kept it out of the
     /// walk already).
-    pub fn leaves_out(&self, config: Option<&Config>, path: &Path, named: bool) -> bool {
+    pub(crate) fn leaves_out(&self, config: Option<&Config>, path: &Path, named: bool) -> bool {
         if named {
             self.walk.force_exclude && self.excludes(config, path)
         } else {

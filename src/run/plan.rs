@@ -15,7 +15,7 @@ use crate::render::{HelmOptions, Input, kustomize};
 
 /// What a run reads, each input with its plan.
 #[derive(Debug, Default)]
-pub struct RunPlan {
+pub(crate) struct RunPlan {
     /// Standard input, when `-` is among the paths (and not left out).
     pub stdin: Option<StdinPlan>,
     /// Files linted as they are, in the order of discovery.
@@ -28,7 +28,7 @@ pub struct RunPlan {
 
 /// Standard input and what it is linted with.
 #[derive(Debug)]
-pub struct StdinPlan {
+pub(crate) struct StdinPlan {
     /// The name reported for it: `--stdin-filename`, else `-`.
     pub name: String,
     pub plan: FilePlan,
@@ -79,7 +79,7 @@ impl RunPlan {
     /// Plans a run over `paths` (`-` is standard input, named `stdin_name` when given; none is
     /// the current directory), with each input's configuration from `configs`. The errors of
     /// configurations met are left in `configs`.
-    pub fn new(
+    pub(crate) fn new(
         options: &RunOptions,
         configs: &mut Configs,
         paths: &[PathBuf],
@@ -301,7 +301,7 @@ fn walked_paths(paths: &[PathBuf]) -> Vec<PathBuf> {
 
 /// The renderings of a chart: one per entry of the configuration's `helm.charts` for it, or
 /// one with the chart's defaults; the run's `--helm-*` options on top of each.
-pub fn chart_jobs(
+pub(crate) fn chart_jobs(
     options: &RunOptions,
     config: Option<&Config>,
     chart: FoundChart,
@@ -343,7 +343,11 @@ pub fn chart_jobs(
 }
 
 /// The build of an overlay.
-pub fn overlay_job(options: &RunOptions, config: Option<&Config>, dir: PathBuf) -> RenderJob {
+pub(crate) fn overlay_job(
+    options: &RunOptions,
+    config: Option<&Config>,
+    dir: PathBuf,
+) -> RenderJob {
     let plan = options.file_plan(config, Some(&overlay_marker(&dir)), FileRole::Manifest);
     RenderJob {
         input: Input::Overlay {
@@ -358,7 +362,7 @@ pub fn overlay_job(options: &RunOptions, config: Option<&Config>, dir: PathBuf) 
 }
 
 /// The file that stands for an overlay: its kustomization.
-pub fn overlay_marker(dir: &Path) -> PathBuf {
+pub(crate) fn overlay_marker(dir: &Path) -> PathBuf {
     kustomize::kustomization_file(dir).unwrap_or_else(|| dir.join("kustomization.yaml"))
 }
 

@@ -16,7 +16,7 @@ use crate::source::SourceFile;
 
 /// The renderers of a run.
 #[derive(Clone, Debug)]
-pub struct Renderer {
+pub(crate) struct Renderer {
     /// `None` with `--no-render`.
     tools: Option<Tools>,
     /// Why the render cache asked for is not used.
@@ -24,7 +24,7 @@ pub struct Renderer {
 }
 
 impl Renderer {
-    pub fn new(options: &RunOptions) -> Renderer {
+    pub(crate) fn new(options: &RunOptions) -> Renderer {
         let rendering = &options.rendering;
         let mut cache_refused = None;
         let tools = (!rendering.disabled).then(|| {
@@ -47,16 +47,8 @@ impl Renderer {
         }
     }
 
-    /// Where renders are kept between runs, if anywhere.
-    pub fn cache_dir(&self) -> Option<&std::path::Path> {
-        self.tools
-            .as_ref()
-            .and_then(|tools| tools.cache.as_ref())
-            .map(render::cache::Cache::dir)
-    }
-
     /// Renders one chart or overlay.
-    pub fn render(&self, job: &RenderJob) -> Result<Output, NotRendered> {
+    pub(crate) fn render(&self, job: &RenderJob) -> Result<Output, NotRendered> {
         match &self.tools {
             Some(tools) => render::render(&job.input, tools),
             None => Err(NotRendered {
@@ -80,7 +72,7 @@ impl Renderer {
     }
 
     /// Renders every job, on every core; the outcomes in the order of the jobs.
-    pub fn render_all(&self, jobs: &[RenderJob]) -> Vec<Result<Output, NotRendered>> {
+    pub(crate) fn render_all(&self, jobs: &[RenderJob]) -> Vec<Result<Output, NotRendered>> {
         jobs.par_iter().map(|job| self.render(job)).collect()
     }
 }
@@ -107,20 +99,15 @@ fn open_cache(choice: &CacheChoice) -> Result<Option<render::cache::Cache>, Stri
 }
 
 /// Rendered output, ready to be linted and its findings placed.
-pub struct RenderedOutput {
-    pub tool: RenderTool,
-    /// The chart or overlay, as users wrote it.
-    pub input: String,
+pub(crate) struct RenderedOutput {
     /// The rendered stream.
     pub file: SourceFile,
     map: SourceMap,
 }
 
 impl RenderedOutput {
-    pub fn new(mut output: Output) -> RenderedOutput {
+    pub(crate) fn new(mut output: Output) -> RenderedOutput {
         RenderedOutput {
-            tool: output.tool,
-            input: std::mem::take(&mut output.input),
             file: std::mem::replace(&mut output.file, SourceFile::new("", "")),
             map: output.map,
         }
@@ -129,7 +116,7 @@ impl RenderedOutput {
     /// Lints the rendered stream with `plan`, showing `visit` each object and document end,
     /// with a [`Placer`] that moves findings and places of the stream to the files that wrote
     /// them.
-    pub fn lint_with(
+    pub(crate) fn lint_with(
         &mut self,
         plan: &FilePlan,
         visit: &mut dyn FnMut(Visit<'_, '_>, &mut Placer<'_>),
@@ -148,26 +135,26 @@ impl RenderedOutput {
     }
 
     /// Moves a finding in the stream to the file that wrote it.
-    pub fn place(&mut self, diagnostic: Diagnostic) -> (Arc<SourceFile>, Diagnostic) {
+    pub(crate) fn place(&mut self, diagnostic: Diagnostic) -> (Arc<SourceFile>, Diagnostic) {
         self.map.place(&self.file, diagnostic)
     }
 }
 
 /// Moves findings in rendered output to the files that wrote them.
-pub struct Placer<'r> {
+pub(crate) struct Placer<'r> {
     rendered: &'r SourceFile,
     map: &'r mut SourceMap,
 }
 
 impl Placer<'_> {
-    pub fn place(&mut self, diagnostic: Diagnostic) -> (Arc<SourceFile>, Diagnostic) {
+    pub(crate) fn place(&mut self, diagnostic: Diagnostic) -> (Arc<SourceFile>, Diagnostic) {
         self.map.place(self.rendered, diagnostic)
     }
 }
 
 /// Lints rendered output and moves each finding to the file that wrote it: one report per
 /// file, holding only the findings of the named templates when the job names some.
-pub fn lint_rendered(output: Output, job: &RenderJob) -> Vec<FileReport> {
+pub(crate) fn lint_rendered(output: Output, job: &RenderJob) -> Vec<FileReport> {
     let mut output = RenderedOutput::new(output);
     let found = output.lint_with(&job.plan, &mut |_, _| {});
     let named: Vec<String> = job
@@ -212,7 +199,7 @@ pub fn lint_rendered(output: Output, job: &RenderJob) -> Vec<FileReport> {
 
 /// The `render-error` finding for an input its renderer refused, when the rule is on for the
 /// job (else the refusal is a note, like any input not rendered).
-pub fn refused_report(not_rendered: &NotRendered, job: &RenderJob) -> Option<FileReport> {
+pub(crate) fn refused_report(not_rendered: &NotRendered, job: &RenderJob) -> Option<FileReport> {
     let refusal = not_rendered.refusal.as_deref()?;
     let rule = job.plan.settings.enabled(render::failure::RULE)?;
     let severity = job.plan.settings.severity(rule);
@@ -227,7 +214,7 @@ pub fn refused_report(not_rendered: &NotRendered, job: &RenderJob) -> Option<Fil
 
 /// What the run's notes say of a job that was not rendered: the reason, printable, and the
 /// file that stands for the chart or overlay in annotations.
-pub fn unrendered(job: &RenderJob, not_rendered: NotRendered) -> Unrendered {
+pub(crate) fn unrendered(job: &RenderJob, not_rendered: NotRendered) -> Unrendered {
     let file = match not_rendered.tool {
         RenderTool::Helm => job.input.dir().join("Chart.yaml"),
         RenderTool::Kustomize => overlay_marker(job.input.dir()),

@@ -12,15 +12,15 @@ use crate::source::{SourceFile, Span};
 use crate::yaml::{Document, lookup};
 
 /// The annotation that lists the rules to silence for an object.
-pub const IGNORE_ANNOTATION: &str = "podcycle.io/ignore";
+pub(crate) const IGNORE_ANNOTATION: &str = "podcycle.io/ignore";
 /// The annotation that says why; required with [`IGNORE_ANNOTATION`].
-pub const REASON_ANNOTATION: &str = "podcycle.io/ignore-reason";
+pub(crate) const REASON_ANNOTATION: &str = "podcycle.io/ignore-reason";
 /// kube-linter's per-check ignore annotation: the check's name follows the prefix.
-pub const KUBE_LINTER_ANNOTATION_PREFIX: &str = "ignore-check.kube-linter.io/";
+pub(crate) const KUBE_LINTER_ANNOTATION_PREFIX: &str = "ignore-check.kube-linter.io/";
 
 /// kube-linter checks that mean what podcycle rules mean: kube-linter's ignore annotation for
 /// the check silences these rules too. docs/suppressions.md documents the table.
-pub const KUBE_LINTER_EQUIVALENTS: &[(&str, &[&str])] = &[
+pub(crate) const KUBE_LINTER_EQUIVALENTS: &[(&str, &[&str])] = &[
     // kubeconform in strict mode: fields the schema does not know, values of the wrong type.
     ("schema-validation", &["unknown-field", "invalid-type"]),
 ];

@@ -27,9 +27,7 @@ use crate::source::{SourceFile, Span};
 use crate::suggest::did_you_mean_help;
 use crate::yaml::Document;
 
-pub use annotation::{
-    IGNORE_ANNOTATION, KUBE_LINTER_ANNOTATION_PREFIX, KUBE_LINTER_EQUIVALENTS, REASON_ANNOTATION,
-};
+pub(crate) use annotation::{IGNORE_ANNOTATION, KUBE_LINTER_ANNOTATION_PREFIX};
 pub use comment::{COMMENT_PREFIX, REASON_PLACEHOLDER};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,7 +63,7 @@ fn covers(scope: Option<Span>, at: u32) -> bool {
 
 /// Something to report about a suppression.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SuppressionProblem {
+pub(crate) struct SuppressionProblem {
     pub span: Span,
     pub message: String,
     pub help: Option<String>,
@@ -83,7 +81,7 @@ impl SuppressionProblem {
 
 /// The suppressions of one document.
 #[derive(Debug, Default)]
-pub struct Suppressions {
+pub(crate) struct Suppressions {
     active: Vec<Suppression>,
     /// Problems found while reading them: unreadable comments, missing reasons, placeholders.
     problems: Vec<SuppressionProblem>,
@@ -91,7 +89,11 @@ pub struct Suppressions {
 
 impl Suppressions {
     /// Reads the suppression comments of `document` and the annotations of its `objects`.
-    pub fn read(file: &SourceFile, document: &Document, objects: &[AnyObject]) -> Suppressions {
+    pub(crate) fn read(
+        file: &SourceFile,
+        document: &Document,
+        objects: &[AnyObject],
+    ) -> Suppressions {
         let mut suppressions = Suppressions::default();
         let mut scopes = None;
         for comment in &document.comments {
@@ -130,7 +132,7 @@ impl Suppressions {
         suppressions
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.active.is_empty() && self.problems.is_empty()
     }
 
@@ -140,7 +142,7 @@ impl Suppressions {
     /// the place they cover and swept with the diagnostics in order of position, so that each
     /// diagnostic meets only the places around it (40,000 suppression comments made every
     /// diagnostic look at all of them).
-    pub fn silence(&mut self, diagnostics: &mut Vec<Diagnostic>) {
+    pub(crate) fn silence(&mut self, diagnostics: &mut Vec<Diagnostic>) {
         if self.active.is_empty() {
             return;
         }
@@ -196,7 +198,7 @@ impl Suppressions {
     /// What is wrong with the suppressions, after [`Suppressions::silence`]. A rule that is
     /// not enabled is never reported unused, and neither is any rule when `complete` is false
     /// (the document could not be read whole, so its rules did not all run).
-    pub fn problems(&self, settings: &Settings, complete: bool) -> Vec<SuppressionProblem> {
+    pub(crate) fn problems(&self, settings: &Settings, complete: bool) -> Vec<SuppressionProblem> {
         let mut problems = self.problems.clone();
         for suppression in &self.active {
             if suppression.origin == Origin::KubeLinter {

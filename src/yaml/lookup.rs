@@ -8,7 +8,7 @@ use podcycle_path::PathSegment;
 
 /// Where a path leads in the tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Located {
+pub(crate) struct Located {
     /// The deepest node reached (the value itself when the whole path exists).
     pub node: NodeId,
     /// The span of that node's value, where it is written (aliases are followed).
@@ -21,7 +21,7 @@ pub struct Located {
 
 /// Walks `path` from `root`, reading mappings the way Kubernetes does (last duplicate wins,
 /// merge keys apply at their position).
-pub fn lookup(document: &Document, root: NodeId, path: &[PathSegment]) -> Located {
+pub(crate) fn lookup(document: &Document, root: NodeId, path: &[PathSegment]) -> Located {
     let mut located = Located {
         node: root,
         value: document.node(document.resolve(root)).span,

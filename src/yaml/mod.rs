@@ -10,14 +10,12 @@ pub use json::{
     ALIAS_EXPANSION_LIMIT, ConversionError, MAX_DEPTH, check_convertible, json_entries,
     json_scalar, to_json,
 };
-pub use lookup::{Located, lookup};
-pub use node::{
-    Comment, Document, DuplicateKey, Kind, Node, NodeId, Scalar, ScalarStyle, SyntaxError,
-};
+pub(crate) use lookup::{Located, lookup};
+pub(crate) use node::{Comment, Document, Kind, NodeId, ScalarStyle};
 pub use parse::{
     Comments, MAX_DOCUMENT_VALUES, for_each_document, for_each_document_with, parse_stream,
 };
-pub use resolve::{Resolved, resolve, resolve_plain};
+pub(crate) use resolve::Resolved;
 
 #[cfg(test)]
 mod tests;

@@ -70,7 +70,7 @@ pub(crate) enum NodeKind {
 
 /// What a node holds.
 #[derive(Clone, Copy, Debug)]
-pub enum Kind<'a> {
+pub(crate) enum Kind<'a> {
     Scalar(Scalar<'a>),
     Sequence(&'a [NodeId]),
     Mapping(&'a [(NodeId, NodeId)]),
@@ -79,7 +79,7 @@ pub enum Kind<'a> {
 }
 
 #[derive(Clone, Debug)]
-pub struct Node {
+pub(crate) struct Node {
     pub span: Span,
     pub(crate) kind: NodeKind,
 }
@@ -201,12 +201,12 @@ pub struct Document {
 }
 
 impl Document {
-    pub fn node(&self, id: NodeId) -> &Node {
+    pub(crate) fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.0 as usize]
     }
 
     /// What the node holds (an alias as such; see [`Document::resolve`]).
-    pub fn kind(&self, id: NodeId) -> Kind<'_> {
+    pub(crate) fn kind(&self, id: NodeId) -> Kind<'_> {
         match self.node(id).kind {
             NodeKind::Scalar(scalar) => Kind::Scalar(self.scalar_of(scalar)),
             NodeKind::Sequence(children) => Kind::Sequence(&self.items[children.range()]),
@@ -216,7 +216,7 @@ impl Document {
     }
 
     /// Follows aliases to the node that holds the value.
-    pub fn resolve(&self, mut id: NodeId) -> NodeId {
+    pub(crate) fn resolve(&self, mut id: NodeId) -> NodeId {
         // Aliases only point at completed, earlier nodes, so this terminates; the bound is a
         // second line of defence.
         for _ in 0..self.nodes.len() {
@@ -228,7 +228,7 @@ impl Document {
         id
     }
 
-    pub fn scalar(&self, id: NodeId) -> Option<Scalar<'_>> {
+    pub(crate) fn scalar(&self, id: NodeId) -> Option<Scalar<'_>> {
         match self.kind(self.resolve(id)) {
             Kind::Scalar(scalar) => Some(scalar),
             _ => None,
@@ -236,18 +236,18 @@ impl Document {
     }
 
     /// The string value of a scalar node, the way a mapping key or `kind:` is read.
-    pub fn scalar_str(&self, id: NodeId) -> Option<&str> {
+    pub(crate) fn scalar_str(&self, id: NodeId) -> Option<&str> {
         self.scalar(id).map(|s| s.value)
     }
 
-    pub fn mapping(&self, id: NodeId) -> Option<&[(NodeId, NodeId)]> {
+    pub(crate) fn mapping(&self, id: NodeId) -> Option<&[(NodeId, NodeId)]> {
         match self.kind(self.resolve(id)) {
             Kind::Mapping(entries) => Some(entries),
             _ => None,
         }
     }
 
-    pub fn sequence(&self, id: NodeId) -> Option<&[NodeId]> {
+    pub(crate) fn sequence(&self, id: NodeId) -> Option<&[NodeId]> {
         match self.kind(self.resolve(id)) {
             Kind::Sequence(items) => Some(items),
             _ => None,
@@ -257,7 +257,7 @@ impl Document {
     /// Whether two nodes are written the same (scalars with the same text and quoting, and
     /// collections of such), following aliases. Bounded: a very large value counts as
     /// different.
-    pub fn same_value(&self, a: NodeId, b: NodeId) -> bool {
+    pub(crate) fn same_value(&self, a: NodeId, b: NodeId) -> bool {
         let mut budget = 10_000usize;
         self.same_value_within(a, b, &mut budget)
     }
@@ -293,7 +293,7 @@ impl Document {
         }
     }
 
-    pub fn node_count(&self) -> usize {
+    pub(crate) fn node_count(&self) -> usize {
         self.nodes.len()
     }
 

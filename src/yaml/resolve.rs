@@ -20,7 +20,7 @@ pub enum Resolved<'a> {
 }
 
 /// Types a scalar the way go-yaml v2 does; quoted and block scalars are always strings.
-pub fn resolve<'a>(scalar: &Scalar<'a>) -> Resolved<'a> {
+pub(crate) fn resolve<'a>(scalar: &Scalar<'a>) -> Resolved<'a> {
     let text = scalar.value;
     match scalar.tag {
         None => {}
@@ -36,7 +36,7 @@ pub fn resolve<'a>(scalar: &Scalar<'a>) -> Resolved<'a> {
 }
 
 /// go-yaml v2's resolution of an untagged plain scalar.
-pub fn resolve_plain(text: &str) -> Resolved<'_> {
+pub(crate) fn resolve_plain(text: &str) -> Resolved<'_> {
     // go-yaml looks at the first character to decide what the scalar may be.
     let Some(first) = text.bytes().next() else {
         return Resolved::Null;
@@ -164,12 +164,12 @@ fn count_digits(bytes: &[u8]) -> usize {
 
 /// The string a mapping key becomes in JSON: sigs.k8s.io/yaml turns non-string keys into their
 /// text (`true`, `1`, `null`). Collections as keys have no string form.
-pub fn key_string(document: &Document, id: NodeId) -> Option<String> {
+pub(crate) fn key_string(document: &Document, id: NodeId) -> Option<String> {
     key_text(document, id).map(Cow::into_owned)
 }
 
 /// [`key_string`], borrowed from the document when the key is a string.
-pub fn key_text(document: &Document, id: NodeId) -> Option<Cow<'_, str>> {
+pub(crate) fn key_text(document: &Document, id: NodeId) -> Option<Cow<'_, str>> {
     let scalar = document.scalar(id)?;
     Some(match resolve(&scalar) {
         Resolved::Null => Cow::Borrowed("null"),
@@ -182,7 +182,7 @@ pub fn key_text(document: &Document, id: NodeId) -> Option<Cow<'_, str>> {
 }
 
 /// `strconv.FormatFloat(f, 'g', -1, 64)` for the values that matter here.
-pub fn go_format_float(f: f64) -> String {
+pub(crate) fn go_format_float(f: f64) -> String {
     if let Some(name) = go_non_finite(f) {
         return name.to_owned();
     }

@@ -254,7 +254,7 @@ declare_rule! {
     /// ## References
     /// - The Kubernetes source (kubernetes/kubernetes `pkg/...`, function) or documentation the
     ///   rule's claim rests on.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "RULE_NAME",
         category: RULE_CATEGORY,
         // Who acts on a finding: Decoder (kubectl cannot read it), ApiServer (rejected),

@@ -76,7 +76,7 @@ struct DocumentMap {
     hits: Vec<Option<Hit>>,
 }
 
-pub struct HelmMap {
+pub(crate) struct HelmMap {
     /// The chart directory as shown to users.
     input: String,
     chart_file: Arc<SourceFile>,
@@ -99,7 +99,12 @@ pub struct HelmMap {
 impl HelmMap {
     /// Prepares the map for `chart`'s rendered output, with the values files given to Helm
     /// after the chart's own.
-    pub fn new(chart: &Chart, input: String, values: &[PathBuf], rendered: &SourceFile) -> HelmMap {
+    pub(crate) fn new(
+        chart: &Chart,
+        input: String,
+        values: &[PathBuf],
+        rendered: &SourceFile,
+    ) -> HelmMap {
         let chart_file = Arc::new(load_or_empty(&chart.dir.join("Chart.yaml")));
         let mut map = HelmMap {
             input,
@@ -240,7 +245,7 @@ impl HelmMap {
         self.documents.as_deref().unwrap_or_default()
     }
 
-    pub fn place(
+    pub(crate) fn place(
         &mut self,
         rendered: &SourceFile,
         mut diagnostic: Diagnostic,

@@ -2,15 +2,15 @@
 //! `helm template`, and the source map from its output back to template lines.
 
 mod map;
-pub mod stage;
-pub mod template;
+pub(crate) mod stage;
+pub(crate) mod template;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use map::HelmMap;
+pub(crate) use map::HelmMap;
 
 use super::Tools;
 use super::cache;
@@ -22,7 +22,7 @@ use crate::yaml;
 
 /// What `Chart.yaml` (and a v1 chart's `requirements.yaml`) says.
 #[derive(Clone, Debug)]
-pub struct Chart {
+pub(crate) struct Chart {
     pub dir: PathBuf,
     pub name: String,
     /// `type: library`: templates for other charts, not installable on its own.
@@ -31,7 +31,7 @@ pub struct Chart {
 }
 
 #[derive(Clone, Debug)]
-pub struct Dependency {
+pub(crate) struct Dependency {
     pub name: String,
     pub alias: Option<String>,
 }
@@ -48,13 +48,13 @@ pub struct HelmOptions {
 }
 
 /// Whether a directory holds a chart.
-pub fn is_chart(dir: &Path) -> bool {
+pub(crate) fn is_chart(dir: &Path) -> bool {
     is_file(&dir.join("Chart.yaml"))
 }
 
 /// The chart directory a template file belongs to: the parent of the `templates/` directory
 /// it is in (at any depth), when that parent has a `Chart.yaml`.
-pub fn chart_of_template(path: &Path) -> Option<PathBuf> {
+pub(crate) fn chart_of_template(path: &Path) -> Option<PathBuf> {
     path.ancestors()
         .skip(1)
         .find(|dir| dir.file_name() == Some(OsStr::new("templates")))
@@ -63,7 +63,7 @@ pub fn chart_of_template(path: &Path) -> Option<PathBuf> {
         .map(Path::to_owned)
 }
 
-pub fn read_chart(dir: &Path) -> Result<Chart, String> {
+pub(crate) fn read_chart(dir: &Path) -> Result<Chart, String> {
     let metadata = read_yaml_value(&dir.join("Chart.yaml"))?;
     let name = metadata
         .get("name")
@@ -120,13 +120,13 @@ pub(crate) fn read_yaml_value(path: &Path) -> Result<Value, String> {
 
 /// A vendored chart under `charts/`: a directory, or an archive Helm reads as is.
 #[derive(Clone, Debug)]
-pub enum Vendored {
+pub(crate) enum Vendored {
     Dir(PathBuf),
     Archive(PathBuf),
 }
 
 /// The charts vendored under a chart's `charts/` directory, by chart name.
-pub fn vendored(dir: &Path) -> Vec<(String, Vendored)> {
+pub(crate) fn vendored(dir: &Path) -> Vec<(String, Vendored)> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir.join("charts")) else {
         return found;
@@ -157,7 +157,7 @@ pub fn vendored(dir: &Path) -> Vec<(String, Vendored)> {
 
 /// Dependencies that are not vendored: Helm would need to download them, which podcycle
 /// never lets it do.
-pub fn missing_dependencies(chart: &Chart) -> Vec<String> {
+pub(crate) fn missing_dependencies(chart: &Chart) -> Vec<String> {
     let vendored = vendored(&chart.dir);
     chart
         .dependencies
@@ -168,7 +168,7 @@ pub fn missing_dependencies(chart: &Chart) -> Vec<String> {
 }
 
 /// What `helm template` printed for a chart.
-pub struct Rendered {
+pub(crate) struct Rendered {
     pub text: String,
     /// Its warnings on standard error, temporary paths replaced by the user's.
     pub warnings: Vec<String>,
@@ -176,7 +176,7 @@ pub struct Rendered {
 
 /// Runs `helm template` on a private copy of the chart ([`stage`]), with copies of the values
 /// files; `shown` is the chart as users name it.
-pub fn render(
+pub(crate) fn render(
     helm: &Path,
     chart: &Chart,
     shown: &str,

@@ -22,7 +22,7 @@ const MAX_DEPTH: usize = 64;
 
 /// A chart copied for Helm, and how to name its copies in messages.
 #[derive(Debug)]
-pub struct Staged {
+pub(crate) struct Staged {
     /// Removed with the copy.
     _dir: tempfile::TempDir,
     /// The chart's copy.
@@ -39,14 +39,14 @@ pub struct Staged {
 
 impl Staged {
     /// `text` with every path of the copy replaced by the user's name for it.
-    pub fn clean(&self, text: &str) -> String {
+    pub(crate) fn clean(&self, text: &str) -> String {
         crate::render::clean_paths(text, &self.names)
     }
 }
 
 /// Copies `chart` (shown to users as `shown`) and the values files into a new temporary
 /// directory.
-pub fn stage(chart: &Path, shown: &str, values: &[PathBuf]) -> Result<Staged, String> {
+pub(crate) fn stage(chart: &Path, shown: &str, values: &[PathBuf]) -> Result<Staged, String> {
     let dir = tempfile::Builder::new()
         .prefix("podcycle-chart-")
         .tempdir()

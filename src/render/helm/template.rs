@@ -7,9 +7,7 @@ use std::ops::Range;
 
 /// One line of a template.
 #[derive(Clone, Debug)]
-pub struct TemplateLine {
-    /// 0-based line number in the file.
-    pub number: usize,
+pub(crate) struct TemplateLine {
     /// Byte range of the line's content (without its line break).
     pub range: Range<usize>,
     /// The literal YAML key the line writes (`name` in `- name: web`), with its byte range.
@@ -33,7 +31,7 @@ pub struct TemplateLine {
 
 /// What `.` stands for at a line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Dot {
+pub(crate) enum Dot {
     /// The top-level context: `.Values.x` is the values path `x`.
     Root,
     /// Inside `with .Values.a.b`: `.` is the values path `a.b`.
@@ -44,7 +42,7 @@ pub enum Dot {
 
 /// A parsed template.
 #[derive(Clone, Debug, Default)]
-pub struct Template {
+pub(crate) struct Template {
     pub lines: Vec<TemplateLine>,
 }
 
@@ -57,14 +55,14 @@ enum Frame {
 }
 
 impl Template {
-    pub fn parse(text: &str) -> Template {
+    pub(crate) fn parse(text: &str) -> Template {
         let actions = action_ranges(text);
         let mut lines = Vec::new();
         let mut frames: Vec<Frame> = Vec::new();
         let mut stack: Vec<(usize, String)> = Vec::new();
         let mut action_index = 0;
         let mut start = 0;
-        for (number, line) in text.split_inclusive('\n').enumerate() {
+        for line in text.split_inclusive('\n') {
             let end = start + line.trim_end_matches(['\n', '\r']).len();
             // Actions that touch the line.
             while action_index < actions.len() && actions[action_index].end <= start {
@@ -107,7 +105,6 @@ impl Template {
                 }
             }
             lines.push(TemplateLine {
-                number,
                 range: start..end,
                 key,
                 value,
@@ -150,19 +147,10 @@ impl Template {
         }
         Template { lines }
     }
-
-    /// The line that holds byte `offset`.
-    pub fn line_at(&self, offset: usize) -> Option<&TemplateLine> {
-        let index = self
-            .lines
-            .partition_point(|line| line.range.start <= offset)
-            .checked_sub(1)?;
-        self.lines.get(index)
-    }
 }
 
 /// The `{{ … }}` actions of a template, as byte ranges; an unclosed one runs to the end.
-pub fn action_ranges(text: &str) -> Vec<Range<usize>> {
+pub(crate) fn action_ranges(text: &str) -> Vec<Range<usize>> {
     let mut ranges = Vec::new();
     let mut at = 0;
     while let Some(open) = text[at..].find("{{") {
@@ -178,7 +166,7 @@ pub fn action_ranges(text: &str) -> Vec<Range<usize>> {
 }
 
 /// The text of an action without its delimiters and trim markers: `if .Values.x`.
-pub fn action_body(action: &str) -> &str {
+pub(crate) fn action_body(action: &str) -> &str {
     let inner = action.strip_prefix("{{").unwrap_or(action);
     let inner = inner.strip_suffix("}}").unwrap_or(inner);
     let inner = inner.strip_prefix('-').unwrap_or(inner);
@@ -270,7 +258,7 @@ fn key_of(text: &str, line: Range<usize>, actions: &[Range<usize>]) -> KeyOfLine
 /// and `.a` inside `with .Values.…`, followed only by formatting (`quote`, `int`, `toYaml`,
 /// `nindent 8`, …). Anything that may change where the value comes from (`default`, `tpl`,
 /// `include`, arithmetic) makes it not simple.
-pub fn values_path(pipeline: &str, dot: &Dot) -> Option<Vec<String>> {
+pub(crate) fn values_path(pipeline: &str, dot: &Dot) -> Option<Vec<String>> {
     const FORMATTING: [&str; 14] = [
         "quote",
         "squote",

@@ -61,7 +61,7 @@ struct Writer {
     patch: bool,
 }
 
-pub struct KustomizeMap {
+pub(crate) struct KustomizeMap {
     input: String,
     wrapper: PathBuf,
     tree: Tree,
@@ -100,7 +100,7 @@ impl KustomizeMap {
         self.documents.as_deref().unwrap_or_default()
     }
 
-    pub fn place(
+    pub(crate) fn place(
         &mut self,
         rendered: &SourceFile,
         mut diagnostic: Diagnostic,

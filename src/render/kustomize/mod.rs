@@ -10,11 +10,10 @@ mod tree;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-pub use map::KustomizeMap;
-pub use plan::{Plan, plan_builds};
-pub use tree::{
-    Kustomization, Load, PatchSource, PluginConfigs, loads, plugin_configs, read_kustomization,
-};
+pub(crate) use map::KustomizeMap;
+pub(crate) use plan::plan_builds;
+pub(crate) use tree::read_kustomization;
+pub use tree::{Kustomization, Load, PatchSource, PluginConfigs, loads, plugin_configs};
 
 use super::boundary::Boundary;
 use super::cache;
@@ -24,7 +23,7 @@ use super::process::{Outcome, run};
 use super::{KustomizeTool, Tools};
 use crate::safe_fs::{self, FileKind};
 
-pub use super::files::KUSTOMIZATION_FILES;
+pub(crate) use super::files::KUSTOMIZATION_FILES;
 
 /// Which files a kustomization may load, as Kustomize's `--load-restrictor` says. Either way
 /// podcycle's screen ([`screen::screen`]) keeps every load in the repository, out of `.git`,
@@ -50,30 +49,30 @@ impl LoadRestrictor {
 }
 
 /// The kustomization file of a directory.
-pub fn kustomization_file(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn kustomization_file(dir: &Path) -> Option<PathBuf> {
     KUSTOMIZATION_FILES
         .iter()
         .map(|name| dir.join(name))
         .find(|path| is_file(path))
 }
 
-pub fn has_kustomization(dir: &Path) -> bool {
+pub(crate) fn has_kustomization(dir: &Path) -> bool {
     kustomization_file(dir).is_some()
 }
 
 /// A component (`kind: Component`) is built only as part of an overlay.
-pub fn is_component(dir: &Path) -> bool {
+pub(crate) fn is_component(dir: &Path) -> bool {
     read_kustomization(dir).is_ok_and(|k| k.component)
 }
 
 /// Whether a kustomization is built on its own: it patches, uses components, or overlays
 /// another kustomization. One that only lists files is a base: its files are linted as they are.
-pub fn is_overlay(dir: &Path) -> bool {
+pub(crate) fn is_overlay(dir: &Path) -> bool {
     read_kustomization(dir).is_ok_and(|k| !k.component && (k.transforms() || !k.bases.is_empty()))
 }
 
 /// A built overlay: its output, the source map, and what Kustomize warned about.
-pub struct Built {
+pub(crate) struct Built {
     pub text: String,
     pub map: KustomizeMap,
     pub warnings: Vec<String>,
@@ -82,7 +81,7 @@ pub struct Built {
 /// Builds an overlay, with Kustomize's build metadata on, through a kustomization of our own
 /// in a temporary directory that refers to the overlay; the overlay's files are not touched.
 /// Nothing is run when the screen ([`screen::screen`]) finds a reason not to.
-pub fn render(
+pub(crate) fn render(
     tool: &KustomizeTool,
     dir: &Path,
     restrictor: LoadRestrictor,

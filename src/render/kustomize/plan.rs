@@ -10,7 +10,7 @@ use super::tree::read_kustomization;
 
 /// The overlays to build, and those built through another.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Built, in the order given.
     pub builds: Vec<PathBuf>,
     /// Not built on their own: each with the overlay it is built through.
@@ -20,7 +20,7 @@ pub struct Plan {
 /// Plans the builds of `overlays` (directories, as discovered). Each kustomization of the
 /// graph is read once. Overlays that only build each other (a cycle, which Kustomize refuses)
 /// are not all left out: the first of them is built, so that the cycle is reported.
-pub fn plan_builds(overlays: &[PathBuf]) -> Plan {
+pub(crate) fn plan_builds(overlays: &[PathBuf]) -> Plan {
     let key = |dir: &Path| dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
     let keys: Vec<PathBuf> = overlays.iter().map(|dir| key(dir)).collect();
     let index: HashMap<&Path, usize> = keys

@@ -14,7 +14,7 @@ use super::tree::{Tree, normalize};
 use crate::render::boundary::Boundary;
 
 /// Why the overlay must not be built, if it must not.
-pub fn screen(tree: &Tree, boundary: &Boundary) -> Result<(), String> {
+pub(crate) fn screen(tree: &Tree, boundary: &Boundary) -> Result<(), String> {
     if let Some(remote) = tree.remote.first() {
         return Err(format!(
             "refers to the remote resource `{remote}` — podcycle never fetches; vendor it to lint the overlay"

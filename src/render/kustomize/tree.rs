@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::kustomization_file;
-pub use crate::render::boundary::normalize;
+pub(crate) use crate::render::boundary::normalize;
 use crate::render::files::read_text;
 use crate::yaml;
 
@@ -30,7 +30,7 @@ pub enum PatchList {
 
 impl PatchList {
     /// The transformer kind Kustomize names in `alpha.config.kubernetes.io/transformations`.
-    pub fn transformer(self) -> &'static str {
+    pub(crate) fn transformer(self) -> &'static str {
         match self {
             PatchList::Patches => "PatchTransformer",
             PatchList::StrategicMerge => "PatchStrategicMergeTransformer",
@@ -85,13 +85,13 @@ pub struct Kustomization {
 
 impl Kustomization {
     /// Whether it changes the objects of its resources: patches, components, replacements.
-    pub fn transforms(&self) -> bool {
+    pub(crate) fn transforms(&self) -> bool {
         !self.patches.is_empty() || !self.components.is_empty() || self.replacements
     }
 }
 
 /// Reads the kustomization of `dir` and everything it names.
-pub fn read_kustomization(dir: &Path) -> Result<Kustomization, String> {
+pub(crate) fn read_kustomization(dir: &Path) -> Result<Kustomization, String> {
     let dir = &normalize(dir);
     let file =
         kustomization_file(dir).ok_or_else(|| format!("{}: no kustomization", dir.display()))?;
@@ -423,7 +423,7 @@ pub fn plugin_configs(text: &str, at: &str) -> PluginConfigs {
 
 /// Whether a resource entry names something on the network: a URL, or a repository in
 /// Kustomize's `github.com/org/repo//path?ref=v1` form.
-pub fn is_remote(entry: &str) -> bool {
+pub(crate) fn is_remote(entry: &str) -> bool {
     let entry = entry.trim();
     entry.contains("://")
         || entry.starts_with("git@")
@@ -441,7 +441,7 @@ pub fn is_remote(entry: &str) -> bool {
 
 /// Every kustomization an overlay builds from, with what would make building it unsafe.
 #[derive(Clone, Debug, Default)]
-pub struct Tree {
+pub(crate) struct Tree {
     pub kustomizations: Vec<Kustomization>,
     pub remote: Vec<String>,
     pub plugins: Vec<String>,
@@ -451,7 +451,7 @@ pub struct Tree {
 const MAX_KUSTOMIZATIONS: usize = 10_000;
 
 impl Tree {
-    pub fn read(overlay: &Path) -> Result<Tree, String> {
+    pub(crate) fn read(overlay: &Path) -> Result<Tree, String> {
         let mut tree = Tree::default();
         // Each directory, and the kustomization whose plugins its output configures.
         let mut pending: Vec<(PathBuf, Option<usize>)> = vec![(overlay.to_owned(), None)];
@@ -517,7 +517,7 @@ impl Tree {
     }
 
     /// The kustomization whose file is at `path` (absolute, normalized).
-    pub fn by_file(&self, path: &Path) -> Option<&Kustomization> {
+    pub(crate) fn by_file(&self, path: &Path) -> Option<&Kustomization> {
         let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_owned());
         let wanted = canonical(path);
         self.kustomizations

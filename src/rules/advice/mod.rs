@@ -1,6 +1,6 @@
 //! Rules that point out behaviour worth knowing.
 
-pub mod poststart_delays_containers;
-pub mod probe_grace_shorter_than_prestop;
-pub mod probe_timeout_exceeds_period;
-pub mod sidecar_startup_probe;
+pub(crate) mod poststart_delays_containers;
+pub(crate) mod probe_grace_shorter_than_prestop;
+pub(crate) mod probe_timeout_exceeds_period;
+pub(crate) mod sidecar_startup_probe;

@@ -56,7 +56,7 @@ declare_rule! {
     ///   `pkg/kubelet/kuberuntime/kuberuntime_container.go`, `startContainer`: containers start
     ///   one after another, each postStart hook blocking the next start.
     /// - [Container lifecycle hooks](https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "poststart-delays-containers",
         category: Advice,
         enforcement: Advice,

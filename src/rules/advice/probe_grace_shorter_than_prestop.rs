@@ -63,7 +63,7 @@ declare_rule! {
     ///   runs within that period and the remainder is floored at `minimumGracePeriodInSeconds`
     ///   (2).
     /// - [Probe-level terminationGracePeriodSeconds](https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/#probe-level-terminationgraceperiodseconds)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "probe-grace-shorter-than-prestop",
         category: Advice,
         enforcement: Advice,

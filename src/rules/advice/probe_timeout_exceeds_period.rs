@@ -62,7 +62,7 @@ declare_rule! {
     ///   check relates `timeoutSeconds` to `periodSeconds`, so the API server accepts it.
     /// - kubernetes/api `core/v1/types.go`, `Probe`: `periodSeconds` defaults to 10,
     ///   `timeoutSeconds` to 1.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "probe-timeout-exceeds-period",
         category: Advice,
         enforcement: Runtime,

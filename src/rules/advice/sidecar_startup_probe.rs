@@ -58,7 +58,7 @@ declare_rule! {
     ///   "After a sidecar-style init container is running (the kubelet has set the started
     ///   status for that init container to true), the kubelet then starts the next init
     ///   container from the ordered .spec.initContainers list."
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "sidecar-startup-probe",
         category: Advice,
         enforcement: Advice,

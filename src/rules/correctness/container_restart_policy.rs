@@ -84,7 +84,7 @@ declare_rule! {
     /// - kubernetes/enhancements KEP-5307, container restart rules; [Pod lifecycle: individual
     ///   container restart policy and rules](https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#container-restart-rules)
     ///   ("sidecar containers do not support restartPolicyRules").
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "container-restart-policy",
         category: Correctness,
         enforcement: ApiServer,

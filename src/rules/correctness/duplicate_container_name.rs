@@ -52,7 +52,7 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`: `validateContainers`,
     ///   `validateInitContainers` and `validateEphemeralContainers` report `field.Duplicate` on
     ///   the name that repeats an earlier one.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "duplicate-container-name",
         category: Correctness,
         enforcement: ApiServer,

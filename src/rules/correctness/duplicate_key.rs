@@ -58,7 +58,7 @@ declare_rule! {
     /// ## References
     /// - kubernetes/kubernetes#14791, "yaml and json parsers silently drop duplicate keys".
     /// - k8up-io/k8up#452: `kubectl` reporting `mapping key "timeoutSeconds" already defined`.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "duplicate-key",
         category: Correctness,
         enforcement: Decoder,

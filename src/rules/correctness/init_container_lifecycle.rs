@@ -71,7 +71,7 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`, `validateInitContainers`:
     ///   `lifecycle` on an init container whose restart policy is not `Always` is `Forbidden`.
     /// - [Init containers](https://kubernetes.io/docs/concepts/workloads/pods/init-containers/)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "init-container-lifecycle",
         category: Correctness,
         enforcement: ApiServer,

@@ -59,7 +59,7 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`, `validateInitContainers`:
     ///   each probe on an init container whose restart policy is not `Always` is `Forbidden`.
     /// - [Sidecar containers](https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "init-container-probe",
         category: Correctness,
         enforcement: ApiServer,

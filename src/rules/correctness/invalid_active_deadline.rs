@@ -39,7 +39,7 @@ declare_rule! {
     /// ## References
     /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`: `ValidatePodSpec`
     ///   (`activeDeadlineSeconds` between 1 and `math.MaxInt32`).
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "invalid-active-deadline",
         category: Correctness,
         enforcement: ApiServer,

@@ -51,7 +51,7 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/registry/autoscaling/horizontalpodautoscaler/strategy.go`,
     ///   `validationOptionsForHorizontalPodAutoscaler`: `minReplicas` at least 1, or 0 with the
     ///   `HPAScaleToZero` gate (on by default from 1.37).
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "invalid-autoscaler",
         category: Correctness,
         enforcement: ApiServer,

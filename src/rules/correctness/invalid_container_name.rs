@@ -45,7 +45,7 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`:
     ///   `validateContainerCommon` (`name` required, `ValidateDNS1123Label`).
     /// - kubernetes/apimachinery `pkg/util/validation/validation.go`: `IsDNS1123Label`.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "invalid-container-name",
         category: Correctness,
         enforcement: ApiServer,

@@ -49,7 +49,7 @@ declare_rule! {
     ///   `validateContainerPorts` (port range, `IsValidPortName`, duplicate names, protocols).
     /// - kubernetes/apimachinery `pkg/util/validation/validation.go`: `IsValidPortName`,
     ///   `IsValidPortNum`.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "invalid-container-port",
         category: Correctness,
         enforcement: ApiServer,

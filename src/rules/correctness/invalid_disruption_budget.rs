@@ -44,7 +44,7 @@ declare_rule! {
     ///   set", `ValidatePositiveIntOrPercent`, `IsNotMoreThan100Percent`, the supported
     ///   `unhealthyPodEvictionPolicy` values.
     /// - [Specifying a Disruption Budget](https://kubernetes.io/docs/tasks/run-application/configure-pdb/)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "invalid-disruption-budget",
         category: Correctness,
         enforcement: ApiServer,

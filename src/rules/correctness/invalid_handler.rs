@@ -71,7 +71,7 @@ declare_rule! {
     ///   `validateTCPSocketAction`, `validateGRPCAction` and `ValidatePortNumOrName` (ports).
     /// - kubernetes/apimachinery `pkg/util/validation/validation.go`: `IsValidPortName`.
     /// - kubernetes/api `core/v1/types.go`: `ProbeHandler`, `LifecycleHandler`.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "invalid-handler",
         category: Correctness,
         enforcement: ApiServer,

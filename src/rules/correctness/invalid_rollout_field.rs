@@ -80,7 +80,7 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/registry/apps/statefulset/strategy.go`,
     ///   `dropStatefulSetDisabledFields`: `maxUnavailable` is dropped where the
     ///   `MaxUnavailableStatefulSet` gate is off (on by default from 1.37).
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "invalid-rollout-field",
         category: Correctness,
         enforcement: ApiServer,

@@ -49,7 +49,7 @@ declare_rule! {
     ///   (non-negative, zero only with `AllowPodLifecycleSleepActionZeroValue`, at most the
     ///   grace period).
     /// - kubernetes/kubernetes `pkg/features/kube_features.go`: `PodLifecycleSleepActionAllowZero`.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "invalid-sleep",
         category: Correctness,
         enforcement: ApiServer,

@@ -50,7 +50,7 @@ declare_rule! {
     /// - kubernetes/api `core/v1/types.go`: the type of every field.
     /// - kubernetes-sigs/yaml and go-yaml v2 `resolve.go`: how `kubectl` types plain YAML
     ///   scalars before sending JSON to the API server.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "invalid-type",
         category: Correctness,
         enforcement: ApiServer,

@@ -63,7 +63,7 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/apis/apps/v1/defaults.go`, `SetDefaults_Deployment`: a
     ///   missing `progressDeadlineSeconds` becomes 600 before validation.
     /// - kubernetes/kubernetes `pkg/api/v1/pod/util.go`, `IsPodAvailable`.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "min-ready-reaches-progress-deadline",
         category: Correctness,
         enforcement: ApiServer,

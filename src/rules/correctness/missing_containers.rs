@@ -34,7 +34,7 @@ declare_rule! {
     /// ## References
     /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`: `validateContainers`
     ///   (`len(containers) == 0` is `Required`), called by `ValidatePodSpec`.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "missing-containers",
         category: Correctness,
         enforcement: ApiServer,

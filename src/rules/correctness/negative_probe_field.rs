@@ -44,7 +44,7 @@ declare_rule! {
     /// ## References
     /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`: `validateProbe`
     ///   (`ValidateNonnegativeField` on each of the five fields).
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "negative-probe-field",
         category: Correctness,
         enforcement: ApiServer,

@@ -75,7 +75,7 @@ declare_rule! {
     ///   container.
     /// - kubernetes/enhancements KEP-753: "regular containers … are started sequentially with
     ///   the postStart hook being a blocking call".
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "poststart-deadlock",
         category: Correctness,
         enforcement: Runtime,

@@ -88,7 +88,7 @@ declare_rule! {
     /// - kubernetes/api `core/v1/types.go`: `terminationGracePeriodSeconds` defaults to 30.
     /// - [Container lifecycle hooks](https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/),
     ///   [Termination of Pods](https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "prestop-exceeds-grace-period",
         category: Correctness,
         enforcement: Runtime,

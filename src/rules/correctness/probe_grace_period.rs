@@ -49,7 +49,7 @@ declare_rule! {
     ///   (`must be greater than 0`) and `validateReadinessProbe` (`must not be set for
     ///   readinessProbes`).
     /// - [Probe-level terminationGracePeriodSeconds](https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/#probe-level-terminationgraceperiodseconds)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "probe-grace-period",
         category: Correctness,
         enforcement: ApiServer,

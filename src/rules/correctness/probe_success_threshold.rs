@@ -47,7 +47,7 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`:
     ///   `validateLivenessProbe` and `validateStartupProbe` require `successThreshold` 1.
     /// - kubernetes/kubernetes `pkg/apis/core/v1/defaults.go`, `SetDefaults_Probe`: 0 becomes 1.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "probe-success-threshold",
         category: Correctness,
         enforcement: ApiServer,

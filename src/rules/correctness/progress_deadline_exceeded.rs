@@ -79,7 +79,7 @@ declare_rule! {
     ///   `ProgressDeadlineExceeded`.
     /// - kubernetes/kubernetes `pkg/apis/apps/v1/defaults.go`: `progressDeadlineSeconds` 600.
     /// - [Deployments: failed deployment](https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#failed-deployment)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "progress-deadline-exceeded",
         category: Correctness,
         enforcement: Runtime,

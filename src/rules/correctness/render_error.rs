@@ -68,7 +68,7 @@ declare_rule! {
     ///   (`accumulateResources`, `accumulateDirectory`): the errors of a kustomization, wrapped
     ///   by each kustomization they pass through.
     /// - [Helm: the `required` function](https://helm.sh/docs/howto/charts_tips_and_tricks/#using-the-required-function)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "render-error",
         category: Correctness,
         enforcement: Renderer,

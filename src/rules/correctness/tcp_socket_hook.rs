@@ -63,7 +63,7 @@ declare_rule! {
     ///   `startContainer`: a failed postStart hook kills the container.
     /// - kubernetes/api `core/v1/types.go`, `LifecycleHandler.TCPSocket`: "Deprecated. TCPSocket
     ///   is NOT supported as a LifecycleHandler".
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "tcp-socket-hook",
         category: Correctness,
         enforcement: Runtime,

@@ -56,7 +56,7 @@ declare_rule! {
     ///   `ValidateDaemonSetSpec` forbid `activeDeadlineSeconds`.
     /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`,
     ///   `ValidatePodTemplateSpecForRC`: the same for ReplicationControllers.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "template-active-deadline",
         category: Correctness,
         enforcement: ApiServer,

@@ -75,7 +75,7 @@ declare_rule! {
     ///   resolve named ports the same way.
     /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`,
     ///   `ValidatePortNumOrName`: validation checks the syntax only.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "undeclared-port",
         category: Correctness,
         enforcement: Runtime,

@@ -54,7 +54,7 @@ declare_rule! {
     ///   names of every type (podcycle decodes into the generated k8s-openapi types, v1.37).
     /// - [Field validation](https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation):
     ///   `Strict` rejects unknown fields; `kubectl` uses it by default.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "unknown-field",
         category: Correctness,
         enforcement: ApiServer,

@@ -57,7 +57,7 @@ declare_rule! {
     ///   that fails with "no matches for kind".
     /// - kubernetes/website `content/en/docs/reference/using-api/deprecation-guide.md`: the
     ///   versions removed in 1.16 and 1.25.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "unserved-api-version",
         category: Correctness,
         enforcement: Decoder,

@@ -72,7 +72,7 @@ declare_rule! {
     ///   `dropPodLifecycleSleepAction`, `dropContainerStopSignals` drop the fields whose gate is
     ///   off.
     /// - [Feature gates](https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "unsupported-feature",
         category: Correctness,
         enforcement: Runtime,

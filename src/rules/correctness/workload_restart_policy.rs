@@ -65,7 +65,7 @@ declare_rule! {
     ///   `validateRestartPolicy`: `Always`, `OnFailure` or `Never` for any pod.
     /// - kubernetes/kubernetes `pkg/apis/core/v1/defaults.go`, `SetDefaults_PodSpec`: an empty
     ///   `restartPolicy` becomes `Always`.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "workload-restart-policy",
         category: Correctness,
         enforcement: ApiServer,

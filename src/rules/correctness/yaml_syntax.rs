@@ -51,7 +51,7 @@ declare_rule! {
     /// ## References
     /// - [YAML 1.2 specification](https://yaml.org/spec/1.2.2/)
     /// - kubernetes-sigs/yaml, which `kubectl` uses to turn YAML into JSON.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "yaml-syntax",
         category: Correctness,
         enforcement: Decoder,

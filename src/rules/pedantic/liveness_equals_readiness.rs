@@ -89,7 +89,7 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/apis/core/v1/defaults.go`, `SetDefaults_Probe`, and
     ///   `SetDefaults_HTTPGetAction` (path `/`, scheme `HTTP`): the defaults applied before
     ///   comparing.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "liveness-equals-readiness",
         category: Pedantic,
         enforcement: Runtime,

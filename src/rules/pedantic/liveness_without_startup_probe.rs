@@ -68,7 +68,7 @@ declare_rule! {
     ///   probe means until it succeeded.
     /// - [Configure liveness, readiness and startup probes: protect slow starting containers
     ///   with startup probes](https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/#define-startup-probes)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "liveness-without-startup-probe",
         category: Pedantic,
         enforcement: Advice,

@@ -60,7 +60,7 @@ declare_rule! {
     ///   `computePodActions`: a running container is killed and restarted only when its
     ///   liveness (or startup) probe fails or its spec changes.
     /// - [Pod lifecycle: when should you use a liveness probe?](https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#when-should-you-use-a-liveness-probe)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "missing-liveness-probe",
         category: Pedantic,
         enforcement: Advice,

@@ -99,7 +99,7 @@ declare_rule! {
     ///   `killContainer`: the preStop hook runs before the stop signal.
     /// - kubernetes/api `core/v1/types.go`, `ServiceSpec.Selector` and `ServicePort.TargetPort`
     ///   (defaults to `port`).
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "missing-prestop-delay",
         category: Pedantic,
         enforcement: Advice,

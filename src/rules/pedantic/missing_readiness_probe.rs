@@ -59,7 +59,7 @@ declare_rule! {
     ///   started container without a readiness probe is Ready ("no readinessProbe -> always
     ///   ready").
     /// - [Pod lifecycle: when should you use a readiness probe?](https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#when-should-you-use-a-readiness-probe)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "missing-readiness-probe",
         category: Pedantic,
         enforcement: Advice,

@@ -1,11 +1,11 @@
 //! Opinionated checks, off by default; enable them with `--select` or `--extend-select`.
 
-pub mod liveness_equals_readiness;
-pub mod liveness_without_startup_probe;
-pub mod missing_liveness_probe;
-pub mod missing_prestop_delay;
-pub mod missing_readiness_probe;
-pub mod prestop_exec_sleep;
+pub(crate) mod liveness_equals_readiness;
+pub(crate) mod liveness_without_startup_probe;
+pub(crate) mod missing_liveness_probe;
+pub(crate) mod missing_prestop_delay;
+pub(crate) mod missing_readiness_probe;
+pub(crate) mod prestop_exec_sleep;
 
 use crate::lifecycle::{ContainerLife, Probes, RestartPolicy, Role};
 use crate::rules::{Findings, PodContext, Target};

@@ -72,7 +72,7 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/apis/core/validation/validation.go`, `validateSleepAction`:
     ///   the seconds may not exceed `terminationGracePeriodSeconds`.
     /// - [Container lifecycle hooks: hook handler implementations](https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#hook-handler-implementations)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "prestop-exec-sleep",
         category: Pedantic,
         enforcement: Advice,

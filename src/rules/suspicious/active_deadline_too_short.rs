@@ -88,7 +88,7 @@ declare_rule! {
     ///   hook runs before the next container starts).
     /// - kubernetes/kubernetes `pkg/kubelet/prober/worker.go`, `doProbe`: no probe runs before
     ///   `initialDelaySeconds` have passed since the container started.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "active-deadline-too-short",
         category: Suspicious,
         enforcement: Runtime,

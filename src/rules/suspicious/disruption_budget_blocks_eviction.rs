@@ -91,7 +91,7 @@ declare_rule! {
     /// - kubernetes/kubectl `pkg/drain/drain.go`, `evictPods`: a 429 is retried every 5 s
     ///   until `--timeout`, 0 (forever) by default.
     /// - [Disruptions](https://kubernetes.io/docs/concepts/workloads/pods/disruptions/)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "disruption-budget-blocks-eviction",
         category: Suspicious,
         enforcement: Runtime,

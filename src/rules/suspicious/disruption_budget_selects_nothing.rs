@@ -81,7 +81,7 @@ declare_rule! {
     ///   missing selector selects nothing.
     /// - kubernetes/client-go `listers/policy/v1/poddisruptionbudget_expansion.go`: in
     ///   `policy/v1` an empty selector selects every pod of the namespace.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "disruption-budget-selects-nothing",
         category: Suspicious,
         enforcement: Runtime,

@@ -86,7 +86,7 @@ declare_rule! {
     ///   "Init containers always run to completion. Each init container must complete
     ///   successfully before the next one starts."
     /// - [Sidecar containers](https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "init-container-never-exits",
         category: Suspicious,
         enforcement: Runtime,

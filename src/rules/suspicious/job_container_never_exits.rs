@@ -75,7 +75,7 @@ declare_rule! {
     ///   "If you define a Job that uses sidecar using Kubernetes-style init containers, the
     ///   sidecar container in each Pod does not prevent the Job from completing after the
     ///   main container has finished."
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "job-container-never-exits",
         category: Suspicious,
         enforcement: Runtime,

@@ -70,7 +70,7 @@ declare_rule! {
     ///   `getRemainingTimeForFailuresCount`: the back-off doubles with every failure since the
     ///   last success, from the last failure.
     /// - [Jobs: pod backoff failure policy](https://kubernetes.io/docs/concepts/workloads/controllers/job/#pod-backoff-failure-policy)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "job-deadline-cuts-retries",
         category: Suspicious,
         enforcement: Runtime,

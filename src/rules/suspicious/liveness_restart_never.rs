@@ -60,7 +60,7 @@ declare_rule! {
     /// - [Pod lifecycle: container probes](https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#container-probes):
     ///   "If you'd like your container to be killed and restarted if a probe fails, then
     ///   specify a liveness probe, and specify a restartPolicy of Always or OnFailure."
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "liveness-restart-never",
         category: Suspicious,
         enforcement: Runtime,

@@ -84,7 +84,7 @@ declare_rule! {
     /// - kubernetes/kubectl `pkg/drain/drain.go`, `evictPods`: only a 429 is retried; any other
     ///   error fails the pod's eviction.
     /// - kubernetes/kubernetes `pkg/controller/disruption/disruption.go`, `getPdbForPod`.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "overlapping-disruption-budgets",
         category: Suspicious,
         enforcement: Runtime,

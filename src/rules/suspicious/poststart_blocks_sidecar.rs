@@ -83,7 +83,7 @@ declare_rule! {
     /// - kubernetes/enhancements KEP-753 (sidecar containers): "regular containers … are started
     ///   sequentially with the postStart hook being a blocking call".
     /// - [Container lifecycle hooks](https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "poststart-blocks-sidecar",
         category: Suspicious,
         enforcement: Runtime,

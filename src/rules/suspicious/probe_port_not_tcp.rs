@@ -62,7 +62,7 @@ declare_rule! {
     ///   probes dial TCP; httpGet probes send HTTP over TCP.
     /// - kubernetes/api `core/v1/types.go`, `ContainerPort.Protocol`: `UDP`, `TCP` or `SCTP`,
     ///   default `TCP`.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "probe-port-not-tcp",
         category: Suspicious,
         enforcement: Runtime,

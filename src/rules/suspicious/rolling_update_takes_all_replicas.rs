@@ -77,7 +77,7 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/controller/statefulset/stateful_set_utils.go`,
     ///   `getStatefulSetMaxUnavailable`; `pkg/controller/daemon/util/daemonset_util.go`,
     ///   `UnavailableCount`.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "rolling-update-takes-all-replicas",
         category: Suspicious,
         enforcement: Runtime,

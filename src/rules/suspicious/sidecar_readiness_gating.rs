@@ -75,7 +75,7 @@ declare_rule! {
     /// - kubernetes/enhancements KEP-753 (sidecar containers): a sidecar is started once its
     ///   startup probe succeeded (or it has none) and its postStart handler completed.
     /// - [Sidecar containers](https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "sidecar-readiness-gating",
         category: Suspicious,
         enforcement: Runtime,

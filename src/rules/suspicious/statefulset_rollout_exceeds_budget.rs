@@ -84,7 +84,7 @@ declare_rule! {
     ///   while it is unavailable), `updateStatefulSetAfterInvariantEstablished`
     ///   (`maxUnavailable`).
     /// - helm/helm `pkg/cmd/upgrade.go` and `install.go`: `--timeout` defaults to 300 s.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "statefulset-rollout-exceeds-budget",
         category: Suspicious,
         enforcement: Runtime,

@@ -65,7 +65,7 @@ declare_rule! {
     ///   applies.
     /// - ruff's `RUF100` (unused `noqa`) and Biome's required suppression explanations, which
     ///   this rule follows.
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "unused-suppression",
         category: Suspicious,
         enforcement: Advice,

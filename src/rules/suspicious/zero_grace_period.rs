@@ -97,7 +97,7 @@ declare_rule! {
     ///   a `terminationGracePeriodSeconds` of 0 "is unsafe and strongly discouraged for
     ///   StatefulSet Pods".
     /// - [Termination of Pods](https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination)
-    pub static RULE = {
+    pub(crate) static RULE = {
         name: "zero-grace-period",
         category: Suspicious,
         enforcement: Runtime,
