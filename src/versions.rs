@@ -253,19 +253,6 @@ pub static HPA_SCALE_TO_ZERO: Feature = Feature {
     when_off: GateOff::Rejected,
 };
 
-pub static ALL_FEATURES: [&Feature; 10] = [
-    &SIDECAR_CONTAINERS,
-    &POD_LIFECYCLE_SLEEP_ACTION,
-    &POD_LIFECYCLE_SLEEP_ACTION_ALLOW_ZERO,
-    &CONTAINER_RESTART_RULES,
-    &RESTART_ALL_CONTAINERS,
-    &CONTAINER_STOP_SIGNALS,
-    &PROBE_TERMINATION_GRACE_PERIOD,
-    &GRPC_CONTAINER_PROBE,
-    &MAX_UNAVAILABLE_STATEFULSET,
-    &HPA_SCALE_TO_ZERO,
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
