@@ -38,22 +38,10 @@ fn main() {
         );
         return;
     }
-    if args.iter().any(|a| a == "--list") {
-        println!("memory: bench");
+    if !process::selected(&args, "memory") {
         return;
     }
-    // `cargo bench` passes `--bench`; a filter naming another benchmark skips this one.
-    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-    if !args.iter().any(|a| a == "--bench")
-        || filters.iter().any(|f| !"memory".contains(f.as_str()))
-    {
-        return;
-    }
-    let rounds = std::env::var("PODCYCLE_BENCH_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&n: &usize| n > 0)
-        .unwrap_or(5);
+    let rounds = process::env_number("PODCYCLE_BENCH_ROUNDS", 5);
 
     let generated = tempfile::tempdir().expect("a temporary directory");
     corpus::write(generated.path());

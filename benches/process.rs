@@ -194,3 +194,24 @@ pub fn machine_load() -> String {
         (None, None) => "unknown".to_owned(),
     }
 }
+
+/// Whether `cargo bench` asked for the benchmark `name`: `--list` prints it and answers no, as
+/// does a run without `--bench` (`cargo test` builds benchmarks too) or with a filter naming
+/// another benchmark.
+pub fn selected(args: &[String], name: &str) -> bool {
+    if args.iter().any(|a| a == "--list") {
+        println!("{name}: bench");
+        return false;
+    }
+    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    args.iter().any(|a| a == "--bench") && filters.iter().all(|f| name.contains(f.as_str()))
+}
+
+/// A positive number from the environment variable `name`, else `default`.
+pub fn env_number(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(default)
+}

@@ -24,19 +24,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--list") {
-        println!("ratios: bench");
+    if !process::selected(&args, "ratios") {
         return;
     }
-    // `cargo bench` passes `--bench`; a filter naming another benchmark skips this one.
-    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-    if !args.iter().any(|a| a == "--bench")
-        || filters.iter().any(|f| !"ratios".contains(f.as_str()))
-    {
-        return;
-    }
-    let rounds = env_number("PODCYCLE_BENCH_ROUNDS", 7);
-    let process_runs = env_number("PODCYCLE_BENCH_PROCESS_RUNS", 300);
+    let rounds = process::env_number("PODCYCLE_BENCH_ROUNDS", 7);
+    let process_runs = process::env_number("PODCYCLE_BENCH_PROCESS_RUNS", 300);
 
     let corpus = &*corpus::CORPUS;
     println!("{}", corpus.describe());
@@ -48,14 +40,6 @@ fn main() {
          the machine was shared, and the parallel speedup reads low.",
         process::machine_load()
     );
-}
-
-fn env_number(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(default)
 }
 
 fn pipeline(corpus: &corpus::Corpus, rounds: usize) {

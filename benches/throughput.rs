@@ -46,22 +46,10 @@ fn main() {
     if process::serve_measure(&args) {
         return;
     }
-    if args.iter().any(|a| a == "--list") {
-        println!("throughput: bench");
+    if !process::selected(&args, "throughput") {
         return;
     }
-    // `cargo bench` passes `--bench`; a filter naming another benchmark skips this one.
-    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-    if !args.iter().any(|a| a == "--bench")
-        || filters.iter().any(|f| !"throughput".contains(f.as_str()))
-    {
-        return;
-    }
-    let rounds = std::env::var("PODCYCLE_BENCH_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&n: &usize| n > 0)
-        .unwrap_or(7);
+    let rounds = process::env_number("PODCYCLE_BENCH_ROUNDS", 7);
     let baselines = std::env::var("PODCYCLE_BENCH_BASELINES").unwrap_or_else(|_| "main".into());
     let mut builds: Vec<Build> = baselines
         .split(',')
