@@ -5,9 +5,13 @@
 //! private copy and the values files, or each kustomization and every file it loads — with the
 //! renderer (its resolved path, size, modification time and inode, so that an upgrade changes
 //! it), the arguments it gets (release, namespace, values, Kubernetes version, the wrapper
-//! kustomization with its build metadata and load options) and podcycle's version. Only renders
-//! that succeeded are kept: a refusal, a limit, the budget or a sandbox that stopped the renderer
-//! renders again next time, and is reported again.
+//! kustomization with its build metadata and load options) and podcycle's version. What a
+//! renderer's run decides from what it reads is kept: its output, or its refusal (it exited
+//! with an error: a template's `fail`, a kustomization that lists a missing file), which is
+//! judged again from its standard error on every run exactly as the first time. A limit, the
+//! budget, a renderer that could not start, a sandbox that stopped it or an error of the
+//! environment's (a missing plugin, the network) is not kept: that input renders again next
+//! time.
 //!
 //! The cache is a trust boundary like the renders themselves: by default it lives in the
 //! checkout (`.podcycle_cache/` at the repository's root, like ruff's), where a pull request can
@@ -38,7 +42,7 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_DIR: &str = ".podcycle_cache";
 
 /// Bumped when what an entry holds, or what a renderer is asked, changes meaning.
-const FORMAT: &str = "podcycle-render-cache-1";
+const FORMAT: &str = "podcycle-render-cache-2";
 
 /// The most an entry may hold: a renderer's output cap and its warnings, with room for the
 /// encoding.
@@ -61,14 +65,43 @@ impl std::fmt::Debug for Cache {
     }
 }
 
-/// What a successful render left: the output and the warnings, as shown to users.
+/// What a render left: the output and the warnings, as shown to users, or the renderer's
+/// refusal.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     pub text: String,
     pub warnings: Vec<String>,
-    /// For Kustomize: the directory of the wrapper kustomization the output's build metadata is
-    /// relative to.
+    /// The temporary directory the renderer worked in, which its output and its errors name:
+    /// Kustomize's wrapper kustomization's (the output's build metadata is relative to it),
+    /// Helm's copy of the chart.
     pub wrapper: Option<PathBuf>,
+    /// The renderer exited with an error: its standard error as it wrote it, naming `wrapper`
+    /// (`text` and `warnings` are then empty).
+    pub refused: Option<String>,
+}
+
+impl Entry {
+    /// A renderer's refusal: its standard error as it wrote it, in the temporary directory
+    /// `wrapper`.
+    pub fn refusal(stderr: &str, wrapper: &Path) -> Entry {
+        Entry {
+            text: String::new(),
+            warnings: Vec::new(),
+            wrapper: Some(wrapper.to_owned()),
+            refused: Some(stderr.to_owned()),
+        }
+    }
+
+    /// The standard error of a refusal kept in this entry, with the temporary directory of the
+    /// run that kept it (`wrapper`) renamed to `now`'s, so that it is judged as if this run's
+    /// renderer had written it.
+    pub fn refusal_in(&self, now: &Path) -> Option<String> {
+        let stderr = self.refused.as_ref()?;
+        Some(match &self.wrapper {
+            Some(then) => stderr.replace(&*then.to_string_lossy(), &now.to_string_lossy()),
+            None => stderr.clone(),
+        })
+    }
 }
 
 /// The key of one render, built from everything the renderer reads.
@@ -358,7 +391,22 @@ mod tests {
             text: "kind: Pod\n".to_owned(),
             warnings: vec!["careful".to_owned()],
             wrapper: None,
+            refused: None,
         }
+    }
+
+    #[test]
+    fn a_kept_refusal_names_this_runs_temporary_directory() {
+        let kept = Entry::refusal(
+            "Error: accumulating resources from '/tmp/podcycle-kustomize-AAAA/x': nope",
+            Path::new("/tmp/podcycle-kustomize-AAAA"),
+        );
+        assert_eq!(
+            kept.refusal_in(Path::new("/tmp/podcycle-kustomize-BBBB"))
+                .as_deref(),
+            Some("Error: accumulating resources from '/tmp/podcycle-kustomize-BBBB/x': nope")
+        );
+        assert_eq!(entry().refusal_in(Path::new("/tmp/x")), None);
     }
 
     #[test]

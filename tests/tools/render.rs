@@ -95,6 +95,11 @@ pub fn trials() -> Vec<Trial> {
             "render::a_second_run_reuses_renders_and_reports_the_same",
             a_second_run_reuses_renders_and_reports_the_same,
         ),
+        needs(
+            Tool::Renderers,
+            "render::a_second_run_reuses_refusals_and_renders_what_the_environment_stopped",
+            a_second_run_reuses_refusals_and_renders_what_the_environment_stopped,
+        ),
     ]
 }
 
@@ -921,4 +926,125 @@ fn a_second_run_reuses_renders_and_reports_the_same() {
     let uncached = check(&["--no-cache"]);
     assert_eq!(runs(), (2 * helm_runs + 1, 2 * kustomize_runs));
     assert_eq!(stdout(&uncached), stdout(&first));
+}
+
+/// A chart or an overlay the renderer refuses (`{{ fail }}`, a kustomization listing a file
+/// that is not there) is a `render-error` decided by what it reads: a second run starts no
+/// renderer and reports the refusal exactly as the first did, temporary paths cleaned. What
+/// the environment stops (here the render time limit) is rendered again on the next run.
+fn a_second_run_reuses_refusals_and_renders_what_the_environment_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let chart = root.join("web");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        chart.join("templates/zz.yaml"),
+        "{{ fail \"drainSeconds is required\" }}\n",
+    )
+    .unwrap();
+    let overlay = root.join("deploy/prod");
+    std::fs::create_dir_all(&overlay).unwrap();
+    std::fs::write(
+        overlay.join("kustomization.yaml"),
+        "resources:\n- config.yaml\npatches:\n- path: patch.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        overlay.join("patch.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: debug\n",
+    )
+    .unwrap();
+    std::fs::write(
+        overlay.join("config.yaml"),
+        "apiVersion: v1\nmetadata:\n  name: settings\n",
+    )
+    .unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    let log = tools.path().join("runs.log");
+    let helm = logging(tools.path(), "helm", &log);
+    let kustomize = logging(tools.path(), "kustomize", &log);
+    let runs = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let check = |extra: &[&str]| {
+        crate::common::podcycle()
+            .current_dir(&root)
+            .env_remove("PODCYCLE_CACHE_DIR")
+            .args(["check", "--format", "json", "--helm"])
+            .arg(&helm)
+            .arg("--kustomize")
+            .arg(&kustomize)
+            .args(extra)
+            .arg(".")
+            .output()
+            .unwrap()
+    };
+    let first = check(&[]);
+    assert_eq!(code(&first), 1, "{}", stderr(&first));
+    assert_eq!(runs(), 2, "one helm, one kustomize");
+    let items = json(&first);
+    let refused: Vec<&str> = items
+        .iter()
+        .filter(|d| d["rule"] == "render-error")
+        .map(|d| d["file"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        refused,
+        ["deploy/prod/kustomization.yaml", "web/templates/zz.yaml"],
+        "{items:#?}"
+    );
+    let text = stdout(&first);
+    assert!(
+        !text.contains("/tmp") && !text.contains("podcycle-"),
+        "{text}"
+    );
+    let second = check(&[]);
+    assert_eq!(runs(), 2, "nothing rendered again");
+    assert_eq!(stdout(&second), stdout(&first));
+    assert_eq!(stderr(&second), stderr(&first));
+    // An error of the environment's (the network) is not kept: rendered again each run.
+    let offline = tools.path().join("offline-helm");
+    std::fs::write(
+        &offline,
+        format!(
+            "#!/bin/sh\necho offline >> '{}'\necho 'Error: Get \"https://charts.example.com/index.yaml\": dial tcp: lookup charts.example.com: no such host' >&2\nexit 1\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &offline,
+        <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
+    )
+    .unwrap();
+    let with_offline_helm = || {
+        crate::common::podcycle()
+            .current_dir(&root)
+            .env_remove("PODCYCLE_CACHE_DIR")
+            .args(["check", "--format", "json", "--helm"])
+            .arg(&offline)
+            .arg("web")
+            .output()
+            .unwrap()
+    };
+    let offline_runs = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| *l == "offline")
+            .count()
+    };
+    let once = with_offline_helm();
+    assert!(stderr(&once).contains("not rendered"), "{}", stderr(&once));
+    with_offline_helm();
+    assert_eq!(offline_runs(), 2, "rendered again: {}", stderr(&once));
 }

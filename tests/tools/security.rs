@@ -1172,8 +1172,9 @@ fn the_render_cache_is_never_written_through_a_link() {
     assert!(stderr(&output).contains("renders are not cached:"));
 }
 
-/// A chart Helm refuses, one stopped by a limit, and `--no-cache` leave no entry: each is
-/// rendered, and reported, again on the next run.
+/// A chart stopped by a limit and a run with `--no-cache` leave no entry: each is rendered,
+/// and reported, again on the next run. A chart Helm refuses keeps its refusal, which fails
+/// the next run as it failed the first: a kept entry never turns red green.
 fn what_is_not_rendered_is_not_cached() {
     let repository = CachedRepository::new();
     let root = &repository.root;
@@ -1181,12 +1182,15 @@ fn what_is_not_rendered_is_not_cached() {
         root,
         &[("pod.yaml", GOOD), ("zz.yaml", "{{ fail \"nope\" }}\n")],
     );
+    let mut outputs = Vec::new();
     for _ in 0..2 {
         let output = repository.check(&[]);
         assert_eq!(code(&output), 1, "{}", all(&output));
         assert!(stdout(&output).contains("render-error"), "{}", all(&output));
-        assert!(repository.entries().is_empty());
+        assert_eq!(repository.entries().len(), 1, "the refusal is kept");
+        outputs.push(all(&output));
     }
+    assert_eq!(outputs[0], outputs[1]);
     // Stopped at the memory limit.
     write(
         root,
@@ -1195,15 +1199,15 @@ fn what_is_not_rendered_is_not_cached() {
     );
     let output = repository.check(&["--render-memory", "128", "--fail-on-unrendered"]);
     assert_eq!(code(&output), 1, "{}", all(&output));
-    assert!(repository.entries().is_empty(), "{}", all(&output));
+    assert_eq!(repository.entries().len(), 1, "{}", all(&output));
     // Rendered, but with --no-cache: nothing kept.
     fs::remove_file(root.join("web/templates/zz.yaml")).unwrap();
     let output = repository.check(&["--no-cache"]);
     assert_eq!(code(&output), 0, "{}", all(&output));
-    assert!(repository.entries().is_empty());
+    assert_eq!(repository.entries().len(), 1);
     let output = repository.check(&[]);
     assert_eq!(code(&output), 0, "{}", all(&output));
-    assert_eq!(repository.entries().len(), 1);
+    assert_eq!(repository.entries().len(), 2);
     let tag = fs::read_to_string(repository.cache().join("CACHEDIR.TAG")).unwrap();
     assert!(tag.starts_with("Signature: 8a477f597d28d172789f06886806bc55"));
     assert_eq!(

@@ -16,7 +16,7 @@ use super::Tools;
 use super::cache;
 use super::failure::{self, Verdict};
 use super::files::{is_file, read_text};
-use super::process::{Outcome, run};
+use super::process::{Failure, Outcome, run};
 use crate::versions::KubeVersion;
 use crate::yaml;
 
@@ -215,9 +215,13 @@ pub(crate) fn render(
         }
         key.finish()
     });
+    let judge = |failed: &Failure| failure::helm(failed, &chart.dir, &|text| staged.clean(text));
     if let (Some(cache), Some(key)) = (&tools.cache, &key)
         && let Some(entry) = cache.get(key)
     {
+        if let Some(stderr) = entry.refusal_in(&staged.base) {
+            return Err(judge(&Failure::Exited { stderr }));
+        }
         return Ok(Rendered {
             text: entry.text,
             warnings: entry.warnings,
@@ -232,6 +236,7 @@ pub(crate) fn render(
                     text,
                     warnings,
                     wrapper: None,
+                    refused: None,
                 };
                 cache.put(key, &entry);
                 return Ok(Rendered {
@@ -241,9 +246,16 @@ pub(crate) fn render(
             }
             Ok(Rendered { text, warnings })
         }
-        Outcome::Failed(failed) => Err(failure::helm(&failed, &chart.dir, &|text| {
-            staged.clean(text)
-        })),
+        Outcome::Failed(failed) => {
+            let verdict = judge(&failed);
+            // Only what the input decides is kept: a refusal, not what the environment did.
+            if let (Some(cache), Some(key), Failure::Exited { stderr }, Verdict::Refused(_)) =
+                (&tools.cache, &key, &failed, &verdict)
+            {
+                cache.put(key, &cache::Entry::refusal(stderr, &staged.base));
+            }
+            Err(verdict)
+        }
     }
 }
 

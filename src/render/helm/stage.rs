@@ -25,6 +25,8 @@ const MAX_DEPTH: usize = 64;
 pub(crate) struct Staged {
     /// Removed with the copy.
     _dir: tempfile::TempDir,
+    /// The temporary directory that holds the copies, which Helm's messages may name.
+    pub base: PathBuf,
     /// The chart's copy.
     pub chart: PathBuf,
     /// The values files' copies, in the order given.
@@ -94,6 +96,7 @@ pub(crate) fn stage(chart: &Path, shown: &str, values: &[PathBuf]) -> Result<Sta
     names.sort_by_key(|(temporary, _)| std::cmp::Reverse(temporary.len()));
     Ok(Staged {
         _dir: dir,
+        base,
         chart: copy,
         values: copies,
         names,

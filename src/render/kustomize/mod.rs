@@ -19,7 +19,7 @@ use super::boundary::Boundary;
 use super::cache;
 use super::failure::Verdict;
 use super::files::is_file;
-use super::process::{Outcome, run};
+use super::process::{Failure, Outcome, run};
 use super::{KustomizeTool, Tools};
 use crate::safe_fs::{self, FileKind};
 
@@ -122,9 +122,21 @@ pub(crate) fn render(
         tree_key(&tree, &mut key)?;
         Some(key.finish())
     });
+    let shown = input.clone();
+    let clean = |text: &str| clean_paths(text, &wrapper_dir, &relative, &shown);
+    let judge = |failed: &Failure| {
+        let mut verdict = refusal::judge(failed, &tree.kustomizations, &clean);
+        if let Verdict::Refused(refusal) = &mut verdict {
+            refusal.command = tool.command();
+        }
+        verdict
+    };
     if let (Some(cache), Some(key)) = (&tools.cache, &key)
         && let Some(entry) = cache.get(key)
     {
+        if let Some(stderr) = entry.refusal_in(&wrapper_dir) {
+            return Err(judge(&Failure::Exited { stderr }));
+        }
         let wrapper = entry.wrapper.unwrap_or(wrapper_dir);
         let map = KustomizeMap::new(input, &wrapper, tree, tool.command());
         return Ok(Built {
@@ -133,10 +145,7 @@ pub(crate) fn render(
             warnings: entry.warnings,
         });
     }
-    let outcome = run(program, &arguments, &wrapper_dir, limits, budget);
-    let shown = input.clone();
-    let clean = |text: &str| clean_paths(text, &wrapper_dir, &relative, &shown);
-    match outcome {
+    match run(program, &arguments, &wrapper_dir, limits, budget) {
         Outcome::Output { text, warnings } => {
             let map = KustomizeMap::new(input, &wrapper_dir, tree, tool.command());
             let warnings: Vec<String> = warnings.iter().map(|w| clean(w)).collect();
@@ -145,6 +154,7 @@ pub(crate) fn render(
                     text,
                     warnings,
                     wrapper: Some(wrapper_dir),
+                    refused: None,
                 };
                 cache.put(key, &entry);
                 return Ok(Built {
@@ -160,9 +170,12 @@ pub(crate) fn render(
             })
         }
         Outcome::Failed(failed) => {
-            let mut verdict = refusal::judge(&failed, &tree.kustomizations, &clean);
-            if let Verdict::Refused(refusal) = &mut verdict {
-                refusal.command = tool.command();
+            let verdict = judge(&failed);
+            // Only what the input decides is kept: a refusal, not what the environment did.
+            if let (Some(cache), Some(key), Failure::Exited { stderr }, Verdict::Refused(_)) =
+                (&tools.cache, &key, &failed, &verdict)
+            {
+                cache.put(key, &cache::Entry::refusal(stderr, &wrapper_dir));
             }
             Err(verdict)
         }
