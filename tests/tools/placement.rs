@@ -1,0 +1,149 @@
+//! Carets and labels of findings in rendered overlays, placed as in plain files: on the value
+//! where a plain file's finding marks the value, on the key where it marks the key
+//! (`testdata/render/checkout`).
+
+use libtest_mimic::Trial;
+use serde_json::Value;
+
+use crate::common::{check, code, stderr, stdout};
+use crate::render::{finding, json};
+use crate::tool::{Tool, needs};
+
+/// The tests of this file.
+pub fn trials() -> Vec<Trial> {
+    vec![needs(
+        Tool::Renderers,
+        "placement::an_overlay_marks_the_same_part_of_a_field_as_a_plain_file",
+        an_overlay_marks_the_same_part_of_a_field_as_a_plain_file,
+    )]
+}
+
+/// `(file, line, column, end line, end column)` of a finding or a label.
+fn place(item: &Value) -> (String, u64, u64, u64, u64) {
+    let number = |key: &str| {
+        item[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{key}: {item:#}"))
+    };
+    (
+        item["file"].as_str().unwrap().to_owned(),
+        number("line"),
+        number("column"),
+        number("end_line"),
+        number("end_column"),
+    )
+}
+
+/// `(place, message)` of each label.
+fn labels(diagnostic: &Value) -> Vec<((String, u64, u64, u64, u64), String)> {
+    diagnostic["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (place(l), l["message"].as_str().unwrap().to_owned()))
+        .collect()
+}
+
+fn at(file: &str, line: u64, column: u64, end_column: u64) -> (String, u64, u64, u64, u64) {
+    (
+        format!("testdata/render/{file}"),
+        line,
+        column,
+        line,
+        end_column,
+    )
+}
+
+fn an_overlay_marks_the_same_part_of_a_field_as_a_plain_file() {
+    let output = check(&["--format", "json", "testdata/render/checkout/overlays/prod"]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let items = json(&output);
+
+    // The base wrote the container's name (the inline patch only repeats it to match the
+    // container): the caret is on the name, where the base alone, linted as a plain file, has it.
+    let name = finding(&items, "invalid-container-name", "base/deployment.yaml");
+    assert_eq!(name["rendered"]["tool"], "kustomize");
+    assert_eq!(place(name), at("checkout/base/deployment.yaml", 16, 17, 29));
+    assert_eq!(labels(name), []);
+    let plain = json(&check(&[
+        "--format",
+        "json",
+        "testdata/render/checkout/base/deployment.yaml",
+    ]));
+    let plain_name = finding(&plain, "invalid-container-name", "base/deployment.yaml");
+    assert_eq!(place(plain_name), place(name));
+
+    // A finding at a key stays at the key; the labels at the values of the patch and the base.
+    let prestop = finding(
+        &items,
+        "prestop-exceeds-grace-period",
+        "base/deployment.yaml",
+    );
+    assert_eq!(
+        place(prestop),
+        at("checkout/base/deployment.yaml", 24, 13, 20)
+    );
+    assert_eq!(
+        labels(prestop),
+        [
+            (
+                at("checkout/overlays/prod/grace-patch.yaml", 8, 38, 40),
+                "grace period of 10s set here (by this patch)".to_owned()
+            ),
+            (
+                at("checkout/base/deployment.yaml", 14, 38, 40),
+                "a patch overrides the value `60` set here".to_owned()
+            ),
+        ]
+    );
+
+    // The inline JSON patch wrote the timeout: the caret on its `value`; the period's label
+    // on the base's value.
+    let timeout = finding(
+        &items,
+        "probe-timeout-exceeds-period",
+        "overlays/prod/kustomization.yaml",
+    );
+    assert_eq!(
+        place(timeout),
+        at("checkout/overlays/prod/kustomization.yaml", 10, 16, 18)
+    );
+    assert_eq!(
+        labels(timeout),
+        [(
+            at("checkout/base/deployment.yaml", 22, 28, 29),
+            "period of 5s set here".to_owned()
+        )]
+    );
+
+    // The inline strategic-merge patch wrote the port: the caret on `http` in the
+    // kustomization's block, the value it replaced labelled in the base.
+    let port = finding(
+        &items,
+        "undeclared-port",
+        "overlays/prod/kustomization.yaml",
+    );
+    assert_eq!(
+        place(port),
+        at("checkout/overlays/prod/kustomization.yaml", 22, 49, 53)
+    );
+    assert_eq!(
+        labels(port),
+        [(
+            at("checkout/base/deployment.yaml", 21, 43, 47),
+            "a patch overrides the value `8080` set here".to_owned()
+        )]
+    );
+
+    // What the full text shows: the carets under the values.
+    let full = stdout(&check(&["testdata/render/checkout/overlays/prod"]));
+    for expected in [
+        "--> testdata/render/checkout/base/deployment.yaml:16:17",
+        "--> testdata/render/checkout/overlays/prod/kustomization.yaml:10:16",
+        "::: testdata/render/checkout/overlays/prod/grace-patch.yaml:8:38",
+        "10 |         value: 10\n   |                ^^\n",
+        "22 |             periodSeconds: 5\n   |                            - period of 5s set here\n",
+    ] {
+        assert!(full.contains(expected), "no `{expected}` in\n{full}");
+    }
+}
