@@ -1,6 +1,7 @@
-//! Carets and labels of findings in rendered overlays, placed as in plain files: on the value
-//! where a plain file's finding marks the value, on the key where it marks the key
-//! (`testdata/render/checkout`).
+//! Carets and labels of findings in rendered charts and overlays, placed as in plain files: on
+//! the value where a plain file's finding marks the value, on the key where it marks the key,
+//! and for a chart's value that a values file supplied, a label at that value
+//! (`testdata/render/checkout`, an overlay; `testdata/render/billing`, a chart).
 
 use libtest_mimic::Trial;
 use serde_json::Value;
@@ -11,11 +12,18 @@ use crate::tool::{Tool, needs};
 
 /// The tests of this file.
 pub fn trials() -> Vec<Trial> {
-    vec![needs(
-        Tool::Renderers,
-        "placement::an_overlay_marks_the_same_part_of_a_field_as_a_plain_file",
-        an_overlay_marks_the_same_part_of_a_field_as_a_plain_file,
-    )]
+    vec![
+        needs(
+            Tool::Renderers,
+            "placement::an_overlay_marks_the_same_part_of_a_field_as_a_plain_file",
+            an_overlay_marks_the_same_part_of_a_field_as_a_plain_file,
+        ),
+        needs(
+            Tool::Renderers,
+            "placement::a_charts_value_is_labelled_where_its_values_file_set_it",
+            a_charts_value_is_labelled_where_its_values_file_set_it,
+        ),
+    ]
 }
 
 /// `(file, line, column, end line, end column)` of a finding or a label.
@@ -146,4 +154,127 @@ fn an_overlay_marks_the_same_part_of_a_field_as_a_plain_file() {
     ] {
         assert!(full.contains(expected), "no `{expected}` in\n{full}");
     }
+}
+
+fn a_charts_value_is_labelled_where_its_values_file_set_it() {
+    let output = check(&["--format", "json", "testdata/render/billing"]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let items = json(&output);
+    let template = "billing/templates/deployment.yaml";
+
+    // `{{ .Values.name | quote }}`: the caret on the action that wrote the value, and a label
+    // on the value in values.yaml.
+    let name = finding(&items, "invalid-container-name", template);
+    assert_eq!(place(name), at(template, 16, 17, 43));
+    assert_eq!(
+        labels(name),
+        [(
+            at("billing/values.yaml", 1, 7, 18),
+            "`.Values.name` is set here".to_owned()
+        )]
+    );
+
+    // A finding at a key of the template's literal text stays there; the grace period came
+    // through `default`, and its value in values.yaml is labelled as well.
+    let prestop = finding(&items, "prestop-exceeds-grace-period", template);
+    assert_eq!(place(prestop), at(template, 25, 13, 20));
+    assert_eq!(
+        labels(prestop),
+        [
+            (
+                at(template, 14, 38, 70),
+                "grace period of 10s set here".to_owned()
+            ),
+            (
+                at("billing/values.yaml", 2, 8, 10),
+                "`.Values.grace` is set here".to_owned()
+            ),
+        ]
+    );
+
+    // A block formatted in by `toYaml`: the caret on the action, the labels on the values.
+    let timeout = finding(&items, "probe-timeout-exceeds-period", template);
+    assert_eq!(place(timeout), at(template, 21, 13, 62));
+    let timeout_labels = labels(timeout);
+    for expected in [
+        (
+            at("billing/values.yaml", 6, 19, 21),
+            "`.Values.readinessProbe.timeoutSeconds` is set here".to_owned(),
+        ),
+        (
+            at("billing/values.yaml", 5, 18, 19),
+            "`.Values.readinessProbe.periodSeconds` is set here".to_owned(),
+        ),
+    ] {
+        assert!(timeout_labels.contains(&expected), "{timeout:#}");
+    }
+
+    // Literal text inside a flow mapping: the caret on the port's value.
+    let port = finding(&items, "undeclared-port", template);
+    assert_eq!(port["rendered"]["placement"], "exact");
+    assert_eq!(place(port), at(template, 23, 43, 47));
+
+    // The same in the full text and in SARIF.
+    let full = stdout(&check(&["testdata/render/billing"]));
+    for expected in [
+        "::: testdata/render/billing/values.yaml:1:7",
+        " 1 | name: Billing_API\n   |       ----------- `.Values.name` is set here\n",
+        " 2 | grace: 10\n   |        -- `.Values.grace` is set here\n",
+    ] {
+        assert!(full.contains(expected), "no `{expected}` in\n{full}");
+    }
+    let sarif: Value =
+        serde_json::from_slice(&check(&["--format", "sarif", "testdata/render/billing"]).stdout)
+            .unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let name = results
+        .iter()
+        .find(|r| r["ruleId"] == "invalid-container-name")
+        .unwrap();
+    let related = &name["relatedLocations"][0]["physicalLocation"];
+    assert_eq!(
+        related["artifactLocation"]["uri"],
+        "testdata/render/billing/values.yaml"
+    );
+    assert_eq!(
+        (
+            &related["region"]["startLine"],
+            &related["region"]["startColumn"],
+            &related["region"]["endColumn"]
+        ),
+        (&Value::from(1), &Value::from(7), &Value::from(18))
+    );
+
+    // A values file given for the run: the label at its value.
+    let output = check(&[
+        "--format",
+        "json",
+        "--helm-values",
+        "testdata/render/billing/values-prod.yaml",
+        "testdata/render/billing",
+    ]);
+    let items = json(&output);
+    let name = finding(&items, "invalid-container-name", template);
+    assert_eq!(
+        labels(name),
+        [(
+            at("billing/values-prod.yaml", 1, 7, 19),
+            "`.Values.name` is set here".to_owned()
+        )]
+    );
+
+    // A subchart's value set in its parent's values.yaml: the label at the parent's value.
+    let items = json(&check(&["--format", "json", "testdata/render/platform"]));
+    let prestop = finding(
+        &items,
+        "prestop-exceeds-grace-period",
+        "charts/worker/templates/worker.yaml",
+    );
+    assert!(
+        labels(prestop).contains(&(
+            at("platform/values.yaml", 2, 16, 17),
+            "`.Values.gracePeriod` is set here".to_owned()
+        )),
+        "{prestop:#}"
+    );
 }

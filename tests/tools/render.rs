@@ -288,7 +288,7 @@ fn every_format_uses_the_same_mapping() {
         "{full}"
     );
     assert!(
-        full.contains("::: testdata/render/web/values.yaml:3:3"),
+        full.contains("::: testdata/render/web/values.yaml:3:16"),
         "{full}"
     );
     assert!(
