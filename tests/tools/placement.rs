@@ -27,7 +27,9 @@ pub fn trials() -> Vec<Trial> {
 }
 
 /// `(file, line, column, end line, end column)` of a finding or a label.
-fn place(item: &Value) -> (String, u64, u64, u64, u64) {
+type Place = (String, u64, u64, u64, u64);
+
+fn place(item: &Value) -> Place {
     let number = |key: &str| {
         item[key]
             .as_u64()
@@ -43,7 +45,7 @@ fn place(item: &Value) -> (String, u64, u64, u64, u64) {
 }
 
 /// `(place, message)` of each label.
-fn labels(diagnostic: &Value) -> Vec<((String, u64, u64, u64, u64), String)> {
+fn labels(diagnostic: &Value) -> Vec<(Place, String)> {
     diagnostic["labels"]
         .as_array()
         .unwrap()
@@ -52,7 +54,8 @@ fn labels(diagnostic: &Value) -> Vec<((String, u64, u64, u64, u64), String)> {
         .collect()
 }
 
-fn at(file: &str, line: u64, column: u64, end_column: u64) -> (String, u64, u64, u64, u64) {
+/// A place on one line of a file under `testdata/render/`.
+fn at(file: &str, line: u64, column: u64, end_column: u64) -> Place {
     (
         format!("testdata/render/{file}"),
         line,

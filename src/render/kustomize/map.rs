@@ -3,7 +3,8 @@
 //! Kustomize's build metadata names, for each object, the file it came from
 //! (`config.kubernetes.io/origin`) and the kustomizations whose patches changed it
 //! (`alpha.config.kubernetes.io/transformations`). A field is placed at the last patch that
-//! writes it, else where the base writes it; list items are matched by their merge key
+//! writes it, else where the base writes it, on the part the finding marks in the output (the
+//! key or the value, as in a plain file); list items are matched by their merge key
 //! (`name` for containers), not their position, since patches add and reorder. When a patch
 //! overrides a value the base (or an earlier patch) set, the other side gets a label.
 
