@@ -1,5 +1,6 @@
 //! The structure of rendered output that source maps work from: which document holds an
-//! offset, and the YAML key each line writes with its path of keys and indices.
+//! offset, the YAML key each line writes with its path of keys and indices, and the field (key
+//! or value) a finding's span marks.
 
 use crate::source::{SourceFile, Span};
 use crate::yaml::{Document, Kind, NodeId};
@@ -110,51 +111,6 @@ fn walk(
     }
 }
 
-/// The path of the deepest node whose span holds `offset`, with that node.
-pub(crate) fn path_at(document: &Document, offset: u32) -> (Vec<PathSegment>, Option<NodeId>) {
-    let mut path = Vec::new();
-    let Some(mut node) = document.root else {
-        return (path, None);
-    };
-    'descend: for _ in 0..256 {
-        match document.kind(node) {
-            Kind::Mapping(entries) => {
-                for &(key, value) in entries {
-                    let key_span = document.node(key).span;
-                    let value_span = document.node(value).span;
-                    let inside =
-                        |span: Span| span.start <= offset && offset < span.end.max(span.start + 1);
-                    if inside(key_span) || inside(value_span) {
-                        let Some(name) = document.scalar_str(key) else {
-                            break 'descend;
-                        };
-                        path.push(PathSegment::Key(name.to_owned()));
-                        if inside(key_span) {
-                            return (path, Some(value));
-                        }
-                        node = value;
-                        continue 'descend;
-                    }
-                }
-                break;
-            }
-            Kind::Sequence(items) => {
-                for (index, &item) in items.iter().enumerate() {
-                    let span = document.node(item).span;
-                    if span.start <= offset && offset < span.end.max(span.start + 1) {
-                        path.push(PathSegment::Index(index));
-                        node = item;
-                        continue 'descend;
-                    }
-                }
-                break;
-            }
-            Kind::Scalar(_) | Kind::Alias(_) => break,
-        }
-    }
-    (path, Some(node))
-}
-
 /// The part of a field a span marks, as rules name it: a finding points at the key
 /// (`preStop:`) or at the value (`30`, or the whole mapping or list under the key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -257,9 +213,10 @@ mod tests {
         assert_eq!(described[3], (3, "name".to_owned(), vec!["a", "c", "name"]));
         assert_eq!(lines[3].path[2], PathSegment::Index(0));
         assert!(lines[1].value_span.is_some());
-        let (path, _) = path_at(&documents[0], text.find('2').unwrap() as u32);
+        let two = text.find('2').unwrap();
+        let field = field_at(&documents[0], Span::new(two, two + 1));
         assert_eq!(
-            path,
+            field.path,
             [
                 PathSegment::Key("a".into()),
                 PathSegment::Key("c".into()),

@@ -813,13 +813,16 @@ impl HelmMap {
         let (index, node, key) = self.values_file_for(chart, path)?;
         let values = &self.values[index];
         let rendered_document = &self.documents()[document];
+        let field = field_at(rendered_document, rendered_span);
         // A scalar must be the value that was rendered (a `default` may have written another);
         // a mapping or list was formatted in, and an empty one wrote nothing a finding is in.
         let scalar = values.document.scalar(node);
         if let Some(scalar) = &scalar {
-            let (_, rendered_node) =
-                crate::render::rendered::path_at(rendered_document, rendered_span.start);
-            let rendered_value = rendered_node
+            let rendered_value = rendered_document.root.and_then(|root| {
+                let located = yaml::lookup(rendered_document, root, &field.path);
+                located.complete.then_some(located.node)
+            });
+            let rendered_value = rendered_value
                 .and_then(|n| rendered_document.scalar(n))
                 .map(|s| s.value);
             let agrees = rendered_value == Some(scalar.value)
@@ -834,8 +837,7 @@ impl HelmMap {
         }
         // The same part as in the rendered output: a finding at a value labels the value that
         // was set, one at a key (or a block formatted in) the key that set it.
-        let at_value =
-            scalar.is_some() && field_at(rendered_document, rendered_span).part == Part::Value;
+        let at_value = scalar.is_some() && field.part == Part::Value;
         let span = match key {
             Some(key) if !at_value => key,
             _ => values.document.node(node).span,
