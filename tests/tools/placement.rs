@@ -65,85 +65,86 @@ fn at(file: &str, line: u64, column: u64, end_column: u64) -> Place {
     )
 }
 
+/// Asserts where a finding of `rule` in the file ending in `file` is, and its labels in order.
+fn assert_placed<'a>(
+    items: &'a [Value],
+    rule: &str,
+    file: &str,
+    expected: Place,
+    expected_labels: &[(Place, &str)],
+) -> &'a Value {
+    let found = finding(items, rule, file);
+    assert_eq!(place(found), expected, "{found:#}");
+    let expected_labels: Vec<(Place, String)> = expected_labels
+        .iter()
+        .map(|(place, message)| (place.clone(), (*message).to_owned()))
+        .collect();
+    assert_eq!(labels(found), expected_labels, "{found:#}");
+    found
+}
+
 fn an_overlay_marks_the_same_part_of_a_field_as_a_plain_file() {
     let output = check(&["--format", "json", "testdata/render/checkout/overlays/prod"]);
     assert_eq!(code(&output), 1, "{}", stderr(&output));
     let items = json(&output);
+    let base = "checkout/base/deployment.yaml";
+    let kustomization = "checkout/overlays/prod/kustomization.yaml";
 
     // The base wrote the container's name (the inline patch only repeats it to match the
     // container): the caret is on the name, where the base alone, linted as a plain file, has it.
-    let name = finding(&items, "invalid-container-name", "base/deployment.yaml");
+    let name = assert_placed(
+        &items,
+        "invalid-container-name",
+        base,
+        at(base, 16, 17, 29),
+        &[],
+    );
     assert_eq!(name["rendered"]["tool"], "kustomize");
-    assert_eq!(place(name), at("checkout/base/deployment.yaml", 16, 17, 29));
-    assert_eq!(labels(name), []);
     let plain = json(&check(&[
         "--format",
         "json",
-        "testdata/render/checkout/base/deployment.yaml",
+        &format!("testdata/render/{base}"),
     ]));
-    let plain_name = finding(&plain, "invalid-container-name", "base/deployment.yaml");
+    let plain_name = finding(&plain, "invalid-container-name", base);
     assert_eq!(place(plain_name), place(name));
 
     // A finding at a key stays at the key; the labels at the values of the patch and the base.
-    let prestop = finding(
+    assert_placed(
         &items,
         "prestop-exceeds-grace-period",
-        "base/deployment.yaml",
-    );
-    assert_eq!(
-        place(prestop),
-        at("checkout/base/deployment.yaml", 24, 13, 20)
-    );
-    assert_eq!(
-        labels(prestop),
-        [
+        base,
+        at(base, 24, 13, 20),
+        &[
             (
                 at("checkout/overlays/prod/grace-patch.yaml", 8, 38, 40),
-                "grace period of 10s set here (by this patch)".to_owned()
+                "grace period of 10s set here (by this patch)",
             ),
             (
-                at("checkout/base/deployment.yaml", 14, 38, 40),
-                "a patch overrides the value `60` set here".to_owned()
+                at(base, 14, 38, 40),
+                "a patch overrides the value `60` set here",
             ),
-        ]
+        ],
     );
-
-    // The inline JSON patch wrote the timeout: the caret on its `value`; the period's label
-    // on the base's value.
-    let timeout = finding(
+    // The inline JSON patch wrote the timeout: the caret on its `value`; the period's label on
+    // the base's value.
+    assert_placed(
         &items,
         "probe-timeout-exceeds-period",
-        "overlays/prod/kustomization.yaml",
+        kustomization,
+        at(kustomization, 10, 16, 18),
+        &[(at(base, 22, 28, 29), "period of 5s set here")],
     );
-    assert_eq!(
-        place(timeout),
-        at("checkout/overlays/prod/kustomization.yaml", 10, 16, 18)
-    );
-    assert_eq!(
-        labels(timeout),
-        [(
-            at("checkout/base/deployment.yaml", 22, 28, 29),
-            "period of 5s set here".to_owned()
-        )]
-    );
-
     // The inline strategic-merge patch wrote the port: the caret on `http` in the
     // kustomization's block, the value it replaced labelled in the base.
-    let port = finding(
+    assert_placed(
         &items,
         "undeclared-port",
-        "overlays/prod/kustomization.yaml",
-    );
-    assert_eq!(
-        place(port),
-        at("checkout/overlays/prod/kustomization.yaml", 22, 49, 53)
-    );
-    assert_eq!(
-        labels(port),
-        [(
-            at("checkout/base/deployment.yaml", 21, 43, 47),
-            "a patch overrides the value `8080` set here".to_owned()
-        )]
+        kustomization,
+        at(kustomization, 22, 49, 53),
+        &[(
+            at(base, 21, 43, 47),
+            "a patch overrides the value `8080` set here",
+        )],
     );
 
     // What the full text shows: the carets under the values.
@@ -164,58 +165,56 @@ fn a_charts_value_is_labelled_where_its_values_file_set_it() {
     assert_eq!(code(&output), 1, "{}", stderr(&output));
     let items = json(&output);
     let template = "billing/templates/deployment.yaml";
+    let values = "billing/values.yaml";
 
     // `{{ .Values.name | quote }}`: the caret on the action that wrote the value, and a label
     // on the value in values.yaml.
-    let name = finding(&items, "invalid-container-name", template);
-    assert_eq!(place(name), at(template, 16, 17, 43));
-    assert_eq!(
-        labels(name),
-        [(
-            at("billing/values.yaml", 1, 7, 18),
-            "`.Values.name` is set here".to_owned()
-        )]
+    assert_placed(
+        &items,
+        "invalid-container-name",
+        template,
+        at(template, 16, 17, 43),
+        &[(at(values, 1, 7, 18), "`.Values.name` is set here")],
     );
-
     // A finding at a key of the template's literal text stays there; the grace period came
     // through `default`, and its value in values.yaml is labelled as well.
-    let prestop = finding(&items, "prestop-exceeds-grace-period", template);
-    assert_eq!(place(prestop), at(template, 25, 13, 20));
-    assert_eq!(
-        labels(prestop),
-        [
-            (
-                at(template, 14, 38, 70),
-                "grace period of 10s set here".to_owned()
-            ),
-            (
-                at("billing/values.yaml", 2, 8, 10),
-                "`.Values.grace` is set here".to_owned()
-            ),
-        ]
+    assert_placed(
+        &items,
+        "prestop-exceeds-grace-period",
+        template,
+        at(template, 25, 13, 20),
+        &[
+            (at(template, 14, 38, 70), "grace period of 10s set here"),
+            (at(values, 2, 8, 10), "`.Values.grace` is set here"),
+        ],
     );
-
     // A block formatted in by `toYaml`: the caret on the action, the labels on the values.
-    let timeout = finding(&items, "probe-timeout-exceeds-period", template);
-    assert_eq!(place(timeout), at(template, 21, 13, 62));
-    let timeout_labels = labels(timeout);
-    for expected in [
-        (
-            at("billing/values.yaml", 6, 19, 21),
-            "`.Values.readinessProbe.timeoutSeconds` is set here".to_owned(),
-        ),
-        (
-            at("billing/values.yaml", 5, 18, 19),
-            "`.Values.readinessProbe.periodSeconds` is set here".to_owned(),
-        ),
-    ] {
-        assert!(timeout_labels.contains(&expected), "{timeout:#}");
-    }
-
+    assert_placed(
+        &items,
+        "probe-timeout-exceeds-period",
+        template,
+        at(template, 21, 13, 62),
+        &[
+            (at(template, 21, 13, 62), "period of 5s set here"),
+            (
+                at(values, 6, 19, 21),
+                "`.Values.readinessProbe.timeoutSeconds` is set here",
+            ),
+            (
+                at(values, 5, 18, 19),
+                "`.Values.readinessProbe.periodSeconds` is set here",
+            ),
+        ],
+    );
     // Literal text inside a flow mapping: the caret on the port's value.
-    let port = finding(&items, "undeclared-port", template);
+    let port = assert_placed(
+        &items,
+        "undeclared-port",
+        template,
+        at(template, 23, 43, 47),
+        &[],
+    );
     assert_eq!(port["rendered"]["placement"], "exact");
-    assert_eq!(place(port), at(template, 23, 43, 47));
 
     // The same in the full text and in SARIF.
     let full = stdout(&check(&["testdata/render/billing"]));
@@ -256,14 +255,15 @@ fn a_charts_value_is_labelled_where_its_values_file_set_it() {
         "testdata/render/billing/values-prod.yaml",
         "testdata/render/billing",
     ]);
-    let items = json(&output);
-    let name = finding(&items, "invalid-container-name", template);
-    assert_eq!(
-        labels(name),
-        [(
+    assert_placed(
+        &json(&output),
+        "invalid-container-name",
+        template,
+        at(template, 16, 17, 43),
+        &[(
             at("billing/values-prod.yaml", 1, 7, 19),
-            "`.Values.name` is set here".to_owned()
-        )]
+            "`.Values.name` is set here",
+        )],
     );
 
     // A subchart's value set in its parent's values.yaml: the label at the parent's value.
