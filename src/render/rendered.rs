@@ -1,5 +1,6 @@
 //! The structure of rendered output that source maps work from: which document holds an
-//! offset, and the YAML key each line writes with its path of keys and indices.
+//! offset, the YAML key each line writes with its path of keys and indices, and the field (key
+//! or value) a finding's span marks.
 
 use crate::source::{SourceFile, Span};
 use crate::yaml::{Document, Kind, NodeId};
@@ -110,39 +111,78 @@ fn walk(
     }
 }
 
-/// The path of the deepest node whose span holds `offset`, with that node.
-pub(crate) fn path_at(document: &Document, offset: u32) -> (Vec<PathSegment>, Option<NodeId>) {
+/// The part of a field a span marks, as rules name it: a finding points at the key
+/// (`preStop:`) or at the value (`30`, or the whole mapping or list under the key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Part {
+    Key,
+    /// The value; for a list item, the item.
+    Value,
+}
+
+/// A field of a rendered document, and the part of it a span marks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Field {
+    /// The path from the document root: keys and list indices.
+    pub path: Vec<PathSegment>,
+    pub part: Part,
+}
+
+/// The field a span of a document marks: a span that is exactly a key or a value names that
+/// field — the deepest one, where a value and its first item or key begin and end together (a
+/// list of one item, a mapping under a key); any other span names the deepest field that holds
+/// its start, at the key when the start is in a key.
+pub(crate) fn field_at(document: &Document, span: Span) -> Field {
+    let inside =
+        |outer: Span| outer.start <= span.start && span.start < outer.end.max(outer.start + 1);
     let mut path = Vec::new();
+    // The deepest value found so far whose span is exactly `span`.
+    let mut exact: Option<Vec<PathSegment>> = None;
+    let value = |path: Vec<PathSegment>| Field {
+        path,
+        part: Part::Value,
+    };
     let Some(mut node) = document.root else {
-        return (path, None);
+        return value(path);
     };
     'descend: for _ in 0..256 {
         match document.kind(node) {
             Kind::Mapping(entries) => {
-                for &(key, value) in entries {
+                for &(key, entry_value) in entries {
                     let key_span = document.node(key).span;
-                    let value_span = document.node(value).span;
-                    let inside =
-                        |span: Span| span.start <= offset && offset < span.end.max(span.start + 1);
-                    if inside(key_span) || inside(value_span) {
-                        let Some(name) = document.scalar_str(key) else {
-                            break 'descend;
-                        };
-                        path.push(PathSegment::Key(name.to_owned()));
-                        if inside(key_span) {
-                            return (path, Some(value));
-                        }
-                        node = value;
-                        continue 'descend;
+                    let value_span = document.node(entry_value).span;
+                    if !inside(key_span) && !inside(value_span) {
+                        continue;
                     }
+                    let Some(name) = document.scalar_str(key) else {
+                        break 'descend;
+                    };
+                    path.push(PathSegment::Key(name.to_owned()));
+                    if key_span == span || inside(key_span) && exact.is_none() {
+                        return Field {
+                            path,
+                            part: Part::Key,
+                        };
+                    }
+                    if inside(key_span) {
+                        break 'descend;
+                    }
+                    if value_span == span {
+                        exact = Some(path.clone());
+                    }
+                    node = entry_value;
+                    continue 'descend;
                 }
                 break;
             }
             Kind::Sequence(items) => {
                 for (index, &item) in items.iter().enumerate() {
-                    let span = document.node(item).span;
-                    if span.start <= offset && offset < span.end.max(span.start + 1) {
+                    let item_span = document.node(item).span;
+                    if inside(item_span) {
                         path.push(PathSegment::Index(index));
+                        if item_span == span {
+                            exact = Some(path.clone());
+                        }
                         node = item;
                         continue 'descend;
                     }
@@ -152,7 +192,7 @@ pub(crate) fn path_at(document: &Document, offset: u32) -> (Vec<PathSegment>, Op
             Kind::Scalar(_) | Kind::Alias(_) => break,
         }
     }
-    (path, Some(node))
+    value(exact.unwrap_or(path))
 }
 
 #[cfg(test)]
@@ -173,15 +213,57 @@ mod tests {
         assert_eq!(described[3], (3, "name".to_owned(), vec!["a", "c", "name"]));
         assert_eq!(lines[3].path[2], PathSegment::Index(0));
         assert!(lines[1].value_span.is_some());
-        let (path, _) = path_at(&documents[0], text.find('2').unwrap() as u32);
+        let two = text.find('2').unwrap();
+        let field = field_at(&documents[0], Span::new(two, two + 1));
         assert_eq!(
-            path,
+            field.path,
             [
                 PathSegment::Key("a".into()),
                 PathSegment::Key("c".into()),
                 PathSegment::Index(0),
                 PathSegment::Key("d".into())
             ]
+        );
+    }
+
+    #[test]
+    fn the_part_of_a_field_a_span_marks() {
+        let text = "a:\n  b: 1\n  c:\n  - name: x\n    d: 2\n";
+        let document = &parse_stream(text)[0];
+        let span_of = |needle: &str| {
+            let start = text.find(needle).unwrap();
+            Span::new(start, start + needle.len())
+        };
+        let key = |k: &str| PathSegment::Key(k.into());
+        let field = |path: Vec<PathSegment>, part| Field { path, part };
+        assert_eq!(
+            field_at(document, span_of("b")),
+            field(vec![key("a"), key("b")], Part::Key)
+        );
+        assert_eq!(
+            field_at(document, span_of("1")),
+            field(vec![key("a"), key("b")], Part::Value)
+        );
+        // A mapping's value starts at its first key: the whole span names the mapping, the
+        // key's span the key.
+        let root = document.root.unwrap();
+        let located =
+            crate::yaml::lookup(document, root, &[key("a"), key("c"), PathSegment::Index(0)]);
+        assert_eq!(
+            field_at(document, located.value),
+            field(vec![key("a"), key("c"), PathSegment::Index(0)], Part::Value)
+        );
+        let located = crate::yaml::lookup(document, root, &[key("a")]);
+        assert_eq!(
+            field_at(document, located.value),
+            field(vec![key("a")], Part::Value)
+        );
+        assert_eq!(
+            field_at(document, span_of("name")),
+            field(
+                vec![key("a"), key("c"), PathSegment::Index(0), key("name")],
+                Part::Key
+            )
         );
     }
 }

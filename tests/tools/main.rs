@@ -10,6 +10,7 @@
 mod fidelity;
 mod front_ends;
 mod neovim;
+mod placement;
 mod render;
 mod security;
 mod tool;
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
     trials.extend(front_ends::trials());
     trials.extend(neovim::trials());
     trials.extend(render::trials());
+    trials.extend(placement::trials());
     trials.extend(upstream::trials());
     trials.extend(security::trials());
     libtest_mimic::run(&arguments, trials).exit_code()

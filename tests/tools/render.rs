@@ -103,7 +103,7 @@ pub fn trials() -> Vec<Trial> {
     ]
 }
 
-fn json(output: &Output) -> Vec<Value> {
+pub fn json(output: &Output) -> Vec<Value> {
     serde_json::from_slice::<Value>(&output.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(output), stderr(output)))
         .as_array()
@@ -111,7 +111,7 @@ fn json(output: &Output) -> Vec<Value> {
         .clone()
 }
 
-fn finding<'a>(items: &'a [Value], rule: &str, file_suffix: &str) -> &'a Value {
+pub fn finding<'a>(items: &'a [Value], rule: &str, file_suffix: &str) -> &'a Value {
     items
         .iter()
         .find(|d| d["rule"] == rule && d["file"].as_str().is_some_and(|f| f.ends_with(file_suffix)))
@@ -268,7 +268,8 @@ fn an_overlay_patch_that_conflicts_with_its_base_labels_both_sides() {
             ),
         ]
     );
-    // The component's inline JSON patch added the probe: its line in the kustomization.
+    // The component's inline JSON patch added the probe: its line in the kustomization, at the
+    // port's value `http`, as in a plain file.
     let port = finding(
         &items,
         "undeclared-port",
@@ -276,7 +277,7 @@ fn an_overlay_patch_that_conflicts_with_its_base_labels_both_sides() {
     );
     assert_eq!(
         (port["line"].as_u64(), port["column"].as_u64()),
-        (Some(10), Some(35))
+        (Some(10), Some(41))
     );
 }
 
@@ -292,7 +293,7 @@ fn every_format_uses_the_same_mapping() {
         "{full}"
     );
     assert!(
-        full.contains("::: testdata/render/web/values.yaml:3:3"),
+        full.contains("::: testdata/render/web/values.yaml:3:16"),
         "{full}"
     );
     assert!(

@@ -5,9 +5,11 @@
 //! same path (by the template's indentation; inside `define` blocks, relative to the block),
 //! with literal values agreeing. A key that no template line writes literally came from an
 //! action — `{{ toYaml .Values.x | nindent 8 }}` under its parent's key — and is placed at that
-//! action. Where the value came from a simple `.Values.a.b` reference, the values file that set
-//! it gets a secondary label. What cannot be matched without guessing is said to be so: the
-//! finding points at the object's `kind:` line, or only names the file.
+//! action; a key inside a flow mapping of a literal line is found at its column. Where the
+//! value came from a simple `.Values.a.b` reference, the values file that set it gets a
+//! secondary label, on the value it set when the finding marks the value (as a plain file's
+//! finding would), else on its key. What cannot be matched without guessing is said to be so:
+//! the finding points at the object's `kind:` line, or only names the file.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -18,7 +20,7 @@ use super::template::{Template, TemplateLine, action_body, values_path};
 use super::{Chart, Vendored, read_chart, vendored};
 use crate::diagnostics::{Diagnostic, Label, Placement, RenderTool, Rendered};
 use crate::render::files::read_text;
-use crate::render::rendered::{KeyLine, document_at, key_lines, keys_of};
+use crate::render::rendered::{KeyLine, Part, document_at, field_at, key_lines, keys_of};
 use crate::source::{SourceFile, Span};
 use crate::yaml::{self, Document, NodeId};
 use podcycle_path::PathSegment;
@@ -671,7 +673,9 @@ impl HelmMap {
             .or_else(|| on_line.first().copied());
         if let Some(index) = index {
             let line = &map.lines[index];
-            let hit = map.hits[index].as_ref()?;
+            let Some(hit) = map.hits[index].as_ref() else {
+                return self.on_literal_line(map, rendered, &on_line, span);
+            };
             let loaded = &self.templates[hit.template];
             let template_line = &loaded.template.lines[hit.line];
             let range = match &hit.action {
@@ -728,6 +732,49 @@ impl HelmMap {
         None
     }
 
+    /// A key the template's lines do not name, inside a flow collection of a literal line
+    /// (`httpGet: {path: /ready, port: http}`): Helm wrote the line as it is, so the span is
+    /// at the same place in the template's line as in the rendered one.
+    fn on_literal_line(
+        &self,
+        map: &DocumentMap,
+        rendered: &SourceFile,
+        on_line: &[usize],
+        span: Span,
+    ) -> Option<(usize, Span, Option<Vec<String>>)> {
+        let line_number = rendered.lines.line_of(span.start as usize);
+        let rendered_line = line_text(&rendered.text, rendered, line_number);
+        let rendered_start = rendered.lines.line_start(line_number);
+        let hit = on_line
+            .iter()
+            .filter_map(|&i| map.hits[i].as_ref())
+            .find(|hit| {
+                let loaded = &self.templates[hit.template];
+                let template_line = &loaded.template.lines[hit.line];
+                hit.action.is_none()
+                    && template_line.actions.is_empty()
+                    && loaded.file.text[template_line.range.clone()].trim() == rendered_line.trim()
+            })?;
+        let template_line = &self.templates[hit.template].template.lines[hit.line];
+        let template_text = &self.templates[hit.template].file.text[template_line.range.clone()];
+        // The same text after each line's indentation.
+        let indent = |text: &str| text.len() - text.trim_start().len();
+        let lead = indent(rendered_line);
+        let body = lead + rendered_line.trim().len();
+        let from = span.start as usize - rendered_start;
+        if !(lead..=body).contains(&from) {
+            return None;
+        }
+        let to = (span.end as usize - rendered_start).clamp(from, body);
+        // A helper's line may be indented less than the output it writes into.
+        let at = template_line.range.start + indent(template_text);
+        Some((
+            hit.template,
+            Span::new(at + (from - lead), at + (to - lead)),
+            None,
+        ))
+    }
+
     /// The values file with the highest precedence that sets `path` for a chart's templates.
     fn values_file_for(
         &self,
@@ -765,21 +812,36 @@ impl HelmMap {
         let chart = self.maps[&document].chart;
         let (index, node, key) = self.values_file_for(chart, path)?;
         let values = &self.values[index];
-        // A scalar must be the value that was rendered; a mapping or list was formatted in.
-        if let Some(scalar) = values.document.scalar(node) {
-            let rendered_documents = &self.documents()[document];
-            let (_, rendered_node) =
-                crate::render::rendered::path_at(rendered_documents, rendered_span.start);
-            let rendered_value = rendered_node
-                .and_then(|n| rendered_documents.scalar(n))
+        let rendered_document = &self.documents()[document];
+        let field = field_at(rendered_document, rendered_span);
+        // A scalar must be the value that was rendered (a `default` may have written another);
+        // a mapping or list was formatted in, and an empty one wrote nothing a finding is in.
+        let scalar = values.document.scalar(node);
+        if let Some(scalar) = &scalar {
+            let rendered_value = rendered_document.root.and_then(|root| {
+                let located = yaml::lookup(rendered_document, root, &field.path);
+                located.complete.then_some(located.node)
+            });
+            let rendered_value = rendered_value
+                .and_then(|n| rendered_document.scalar(n))
                 .map(|s| s.value);
             let agrees = rendered_value == Some(scalar.value)
                 || rendered.text[rendered_span.range()].trim_matches(['"', '\'']) == scalar.value;
             if !agrees {
                 return None;
             }
+        } else if values.document.mapping(node).is_some_and(<[_]>::is_empty)
+            || values.document.sequence(node).is_some_and(<[_]>::is_empty)
+        {
+            return None;
         }
-        let span = key.unwrap_or(values.document.node(node).span);
+        // The same part as in the rendered output: a finding at a value labels the value that
+        // was set, one at a key (or a block formatted in) the key that set it.
+        let at_value = scalar.is_some() && field.part == Part::Value;
+        let span = match key {
+            Some(key) if !at_value => key,
+            _ => values.document.node(node).span,
+        };
         Some(Label {
             span,
             message: format!("`.Values.{}` is set here", path.join(".")),

@@ -256,8 +256,10 @@ fn key_of(text: &str, line: Range<usize>, actions: &[Range<usize>]) -> KeyOfLine
 
 /// The values path of a simple reference in a pipeline: `.Values.a.b`, `$.Values.a.b`, or `.`
 /// and `.a` inside `with .Values.…`, followed only by formatting (`quote`, `int`, `toYaml`,
-/// `nindent 8`, …). Anything that may change where the value comes from (`default`, `tpl`,
-/// `include`, arithmetic) makes it not simple.
+/// `nindent 8`, …) or a fallback for when it is empty (`default 30`, `required "…"`, also
+/// written `default 30 .Values.a`). Anything else that may change where the value comes from
+/// (`tpl`, `include`, arithmetic) makes it not simple. With a fallback the value may be the
+/// fallback's: whoever labels the values file checks that the file's value is what was rendered.
 pub(crate) fn values_path(pipeline: &str, dot: &Dot) -> Option<Vec<String>> {
     const FORMATTING: [&str; 14] = [
         "quote",
@@ -275,20 +277,27 @@ pub(crate) fn values_path(pipeline: &str, dot: &Dot) -> Option<Vec<String>> {
         "toRawJson",
         "toYamlPretty",
     ];
+    /// Functions whose last argument is the value unless it is empty.
+    const FALLBACK: [&str; 2] = ["default", "required"];
     let mut stages = pipeline.split('|').map(str::trim);
     let first = stages.next()?;
     let mut words = first.split_whitespace();
     let mut head = words.next()?;
-    // `toYaml .Values.x` (a formatting function applied to the reference).
-    if FORMATTING.contains(&head) {
-        head = words.next()?;
-    }
-    if words.next().is_some() {
-        return None;
+    if FALLBACK.contains(&head) {
+        // `default 30 .Values.x`: the reference is the last argument.
+        head = first.split_whitespace().last()?;
+    } else {
+        // `toYaml .Values.x` (a formatting function applied to the reference).
+        if FORMATTING.contains(&head) {
+            head = words.next()?;
+        }
+        if words.next().is_some() {
+            return None;
+        }
     }
     for stage in stages {
         let name = stage.split_whitespace().next().unwrap_or_default();
-        if !FORMATTING.contains(&name) {
+        if !FORMATTING.contains(&name) && !FALLBACK.contains(&name) {
             return None;
         }
     }
@@ -397,7 +406,22 @@ tier:
             v("toYaml .Values.a | nindent 8"),
             Some(vec!["a".to_owned()])
         );
-        assert_eq!(v(".Values.a | default 30"), None);
+        assert_eq!(v(".Values.a | default 30"), Some(vec!["a".to_owned()]));
+        assert_eq!(
+            v("default 30 .Values.a | quote"),
+            Some(vec!["a".to_owned()])
+        );
+        assert_eq!(
+            v("required \"set a\" .Values.a"),
+            Some(vec!["a".to_owned()])
+        );
+        assert_eq!(
+            v("default .Values.a 30"),
+            None,
+            "the fallback is the first argument"
+        );
+        assert_eq!(v("default 30"), None);
+        assert_eq!(v("tpl .Values.a ."), None);
         assert_eq!(v("include \"x\" ."), None);
         assert_eq!(v("."), None);
         let with = Dot::Values(vec!["probe".to_owned()]);

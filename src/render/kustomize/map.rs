@@ -3,7 +3,8 @@
 //! Kustomize's build metadata names, for each object, the file it came from
 //! (`config.kubernetes.io/origin`) and the kustomizations whose patches changed it
 //! (`alpha.config.kubernetes.io/transformations`). A field is placed at the last patch that
-//! writes it, else where the base writes it; list items are matched by their merge key
+//! writes it, else where the base writes it, on the part the finding marks in the output (the
+//! key or the value, as in a plain file); list items are matched by their merge key
 //! (`name` for containers), not their position, since patches add and reorder. When a patch
 //! overrides a value the base (or an earlier patch) set, the other side gets a label.
 
@@ -15,7 +16,7 @@ use super::tree::{Patch, PatchList, PatchSource, Tree};
 use crate::diagnostics::{Diagnostic, Label, Placement, RenderTool, Rendered};
 use crate::render::boundary::normalize;
 use crate::render::files::read_text;
-use crate::render::rendered::{document_at, path_at};
+use crate::render::rendered::{Field, Part, document_at, field_at};
 use crate::render::{display, shown_path};
 use crate::source::{SourceFile, Span};
 use crate::yaml::{self, Document, NodeId};
@@ -137,7 +138,7 @@ impl KustomizeMap {
             diagnostic.rendered = Some(info);
             return (overlay_file, diagnostic);
         };
-        let primary = self.writers(index, diagnostic.span.start);
+        let primary = self.writers(index, diagnostic.span);
         let (file, span, overridden) = match primary {
             Some((mut writers, _)) if !writers.is_empty() => {
                 let last = writers.pop().expect("not empty");
@@ -165,7 +166,7 @@ impl KustomizeMap {
         let mut labels = Vec::new();
         let mut overrides: Vec<Writer> = overridden.into_iter().collect();
         for label in std::mem::take(&mut diagnostic.labels) {
-            match self.writers(index, label.span.start) {
+            match self.writers(index, label.span) {
                 Some((mut writers, _)) if !writers.is_empty() => {
                     let last = writers.pop().expect("not empty");
                     if last.patch {
@@ -206,12 +207,13 @@ impl KustomizeMap {
         (file, diagnostic)
     }
 
-    /// Every place that writes the field at `offset` of a rendered document, in the order
-    /// Kustomize applied them (the base first), and the object's place in its base for when none does.
-    fn writers(&mut self, index: usize, offset: u32) -> Option<(Vec<Writer>, Option<Place>)> {
+    /// Every place that writes the field `span` marks in a rendered document, in the order
+    /// Kustomize applied them (the base first), and the object's place in its base for when none
+    /// does. Each place is the same part of the field as `span`: its key, or its value.
+    fn writers(&mut self, index: usize, span: Span) -> Option<(Vec<Writer>, Option<Place>)> {
         let document = &self.documents()[index];
         let root = document.root?;
-        let (path, _) = path_at(document, offset);
+        let field = field_at(document, span);
         let annotations = annotations(document, root);
         let kind = string_at(document, root, &["kind"])?;
         let name = string_at(document, root, &["metadata", "name"]).unwrap_or_default();
@@ -232,17 +234,26 @@ impl KustomizeMap {
                 Arc::clone(&text.file),
                 text.to_file(kind_span.unwrap_or(source.node(object).span)),
             ));
-            if let Some((node, key)) = translate(rendered_document, root, &path, source, object) {
+            if let Some((node, key)) =
+                translate(rendered_document, root, &field.path, source, object)
+            {
                 writers.push(Writer {
                     file: Arc::clone(&text.file),
-                    span: text.to_file(key.unwrap_or(source.node(node).span)),
+                    span: text.to_file(spot(source, node, key, field.part)),
                     value: source.scalar(node).map(|s| s.value.to_string()),
                     patch: false,
                 });
             }
         }
-        // Patches, in the order the transformations were applied.
+        // Patches, in the order the transformations were applied. Kustomize lists a
+        // kustomization's transformer once per patch it applied; its patches are read once, in
+        // the order written.
+        let mut read = Vec::new();
         for (configured_in, transformer) in annotations.transformations {
+            if read.contains(&(configured_in.clone(), transformer.clone())) {
+                continue;
+            }
+            read.push((configured_in.clone(), transformer.clone()));
             let file = normalize(&self.wrapper.join(&configured_in));
             let Some(kustomization) = self.tree.by_file(&file).cloned() else {
                 continue;
@@ -253,11 +264,19 @@ impl KustomizeMap {
                 .filter(|p| p.list.transformer() == transformer)
             {
                 if let Some(writer) =
-                    self.patch_writer(index, &kustomization.file, patch, &kind, &name, &path)
+                    self.patch_writer(index, &kustomization.file, patch, &kind, &name, &field)
                 {
                     writers.push(writer);
                 }
             }
+        }
+        // A patch that repeats the value before it (a container's `name`, which strategic merge
+        // matches by) did not write it: the earlier place did.
+        while let [.., earlier, last] = &writers[..]
+            && last.value.is_some()
+            && last.value == earlier.value
+        {
+            writers.pop();
         }
         Some((writers, object_place))
     }
@@ -269,8 +288,9 @@ impl KustomizeMap {
         patch: &Patch,
         kind: &str,
         name: &str,
-        path: &[PathSegment],
+        field: &Field,
     ) -> Option<Writer> {
+        let path = field.path.as_slice();
         if patch.target_kind.as_deref().is_some_and(|k| k != kind) {
             return None;
         }
@@ -310,22 +330,31 @@ impl KustomizeMap {
                     }
                     let value = yaml::lookup(document, op, &[PathSegment::Key("value".into())]);
                     let rest = &path[segments.len().min(path.len())..];
-                    let place = if value.complete {
+                    let (place, written) = if value.complete {
                         let rendered_node =
                             node_at(rendered, root, &path[..segments.len().min(path.len())]);
                         match rendered_node
                             .and_then(|n| translate(rendered, n, rest, document, value.node))
                         {
-                            Some((node, key)) => key.unwrap_or(document.node(node).span),
-                            None => value.key.unwrap_or(value.value),
+                            // The operation writes the field itself: its key is in `path`.
+                            Some((_, None)) if rest.is_empty() && field.part == Part::Key => (
+                                yaml::lookup(document, op, &[PathSegment::Key("path".into())])
+                                    .value,
+                                None,
+                            ),
+                            Some((node, key)) => (
+                                spot(document, node, key, field.part),
+                                document.scalar(node).map(|s| s.value.to_string()),
+                            ),
+                            None => (value.key.unwrap_or(value.value), None),
                         }
                     } else {
-                        document.node(op).span
+                        (document.node(op).span, None)
                     };
                     found = Some(Writer {
                         file: Arc::clone(&text.file),
                         span: text.to_file(place),
-                        value: None,
+                        value: written,
                         patch: true,
                     });
                 }
@@ -348,7 +377,7 @@ impl KustomizeMap {
             if let Some((node, key)) = translate(rendered, root, path, document, patch_root) {
                 return Some(Writer {
                     file: Arc::clone(&text.file),
-                    span: text.to_file(key.unwrap_or(document.node(node).span)),
+                    span: text.to_file(spot(document, node, key, field.part)),
                     value: document.scalar(node).map(|s| s.value.to_string()),
                     patch: true,
                 });
@@ -536,6 +565,15 @@ fn translate(
         }
     }
     Some((source.resolve(source_at), key_span))
+}
+
+/// Where a field that [`translate`] found is written, at the part a finding marks: its key,
+/// or its value (an item of a list has no key: the item).
+fn spot(document: &Document, node: NodeId, key: Option<Span>, part: Part) -> Span {
+    match (part, key) {
+        (Part::Key, Some(key)) => key,
+        _ => document.node(node).span,
+    }
 }
 
 /// The merge key Kubernetes uses for a list item: `name`, `containerPort`, `mountPath`, `ip`.
