@@ -90,8 +90,9 @@ pub(crate) fn render(
 ) -> Result<Built, Verdict> {
     let (limits, budget) = (&tools.limits, &tools.budget);
     let overlay = std::path::absolute(dir).map_err(|e| Verdict::NotRendered(e.to_string()))?;
-    let tree = tree::Tree::read(&overlay).map_err(Verdict::NotRendered)?;
-    screen::screen(&tree, &Boundary::of(&overlay)).map_err(Verdict::NotRendered)?;
+    let tree = tree::Tree::read(&overlay).map_err(|e| Verdict::NotRendered(e.to_string()))?;
+    screen::screen(&tree, &Boundary::of(&overlay))
+        .map_err(|e| Verdict::NotRendered(e.to_string()))?;
     let wrapper = tempfile::Builder::new()
         .prefix("podcycle-kustomize-")
         .tempdir()
