@@ -35,17 +35,20 @@ impl fmt::Display for Severity {
     }
 }
 
+/// A severity name that is not one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown severity `{0}` (expected error, warning or info)")]
+pub struct UnknownSeverity(pub String);
+
 impl FromStr for Severity {
-    type Err = String;
+    type Err = UnknownSeverity;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "info" => Ok(Severity::Info),
             "warning" => Ok(Severity::Warning),
             "error" => Ok(Severity::Error),
-            other => Err(format!(
-                "unknown severity `{other}` (expected error, warning or info)"
-            )),
+            other => Err(UnknownSeverity(other.to_owned())),
         }
     }
 }

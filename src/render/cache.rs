@@ -363,11 +363,10 @@ fn secret() -> Result<[u8; 32], CacheError> {
     })?;
     let mut secret = [0u8; 32];
     getrandom::fill(&mut secret).map_err(CacheError::NoRandomSource)?;
-    let mut file =
-        tempfile::NamedTempFile::new_in(dir).map_err(|source| CacheError::WriteIn {
-            dir: dir.to_owned(),
-            source,
-        })?;
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|source| CacheError::WriteIn {
+        dir: dir.to_owned(),
+        source,
+    })?;
     file.write_all(blake3::Hash::from_bytes(secret).to_hex().as_bytes())?;
     // Another podcycle may have created it meanwhile: keep the first.
     match file.persist_noclobber(&path) {

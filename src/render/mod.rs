@@ -249,7 +249,10 @@ pub(crate) fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered
                     list("dependency", "dependencies", &missing)
                 )));
             }
-            let helm_path = tools.helm.as_ref().map_err(|e| not_rendered(e.to_string()))?;
+            let helm_path = tools
+                .helm
+                .as_ref()
+                .map_err(|e| not_rendered(e.to_string()))?;
             let output = helm::render(helm_path, &chart, &input.display(), options, tools)
                 .map_err(|verdict| NotRendered::from_verdict(input, verdict))?;
             let file = SourceFile::new(format!("{} (rendered)", input.display()), output.text);

@@ -38,8 +38,10 @@ use rayon::prelude::*;
 pub use configs::Configs;
 pub use editor::{EditorPlan, EditorRender, owners_findings, owners_of_saved};
 pub(crate) use explaining::Explaining;
+pub(crate) use files::NotEdited;
 pub use files::{
-    CheckedFile, lint_bytes, lint_bytes_as, lint_bytes_with, lint_with_plan, read_path, read_stdin,
+    CheckedFile, UnreadFile, lint_bytes, lint_bytes_as, lint_bytes_with, lint_with_plan, read_path,
+    read_stdin,
 };
 pub use options::{
     CacheChoice, ConfigChoice, FilePlan, HelmOverrides, Rendering, RunOptions, Walk,
@@ -111,11 +113,11 @@ impl Checking {
 
     /// Lints files on every core, keeping their order; returns why those that could not be
     /// read were not.
-    pub fn files(&mut self, mut files: Vec<(PathBuf, FilePlan)>) -> Vec<String> {
+    pub fn files(&mut self, mut files: Vec<(PathBuf, FilePlan)>) -> Vec<UnreadFile> {
         share_directory_scopes(&mut files);
         let reader = Reader::default();
         let order = largest_first(&files);
-        let linted: Vec<Result<FileReport, String>> = order
+        let linted: Vec<Result<FileReport, UnreadFile>> = order
             .par_iter()
             .map(|&index| {
                 let (path, plan) = &files[index];
@@ -126,7 +128,7 @@ impl Checking {
                 })
             })
             .collect();
-        let mut results: Vec<Option<Result<FileReport, String>>> =
+        let mut results: Vec<Option<Result<FileReport, UnreadFile>>> =
             files.iter().map(|_| None).collect();
         for (&index, result) in order.iter().zip(linted) {
             results[index] = Some(result);
@@ -140,7 +142,7 @@ impl Checking {
                         .insert(report.file.path.clone(), (Some(path), plan));
                     self.reports.push(report);
                 }
-                Err(message) => errors.push(message),
+                Err(unread) => errors.push(unread),
             }
         }
         errors

@@ -59,7 +59,9 @@ pub(crate) enum StageError {
         root.display()
     )]
     ChartOutside { resolved: PathBuf, root: PathBuf },
-    #[error("`{shown}` is a symbolic link to a directory that holds it; Helm would read it without end")]
+    #[error(
+        "`{shown}` is a symbolic link to a directory that holds it; Helm would read it without end"
+    )]
     LinkLoop { shown: String },
     #[error("`{shown}` is nested more than {MAX_DEPTH} directories deep")]
     TooDeep { shown: String },
@@ -352,7 +354,10 @@ mod tests {
         symlink("..", root.join("web/templates/loop")).unwrap();
         let error = stage(&root.join("web"), "web", &[]).unwrap_err();
         assert!(matches!(error, StageError::LinkLoop { .. }), "{error}");
-        assert!(error.to_string().contains("a directory that holds it"), "{error}");
+        assert!(
+            error.to_string().contains("a directory that holds it"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -373,7 +378,10 @@ mod tests {
             ),
             "{error}"
         );
-        assert!(error.to_string().contains("inside a `.git` directory"), "{error}");
+        assert!(
+            error.to_string().contains("inside a `.git` directory"),
+            "{error}"
+        );
     }
 
     /// A file larger than Helm loads is not read: Helm gets one of that size and says so, or

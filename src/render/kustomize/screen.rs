@@ -237,7 +237,10 @@ mod tests {
         )
         .unwrap_err();
         assert!(matches!(error, ScreenError::Plugin { .. }), "{error}");
-        assert!(error.to_string().contains("KRM or exec function"), "{error}");
+        assert!(
+            error.to_string().contains("KRM or exec function"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -281,10 +284,16 @@ mod tests {
             ),
             "{error}"
         );
-        assert!(error.to_string().contains("inside a `.git` directory"), "{error}");
+        assert!(
+            error.to_string().contains("inside a `.git` directory"),
+            "{error}"
+        );
         let error = screened("resources: [../../outside]\n").unwrap_err();
         assert!(matches!(error, ScreenError::Outside { .. }), "{error}");
-        assert!(error.to_string().contains("outside the repository"), "{error}");
+        assert!(
+            error.to_string().contains("outside the repository"),
+            "{error}"
+        );
     }
 
     /// A base whose kustomization podcycle cannot read is not screened, so the overlay is not
