@@ -182,7 +182,7 @@ impl RenderTool {
     }
 
     /// The command that renders with it by default (`kubectl kustomize` stands in for
-    /// `kustomize build` when only kubectl is installed: see [`Rendered::command`]).
+    /// `kustomize build` when only kubectl is installed: see [`RenderOrigin::command`]).
     pub fn command(self) -> &'static str {
         match self {
             RenderTool::Helm => "helm template",
@@ -218,9 +218,10 @@ impl Placement {
     }
 }
 
-/// Where a finding in rendered output comes from.
+/// Where a finding in rendered output comes from: the renderer, its input and how exactly the
+/// finding was placed in the file that wrote it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rendered {
+pub struct RenderOrigin {
     pub tool: RenderTool,
     /// The chart or overlay directory, as shown to the user.
     pub input: String,
@@ -252,7 +253,7 @@ pub struct Diagnostic {
     pub fixes: Vec<Fix>,
     /// Set when the finding was found in the output of Helm or Kustomize and mapped back to
     /// the file that wrote it.
-    pub rendered: Option<Rendered>,
+    pub rendered: Option<RenderOrigin>,
 }
 
 impl Diagnostic {
