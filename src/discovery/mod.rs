@@ -1,6 +1,6 @@
 //! Finds what to lint: explicit files always; directories walked recursively for `*.yaml`,
 //! `*.yml` and `*.json`, honouring `.gitignore`, `.ignore` and `--exclude` (unless isolated),
-//! of which only Kubernetes manifests are linted as they are ([`classify`]); Helm charts and
+//! of which only Kubernetes manifests are linted as they are (`classify`); Helm charts and
 //! Kustomize overlays to render; and, for `--show-files` and the summary, what was skipped and
 //! why.
 

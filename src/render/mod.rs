@@ -4,10 +4,10 @@
 //!
 //! A chart or overlay from a pull request is a program that runs on the CI machine, so
 //! rendering is a trust boundary (docs/security.md): Helm renders a private copy of the chart
-//! with every link resolved by podcycle ([`helm::stage`], [`boundary`]); what Kustomize would
+//! with every link resolved by podcycle (`helm::stage`, `boundary`); what Kustomize would
 //! fetch, run or read outside the repository is refused before it runs ([`kustomize`]); both
 //! run sealed, without network where the system allows ([`sandbox`]), within limits of time,
-//! memory and output ([`process`]) and the run's [`budget`]. A renderer's refusal of the input
+//! memory and output ([`process`]) and the run's `budget`. A renderer's refusal of the input
 //! is a finding ([`failure`]); remote resources, Helm dependencies that are not vendored and the
 //! limits are reported as not rendered, never fetched or waited for.
 

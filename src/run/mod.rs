@@ -2,23 +2,23 @@
 //! `explain` on the command line, the language server, and the tests. Beneath them all, so
 //! that they plan, render and lint through one path and never disagree.
 //!
-//! - [`options`]: [`RunOptions`], what a run is asked to do on top of each file's
+//! - `options`: [`RunOptions`], what a run is asked to do on top of each file's
 //!   configuration, and the [`FilePlan`] one file is linted with;
-//! - [`configs`]: the configuration of each file, found and read once;
-//! - [`plan`]: what a run reads — files, standard input, charts and overlays — each with its
+//! - `configs`: the configuration of each file, found and read once;
+//! - `plan`: what a run reads — files, standard input, charts and overlays — each with its
 //!   plan, and what it leaves out;
-//! - [`files`]: reading a file and linting it with its plan;
-//! - [`rendering`]: rendering charts and overlays, linting the output, placing each finding in
+//! - `files`: reading a file and linting it with its plan;
+//! - `rendering`: rendering charts and overlays, linting the output, placing each finding in
 //!   the file that wrote it (`check`, `explain` and the editor alike);
-//! - [`editor`]: the language server's run, one open file at a time;
-//! - [`explaining`]: the pods of what is linted, explained as `explain` shows them (the
+//! - `editor`: the language server's run, one open file at a time;
+//! - `explaining`: the pods of what is linted, explained as `explain` shows them (the
 //!   command and the editor's "explain this pod" alike);
 //! - [`scopes`]: the objects applied together — the manifests of a directory — with which a
 //!   file's budgets and autoscalers are matched, gathered before its files are linted;
-//! - [`after_lint`]: what runs once every file is linted: findings merged per file, the passes
+//! - `after_lint`: what runs once every file is linted: findings merged per file, the passes
 //!   that read several files, the order of the reports.
 //!
-//! [`Checking`] drives a `check` run through these steps; the front ends print what it says.
+//! `Checking` drives a `check` run through these steps; the front ends print what it says.
 
 pub(crate) mod after_lint;
 pub(crate) mod configs;

@@ -26,7 +26,7 @@ use crate::safe_fs::{self, FileKind};
 pub(crate) use super::files::KUSTOMIZATION_FILES;
 
 /// Which files a kustomization may load, as Kustomize's `--load-restrictor` says. Either way
-/// podcycle's screen ([`screen::screen`]) keeps every load in the repository, out of `.git`,
+/// podcycle's screen (`screen::screen`) keeps every load in the repository, out of `.git`,
 /// and through no link that leaves it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
 pub enum LoadRestrictor {
