@@ -63,6 +63,27 @@ pub(crate) struct Baseline {
     containers: ContainerKey,
 }
 
+/// Why a baseline's text is not one podcycle reads.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum InvalidBaseline {
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    #[error("baseline format {0} is not one this podcycle reads (1 or {VERSION})")]
+    Format(u32),
+    /// The `count` of the finding at `index` (from 0) is out of range.
+    #[error("finding {}: `count` is {count}; it must be from 1 to {MAX_COUNT}", index + 1)]
+    Count { index: usize, count: usize },
+}
+
+/// Why a baseline was not written.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BaselineWriteError {
+    #[error(transparent)]
+    Create(#[from] crate::safe_fs::WriteError),
+    #[error("{}", crate::safe_fs::describe_io_error(.0))]
+    Write(#[source] std::io::Error),
+}
+
 impl Baseline {
     /// An empty baseline for a file in `dir`.
     pub(crate) fn new(dir: &Path) -> Baseline {
@@ -73,26 +94,21 @@ impl Baseline {
     }
 
     /// Reads a baseline written by [`Baseline::to_json`]; `dir` is the directory it is in.
-    pub(crate) fn parse(dir: &Path, text: &str) -> Result<Baseline, String> {
-        let file: BaselineFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    pub(crate) fn parse(dir: &Path, text: &str) -> Result<Baseline, InvalidBaseline> {
+        let file: BaselineFile = serde_json::from_str(text)?;
         let containers = match file.podcycle_baseline {
             1 => ContainerKey::Index,
             VERSION => ContainerKey::Name,
-            other => {
-                return Err(format!(
-                    "baseline format {other} is not one this podcycle reads (1 or {VERSION})"
-                ));
-            }
+            other => return Err(InvalidBaseline::Format(other)),
         };
         let mut baseline = Baseline::new(dir);
         baseline.containers = containers;
         for (index, entry) in file.findings.into_iter().enumerate() {
             if !(1..=MAX_COUNT).contains(&entry.count) {
-                return Err(format!(
-                    "finding {}: `count` is {}; it must be from 1 to {MAX_COUNT}",
-                    index + 1,
-                    entry.count
-                ));
+                return Err(InvalidBaseline::Count {
+                    index,
+                    count: entry.count,
+                });
             }
             let count = baseline.remaining.entry(entry.identity).or_default();
             *count = count.saturating_add(entry.count).min(MAX_COUNT);
@@ -103,13 +119,12 @@ impl Baseline {
     /// Writes the baseline to `path` the way `--output` is written: not through a symbolic
     /// link (nor a linked directory that leads out of the tree), with the usual permissions of
     /// a new file.
-    pub(crate) fn write(&self, path: &Path) -> Result<(), String> {
+    pub(crate) fn write(&self, path: &Path) -> Result<(), BaselineWriteError> {
         use std::io::Write;
-        let mut file = crate::safe_fs::create_file(path, crate::safe_fs::Existing::Replace)
-            .map_err(|error| error.to_string())?;
+        let mut file = crate::safe_fs::create_file(path, crate::safe_fs::Existing::Replace)?;
         file.write_all(self.to_json().as_bytes())
             .and_then(|()| file.sync_all())
-            .map_err(|error| crate::safe_fs::describe_io_error(&error))
+            .map_err(BaselineWriteError::Write)
     }
 
     /// The file's path as the baseline records it: relative to the baseline's directory
@@ -253,11 +268,18 @@ mod tests {
         for count in ["18446744073709551615", "0", "1000001"] {
             let error = Baseline::parse(dir, &entry(count)).unwrap_err();
             assert!(
-                error.contains("must be from 1 to 1000000"),
+                matches!(error, InvalidBaseline::Count { index: 0, .. }),
+                "{count}: {error}"
+            );
+            assert!(
+                error.to_string().contains("must be from 1 to 1000000"),
                 "{count}: {error}"
             );
         }
-        assert!(Baseline::parse(dir, &entry("-1")).is_err());
+        assert!(matches!(
+            Baseline::parse(dir, &entry("-1")),
+            Err(InvalidBaseline::Json(_))
+        ));
         assert_eq!(
             Baseline::parse(dir, &entry("1000000")).unwrap().len(),
             1_000_000

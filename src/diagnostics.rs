@@ -35,17 +35,20 @@ impl fmt::Display for Severity {
     }
 }
 
+/// A severity name that is not one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown severity `{0}` (expected error, warning or info)")]
+pub struct UnknownSeverity(pub String);
+
 impl FromStr for Severity {
-    type Err = String;
+    type Err = UnknownSeverity;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "info" => Ok(Severity::Info),
             "warning" => Ok(Severity::Warning),
             "error" => Ok(Severity::Error),
-            other => Err(format!(
-                "unknown severity `{other}` (expected error, warning or info)"
-            )),
+            other => Err(UnknownSeverity(other.to_owned())),
         }
     }
 }
@@ -179,7 +182,7 @@ impl RenderTool {
     }
 
     /// The command that renders with it by default (`kubectl kustomize` stands in for
-    /// `kustomize build` when only kubectl is installed: see [`Rendered::command`]).
+    /// `kustomize build` when only kubectl is installed: see [`RenderOrigin::command`]).
     pub fn command(self) -> &'static str {
         match self {
             RenderTool::Helm => "helm template",
@@ -215,9 +218,10 @@ impl Placement {
     }
 }
 
-/// Where a finding in rendered output comes from.
+/// Where a finding in rendered output comes from: the renderer, its input and how exactly the
+/// finding was placed in the file that wrote it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rendered {
+pub struct RenderOrigin {
     pub tool: RenderTool,
     /// The chart or overlay directory, as shown to the user.
     pub input: String,
@@ -249,7 +253,7 @@ pub struct Diagnostic {
     pub fixes: Vec<Fix>,
     /// Set when the finding was found in the output of Helm or Kustomize and mapped back to
     /// the file that wrote it.
-    pub rendered: Option<Rendered>,
+    pub rendered: Option<RenderOrigin>,
 }
 
 impl Diagnostic {

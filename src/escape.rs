@@ -6,7 +6,7 @@
 //! and ESC, BEL or an 8-bit CSI starts a terminal sequence (colours, cursor moves, window titles,
 //! OSC 8 links). Every human format — the `full` and `concise` reports, the JUnit and GitHub
 //! texts, `explain`'s text and Mermaid, messages on stderr — writes such text through
-//! [`escape_controls`] (or [`escape_source`] for source excerpts). Machine formats (JSON,
+//! `escape_controls` (or `escape_source` for source excerpts). Machine formats (JSON,
 //! SARIF) keep the exact text; their encoders escape it. A new human output format must use
 //! these helpers for every piece of text it did not write itself.
 

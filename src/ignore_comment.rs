@@ -12,24 +12,33 @@ use crate::suppression::{COMMENT_PREFIX, REASON_PLACEHOLDER};
 pub(crate) const NOT_SUPPRESSIBLE: &[&str] = &["yaml-syntax"];
 
 /// Why a reason cannot be written into a comment.
-pub(crate) fn check_reason(reason: &str) -> Result<(), String> {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum BadReason {
+    #[error("the reason must say something: `--add-ignore \"known before rollout\"`")]
+    Empty,
+    #[error("the reason must be one line of text, without control characters")]
+    Control,
+    #[error(
+        "`{REASON_PLACEHOLDER}` is the placeholder that `unused-suppression` reports; give the reason itself"
+    )]
+    Placeholder,
+    #[error("the reason cannot contain ` #`, which would end it inside the comment")]
+    EndsComment,
+}
+
+/// Whether a reason can be written into a comment.
+pub(crate) fn check_reason(reason: &str) -> Result<(), BadReason> {
     if !reason.chars().any(char::is_alphanumeric) {
-        return Err(
-            "the reason must say something: `--add-ignore \"known before rollout\"`".to_owned(),
-        );
+        return Err(BadReason::Empty);
     }
     if reason.chars().any(char::is_control) {
-        return Err("the reason must be one line of text, without control characters".to_owned());
+        return Err(BadReason::Control);
     }
     if reason.trim() == REASON_PLACEHOLDER {
-        return Err(format!(
-            "`{REASON_PLACEHOLDER}` is the placeholder that `unused-suppression` reports; give the reason itself"
-        ));
+        return Err(BadReason::Placeholder);
     }
     if reason.contains(" #") {
-        return Err(
-            "the reason cannot contain ` #`, which would end it inside the comment".to_owned(),
-        );
+        return Err(BadReason::EndsComment);
     }
     Ok(())
 }
@@ -196,11 +205,11 @@ mod tests {
     #[test]
     fn reasons_are_one_line_of_words() {
         assert!(check_reason("known before rollout").is_ok());
-        assert!(check_reason("  ").is_err());
-        assert!(check_reason("--").is_err());
-        assert!(check_reason("a\nb").is_err());
-        assert!(check_reason("a \u{1b}[31m").is_err());
-        assert!(check_reason("a # b").is_err());
-        assert!(check_reason("TODO: reason").is_err());
+        assert_eq!(check_reason("  "), Err(BadReason::Empty));
+        assert_eq!(check_reason("--"), Err(BadReason::Empty));
+        assert_eq!(check_reason("a\nb"), Err(BadReason::Control));
+        assert_eq!(check_reason("a \u{1b}[31m"), Err(BadReason::Control));
+        assert_eq!(check_reason("a # b"), Err(BadReason::EndsComment));
+        assert_eq!(check_reason("TODO: reason"), Err(BadReason::Placeholder));
     }
 }

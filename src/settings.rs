@@ -113,8 +113,24 @@ pub enum Selector {
     Renamed(&'static Redirect),
 }
 
+/// A name `--select`, `--ignore` or the configuration gave that is no rule or category, with
+/// the advice: the name it is close to, or where to find the names.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}; {help}", self.problem())]
+pub struct UnknownSelector {
+    pub name: String,
+    pub help: String,
+}
+
+impl UnknownSelector {
+    /// The problem without the advice, for a diagnostic that shows it as help.
+    pub(crate) fn problem(&self) -> String {
+        format!("unknown rule or category `{}`", self.name)
+    }
+}
+
 impl Selector {
-    pub fn parse(text: &str) -> Result<Selector, String> {
+    pub fn parse(text: &str) -> Result<Selector, UnknownSelector> {
         if text == "all" {
             return Ok(Selector::All);
         }
@@ -134,7 +150,10 @@ impl Selector {
             .collect();
         let help = did_you_mean_help(text, &names)
             .unwrap_or_else(|| "`podcycle rules` lists them".to_owned());
-        Err(format!("unknown rule or category `{text}`; {help}"))
+        Err(UnknownSelector {
+            name: text.to_owned(),
+            help,
+        })
     }
 
     pub(crate) fn matches(self, rule: &Rule) -> bool {
@@ -331,13 +350,16 @@ mod tests {
     #[test]
     fn unknown_selectors_suggest_a_name() {
         let error = Selector::parse("init-container-probes").unwrap_err();
-        assert!(
-            error.contains("did you mean `init-container-probe`?"),
-            "{error}"
+        assert_eq!(error.name, "init-container-probes");
+        assert_eq!(error.help, "did you mean `init-container-probe`?");
+        assert_eq!(
+            error.to_string(),
+            "unknown rule or category `init-container-probes`; did you mean `init-container-probe`?"
         );
         assert!(
             Selector::parse("suspicous")
                 .unwrap_err()
+                .help
                 .contains("`suspicious`")
         );
     }

@@ -7,7 +7,7 @@ use std::ops::{Range, RangeInclusive};
 use excerpt::Kept;
 
 /// A byte range in a source file. `u32` keeps the YAML tree small; files are read with a cap far
-/// below 4 GiB ([`crate::safe_fs::FileKind::max_bytes`]).
+/// below 4 GiB (`crate::safe_fs::FileKind::max_bytes`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Span {
     pub start: u32,
@@ -49,10 +49,10 @@ fn saturate(offset: usize) -> u32 {
 
 /// A file's text with its line index.
 ///
-/// A report keeps only the lines its findings show: [`SourceFile::excerpt`] makes a file of
+/// A report keeps only the lines its findings show: `SourceFile::excerpt` makes a file of
 /// those lines, whose `text` and `lines` are the kept lines back to back. Read positions and
-/// text through the methods ([`SourceFile::line_col`], [`SourceFile::line_of`],
-/// [`SourceFile::slice`], ...), which take and give offsets and lines of the whole file either
+/// text through the methods ([`SourceFile::line_col`], `SourceFile::line_of`,
+/// `SourceFile::slice`, ...), which take and give offsets and lines of the whole file either
 /// way.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceFile {
@@ -176,7 +176,7 @@ impl SourceFile {
         }
     }
 
-    /// Whether this holds only some lines of its file (see [`SourceFile::excerpt`]).
+    /// Whether this holds only some lines of its file (see `SourceFile::excerpt`).
     pub fn is_excerpt(&self) -> bool {
         self.kept.is_some()
     }

@@ -35,35 +35,38 @@ impl fmt::Display for KubeVersion {
     }
 }
 
+/// A Kubernetes version podcycle does not take.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadKubeVersion {
+    #[error("invalid Kubernetes version `{0}`; write it as 1.MINOR, for example 1.33")]
+    Invalid(String),
+    #[error(
+        "Kubernetes {0} is not supported; podcycle models {OLDEST_SUPPORTED} to {NEWEST_ACCEPTED}"
+    )]
+    Unsupported(KubeVersion),
+}
+
 impl FromStr for KubeVersion {
-    type Err = String;
+    type Err = BadKubeVersion;
 
     /// Accepts `1.33`, `v1.33` and `1.33.2`.
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let trimmed = text.trim().trim_start_matches('v');
         let mut parts = trimmed.split('.');
         let (Some("1"), Some(minor)) = (parts.next(), parts.next()) else {
-            return Err(format!(
-                "invalid Kubernetes version `{text}`; write it as 1.MINOR, for example 1.33"
-            ));
+            return Err(BadKubeVersion::Invalid(text.to_owned()));
         };
         let patch_ok =
             parts.next().is_none_or(|p| p.parse::<u32>().is_ok()) && parts.next().is_none();
         let Ok(minor) = minor.parse::<u16>() else {
-            return Err(format!(
-                "invalid Kubernetes version `{text}`; write it as 1.MINOR, for example 1.33"
-            ));
+            return Err(BadKubeVersion::Invalid(text.to_owned()));
         };
         if !patch_ok {
-            return Err(format!(
-                "invalid Kubernetes version `{text}`; write it as 1.MINOR, for example 1.33"
-            ));
+            return Err(BadKubeVersion::Invalid(text.to_owned()));
         }
         let version = KubeVersion::new(minor);
         if version < OLDEST_SUPPORTED || version > NEWEST_ACCEPTED {
-            return Err(format!(
-                "Kubernetes {version} is not supported; podcycle models {OLDEST_SUPPORTED} to {NEWEST_ACCEPTED}"
-            ));
+            return Err(BadKubeVersion::Unsupported(version));
         }
         Ok(version)
     }

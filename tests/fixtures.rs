@@ -246,7 +246,8 @@ fn fixture_settings(rule: &str, text: &str) -> Result<Settings, String> {
     let selectors = fixture_rules(rule, text)
         .iter()
         .map(|name| Selector::parse(name))
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|unknown| unknown.to_string())?;
     if !matches!(selectors[0], Selector::Rule(_)) {
         return Err(format!("no rule named `{rule}`"));
     }

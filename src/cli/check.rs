@@ -13,7 +13,7 @@ use super::{
 };
 use crate::baseline::Baseline;
 use crate::discovery::roles::PatchIndex;
-use crate::discovery::{WalkOptions, exclude_set};
+use crate::discovery::{ExcludeError, WalkOptions, exclude_set};
 use crate::escape::escape_controls;
 use crate::fix::Applicability;
 use crate::lint::FileRole;
@@ -24,12 +24,12 @@ use crate::run::{
     read_stdin,
 };
 use crate::safe_fs::{self, Existing, describe_io_error};
-use crate::settings::{Selection, Selector, Settings};
+use crate::settings::{Selection, Selector, Settings, UnknownSelector};
 
 pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
     let options = match run_options(args) {
         Ok(options) => options,
-        Err(message) => return Ok(usage_error(&message)),
+        Err(error) => return Ok(usage_error(&error.to_string())),
     };
     // `--stdin-filename` alone reads standard input, as in ruff; beside paths, it needs `-`.
     let given: Vec<PathBuf> = if args.paths.is_empty() && args.stdin_filename.is_some() {
@@ -92,8 +92,8 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
     if let Some(stdin) = plan.stdin.take() {
         checking.stdin(stdin, read_stdin()?);
     }
-    for message in checking.files(std::mem::take(&mut plan.files)) {
-        eprint_line(format_args!("podcycle: error: {message}"))?;
+    for unread in checking.files(std::mem::take(&mut plan.files)) {
+        eprint_line(format_args!("podcycle: error: {unread}"))?;
         failed = true;
     }
     // Charts and overlays: their findings go to the files that wrote them, merged with what
@@ -289,7 +289,9 @@ fn conflicts(args: &CheckArgs, stdin_count: usize) -> Option<String> {
         return Some("`--add-ignore` cannot write standard input back".to_owned());
     }
     if let Some(reason) = &args.add_ignore {
-        return crate::ignore_comment::check_reason(reason).err();
+        return crate::ignore_comment::check_reason(reason)
+            .err()
+            .map(|bad| bad.to_string());
     }
     None
 }
@@ -397,7 +399,16 @@ fn count(n: usize, word: &str) -> String {
     crate::text::plural(n, word)
 }
 
-fn selection(args: &CheckArgs) -> Result<Selection, String> {
+/// Why the flags do not make a run: a name or a glob that does not parse.
+#[derive(Debug, thiserror::Error)]
+enum OptionsError {
+    #[error(transparent)]
+    Selector(#[from] UnknownSelector),
+    #[error(transparent)]
+    Exclude(#[from] ExcludeError),
+}
+
+fn selection(args: &CheckArgs) -> Result<Selection, UnknownSelector> {
     let parse = |names: &[String]| {
         names
             .iter()
@@ -412,7 +423,7 @@ fn selection(args: &CheckArgs) -> Result<Selection, String> {
 }
 
 /// The run `check` is asked for: its options over each file's configuration.
-fn run_options(args: &CheckArgs) -> Result<RunOptions, String> {
+fn run_options(args: &CheckArgs) -> Result<RunOptions, OptionsError> {
     let config = match (&args.config, args.no_config || args.isolated) {
         (Some(path), _) => ConfigChoice::File(path.clone()),
         // `--isolated` reads no configuration but the one named with `--config`.
@@ -447,7 +458,7 @@ pub fn lint_text(path: &str, text: &str, settings: &Settings) -> FileReport {
 pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
     let options = match run_options(args) {
         Ok(options) => options,
-        Err(message) => return Ok(usage_error(&message)),
+        Err(error) => return Ok(usage_error(&error.to_string())),
     };
     let Some(mut configs) = open_configs(&options, args.color)? else {
         return Ok(EXIT_ERROR);

@@ -30,7 +30,7 @@ pub(crate) fn run(args: &ExplainArgs) -> io::Result<u8> {
         .transpose()
     {
         Ok(object) => object,
-        Err(message) => return Ok(usage_error(&message)),
+        Err(bad) => return Ok(usage_error(&bad.to_string())),
     };
     let filter = PodFilter {
         object,
@@ -77,8 +77,8 @@ pub(crate) fn run(args: &ExplainArgs) -> io::Result<u8> {
     for (path, file_plan) in files {
         match read_path(&reader, &path) {
             Ok((name, bytes)) => run.file(name, bytes, &file_plan)?,
-            Err(message) => {
-                eprint_line(format_args!("podcycle: error: {message}"))?;
+            Err(unread) => {
+                eprint_line(format_args!("podcycle: error: {unread}"))?;
                 failed = true;
             }
         }

@@ -378,7 +378,9 @@ pub fn write_completions(shell: clap_complete::Shell, out: &mut dyn Write) -> io
     Ok(())
 }
 
-fn parse_kube_version(text: &str) -> Result<crate::versions::KubeVersion, String> {
+fn parse_kube_version(
+    text: &str,
+) -> Result<crate::versions::KubeVersion, crate::versions::BadKubeVersion> {
     text.parse()
 }
 

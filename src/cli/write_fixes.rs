@@ -13,7 +13,7 @@ use crate::escape::escape_controls;
 use crate::fix::{Applicability, edits_file};
 use crate::fix_file::fix_text;
 use crate::report::plural;
-use crate::run::CheckedFile;
+use crate::run::{CheckedFile, NotEdited};
 use crate::safe_fs::describe_io_error;
 
 /// What fixing did, over all files.
@@ -146,7 +146,7 @@ pub(crate) fn fix_files(
                 .count();
         }
     }
-    let results: Vec<Option<Result<(String, crate::fix_file::Fixed), String>>> = checked
+    let results: Vec<Option<Result<(String, crate::fix_file::Fixed), NotEdited>>> = checked
         .par_iter()
         .map(|entry| fix_one(entry, allowed))
         .collect();
@@ -154,8 +154,8 @@ pub(crate) fn fix_files(
         let Some(result) = result else { continue };
         let (original, fixed) = match result {
             Ok(done) => done,
-            Err(message) => {
-                eprint_line(format_args!("podcycle: error: {message}"))?;
+            Err(not_edited) => {
+                eprint_line(format_args!("podcycle: error: {not_edited}"))?;
                 run.failed = true;
                 continue;
             }
@@ -198,7 +198,7 @@ pub(crate) fn fix_files(
 fn fix_one(
     entry: &CheckedFile,
     allowed: Applicability,
-) -> Option<Result<(String, crate::fix_file::Fixed), String>> {
+) -> Option<Result<(String, crate::fix_file::Fixed), NotEdited>> {
     let report = &entry.report;
     let fixable = report
         .diagnostics
@@ -209,7 +209,7 @@ fn fix_one(
     }
     let original = match entry.text_on_disk() {
         Ok(text) => text,
-        Err(message) => return Some(Err(message)),
+        Err(not_edited) => return Some(Err(not_edited)),
     };
     let fixed = fix_text(&original, allowed, &mut |text| entry.lint(text).diagnostics);
     Some(Ok((original, fixed)))

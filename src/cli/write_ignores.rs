@@ -35,8 +35,8 @@ pub(crate) fn add_ignores(checked: &mut [CheckedFile], reason: &str) -> io::Resu
         let name = entry.report.file.path.clone();
         let text = match entry.text_on_disk() {
             Ok(text) => text,
-            Err(message) => {
-                eprint_line(format_args!("podcycle: error: {message}"))?;
+            Err(not_edited) => {
+                eprint_line(format_args!("podcycle: error: {not_edited}"))?;
                 outcome.failed = true;
                 outcome.left += entry.report.diagnostics.len();
                 continue;

@@ -115,11 +115,11 @@ impl<'d> Checker<'d> {
     fn kube_version(&mut self, version: Option<&str>) -> Option<KubeVersion> {
         match version?.parse::<KubeVersion>() {
             Ok(parsed) => Some(parsed),
-            Err(message) => {
+            Err(bad) => {
                 self.problem(
                     &key("kube-version"),
                     Part::Value,
-                    message,
+                    bad.to_string(),
                     Some("write it as `MAJOR.MINOR` in quotes, e.g. `\"1.33\"`".to_owned()),
                 );
                 None
@@ -133,9 +133,13 @@ impl<'d> Checker<'d> {
         for (index, name) in names.unwrap_or_default().iter().enumerate() {
             match Selector::parse(name) {
                 Ok(selector) => parsed.push(selector),
-                Err(message) => {
-                    let (message, help) = split_help(&message);
-                    self.problem(&path.index(index), Part::Value, message, help);
+                Err(unknown) => {
+                    self.problem(
+                        &path.index(index),
+                        Part::Value,
+                        unknown.problem(),
+                        Some(unknown.help),
+                    );
                 }
             }
         }
@@ -299,9 +303,9 @@ impl<'d> Checker<'d> {
                 }
             }
             if !entry.path.trim().is_empty()
-                && let Err(message) = custom::parse_path(&entry.path)
+                && let Err(error) = custom::parse_path(&entry.path)
             {
-                self.problem(&at.key("path"), Part::Value, message, None);
+                self.problem(&at.key("path"), Part::Value, error.to_string(), None);
                 fine = false;
             }
             let like = match entry.like.as_deref() {
@@ -370,14 +374,6 @@ fn key(name: &str) -> FieldPath {
 
 fn suggestion(name: &str, candidates: &[&str], otherwise: &str) -> String {
     did_you_mean_help(name, candidates).unwrap_or_else(|| otherwise.to_owned())
-}
-
-/// `Selector::parse` says "…; did you mean `x`?" in one line; split the advice off as help.
-fn split_help(message: &str) -> (String, Option<String>) {
-    match message.split_once("; ") {
-        Some((message, help)) => (message.to_owned(), Some(help.to_owned())),
-        None => (message.to_owned(), None),
-    }
 }
 
 /// globset's error says which glob; the message already does.

@@ -422,7 +422,7 @@ pub(crate) fn find(dir: &Path) -> Option<PathBuf> {
 }
 
 /// Reads and checks a configuration file; its globs are taken as relative to the current
-/// directory, and [`Config::load`] sets the real place.
+/// directory, and `Config::load` sets the real place.
 pub fn parse(file: &SourceFile) -> Result<Config, Vec<ConfigProblem>> {
     let (raw, document, mut problems) = read(file)?;
     // What could be read is checked too, so that every problem of the file is reported at once.

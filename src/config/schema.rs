@@ -1,4 +1,4 @@
-//! The JSON schema of the configuration file, generated from [`ConfigFile`](super::ConfigFile)
+//! The JSON schema of the configuration file, generated from [`ConfigFile`]
 //! and committed as `docs/schema/podcycle.schema.json` (a test fails when it is stale), so that
 //! editors with yaml-language-server complete and check the file. Rule names, categories and
 //! severities are listed from the registry.

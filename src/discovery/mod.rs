@@ -1,6 +1,6 @@
 //! Finds what to lint: explicit files always; directories walked recursively for `*.yaml`,
 //! `*.yml` and `*.json`, honouring `.gitignore`, `.ignore` and `--exclude` (unless isolated),
-//! of which only Kubernetes manifests are linted as they are ([`classify`]); Helm charts and
+//! of which only Kubernetes manifests are linted as they are (`classify`); Helm charts and
 //! Kustomize overlays to render; and, for `--show-files` and the summary, what was skipped and
 //! why.
 
@@ -167,14 +167,31 @@ impl fmt::Display for Skip {
     }
 }
 
+/// An `--exclude` glob that does not compile.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ExcludeError {
+    #[error("invalid --exclude glob `{glob}`: {source}")]
+    Glob {
+        glob: String,
+        #[source]
+        source: globset::Error,
+    },
+    /// The globs compile one by one but not as a set.
+    #[error(transparent)]
+    Set(globset::Error),
+}
+
 /// Compiles `--exclude` globs.
-pub(crate) fn exclude_set(globs: &[String]) -> Result<GlobSet, String> {
+pub(crate) fn exclude_set(globs: &[String]) -> Result<GlobSet, ExcludeError> {
     let mut builder = GlobSetBuilder::new();
     for glob in globs {
-        let glob = Glob::new(glob).map_err(|e| format!("invalid --exclude glob `{glob}`: {e}"))?;
-        builder.add(glob);
+        let compiled = Glob::new(glob).map_err(|source| ExcludeError::Glob {
+            glob: glob.clone(),
+            source,
+        })?;
+        builder.add(compiled);
     }
-    builder.build().map_err(|e| e.to_string())
+    builder.build().map_err(ExcludeError::Set)
 }
 
 /// Whether `--exclude` matches a path or a directory it is in: the whole path or its last

@@ -4,7 +4,7 @@
 //! generator file or base resource only through the overlays that build from it.
 //!
 //! Owners are searched in the repository of each file — the same root rendering is confined to
-//! ([`Boundary::of`]): the nearest directory holding `.git`, else `.podcycle.yaml`, else the
+//! (`Boundary::of`): the nearest directory holding `.git`, else `.podcycle.yaml`, else the
 //! current directory. Git's own `rev-parse --show-toplevel` is not run: it gives the same
 //! directory for a checkout, and a hostile `.git/config` (`core.worktree`) could make it name
 //! a directory outside the repository. Of the repository only directory listings and

@@ -321,12 +321,25 @@ fn sanitize(text: &str) -> String {
         .to_owned()
 }
 
+/// What Mermaid would not read in a Gantt chart ([`validate_gantt`]).
+#[doc(hidden)]
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GanttError {
+    #[error("the chart does not start with `gantt`")]
+    NoHeader,
+    #[error("the chart has no `dateFormat`")]
+    NoDateFormat,
+    /// A line of the chart, and what is wrong with it.
+    #[error("{why}: `{line}`")]
+    Line { why: &'static str, line: String },
+}
+
 /// Checks a chart against the Gantt grammar of Mermaid (`gantt.jison` and `ganttDb.ts` in
 /// mermaid-js/mermaid): the header lines, sections, and task lines `name :tags, id, start,
 /// duration` with a start in milliseconds, a duration Mermaid reads, and names that neither
 /// end early nor start with a keyword. Returns the first problem.
 #[doc(hidden)]
-pub fn validate_gantt(chart: &str) -> Result<(), String> {
+pub fn validate_gantt(chart: &str) -> Result<(), GanttError> {
     const KEYWORDS: &[&str] = &[
         "gantt",
         "dateformat",
@@ -350,13 +363,18 @@ pub fn validate_gantt(chart: &str) -> Result<(), String> {
     const TAGS: &[&str] = &["active", "done", "crit", "milestone"];
     let mut lines = chart.lines().filter(|l| !l.trim().is_empty());
     if lines.next().map(str::trim) != Some("gantt") {
-        return Err("the chart does not start with `gantt`".to_owned());
+        return Err(GanttError::NoHeader);
     }
     let mut ids = std::collections::HashSet::new();
     let mut seen_date_format = false;
     for line in lines {
         let line = line.trim();
-        let bad = |why: &str| Err(format!("{why}: `{line}`"));
+        let bad = |why: &'static str| {
+            Err(GanttError::Line {
+                why,
+                line: line.to_owned(),
+            })
+        };
         if line.starts_with("%%") {
             continue;
         }
@@ -446,7 +464,7 @@ pub fn validate_gantt(chart: &str) -> Result<(), String> {
         }
     }
     if !seen_date_format {
-        return Err("the chart has no `dateFormat`".to_owned());
+        return Err(GanttError::NoDateFormat);
     }
     Ok(())
 }

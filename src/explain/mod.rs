@@ -4,8 +4,8 @@
 //!
 //! This module depends on the lifecycle model, nothing above it: the run layer's
 //! `run::Explaining` hands each pod over as it is linted, with its findings (any
-//! [`ShownFinding`]: it passes them in the shape of `check --format json`), and
-//! [`ExplainWriter`] writes it at once, so that memory does not grow with the input. The
+//! `ShownFinding`: it passes them in the shape of `check --format json`), and
+//! `ExplainWriter` writes it at once, so that memory does not grow with the input. The
 //! command (`cli/explain.rs`) and the language server's "explain this pod" both feed
 //! `run::Explaining`, so they print the same explanation.
 

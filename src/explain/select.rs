@@ -34,27 +34,48 @@ pub(crate) struct ObjectSelector {
     pub name: String,
 }
 
+/// Why `--object TEXT` names no object.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum BadObjectSelector {
+    #[error("`--object {text}`: expected KIND/NAME, e.g. `Deployment/{text}`")]
+    NoKind { text: String },
+    #[error(
+        "`--object {text}`: `{kind}` is not a kind with a pod spec; expected one of {}",
+        pod_kinds()
+    )]
+    NotAPodKind { text: String, kind: String },
+    #[error("`--object {text}`: the name is missing after `/`")]
+    NoName { text: String },
+}
+
+/// The kinds `--object` takes, by their names.
+fn pod_kinds() -> String {
+    let kinds: Vec<&str> = KIND_NAMES.iter().map(|(k, _)| k.name()).collect();
+    kinds.join(", ")
+}
+
 impl ObjectSelector {
     /// Parses `KIND/NAME`; the kind may be written as kubectl accepts it (`deploy/web`).
-    pub(crate) fn parse(text: &str) -> Result<ObjectSelector, String> {
+    pub(crate) fn parse(text: &str) -> Result<ObjectSelector, BadObjectSelector> {
         let Some((kind, name)) = text.split_once('/') else {
-            return Err(format!(
-                "`--object {text}`: expected KIND/NAME, e.g. `Deployment/{text}`"
-            ));
+            return Err(BadObjectSelector::NoKind {
+                text: text.to_owned(),
+            });
         };
         let lowered = kind.to_ascii_lowercase();
         let Some(&(kind, _)) = KIND_NAMES
             .iter()
             .find(|(_, names)| names.contains(&lowered.as_str()))
         else {
-            let kinds: Vec<&str> = KIND_NAMES.iter().map(|(k, _)| k.name()).collect();
-            return Err(format!(
-                "`--object {text}`: `{kind}` is not a kind with a pod spec; expected one of {}",
-                kinds.join(", ")
-            ));
+            return Err(BadObjectSelector::NotAPodKind {
+                text: text.to_owned(),
+                kind: kind.to_owned(),
+            });
         };
         if name.is_empty() {
-            return Err(format!("`--object {text}`: the name is missing after `/`"));
+            return Err(BadObjectSelector::NoName {
+                text: text.to_owned(),
+            });
         }
         Ok(ObjectSelector {
             kind,
@@ -103,20 +124,17 @@ mod tests {
             ObjectSelector::parse("StatefulSet/db").unwrap().kind,
             WorkloadKind::StatefulSet
         );
-        assert!(
-            ObjectSelector::parse("web")
-                .unwrap_err()
-                .contains("KIND/NAME")
+        assert_eq!(
+            ObjectSelector::parse("web").unwrap_err().to_string(),
+            "`--object web`: expected KIND/NAME, e.g. `Deployment/web`"
         );
-        assert!(
-            ObjectSelector::parse("Service/web")
-                .unwrap_err()
-                .contains("not a kind")
-        );
-        assert!(
-            ObjectSelector::parse("Pod/")
-                .unwrap_err()
-                .contains("missing")
-        );
+        assert!(matches!(
+            ObjectSelector::parse("Service/web"),
+            Err(BadObjectSelector::NotAPodKind { kind, .. }) if kind == "Service"
+        ));
+        assert!(matches!(
+            ObjectSelector::parse("Pod/"),
+            Err(BadObjectSelector::NoName { .. })
+        ));
     }
 }

@@ -5,10 +5,10 @@
 //! its own.
 //!
 //! - [`Lifecycle::derive`]: roles, start order and the gates between starts, hooks and probes;
-//! - [`Lifecycle::schedule`]: the one walk over the start order, with the earliest and latest
+//! - `Lifecycle::schedule`: the one walk over the start order, with the earliest and latest
 //!   time of every event and the delays each bound comes from (`schedule.rs`);
-//! - [`Lifecycle::shutdown`]: the pod's deletion (`shutdown.rs`);
-//! - [`Lifecycle::probe_kill`], [`Lifecycle::post_start_failure_kill`]: the other kills
+//! - `Lifecycle::shutdown`: the pod's deletion (`shutdown.rs`);
+//! - `Lifecycle::probe_kill`, `Lifecycle::post_start_failure_kill`: the other kills
 //!   (`kill.rs`); probe windows by the prober's loop (`probe.rs`).
 //!
 //! docs/lifecycle.md lists every formula with the kubelet function it mirrors.

@@ -57,7 +57,7 @@ pub(crate) fn run_options(value: &Value, base: Option<&Path>) -> (RunOptions, Ve
         Some(Value::String(text)) if text.trim().is_empty() => {}
         Some(Value::String(text)) => match text.parse() {
             Ok(version) => settings.kube_version = Some(version),
-            Err(message) => problem("kubeVersion", message),
+            Err(bad) => problem("kubeVersion", bad.to_string()),
         },
         Some(other) => problem(
             "kubeVersion",
@@ -74,7 +74,7 @@ pub(crate) fn run_options(value: &Value, base: Option<&Path>) -> (RunOptions, Ve
                 for name in names {
                     match name.as_str().map(|name| Selector::parse(name.trim())) {
                         Some(Ok(selector)) => selectors.push(selector),
-                        Some(Err(message)) => problem(key, message),
+                        Some(Err(unknown)) => problem(key, unknown.to_string()),
                         None => problem(
                             key,
                             format!("expected rule or category names, not `{name}`"),

@@ -1,6 +1,6 @@
 //! "Explain this pod": the `podcycle/explain` request gives `podcycle explain`'s timeline — as
 //! text and as Mermaid Markdown — for the object under the editor's cursor, or for the pods a
-//! Helm template or Kustomize patch writes. It is computed by the same [`Explaining`] the
+//! Helm template or Kustomize patch writes. It is computed by the same `Explaining` the
 //! command feeds, from the document's text and plan, so the editor and the terminal never tell
 //! two stories.
 //!

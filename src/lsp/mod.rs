@@ -7,14 +7,14 @@
 //! meant to run next to a general YAML server, so it does nothing else.
 //!
 //! - [`transport`]: the framing on standard input and output, with bounds;
-//! - [`server`]: the message loop (synchronous, `lsp-server`), full document sync;
-//! - [`worker`]: debounced linting on its own thread;
-//! - [`analysis`]: which diagnostics a document gets;
+//! - `server`: the message loop (synchronous, `lsp-server`), full document sync;
+//! - `worker`: debounced linting on its own thread;
+//! - `analysis`: which diagnostics a document gets;
 //! - [`convert`]: spans to positions, diagnostics to the protocol's;
-//! - [`actions`], [`hover`]: code actions and hover;
+//! - [`actions`], `hover`: code actions and hover;
 //! - [`explain`]: `podcycle explain` for the pod under the cursor (`podcycle/explain`);
-//! - [`config`]: configuration files being edited, and changes to them;
-//! - [`editor_settings`]: the editor's settings, read as the command line's options for `check`.
+//! - `config`: configuration files being edited, and changes to them;
+//! - `editor_settings`: the editor's settings, read as the command line's options for `check`.
 //!
 //! Which settings a document is linted with, and the chart or overlay a template or patch is
 //! judged through, come from the run layer ([`crate::run::EditorPlan`]), as for `check`; the

@@ -281,8 +281,24 @@ fn built_in() -> &'static [PodTemplateKind] {
     })
 }
 
+/// Why a template path (`pod-templates[].path`) does not parse; each names the whole path.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum PathError {
+    #[error("the path is empty")]
+    Empty,
+    #[error("empty segment in `{path}`")]
+    EmptySegment { path: String },
+    #[error("unclosed `[` in `{path}`")]
+    Unclosed { path: String },
+    #[error("`[{index}]` in `{path}`: write a list index or `[*]`")]
+    NotAnIndex { path: String, index: String },
+    #[error("unexpected `{rest}` in `{path}`")]
+    Unexpected { path: String, rest: String },
+}
+
 /// Parses a path with wildcards: `spec.workerGroupSpecs[*].template`.
-pub(crate) fn parse_path(path: &str) -> Result<Vec<Step>, String> {
+pub(crate) fn parse_path(path: &str) -> Result<Vec<Step>, PathError> {
+    let path_owned = || path.to_owned();
     let mut steps = Vec::new();
     for part in path.split('.') {
         let (name, rest) = match part.find('[') {
@@ -290,7 +306,9 @@ pub(crate) fn parse_path(path: &str) -> Result<Vec<Step>, String> {
             None => (part, ""),
         };
         match name {
-            "" if rest.is_empty() => return Err(format!("empty segment in `{path}`")),
+            "" if rest.is_empty() => {
+                return Err(PathError::EmptySegment { path: path_owned() });
+            }
             "" => {}
             "*" => steps.push(Step::AnyValue),
             name => steps.push(Step::Key(name.to_owned())),
@@ -299,21 +317,27 @@ pub(crate) fn parse_path(path: &str) -> Result<Vec<Step>, String> {
         while let Some(inner) = rest.strip_prefix('[') {
             let close = inner
                 .find(']')
-                .ok_or_else(|| format!("unclosed `[` in `{path}`"))?;
+                .ok_or_else(|| PathError::Unclosed { path: path_owned() })?;
             match &inner[..close] {
                 "*" => steps.push(Step::AnyItem),
                 index => steps.push(Step::Index(index.parse().map_err(|_| {
-                    format!("`[{index}]` in `{path}`: write a list index or `[*]`")
+                    PathError::NotAnIndex {
+                        path: path_owned(),
+                        index: index.to_owned(),
+                    }
                 })?)),
             }
             rest = &inner[close + 1..];
         }
         if !rest.is_empty() {
-            return Err(format!("unexpected `{rest}` in `{path}`"));
+            return Err(PathError::Unexpected {
+                path: path_owned(),
+                rest: rest.to_owned(),
+            });
         }
     }
     if steps.is_empty() {
-        return Err("the path is empty".to_owned());
+        return Err(PathError::Empty);
     }
     Ok(steps)
 }
@@ -623,8 +647,14 @@ mod tests {
             ]
         );
         assert_eq!(parse_path("spec.*.template").unwrap()[1], Step::AnyValue);
-        assert!(parse_path("spec..x").is_err());
-        assert!(parse_path("spec.a[x]").is_err());
+        assert!(matches!(
+            parse_path("spec..x"),
+            Err(PathError::EmptySegment { .. })
+        ));
+        assert_eq!(
+            parse_path("spec.a[x]").unwrap_err().to_string(),
+            "`[x]` in `spec.a[x]`: write a list index or `[*]`"
+        );
     }
 
     #[test]

@@ -165,6 +165,8 @@ impl fmt::Display for Escape {
     }
 }
 
+impl std::error::Error for Escape {}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;

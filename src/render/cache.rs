@@ -50,6 +50,41 @@ pub const MAX_ENTRY_BYTES: u64 = 2 * super::process::MAX_OUTPUT + (1 << 20);
 
 const CACHEDIR_TAG: &str = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by podcycle.\n# For information about cache directory tags see https://bford.info/cachedir/\n";
 
+/// Why the render cache is not used.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    #[error("neither XDG_CACHE_HOME nor HOME is set, so there is no place for its key")]
+    NoPlaceForKey,
+    #[error("no random source: {0}")]
+    NoRandomSource(getrandom::Error),
+    #[error("cannot create {}: {source}", dir.display())]
+    CreateDir {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write in {}: {source}", dir.display())]
+    WriteIn {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot read {}", path.display())]
+    ReadKey { path: PathBuf },
+    /// The cache directory, or one on the way to it below the repository's root, is a link.
+    #[error(
+        "{} is a symbolic link; podcycle writes its cache only to a directory of its own",
+        path.display()
+    )]
+    Link { path: PathBuf },
+    #[error("{} leaves the repository", dir.display())]
+    LeavesRepository { dir: PathBuf },
+    #[error("{} is not a directory", path.display())]
+    NotDirectory { path: PathBuf },
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
 /// A render cache: its directory and the key that signs its entries.
 #[derive(Clone)]
 pub struct Cache {
@@ -166,18 +201,20 @@ impl Cache {
     /// Opens (creating it when needed) the cache at `dir`. `root` is the repository's root when
     /// the directory is inside it: no directory between them may be a link. Errors say why the
     /// cache is not used.
-    pub fn open(dir: &Path, root: Option<&Path>) -> Result<Cache, String> {
+    pub fn open(dir: &Path, root: Option<&Path>) -> Result<Cache, CacheError> {
         let secret = secret()?;
-        let dir = std::path::absolute(dir).map_err(|e| e.to_string())?;
+        let dir = std::path::absolute(dir)?;
         if let Some(root) = root {
             check_no_links(&dir, root)?;
         }
         let existed = dir.exists();
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let metadata = std::fs::symlink_metadata(&dir).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(&dir).map_err(|source| CacheError::CreateDir {
+            dir: dir.clone(),
+            source,
+        })?;
+        let metadata = std::fs::symlink_metadata(&dir)?;
         if !metadata.is_dir() {
-            return Err(format!("{} is not a directory", dir.display()));
+            return Err(CacheError::NotDirectory { path: dir });
         }
         if let Some(root) = root {
             check_no_links(&dir, root)?;
@@ -304,7 +341,7 @@ fn read_entry(path: &Path) -> Option<Vec<u8>> {
 
 /// Refuses a cache directory under `root` reached through a link: each existing directory from
 /// `root` down to `dir` must be a directory, not a link to one.
-fn check_no_links(dir: &Path, root: &Path) -> Result<(), String> {
+fn check_no_links(dir: &Path, root: &Path) -> Result<(), CacheError> {
     let Ok(relative) = dir.strip_prefix(root) else {
         return Ok(());
     };
@@ -312,17 +349,18 @@ fn check_no_links(dir: &Path, root: &Path) -> Result<(), String> {
     for component in relative.components() {
         match component {
             Component::Normal(part) => path.push(part),
-            _ => return Err(format!("{} leaves the repository", dir.display())),
+            _ => {
+                return Err(CacheError::LeavesRepository {
+                    dir: dir.to_owned(),
+                });
+            }
         }
         match std::fs::symlink_metadata(&path) {
             Ok(metadata) if metadata.file_type().is_symlink() => {
-                return Err(format!(
-                    "{} is a symbolic link; podcycle writes its cache only to a directory of its own",
-                    path.display()
-                ));
+                return Err(CacheError::Link { path });
             }
             Ok(metadata) if !metadata.is_dir() => {
-                return Err(format!("{} is not a directory", path.display()));
+                return Err(CacheError::NotDirectory { path });
             }
             Ok(_) => {}
             Err(_) => break,
@@ -346,24 +384,27 @@ fn secret_path() -> Option<PathBuf> {
 }
 
 /// The secret key, created on first use.
-fn secret() -> Result<[u8; 32], String> {
-    let path = secret_path()
-        .ok_or("neither XDG_CACHE_HOME nor HOME is set, so there is no place for its key")?;
+fn secret() -> Result<[u8; 32], CacheError> {
+    let path = secret_path().ok_or(CacheError::NoPlaceForKey)?;
     if let Some(secret) = read_secret(&path) {
         return Ok(secret);
     }
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|source| CacheError::CreateDir {
+        dir: dir.to_owned(),
+        source,
+    })?;
     let mut secret = [0u8; 32];
-    getrandom::fill(&mut secret).map_err(|e| format!("no random source: {e}"))?;
-    let mut file = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
-    file.write_all(blake3::Hash::from_bytes(secret).to_hex().as_bytes())
-        .map_err(|e| e.to_string())?;
+    getrandom::fill(&mut secret).map_err(CacheError::NoRandomSource)?;
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|source| CacheError::WriteIn {
+        dir: dir.to_owned(),
+        source,
+    })?;
+    file.write_all(blake3::Hash::from_bytes(secret).to_hex().as_bytes())?;
     // Another podcycle may have created it meanwhile: keep the first.
     match file.persist_noclobber(&path) {
         Ok(_) => Ok(secret),
-        Err(_) => read_secret(&path).ok_or_else(|| format!("cannot read {}", path.display())),
+        Err(_) => read_secret(&path).ok_or(CacheError::ReadKey { path }),
     }
 }
 
@@ -484,7 +525,8 @@ mod tests {
         let elsewhere = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(elsewhere.path(), root.join(DEFAULT_DIR)).unwrap();
         let refused = check_no_links(&root.join(DEFAULT_DIR), &root).unwrap_err();
-        assert!(refused.contains("symbolic link"), "{refused}");
+        assert!(matches!(refused, CacheError::Link { .. }), "{refused}");
+        assert!(refused.to_string().contains("symbolic link"), "{refused}");
         std::fs::create_dir(root.join("real")).unwrap();
         assert!(check_no_links(&root.join("real/cache"), &root).is_ok());
     }

@@ -10,8 +10,18 @@ use crate::safe_fs::{self, FileKind};
 pub(crate) const KUSTOMIZATION_FILES: [&str; 3] =
     ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
+/// Why a file the renderers' source maps need was not read. Says it without the path, for
+/// messages of the form `path: reason`.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ReadTextError {
+    #[error(transparent)]
+    Read(#[from] safe_fs::ReadError),
+    #[error("not valid UTF-8")]
+    NotUtf8(#[source] std::string::FromUtf8Error),
+}
+
 /// Reads a UTF-8 text file the way podcycle reads every file a pull request controls.
-pub(crate) fn read_text(path: &Path) -> Result<String, String> {
+pub(crate) fn read_text(path: &Path) -> Result<String, ReadTextError> {
     let kind = if KUSTOMIZATION_FILES
         .iter()
         .any(|name| path.file_name().is_some_and(|n| n == *name))
@@ -20,8 +30,8 @@ pub(crate) fn read_text(path: &Path) -> Result<String, String> {
     } else {
         FileKind::Manifest
     };
-    let bytes = safe_fs::read_file(path, kind).map_err(|e| e.to_string())?;
-    String::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_owned())
+    let bytes = safe_fs::read_file(path, kind)?;
+    String::from_utf8(bytes).map_err(ReadTextError::NotUtf8)
 }
 
 /// Whether a path is a regular file (following a symlink only to a regular file).
@@ -36,11 +46,10 @@ mod tests {
     #[test]
     fn refuses_what_is_not_a_regular_file() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(
-            read_text(dir.path())
-                .unwrap_err()
-                .contains("not a regular file")
-        );
+        assert!(matches!(
+            read_text(dir.path()),
+            Err(ReadTextError::Read(safe_fs::ReadError::NotRegular { .. }))
+        ));
         let file = dir.path().join("a.yaml");
         std::fs::write(&file, "a: 1\n").unwrap();
         assert_eq!(read_text(&file).unwrap(), "a: 1\n");

@@ -4,10 +4,10 @@
 //!
 //! A chart or overlay from a pull request is a program that runs on the CI machine, so
 //! rendering is a trust boundary (docs/security.md): Helm renders a private copy of the chart
-//! with every link resolved by podcycle ([`helm::stage`], [`boundary`]); what Kustomize would
+//! with every link resolved by podcycle (`helm::stage`, `boundary`); what Kustomize would
 //! fetch, run or read outside the repository is refused before it runs ([`kustomize`]); both
 //! run sealed, without network where the system allows ([`sandbox`]), within limits of time,
-//! memory and output ([`process`]) and the run's [`budget`]. A renderer's refusal of the input
+//! memory and output ([`process`]) and the run's `budget`. A renderer's refusal of the input
 //! is a finding ([`failure`]); remote resources, Helm dependencies that are not vendored and the
 //! limits are reported as not rendered, never fetched or waited for.
 
@@ -41,15 +41,27 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 #[derive(Clone, Debug)]
 pub(crate) struct Tools {
     /// `helm`, or why it cannot be used.
-    pub helm: Result<PathBuf, String>,
+    pub helm: Result<PathBuf, ToolMissing>,
     /// `kustomize build` (or `kubectl kustomize`), or why neither can be used.
-    pub kustomize: Result<KustomizeTool, String>,
+    pub kustomize: Result<KustomizeTool, ToolMissing>,
     /// What each renderer may use.
     pub limits: Limits,
     /// What the whole run may spend.
     pub budget: Budget,
     /// Where renders are kept between runs; `None` with `--no-cache`.
     pub cache: Option<cache::Cache>,
+}
+
+/// Why a renderer cannot be used.
+#[derive(Clone, Debug, thiserror::Error)]
+pub(crate) enum ToolMissing {
+    /// The path given with `flag` is not an executable.
+    #[error("{} is not an executable ({flag})", path.display())]
+    NotExecutable { path: PathBuf, flag: &'static str },
+    #[error("helm not found — install it or pass --helm")]
+    NoHelm,
+    #[error("kustomize not found — install kustomize (or kubectl) or pass --kustomize")]
+    NoKustomize,
 }
 
 #[derive(Clone, Debug)]
@@ -73,11 +85,15 @@ impl KustomizeTool {
 impl Tools {
     /// Finds the tools: the paths given, else `helm` and `kustomize` (or `kubectl`) on `PATH`.
     pub(crate) fn find(helm: Option<&Path>, kustomize: Option<&Path>, timeout: Duration) -> Tools {
+        let not_executable = |path: &Path, flag| ToolMissing::NotExecutable {
+            path: path.to_owned(),
+            flag,
+        };
         let helm = match helm {
-            Some(path) => process::find_executable(path)
-                .ok_or_else(|| format!("{} is not an executable (--helm)", path.display())),
-            None => process::find_executable(Path::new("helm"))
-                .ok_or_else(|| "helm not found — install it or pass --helm".to_owned()),
+            Some(path) => {
+                process::find_executable(path).ok_or_else(|| not_executable(path, "--helm"))
+            }
+            None => process::find_executable(Path::new("helm")).ok_or(ToolMissing::NoHelm),
         };
         let kustomize = match kustomize {
             Some(path) => process::find_executable(path)
@@ -88,16 +104,13 @@ impl Tools {
                         KustomizeTool::Kustomize(path)
                     }
                 })
-                .ok_or_else(|| format!("{} is not an executable (--kustomize)", path.display())),
+                .ok_or_else(|| not_executable(path, "--kustomize")),
             None => process::find_executable(Path::new("kustomize"))
                 .map(KustomizeTool::Kustomize)
                 .or_else(|| {
                     process::find_executable(Path::new("kubectl")).map(KustomizeTool::Kubectl)
                 })
-                .ok_or_else(|| {
-                    "kustomize not found — install kustomize (or kubectl) or pass --kustomize"
-                        .to_owned()
-                }),
+                .ok_or(ToolMissing::NoKustomize),
         };
         Tools {
             helm,
@@ -228,7 +241,7 @@ pub(crate) fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered
     }
     match input {
         Input::Chart { dir, options } => {
-            let chart = helm::read_chart(dir).map_err(not_rendered)?;
+            let chart = helm::read_chart(dir).map_err(|e| not_rendered(e.to_string()))?;
             let missing = helm::missing_dependencies(&chart);
             if !missing.is_empty() {
                 return Err(not_rendered(format!(
@@ -236,24 +249,27 @@ pub(crate) fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered
                     list("dependency", "dependencies", &missing)
                 )));
             }
-            let helm_path = tools.helm.as_ref().map_err(|e| not_rendered(e.clone()))?;
-            let rendered = helm::render(helm_path, &chart, &input.display(), options, tools)
+            let helm_path = tools
+                .helm
+                .as_ref()
+                .map_err(|e| not_rendered(e.to_string()))?;
+            let output = helm::render(helm_path, &chart, &input.display(), options, tools)
                 .map_err(|verdict| NotRendered::from_verdict(input, verdict))?;
-            let file = SourceFile::new(format!("{} (rendered)", input.display()), rendered.text);
+            let file = SourceFile::new(format!("{} (rendered)", input.display()), output.text);
             let map = helm::HelmMap::new(&chart, input.display(), &options.values, &file);
             Ok(Output {
                 tool: RenderTool::Helm,
                 input: input.display(),
                 file,
                 map: SourceMap::Helm(Box::new(map)),
-                warnings: rendered.warnings,
+                warnings: output.warnings,
             })
         }
         Input::Overlay { dir, restrictor } => {
             let tool = tools
                 .kustomize
                 .as_ref()
-                .map_err(|e| not_rendered(e.clone()))?;
+                .map_err(|e| not_rendered(e.to_string()))?;
             let built = kustomize::render(tool, dir, *restrictor, input.display(), tools)
                 .map_err(|verdict| NotRendered::from_verdict(input, verdict))?;
             Ok(Output {

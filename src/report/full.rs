@@ -6,7 +6,7 @@ use annotate_snippets::renderer::DecorStyle;
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer};
 
 use super::FileReport;
-use crate::diagnostics::{Diagnostic, Placement, Rendered, Severity};
+use crate::diagnostics::{Diagnostic, Placement, RenderOrigin, Severity};
 use crate::escape::{Remap, escape_controls, escape_source};
 use crate::source::{SourceFile, Span};
 
@@ -64,7 +64,7 @@ pub(crate) fn notes(diagnostic: &Diagnostic) -> Vec<String> {
 
 /// What the reader of a finding in rendered output needs to know: where it was rendered, and
 /// when the line is not the one that wrote the field, that it is not.
-pub(crate) fn placement_note(diagnostic: &Diagnostic, rendered: &Rendered) -> Vec<String> {
+pub(crate) fn placement_note(diagnostic: &Diagnostic, rendered: &RenderOrigin) -> Vec<String> {
     let command = rendered.command;
     let mut notes = vec![format!(
         "found in the output of `{command} {}`",

@@ -1,6 +1,6 @@
 //! The rule catalog: metadata, documentation and checks, one file per rule.
 //!
-//! A rule is declared with [`declare_rule!`]: its doc comment is its documentation (rendered by
+//! A rule is declared with `declare_rule!`: its doc comment is its documentation (rendered by
 //! `podcycle rule NAME` and into `docs/rules/`), and its metadata says its name, category and
 //! check. Registration is one line in [`registry::ALL_RULES`].
 

@@ -15,9 +15,19 @@ use crate::safe_fs::{self, FileKind, Reader};
 use crate::settings::{FailOn, Settings};
 use crate::source::SourceFile;
 
+/// A file of the run that was not read: its name as reports show it, escaped for the terminal
+/// when displayed, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", escape_controls(name))]
+pub struct UnreadFile {
+    pub name: String,
+    #[source]
+    pub source: safe_fs::ReadError,
+}
+
 /// Reads a file through the run's `reader`, named for reports the way the user wrote it
-/// (without a leading `./`). Errors name the file, escaped for the terminal.
-pub fn read_path(reader: &Reader, path: &Path) -> Result<(String, Vec<u8>), String> {
+/// (without a leading `./`).
+pub fn read_path(reader: &Reader, path: &Path) -> Result<(String, Vec<u8>), UnreadFile> {
     let display = path.display().to_string();
     let display = display
         .strip_prefix("./")
@@ -25,8 +35,28 @@ pub fn read_path(reader: &Reader, path: &Path) -> Result<(String, Vec<u8>), Stri
         .unwrap_or(display);
     match reader.read(path, FileKind::Manifest) {
         Ok(bytes) => Ok((display, bytes)),
-        Err(error) => Err(format!("{}: {error}", escape_controls(&display))),
+        Err(source) => Err(UnreadFile {
+            name: display,
+            source,
+        }),
     }
+}
+
+/// Why a file that was linted is not edited (`--fix`, `--add-ignore`).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NotEdited {
+    #[error("{name}: edits are written in YAML and not made to JSON files")]
+    Json { name: String },
+    #[error("{name}: {source}")]
+    Unread {
+        name: String,
+        #[source]
+        source: safe_fs::ReadError,
+    },
+    #[error("{name}: the file changed while it was checked; not edited")]
+    Changed { name: String },
+    #[error("{name}: the file is not valid UTF-8; not edited")]
+    NotUtf8 { name: String },
 }
 
 /// Reads standard input, up to the size podcycle reads of a manifest.
@@ -185,25 +215,24 @@ impl CheckedFile {
     /// The text of the file about to be edited, read again: it must be what was linted (valid
     /// UTF-8, not changed since), and not JSON, since edits are written in YAML (a comment, a
     /// block mapping). Standard input is what was read.
-    pub(crate) fn text_on_disk(&self) -> Result<String, String> {
+    pub(crate) fn text_on_disk(&self) -> Result<String, NotEdited> {
         let report = &self.report;
-        let name = &report.file.path;
-        if !crate::fix::edits_file(name) {
-            return Err(format!(
-                "{name}: edits are written in YAML and not made to JSON files"
-            ));
+        let name = || report.file.path.clone();
+        if !crate::fix::edits_file(&report.file.path) {
+            return Err(NotEdited::Json { name: name() });
         }
         let Some(path) = &self.path else {
             return Ok(report.file.text.clone());
         };
-        let bytes = safe_fs::read_file(path, FileKind::Manifest)
-            .map_err(|error| format!("{name}: {error}"))?;
+        let bytes =
+            safe_fs::read_file(path, FileKind::Manifest).map_err(|source| NotEdited::Unread {
+                name: name(),
+                source,
+            })?;
         match String::from_utf8(bytes) {
             Ok(text) if text == report.file.text => Ok(text),
-            Ok(_) => Err(format!(
-                "{name}: the file changed while it was checked; not edited"
-            )),
-            Err(_) => Err(format!("{name}: the file is not valid UTF-8; not edited")),
+            Ok(_) => Err(NotEdited::Changed { name: name() }),
+            Err(_) => Err(NotEdited::NotUtf8 { name: name() }),
         }
     }
 }

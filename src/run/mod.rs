@@ -2,23 +2,23 @@
 //! `explain` on the command line, the language server, and the tests. Beneath them all, so
 //! that they plan, render and lint through one path and never disagree.
 //!
-//! - [`options`]: [`RunOptions`], what a run is asked to do on top of each file's
+//! - `options`: [`RunOptions`], what a run is asked to do on top of each file's
 //!   configuration, and the [`FilePlan`] one file is linted with;
-//! - [`configs`]: the configuration of each file, found and read once;
-//! - [`plan`]: what a run reads — files, standard input, charts and overlays — each with its
+//! - `configs`: the configuration of each file, found and read once;
+//! - `plan`: what a run reads — files, standard input, charts and overlays — each with its
 //!   plan, and what it leaves out;
-//! - [`files`]: reading a file and linting it with its plan;
-//! - [`rendering`]: rendering charts and overlays, linting the output, placing each finding in
+//! - `files`: reading a file and linting it with its plan;
+//! - `rendering`: rendering charts and overlays, linting the output, placing each finding in
 //!   the file that wrote it (`check`, `explain` and the editor alike);
-//! - [`editor`]: the language server's run, one open file at a time;
-//! - [`explaining`]: the pods of what is linted, explained as `explain` shows them (the
+//! - `editor`: the language server's run, one open file at a time;
+//! - `explaining`: the pods of what is linted, explained as `explain` shows them (the
 //!   command and the editor's "explain this pod" alike);
 //! - [`scopes`]: the objects applied together — the manifests of a directory — with which a
 //!   file's budgets and autoscalers are matched, gathered before its files are linted;
-//! - [`after_lint`]: what runs once every file is linted: findings merged per file, the passes
+//! - `after_lint`: what runs once every file is linted: findings merged per file, the passes
 //!   that read several files, the order of the reports.
 //!
-//! [`Checking`] drives a `check` run through these steps; the front ends print what it says.
+//! `Checking` drives a `check` run through these steps; the front ends print what it says.
 
 pub(crate) mod after_lint;
 pub(crate) mod configs;
@@ -38,8 +38,10 @@ use rayon::prelude::*;
 pub use configs::Configs;
 pub use editor::{EditorPlan, EditorRender, owners_findings, owners_of_saved};
 pub(crate) use explaining::Explaining;
+pub(crate) use files::NotEdited;
 pub use files::{
-    CheckedFile, lint_bytes, lint_bytes_as, lint_bytes_with, lint_with_plan, read_path, read_stdin,
+    CheckedFile, UnreadFile, lint_bytes, lint_bytes_as, lint_bytes_with, lint_with_plan, read_path,
+    read_stdin,
 };
 pub use options::{
     CacheChoice, ConfigChoice, FilePlan, HelmOverrides, Rendering, RunOptions, Walk,
@@ -111,11 +113,11 @@ impl Checking {
 
     /// Lints files on every core, keeping their order; returns why those that could not be
     /// read were not.
-    pub fn files(&mut self, mut files: Vec<(PathBuf, FilePlan)>) -> Vec<String> {
+    pub fn files(&mut self, mut files: Vec<(PathBuf, FilePlan)>) -> Vec<UnreadFile> {
         share_directory_scopes(&mut files);
         let reader = Reader::default();
         let order = largest_first(&files);
-        let linted: Vec<Result<FileReport, String>> = order
+        let linted: Vec<Result<FileReport, UnreadFile>> = order
             .par_iter()
             .map(|&index| {
                 let (path, plan) = &files[index];
@@ -126,7 +128,7 @@ impl Checking {
                 })
             })
             .collect();
-        let mut results: Vec<Option<Result<FileReport, String>>> =
+        let mut results: Vec<Option<Result<FileReport, UnreadFile>>> =
             files.iter().map(|_| None).collect();
         for (&index, result) in order.iter().zip(linted) {
             results[index] = Some(result);
@@ -140,7 +142,7 @@ impl Checking {
                         .insert(report.file.path.clone(), (Some(path), plan));
                     self.reports.push(report);
                 }
-                Err(message) => errors.push(message),
+                Err(unread) => errors.push(unread),
             }
         }
         errors

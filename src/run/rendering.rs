@@ -10,6 +10,7 @@ use super::plan::{RenderJob, overlay_marker};
 use crate::diagnostics::{Diagnostic, RenderTool};
 use crate::lint::{FileRole, Visit, lint_file_with};
 use crate::model::ObjectRef;
+use crate::render::cache::CacheError;
 use crate::render::{self, NotRendered, Output, SourceMap, Tools};
 use crate::report::{FileReport, Unrendered};
 use crate::source::SourceFile;
@@ -20,7 +21,7 @@ pub(crate) struct Renderer {
     /// `None` with `--no-render`.
     tools: Option<Tools>,
     /// Why the render cache asked for is not used.
-    cache_refused: Option<String>,
+    cache_refused: Option<Arc<CacheError>>,
 }
 
 impl Renderer {
@@ -29,7 +30,7 @@ impl Renderer {
         let mut cache_refused = None;
         let tools = (!rendering.disabled).then(|| {
             let cache = open_cache(&rendering.cache)
-                .map_err(|why| cache_refused = Some(why))
+                .map_err(|why| cache_refused = Some(Arc::new(why)))
                 .ok()
                 .flatten();
             Tools::find(
@@ -91,7 +92,7 @@ pub fn cache_dir(choice: &CacheChoice) -> Option<(std::path::PathBuf, std::path:
 }
 
 /// Opens the render cache asked for: `Ok(None)` when none is.
-fn open_cache(choice: &CacheChoice) -> Result<Option<render::cache::Cache>, String> {
+fn open_cache(choice: &CacheChoice) -> Result<Option<render::cache::Cache>, CacheError> {
     match cache_dir(choice) {
         Some((dir, root)) => render::cache::Cache::open(&dir, Some(&root)).map(Some),
         None => Ok(None),

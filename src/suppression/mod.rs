@@ -1,13 +1,13 @@
 //! Suppressions: comments and annotations that silence named rules where they apply, and the
 //! problems with the suppressions themselves, which `unused-suppression` reports.
 //!
-//! - [`comment`]: `# podcycle: ignore[rule-a, rule-b] reason` at the end of a line applies to
+//! - `comment`: `# podcycle: ignore[rule-a, rule-b] reason` at the end of a line applies to
 //!   the outermost mapping entry or list item that starts on that line, with everything under
-//!   it; alone on its line, to the one that starts on the next line with YAML on it ([`scope`]).
+//!   it; alone on its line, to the one that starts on the next line with YAML on it (`scope`).
 //!   `# podcycle: ignore-file[rule] reason` applies to the whole document it is in.
-//! - [`annotation`]: `podcycle.io/ignore: "rule-a,rule-b"`, with `podcycle.io/ignore-reason`,
+//! - `annotation`: `podcycle.io/ignore: "rule-a,rule-b"`, with `podcycle.io/ignore-reason`,
 //!   applies to the object that carries it; so does kube-linter's
-//!   `ignore-check.kube-linter.io/<check>` for the rules in [`KUBE_LINTER_EQUIVALENTS`].
+//!   `ignore-check.kube-linter.io/<check>` for the rules in `annotation::KUBE_LINTER_EQUIVALENTS`.
 //!
 //! A diagnostic is silenced when its primary span starts where a suppression of its rule
 //! applies. A reason that is only a placeholder (`TODO: reason`, what an editor's quick fix

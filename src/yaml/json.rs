@@ -42,8 +42,8 @@ pub fn check_convertible(document: &Document, id: NodeId) -> Result<(), Conversi
     Converter::new(document, NoBuilder).value(id, 0)
 }
 
-/// Types a scalar as [`to_json`] does: as [`resolve`], with floats as Go's JSON encoder writes
-/// them (see [`json_float`]).
+/// Types a scalar as [`to_json`] does: as `resolve`, with floats as Go's JSON encoder writes
+/// them (see `json_float`).
 pub fn json_scalar<'a>(scalar: &Scalar<'a>) -> Resolved<'a> {
     match resolve(scalar) {
         Resolved::Float(f) => json_float(f),

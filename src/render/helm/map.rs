@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::template::{Template, TemplateLine, action_body, values_path};
 use super::{Chart, Vendored, read_chart, vendored};
-use crate::diagnostics::{Diagnostic, Label, Placement, RenderTool, Rendered};
+use crate::diagnostics::{Diagnostic, Label, Placement, RenderOrigin, RenderTool};
 use crate::render::files::read_text;
 use crate::render::rendered::{KeyLine, Part, document_at, field_at, key_lines, keys_of};
 use crate::source::{SourceFile, Span};
@@ -256,7 +256,7 @@ impl HelmMap {
         if self.documents.is_none() {
             self.documents = Some(yaml::parse_stream(&rendered.text));
         }
-        let mut rendered_info = Rendered {
+        let mut rendered_info = RenderOrigin {
             tool: RenderTool::Helm,
             input: self.input.clone(),
             placement: Placement::Exact,

@@ -15,7 +15,7 @@ pub(crate) use map::HelmMap;
 use super::Tools;
 use super::cache;
 use super::failure::{self, Verdict};
-use super::files::{is_file, read_text};
+use super::files::{ReadTextError, is_file, read_text};
 use super::process::{Failure, Outcome, run};
 use crate::versions::KubeVersion;
 use crate::yaml;
@@ -63,12 +63,35 @@ pub(crate) fn chart_of_template(path: &Path) -> Option<PathBuf> {
         .map(Path::to_owned)
 }
 
-pub(crate) fn read_chart(dir: &Path) -> Result<Chart, String> {
+/// Why a chart's `Chart.yaml` (or `requirements.yaml`) was not read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ChartError {
+    #[error(transparent)]
+    Yaml(#[from] YamlFileError),
+    #[error("Chart.yaml has no `name`")]
+    NoName,
+}
+
+/// Why a YAML file was not read as a value.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum YamlFileError {
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: ReadTextError,
+    },
+    /// Not valid YAML, or YAML with no JSON value (a key that is not a string).
+    #[error("{}: {message}", path.display())]
+    Invalid { path: PathBuf, message: String },
+}
+
+pub(crate) fn read_chart(dir: &Path) -> Result<Chart, ChartError> {
     let metadata = read_yaml_value(&dir.join("Chart.yaml"))?;
     let name = metadata
         .get("name")
         .and_then(Value::as_str)
-        .ok_or("Chart.yaml has no `name`")?
+        .ok_or(ChartError::NoName)?
         .to_owned();
     let library = metadata.get("type").and_then(Value::as_str) == Some("library");
     let mut dependencies = dependencies_in(&metadata);
@@ -103,19 +126,26 @@ fn dependencies_in(value: &Value) -> Vec<Dependency> {
 }
 
 /// Reads a YAML file's first document as JSON.
-pub(crate) fn read_yaml_value(path: &Path) -> Result<Value, String> {
-    let text = read_text(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub(crate) fn read_yaml_value(path: &Path) -> Result<Value, YamlFileError> {
+    let invalid = |message: String| YamlFileError::Invalid {
+        path: path.to_owned(),
+        message,
+    };
+    let text = read_text(path).map_err(|source| YamlFileError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
     let documents = yaml::parse_stream(&text);
     let Some(document) = documents.first() else {
         return Ok(Value::Null);
     };
     if let Some(error) = document.errors.first() {
-        return Err(format!("{}: {}", path.display(), error.message));
+        return Err(invalid(error.message.clone()));
     }
     let Some(root) = document.root else {
         return Ok(Value::Null);
     };
-    yaml::to_json(document, root).map_err(|e| format!("{}: {}", path.display(), e.message))
+    yaml::to_json(document, root).map_err(|e| invalid(e.message))
 }
 
 /// A vendored chart under `charts/`: a directory, or an archive Helm reads as is.
@@ -168,7 +198,7 @@ pub(crate) fn missing_dependencies(chart: &Chart) -> Vec<String> {
 }
 
 /// What `helm template` printed for a chart.
-pub(crate) struct Rendered {
+pub(crate) struct HelmOutput {
     pub text: String,
     /// Its warnings on standard error, temporary paths replaced by the user's.
     pub warnings: Vec<String>,
@@ -182,8 +212,9 @@ pub(crate) fn render(
     shown: &str,
     options: &HelmOptions,
     tools: &Tools,
-) -> Result<Rendered, Verdict> {
-    let staged = stage::stage(&chart.dir, shown, &options.values).map_err(Verdict::NotRendered)?;
+) -> Result<HelmOutput, Verdict> {
+    let staged = stage::stage(&chart.dir, shown, &options.values)
+        .map_err(|error| Verdict::NotRendered(error.to_string()))?;
     let mut args: Vec<std::ffi::OsString> = vec![
         "template".into(),
         options
@@ -222,7 +253,7 @@ pub(crate) fn render(
         if let Some(stderr) = entry.refusal_in(&staged.base) {
             return Err(judge(&Failure::Exited { stderr }));
         }
-        return Ok(Rendered {
+        return Ok(HelmOutput {
             text: entry.text,
             warnings: entry.warnings,
         });
@@ -239,12 +270,12 @@ pub(crate) fn render(
                     refused: None,
                 };
                 cache.put(key, &entry);
-                return Ok(Rendered {
+                return Ok(HelmOutput {
                     text: entry.text,
                     warnings: entry.warnings,
                 });
             }
-            Ok(Rendered { text, warnings })
+            Ok(HelmOutput { text, warnings })
         }
         Outcome::Failed(failed) => {
             let verdict = judge(&failed);

@@ -8,10 +8,11 @@
 //! at all, so there is nothing left for Helm to follow. Files inside a `.git` directory are not
 //! copied: they are never part of a chart.
 
+use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::render::boundary::Boundary;
-use crate::safe_fs::{self, FileKind};
+use crate::render::boundary::{Boundary, Escape};
+use crate::safe_fs::{self, FileKind, ReadError, describe_io_error};
 
 /// The most podcycle copies of a chart directory (Helm's own limit for a chart archive,
 /// `MaxDecompressedChartSize`; it has none for a directory, whose `.helmignore` may leave out
@@ -46,14 +47,78 @@ impl Staged {
     }
 }
 
+/// Why a chart was not copied for Helm. Each names the chart's files as users know them
+/// (`shown`), never the copy.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum StageError {
+    /// A link that leaves the repository or reaches what renderers must not read.
+    #[error(transparent)]
+    Refused(#[from] Escape),
+    /// The chart directory itself resolves outside the repository.
+    #[error(
+        "the chart directory leads to {}, outside the repository ({})",
+        resolved.display(),
+        root.display()
+    )]
+    ChartOutside { resolved: PathBuf, root: PathBuf },
+    #[error(
+        "`{shown}` is a symbolic link to a directory that holds it; Helm would read it without end"
+    )]
+    LinkLoop { shown: String },
+    #[error("`{shown}` is nested more than {MAX_DEPTH} directories deep")]
+    TooDeep { shown: String },
+    #[error(
+        "the chart directory holds more than {} MiB, the most podcycle copies for Helm",
+        MAX_COPY_BYTES >> 20
+    )]
+    TooLarge,
+    /// A file of the chart, or a values file, that podcycle does not read.
+    #[error("`{shown}`: {source}")]
+    Unreadable {
+        shown: String,
+        #[source]
+        source: ReadError,
+    },
+    #[error("values file {shown}: {source}")]
+    ValuesFile {
+        shown: String,
+        #[source]
+        source: ReadError,
+    },
+    /// The chart directory cannot be found.
+    #[error("{shown}: {}", describe_io_error(source))]
+    NoChart {
+        shown: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("cannot read `{shown}`: {}", describe_io_error(source))]
+    ListDir {
+        shown: String,
+        #[source]
+        source: io::Error,
+    },
+    /// A file of the chart whose kind cannot be learnt.
+    #[error("`{shown}`: {}", describe_io_error(source))]
+    Metadata {
+        shown: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("cannot create a temporary directory: {0}")]
+    TempDir(#[source] io::Error),
+    #[error("cannot copy the chart: {0}")]
+    Copy(#[source] io::Error),
+}
+
 /// Copies `chart` (shown to users as `shown`) and the values files into a new temporary
 /// directory.
-pub(crate) fn stage(chart: &Path, shown: &str, values: &[PathBuf]) -> Result<Staged, String> {
+pub(crate) fn stage(chart: &Path, shown: &str, values: &[PathBuf]) -> Result<Staged, StageError> {
     let dir = tempfile::Builder::new()
         .prefix("podcycle-chart-")
         .tempdir()
-        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let base = std::path::absolute(dir.path()).map_err(|e| e.to_string())?;
+        .map_err(StageError::TempDir)?;
+    let base = std::path::absolute(dir.path()).map_err(StageError::TempDir)?;
     let name = chart
         .canonicalize()
         .ok()
@@ -68,15 +133,15 @@ pub(crate) fn stage(chart: &Path, shown: &str, values: &[PathBuf]) -> Result<Sta
         base: base.clone(),
         digest: blake3::Hasher::new(),
     };
-    let source = chart
-        .canonicalize()
-        .map_err(|e| format!("{shown}: {}", safe_fs::describe_io_error(&e)))?;
+    let source = chart.canonicalize().map_err(|source| StageError::NoChart {
+        shown: shown.to_owned(),
+        source,
+    })?;
     if !source.starts_with(boundary.root()) {
-        return Err(format!(
-            "the chart directory leads to {}, outside the repository ({})",
-            source.display(),
-            boundary.root().display()
-        ));
+        return Err(StageError::ChartOutside {
+            resolved: source,
+            root: boundary.root().to_owned(),
+        });
     }
     copier.copy_dir(&source, &copy, shown, 0)?;
     let mut names = vec![(copy.to_string_lossy().into_owned(), shown.to_owned())];
@@ -84,8 +149,12 @@ pub(crate) fn stage(chart: &Path, shown: &str, values: &[PathBuf]) -> Result<Sta
     for (index, path) in values.iter().enumerate() {
         let shown_values = crate::render::display(path);
         let within = Boundary::of(path.parent().unwrap_or(Path::new(".")));
-        let bytes = safe_fs::read_file_within(path, within.root(), FileKind::Manifest)
-            .map_err(|e| format!("values file {shown_values}: {e}"))?;
+        let bytes = safe_fs::read_file_within(path, within.root(), FileKind::Manifest).map_err(
+            |source| StageError::ValuesFile {
+                shown: shown_values.clone(),
+                source,
+            },
+        )?;
         let target = base.join("values").join(format!("{index}.yaml"));
         write(&target, &bytes)?;
         copier.record(b'v', &target, &bytes);
@@ -104,11 +173,11 @@ pub(crate) fn stage(chart: &Path, shown: &str, values: &[PathBuf]) -> Result<Sta
     })
 }
 
-fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
+fn write(path: &Path, bytes: &[u8]) -> Result<(), StageError> {
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("cannot copy the chart: {e}"))?;
+        std::fs::create_dir_all(parent).map_err(StageError::Copy)?;
     }
-    std::fs::write(path, bytes).map_err(|e| format!("cannot copy the chart: {e}"))
+    std::fs::write(path, bytes).map_err(StageError::Copy)
 }
 
 struct Copier<'a> {
@@ -142,16 +211,18 @@ impl Copier<'_> {
         target: &Path,
         shown: &str,
         depth: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), StageError> {
         if depth > MAX_DEPTH {
-            return Err(format!(
-                "`{shown}` is nested more than {MAX_DEPTH} directories deep"
-            ));
+            return Err(StageError::TooDeep {
+                shown: shown.to_owned(),
+            });
         }
-        std::fs::create_dir_all(target).map_err(|e| format!("cannot copy the chart: {e}"))?;
+        std::fs::create_dir_all(target).map_err(StageError::Copy)?;
         self.record(b'd', target, b"");
-        let entries = std::fs::read_dir(source)
-            .map_err(|e| format!("cannot read `{shown}`: {}", safe_fs::describe_io_error(&e)))?;
+        let entries = std::fs::read_dir(source).map_err(|source| StageError::ListDir {
+            shown: shown.to_owned(),
+            source,
+        })?;
         let mut names: Vec<std::ffi::OsString> = entries
             .filter_map(|entry| entry.ok().map(|e| e.file_name()))
             .collect();
@@ -175,32 +246,31 @@ impl Copier<'_> {
         target: &Path,
         shown: &str,
         depth: usize,
-    ) -> Result<(), String> {
-        let metadata = std::fs::symlink_metadata(path)
-            .map_err(|e| format!("`{shown}`: {}", safe_fs::describe_io_error(&e)))?;
+    ) -> Result<(), StageError> {
+        let no_metadata = |source| StageError::Metadata {
+            shown: shown.to_owned(),
+            source,
+        };
+        let metadata = std::fs::symlink_metadata(path).map_err(no_metadata)?;
         let (resolved, metadata) = if metadata.file_type().is_symlink() {
-            let resolved = self
-                .boundary
-                .resolve(path, shown)
-                .map_err(|escape| escape.to_string())?;
-            let metadata = std::fs::metadata(&resolved)
-                .map_err(|e| format!("`{shown}`: {}", safe_fs::describe_io_error(&e)))?;
+            let resolved = self.boundary.resolve(path, shown)?;
+            let metadata = std::fs::metadata(&resolved).map_err(no_metadata)?;
             (resolved, metadata)
         } else {
             (path.to_owned(), metadata)
         };
         if metadata.is_dir() {
             if self.within.iter().any(|dir| dir.starts_with(&resolved)) {
-                return Err(format!(
-                    "`{shown}` is a symbolic link to a directory that holds it; Helm would read it without end"
-                ));
+                return Err(StageError::LinkLoop {
+                    shown: shown.to_owned(),
+                });
             }
             return self.copy_dir(&resolved, target, shown, depth + 1);
         }
         let bytes =
             match safe_fs::read_file_within(&resolved, self.boundary.root(), FileKind::ChartFile) {
                 Ok(bytes) => bytes,
-                Err(safe_fs::ReadError::TooLarge { .. }) => {
+                Err(ReadError::TooLarge { .. }) => {
                     // Larger than Helm loads: a file of the same kind of size, left empty, so
                     // that Helm refuses it in its own words, or skips it when `.helmignore`
                     // says so, without podcycle reading it.
@@ -208,14 +278,16 @@ impl Copier<'_> {
                     self.record(b'p', target, &size.to_le_bytes());
                     return placeholder(target, size);
                 }
-                Err(error) => return Err(format!("`{shown}`: {error}")),
+                Err(source) => {
+                    return Err(StageError::Unreadable {
+                        shown: shown.to_owned(),
+                        source,
+                    });
+                }
             };
         self.bytes += bytes.len() as u64;
         if self.bytes > MAX_COPY_BYTES {
-            return Err(format!(
-                "the chart directory holds more than {} MiB, the most podcycle copies for Helm",
-                MAX_COPY_BYTES >> 20
-            ));
+            return Err(StageError::TooLarge);
         }
         self.record(b'f', target, &bytes);
         write(target, &bytes)
@@ -223,13 +295,13 @@ impl Copier<'_> {
 }
 
 /// An empty file of `size` bytes (sparse: it takes no room).
-fn placeholder(target: &Path, size: u64) -> Result<(), String> {
+fn placeholder(target: &Path, size: u64) -> Result<(), StageError> {
     write(target, b"")?;
     std::fs::OpenOptions::new()
         .write(true)
         .open(target)
         .and_then(|file| file.set_len(size))
-        .map_err(|e| format!("cannot copy the chart: {e}"))
+        .map_err(StageError::Copy)
 }
 
 #[cfg(all(test, unix))]
@@ -271,6 +343,8 @@ mod tests {
             let (_dir, root) = repository();
             symlink(target, root.join("web/templates/leak")).unwrap();
             let error = stage(&root.join("web"), "web", &[]).unwrap_err();
+            assert!(matches!(error, StageError::Refused(_)), "{target}: {error}");
+            let error = error.to_string();
             assert!(
                 error.starts_with(&format!(
                     "`web/templates/leak` is a symbolic link to `{target}`"
@@ -282,7 +356,11 @@ mod tests {
         let (_dir, root) = repository();
         symlink("..", root.join("web/templates/loop")).unwrap();
         let error = stage(&root.join("web"), "web", &[]).unwrap_err();
-        assert!(error.contains("a directory that holds it"), "{error}");
+        assert!(matches!(error, StageError::LinkLoop { .. }), "{error}");
+        assert!(
+            error.to_string().contains("a directory that holds it"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -293,7 +371,20 @@ mod tests {
         let staged = stage(&root.join("web"), "web", &[root.join("prod.yaml")]).unwrap();
         assert_eq!(std::fs::read(&staged.values[0]).unwrap(), b"a: 1\n");
         let error = stage(&root.join("web"), "web", &[root.join("gc.yaml")]).unwrap_err();
-        assert!(error.contains("inside a `.git` directory"), "{error}");
+        assert!(
+            matches!(
+                &error,
+                StageError::ValuesFile {
+                    source: ReadError::LinkIntoGit { .. },
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains("inside a `.git` directory"),
+            "{error}"
+        );
     }
 
     /// A file larger than Helm loads is not read: Helm gets one of that size and says so, or
@@ -317,6 +408,7 @@ mod tests {
             return;
         }
         let error = stage(&root.join("web"), "web", &[]).unwrap_err();
-        assert!(error.contains("a named pipe (FIFO)"), "{error}");
+        assert!(matches!(error, StageError::Unreadable { .. }), "{error}");
+        assert!(error.to_string().contains("a named pipe (FIFO)"), "{error}");
     }
 }

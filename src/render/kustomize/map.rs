@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::tree::{Patch, PatchList, PatchSource, Tree};
-use crate::diagnostics::{Diagnostic, Label, Placement, RenderTool, Rendered};
+use crate::diagnostics::{Diagnostic, Label, Placement, RenderOrigin, RenderTool};
 use crate::render::boundary::normalize;
 use crate::render::files::read_text;
 use crate::render::rendered::{Field, Part, document_at, field_at};
@@ -110,7 +110,7 @@ impl KustomizeMap {
         if self.documents.is_none() {
             self.documents = Some(yaml::parse_stream(&rendered.text));
         }
-        let mut info = Rendered {
+        let mut info = RenderOrigin {
             tool: RenderTool::Kustomize,
             input: self.input.clone(),
             placement: Placement::Exact,

@@ -26,8 +26,8 @@ use crate::safe_fs::{self, FileKind};
 pub(crate) use super::files::KUSTOMIZATION_FILES;
 
 /// Which files a kustomization may load, as Kustomize's `--load-restrictor` says. Either way
-/// podcycle's screen ([`screen::screen`]) keeps every load in the repository, out of `.git`,
-/// and through no link that leaves it.
+/// podcycle checks before Kustomize runs that every load stays in the repository, out of
+/// `.git`, and through no link that leaves it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
 pub enum LoadRestrictor {
     /// Kustomize's default: only files in or below the kustomization's directory.
@@ -90,8 +90,9 @@ pub(crate) fn render(
 ) -> Result<Built, Verdict> {
     let (limits, budget) = (&tools.limits, &tools.budget);
     let overlay = std::path::absolute(dir).map_err(|e| Verdict::NotRendered(e.to_string()))?;
-    let tree = tree::Tree::read(&overlay).map_err(Verdict::NotRendered)?;
-    screen::screen(&tree, &Boundary::of(&overlay)).map_err(Verdict::NotRendered)?;
+    let tree = tree::Tree::read(&overlay).map_err(|e| Verdict::NotRendered(e.to_string()))?;
+    screen::screen(&tree, &Boundary::of(&overlay))
+        .map_err(|e| Verdict::NotRendered(e.to_string()))?;
     let wrapper = tempfile::Builder::new()
         .prefix("podcycle-kustomize-")
         .tempdir()

@@ -8,34 +8,89 @@
 //! `127.0.0.1`. Its own load restrictor keeps files under each kustomization's directory, but
 //! not a base directory elsewhere, nor `.git` under the directory (or a link to it).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::tree::{Tree, normalize};
-use crate::render::boundary::Boundary;
+use crate::render::boundary::{Boundary, Escape};
+
+/// Why an overlay must not be built. Files are named as users know them (`file`, `shown`).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ScreenError {
+    #[error(
+        "refers to the remote resource `{address}` — podcycle never fetches; vendor it to lint the overlay"
+    )]
+    Remote { address: String },
+    #[error("uses {plugin} — podcycle runs Kustomize without plugins, exec functions or Helm")]
+    Plugin { plugin: String },
+    /// A field of `file` that loads from an address.
+    #[error(
+        "`{field}` in {file} is the address `{}` — podcycle never fetches; vendor the file to lint the overlay",
+        super::super::printable(address)
+    )]
+    Address {
+        field: String,
+        file: String,
+        address: String,
+    },
+    /// A field of `file` that names a path outside the repository at `root`.
+    #[error(
+        "`{field}` in {file} names {shown}, outside the repository ({}); podcycle does not let Kustomize read it",
+        root.display()
+    )]
+    Outside {
+        field: String,
+        file: String,
+        shown: String,
+        root: PathBuf,
+    },
+    /// The kustomization file itself is not local.
+    #[error(transparent)]
+    File(NotLocal),
+    /// A field of `file` that names a path that is not local.
+    #[error("`{field}` in {file}: {source}")]
+    Load {
+        field: String,
+        file: String,
+        #[source]
+        source: NotLocal,
+    },
+}
+
+/// Why a path in the repository must not be read by a renderer.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NotLocal {
+    #[error(
+        "names {shown}, inside a `.git` directory; podcycle does not let renderers read version control data"
+    )]
+    Git { shown: String },
+    /// A link on the way leaves the repository or reaches what renderers must not read.
+    #[error(transparent)]
+    Link(#[from] Escape),
+}
 
 /// Why the overlay must not be built, if it must not.
-pub(crate) fn screen(tree: &Tree, boundary: &Boundary) -> Result<(), String> {
+pub(crate) fn screen(tree: &Tree, boundary: &Boundary) -> Result<(), ScreenError> {
     if let Some(remote) = tree.remote.first() {
-        return Err(format!(
-            "refers to the remote resource `{remote}` — podcycle never fetches; vendor it to lint the overlay"
-        ));
+        return Err(ScreenError::Remote {
+            address: remote.clone(),
+        });
     }
     if let Some(plugin) = tree.plugins.first() {
-        return Err(format!(
-            "uses {plugin} — podcycle runs Kustomize without plugins, exec functions or Helm"
-        ));
+        return Err(ScreenError::Plugin {
+            plugin: plugin.clone(),
+        });
     }
     for kustomization in &tree.kustomizations {
         let file = super::super::shown_path(&kustomization.file);
-        check_local(boundary, &kustomization.file, &file)?;
+        check_local(boundary, &kustomization.file, &file).map_err(ScreenError::File)?;
         for load in &kustomization.loads {
             let value = load.value.trim();
             if value.contains("://") {
-                return Err(format!(
-                    "`{}` in {file} is the address `{}` — podcycle never fetches; vendor the file to lint the overlay",
-                    load.field,
-                    super::super::printable(value)
-                ));
+                return Err(ScreenError::Address {
+                    field: load.field.clone(),
+                    file,
+                    address: value.to_owned(),
+                });
             }
             if value.is_empty() || value.contains('\n') {
                 continue;
@@ -43,30 +98,32 @@ pub(crate) fn screen(tree: &Tree, boundary: &Boundary) -> Result<(), String> {
             let path = normalize(&kustomization.dir.join(value));
             let shown = super::super::shown_path(&path);
             if !path.starts_with(boundary.root()) && !lexically_under(&path, boundary.root()) {
-                return Err(format!(
-                    "`{}` in {file} names {shown}, outside the repository ({}); podcycle does not let Kustomize read it",
-                    load.field,
-                    boundary.root().display()
-                ));
+                return Err(ScreenError::Outside {
+                    field: load.field.clone(),
+                    file,
+                    shown,
+                    root: boundary.root().to_owned(),
+                });
             }
-            check_local(boundary, &path, &shown)
-                .map_err(|reason| format!("`{}` in {file}: {reason}", load.field))?;
+            check_local(boundary, &path, &shown).map_err(|source| ScreenError::Load {
+                field: load.field.clone(),
+                file: file.clone(),
+                source,
+            })?;
         }
     }
     Ok(())
 }
 
 /// A path in the repository: not in `.git`, and through no link that leaves it.
-fn check_local(boundary: &Boundary, path: &Path, shown: &str) -> Result<(), String> {
+fn check_local(boundary: &Boundary, path: &Path, shown: &str) -> Result<(), NotLocal> {
     if boundary.names_git(path) {
-        return Err(format!(
-            "names {shown}, inside a `.git` directory; podcycle does not let renderers read version control data"
-        ));
+        return Err(NotLocal::Git {
+            shown: shown.to_owned(),
+        });
     }
-    boundary
-        .resolve(path, shown)
-        .map(drop)
-        .map_err(|escape| escape.to_string())
+    boundary.resolve(path, shown)?;
+    Ok(())
 }
 
 /// Whether `path` is under `root` once both are absolute (the root is canonical, the path may
@@ -101,7 +158,7 @@ mod tests {
         (dir, root)
     }
 
-    fn screened(kustomization: &str) -> Result<(), String> {
+    fn screened(kustomization: &str) -> Result<(), ScreenError> {
         let (_dir, root) = repository(kustomization);
         let tree = Tree::read(&root.join("app")).unwrap();
         screen(&tree, &Boundary::at(&root))
@@ -156,6 +213,14 @@ mod tests {
         ] {
             let error = screened(&kustomization).unwrap_err();
             assert!(
+                matches!(
+                    &error,
+                    ScreenError::Address { field: f, .. } if *f == field
+                ) || matches!(error, ScreenError::Remote { .. }),
+                "{field}: {error}"
+            );
+            let error = error.to_string();
+            assert!(
                 error.contains(&format!("`{field}`")) || error.contains("remote resource"),
                 "{field}: {error}"
             );
@@ -171,7 +236,11 @@ mod tests {
             "transformers:\n- |\n  apiVersion: example.com/v1\n  kind: Fn\n  metadata:\n    name: x\n    annotations:\n      \"config.kubernetes.io\\x2Ffunction\": |\n        exec: {path: ./run.sh}\n",
         )
         .unwrap_err();
-        assert!(error.contains("KRM or exec function"), "{error}");
+        assert!(matches!(error, ScreenError::Plugin { .. }), "{error}");
+        assert!(
+            error.to_string().contains("KRM or exec function"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -185,6 +254,17 @@ mod tests {
             let tree = Tree::read(&root.join("app")).unwrap();
             let error = screen(&tree, &Boundary::at(&root)).unwrap_err();
             assert!(
+                matches!(
+                    error,
+                    ScreenError::Load {
+                        source: NotLocal::Link(_),
+                        ..
+                    }
+                ),
+                "{error}"
+            );
+            let error = error.to_string();
+            assert!(
                 error.contains("`app/leak` is a symbolic link")
                     || error.contains("leak` is a symbolic link"),
                 "{error}"
@@ -194,9 +274,26 @@ mod tests {
         // Named directly.
         let error =
             screened("configMapGenerator: [{name: x, files: [../.git/config]}]\n").unwrap_err();
-        assert!(error.contains("inside a `.git` directory"), "{error}");
+        assert!(
+            matches!(
+                error,
+                ScreenError::Load {
+                    source: NotLocal::Git { .. },
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains("inside a `.git` directory"),
+            "{error}"
+        );
         let error = screened("resources: [../../outside]\n").unwrap_err();
-        assert!(error.contains("outside the repository"), "{error}");
+        assert!(matches!(error, ScreenError::Outside { .. }), "{error}");
+        assert!(
+            error.to_string().contains("outside the repository"),
+            "{error}"
+        );
     }
 
     /// A base whose kustomization podcycle cannot read is not screened, so the overlay is not
@@ -209,6 +306,13 @@ mod tests {
         big.set_len(crate::safe_fs::FileKind::Kustomization.max_bytes() + 1)
             .unwrap();
         let error = Tree::read(&root.join("app")).unwrap_err();
-        assert!(error.contains("larger than"), "{error}");
+        assert!(
+            matches!(
+                error,
+                crate::render::kustomize::tree::KustomizationError::Read { .. }
+            ),
+            "{error}"
+        );
+        assert!(error.to_string().contains("larger than"), "{error}");
     }
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::kustomization_file;
 pub(crate) use crate::render::boundary::normalize;
-use crate::render::files::read_text;
+use crate::render::files::{ReadTextError, read_text};
 use crate::yaml;
 
 /// Where a patch is written.
@@ -90,20 +90,45 @@ impl Kustomization {
     }
 }
 
+/// Why a directory's kustomization was not read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum KustomizationError {
+    #[error("{}: no kustomization", dir.display())]
+    Missing { dir: PathBuf },
+    /// podcycle does not read the file (a link out of the tree, too large, not UTF-8).
+    #[error("{}: {source}", file.display())]
+    Read {
+        file: PathBuf,
+        #[source]
+        source: ReadTextError,
+    },
+    /// Not valid YAML, or YAML with no JSON value: Kustomize's to report.
+    #[error("{}: {message}", file.display())]
+    Invalid { file: PathBuf, message: String },
+}
+
 /// Reads the kustomization of `dir` and everything it names.
-pub(crate) fn read_kustomization(dir: &Path) -> Result<Kustomization, String> {
+pub(crate) fn read_kustomization(dir: &Path) -> Result<Kustomization, KustomizationError> {
     let dir = &normalize(dir);
-    let file =
-        kustomization_file(dir).ok_or_else(|| format!("{}: no kustomization", dir.display()))?;
-    let text = read_text(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let file = kustomization_file(dir).ok_or_else(|| KustomizationError::Missing {
+        dir: dir.to_owned(),
+    })?;
+    let text = read_text(&file).map_err(|source| KustomizationError::Read {
+        file: file.clone(),
+        source,
+    })?;
+    let invalid = |message: String| KustomizationError::Invalid {
+        file: file.clone(),
+        message,
+    };
     let documents = yaml::parse_stream(&text);
     let value = match documents.first() {
         Some(document) => {
             if let Some(error) = document.errors.first() {
-                return Err(format!("{}: {}", file.display(), error.message));
+                return Err(invalid(error.message.clone()));
             }
             match document.root {
-                Some(root) => yaml::to_json(document, root).map_err(|e| e.message)?,
+                Some(root) => yaml::to_json(document, root).map_err(|e| invalid(e.message))?,
                 None => Value::Null,
             }
         }
@@ -451,7 +476,10 @@ pub(crate) struct Tree {
 const MAX_KUSTOMIZATIONS: usize = 10_000;
 
 impl Tree {
-    pub(crate) fn read(overlay: &Path) -> Result<Tree, String> {
+    /// Reads the overlay's kustomization and every one it builds from. A kustomization that
+    /// podcycle does not read stops it (it would not be screened); a missing or invalid one is
+    /// left to Kustomize to report.
+    pub(crate) fn read(overlay: &Path) -> Result<Tree, KustomizationError> {
         let mut tree = Tree::default();
         // Each directory, and the kustomization whose plugins its output configures.
         let mut pending: Vec<(PathBuf, Option<usize>)> = vec![(overlay.to_owned(), None)];
@@ -463,14 +491,14 @@ impl Tree {
             }
             let kustomization = match read_kustomization(&dir) {
                 Ok(kustomization) => kustomization,
-                Err(error) => match kustomization_file(&dir) {
-                    // One podcycle cannot read (a link out of the tree, too large) is not
-                    // screened, so it is not built either.
-                    Some(file) if read_text(&file).is_err() => return Err(error),
-                    // A missing base, or a kustomization that is not valid YAML: Kustomize's to
-                    // report, as the file's error.
-                    _ => continue,
-                },
+                // One podcycle cannot read (a link out of the tree, too large) is not
+                // screened, so it is not built either.
+                Err(error @ KustomizationError::Read { .. }) => return Err(error),
+                // A missing base, or a kustomization that is not valid YAML: Kustomize's to
+                // report, as the file's error.
+                Err(KustomizationError::Missing { .. } | KustomizationError::Invalid { .. }) => {
+                    continue;
+                }
             };
             let index = tree.kustomizations.len();
             if let Some(parent) = configures {
