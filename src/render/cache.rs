@@ -38,6 +38,9 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::failure::Verdict;
+use super::process::{Failure, Outcome};
+
 /// The default cache directory's name, at the repository's root.
 pub const DEFAULT_DIR: &str = ".podcycle_cache";
 
@@ -118,7 +121,7 @@ pub struct Entry {
 impl Entry {
     /// A renderer's refusal: its standard error as it wrote it, in the temporary directory
     /// `wrapper`.
-    pub fn refusal(stderr: &str, wrapper: &Path) -> Entry {
+    fn refusal(stderr: &str, wrapper: &Path) -> Entry {
         Entry {
             text: String::new(),
             warnings: Vec::new(),
@@ -130,12 +133,59 @@ impl Entry {
     /// The standard error of a refusal kept in this entry, with the temporary directory of the
     /// run that kept it (`wrapper`) renamed to `now`'s, so that it is judged as if this run's
     /// renderer had written it.
-    pub fn refusal_in(&self, now: &Path) -> Option<String> {
+    fn refusal_in(&self, now: &Path) -> Option<String> {
         let stderr = self.refused.as_ref()?;
         Some(match &self.wrapper {
             Some(then) => stderr.replace(&*then.to_string_lossy(), &now.to_string_lossy()),
             None => stderr.clone(),
         })
+    }
+}
+
+/// Renders through the cache: the entry kept under the key of `kept` when there is a valid one,
+/// else what `render` gives in the temporary directory `workdir`, its warnings cleaned with
+/// `clean`, then kept. A failure is judged with `judge`; only a refusal that the renderer
+/// exited with is kept (what the input decides), as the renderer wrote it, and judged again on
+/// every later run as if that run's renderer had written it in that run's `workdir`. Without
+/// `kept`, this is `render` alone.
+pub fn through(
+    kept: Option<(&Cache, &Key)>,
+    workdir: &Path,
+    render: impl FnOnce() -> Outcome,
+    clean: &dyn Fn(&str) -> String,
+    judge: &dyn Fn(&Failure) -> Verdict,
+) -> Result<Entry, Verdict> {
+    if let Some((cache, key)) = kept
+        && let Some(entry) = cache.get(key)
+    {
+        if let Some(stderr) = entry.refusal_in(workdir) {
+            return Err(judge(&Failure::Exited { stderr }));
+        }
+        return Ok(entry);
+    }
+    match render() {
+        Outcome::Output { text, warnings } => {
+            let entry = Entry {
+                text,
+                warnings: warnings.iter().map(|w| clean(w)).collect(),
+                wrapper: Some(workdir.to_owned()),
+                refused: None,
+            };
+            if let Some((cache, key)) = kept {
+                cache.put(key, &entry);
+            }
+            Ok(entry)
+        }
+        Outcome::Failed(failed) => {
+            let verdict = judge(&failed);
+            // Only what the input decides is kept: a refusal, not what the environment did.
+            if let (Some((cache, key)), Failure::Exited { stderr }, Verdict::Refused(_)) =
+                (kept, &failed, &verdict)
+            {
+                cache.put(key, &Entry::refusal(stderr, workdir));
+            }
+            Err(verdict)
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use super::Tools;
 use super::cache;
 use super::failure::{self, Verdict};
 use super::files::{ReadTextError, is_file, read_text};
-use super::process::{Failure, Outcome, run};
+use super::process::{Failure, run};
 use crate::versions::KubeVersion;
 use crate::yaml;
 
@@ -247,47 +247,18 @@ pub(crate) fn render(
         key.finish()
     });
     let judge = |failed: &Failure| failure::helm(failed, &chart.dir, &|text| staged.clean(text));
-    if let (Some(cache), Some(key)) = (&tools.cache, &key)
-        && let Some(entry) = cache.get(key)
-    {
-        if let Some(stderr) = entry.refusal_in(&staged.base) {
-            return Err(judge(&Failure::Exited { stderr }));
-        }
-        return Ok(HelmOutput {
-            text: entry.text,
-            warnings: entry.warnings,
-        });
-    }
     let args: Vec<&OsStr> = args.iter().map(|a| a.as_os_str()).collect();
-    match run(helm, &args, &staged.chart, &tools.limits, &tools.budget) {
-        Outcome::Output { text, warnings } => {
-            let warnings: Vec<String> = warnings.iter().map(|w| staged.clean(w)).collect();
-            if let (Some(cache), Some(key)) = (&tools.cache, &key) {
-                let entry = cache::Entry {
-                    text,
-                    warnings,
-                    wrapper: None,
-                    refused: None,
-                };
-                cache.put(key, &entry);
-                return Ok(HelmOutput {
-                    text: entry.text,
-                    warnings: entry.warnings,
-                });
-            }
-            Ok(HelmOutput { text, warnings })
-        }
-        Outcome::Failed(failed) => {
-            let verdict = judge(&failed);
-            // Only what the input decides is kept: a refusal, not what the environment did.
-            if let (Some(cache), Some(key), Failure::Exited { stderr }, Verdict::Refused(_)) =
-                (&tools.cache, &key, &failed, &verdict)
-            {
-                cache.put(key, &cache::Entry::refusal(stderr, &staged.base));
-            }
-            Err(verdict)
-        }
-    }
+    let entry = cache::through(
+        tools.cache.as_ref().zip(key.as_ref()),
+        &staged.base,
+        || run(helm, &args, &staged.chart, &tools.limits, &tools.budget),
+        &|text| staged.clean(text),
+        &judge,
+    )?;
+    Ok(HelmOutput {
+        text: entry.text,
+        warnings: entry.warnings,
+    })
 }
 
 #[cfg(test)]

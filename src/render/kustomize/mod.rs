@@ -19,7 +19,7 @@ use super::boundary::Boundary;
 use super::cache;
 use super::failure::Verdict;
 use super::files::is_file;
-use super::process::{Failure, Outcome, run};
+use super::process::{Failure, run};
 use super::{KustomizeTool, Tools};
 use crate::safe_fs::{self, FileKind};
 
@@ -132,55 +132,20 @@ pub(crate) fn render(
         }
         verdict
     };
-    if let (Some(cache), Some(key)) = (&tools.cache, &key)
-        && let Some(entry) = cache.get(key)
-    {
-        if let Some(stderr) = entry.refusal_in(&wrapper_dir) {
-            return Err(judge(&Failure::Exited { stderr }));
-        }
-        let wrapper = entry.wrapper.unwrap_or(wrapper_dir);
-        let map = KustomizeMap::new(input, &wrapper, tree, tool.command());
-        return Ok(Built {
-            text: entry.text,
-            map,
-            warnings: entry.warnings,
-        });
-    }
-    match run(program, &arguments, &wrapper_dir, limits, budget) {
-        Outcome::Output { text, warnings } => {
-            let map = KustomizeMap::new(input, &wrapper_dir, tree, tool.command());
-            let warnings: Vec<String> = warnings.iter().map(|w| clean(w)).collect();
-            if let (Some(cache), Some(key)) = (&tools.cache, &key) {
-                let entry = cache::Entry {
-                    text,
-                    warnings,
-                    wrapper: Some(wrapper_dir),
-                    refused: None,
-                };
-                cache.put(key, &entry);
-                return Ok(Built {
-                    text: entry.text,
-                    map,
-                    warnings: entry.warnings,
-                });
-            }
-            Ok(Built {
-                text,
-                map,
-                warnings,
-            })
-        }
-        Outcome::Failed(failed) => {
-            let verdict = judge(&failed);
-            // Only what the input decides is kept: a refusal, not what the environment did.
-            if let (Some(cache), Some(key), Failure::Exited { stderr }, Verdict::Refused(_)) =
-                (&tools.cache, &key, &failed, &verdict)
-            {
-                cache.put(key, &cache::Entry::refusal(stderr, &wrapper_dir));
-            }
-            Err(verdict)
-        }
-    }
+    let entry = cache::through(
+        tools.cache.as_ref().zip(key.as_ref()),
+        &wrapper_dir,
+        || run(program, &arguments, &wrapper_dir, limits, budget),
+        &clean,
+        &judge,
+    )?;
+    // A kept build's metadata is relative to the wrapper of the run that kept it.
+    let wrapper = entry.wrapper.unwrap_or(wrapper_dir);
+    Ok(Built {
+        map: KustomizeMap::new(input, &wrapper, tree, tool.command()),
+        text: entry.text,
+        warnings: entry.warnings,
+    })
 }
 
 /// Adds to `key` everything Kustomize reads for the overlay: each kustomization (with the
