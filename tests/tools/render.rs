@@ -3,7 +3,7 @@
 //! `helm` and `kustomize` (or `kubectl`) on `PATH`; what happens without them is tested in
 //! `tests/it/render.rs`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use libtest_mimic::Trial;
@@ -843,25 +843,78 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// A renderer that notes each run in `log`, then runs the real one.
-fn logging(dir: &Path, name: &str, log: &Path) -> std::path::PathBuf {
-    let real = podcycle::render::process::find_executable(Path::new(name)).unwrap();
-    let wrapper = dir.join(name);
+/// Helm and Kustomize behind wrappers that note each run in one log, for counting what a
+/// `podcycle check` started.
+struct LoggedRenderers {
+    dir: tempfile::TempDir,
+    log: PathBuf,
+    helm: PathBuf,
+    kustomize: PathBuf,
+}
+
+impl LoggedRenderers {
+    fn new() -> LoggedRenderers {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("runs.log");
+        let real = |name: &str| {
+            let path = podcycle::render::process::find_executable(Path::new(name)).unwrap();
+            format!("exec '{}' \"$@\"", path.display())
+        };
+        let helm = logged_script(dir.path(), "helm", &log, &real("helm"));
+        let kustomize = logged_script(dir.path(), "kustomize", &log, &real("kustomize"));
+        LoggedRenderers {
+            dir,
+            log,
+            helm,
+            kustomize,
+        }
+    }
+
+    /// A program named `name` that notes its run in the log, then runs `body` (shell).
+    fn script(&self, name: &str, body: &str) -> PathBuf {
+        logged_script(self.dir.path(), name, &self.log, body)
+    }
+
+    /// How many times the program named `name` ran.
+    fn runs(&self, name: &str) -> usize {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|line| *line == name)
+            .count()
+    }
+
+    /// `podcycle check --format json` in `root` with these renderers, the render cache at its
+    /// default place, `extra` arguments, and `.`.
+    fn check(&self, root: &Path, extra: &[&str]) -> Output {
+        crate::common::podcycle()
+            .current_dir(root)
+            .env_remove("PODCYCLE_CACHE_DIR")
+            .args(["check", "--format", "json", "--helm"])
+            .arg(&self.helm)
+            .arg("--kustomize")
+            .arg(&self.kustomize)
+            .args(extra)
+            .arg(".")
+            .output()
+            .unwrap()
+    }
+}
+
+/// An executable `dir/name` that notes `name` in `log`, then runs `body` (shell).
+fn logged_script(dir: &Path, name: &str, log: &Path, body: &str) -> PathBuf {
+    let path = dir.join(name);
     std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\necho {name} >> '{}'\nexec '{}' \"$@\"\n",
-            log.display(),
-            real.display()
-        ),
+        &path,
+        format!("#!/bin/sh\necho {name} >> '{}'\n{body}\n", log.display()),
     )
     .unwrap();
     std::fs::set_permissions(
-        &wrapper,
+        &path,
         <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
     )
     .unwrap();
-    wrapper
+    path
 }
 
 /// A chart and an overlay rendered once are not rendered again while nothing they read
@@ -874,28 +927,9 @@ fn a_second_run_reuses_renders_and_reports_the_same() {
     std::fs::create_dir(root.join(".git")).unwrap();
     copy_tree(Path::new("testdata/render/web"), &root.join("web"));
     copy_tree(Path::new("testdata/render/shop"), &root.join("shop"));
-    let tools = tempfile::tempdir().unwrap();
-    let log = tools.path().join("runs.log");
-    let helm = logging(tools.path(), "helm", &log);
-    let kustomize = logging(tools.path(), "kustomize", &log);
-    let runs = || {
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        let count = |name: &str| text.lines().filter(|l| *l == name).count();
-        (count("helm"), count("kustomize"))
-    };
-    let check = |extra: &[&str]| {
-        crate::common::podcycle()
-            .current_dir(&root)
-            .env_remove("PODCYCLE_CACHE_DIR")
-            .args(["check", "--format", "json", "--helm"])
-            .arg(&helm)
-            .arg("--kustomize")
-            .arg(&kustomize)
-            .args(extra)
-            .arg(".")
-            .output()
-            .unwrap()
-    };
+    let renderers = LoggedRenderers::new();
+    let runs = || (renderers.runs("helm"), renderers.runs("kustomize"));
+    let check = |extra: &[&str]| renderers.check(&root, extra);
     let first = check(&[]);
     assert_eq!(code(&first), 1, "{}", stderr(&first));
     let (helm_runs, kustomize_runs) = runs();
@@ -932,7 +966,7 @@ fn a_second_run_reuses_renders_and_reports_the_same() {
 /// A chart or an overlay the renderer refuses (`{{ fail }}`, a kustomization listing a file
 /// that is not there) is a `render-error` decided by what it reads: a second run starts no
 /// renderer and reports the refusal exactly as the first did, temporary paths cleaned. What
-/// the environment stops (here the render time limit) is rendered again on the next run.
+/// the environment causes (here a network error) is rendered again on the next run.
 fn a_second_run_reuses_refusals_and_renders_what_the_environment_stopped() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
@@ -966,29 +1000,9 @@ fn a_second_run_reuses_refusals_and_renders_what_the_environment_stopped() {
         "apiVersion: v1\nmetadata:\n  name: settings\n",
     )
     .unwrap();
-    let tools = tempfile::tempdir().unwrap();
-    let log = tools.path().join("runs.log");
-    let helm = logging(tools.path(), "helm", &log);
-    let kustomize = logging(tools.path(), "kustomize", &log);
-    let runs = || {
-        std::fs::read_to_string(&log)
-            .unwrap_or_default()
-            .lines()
-            .count()
-    };
-    let check = |extra: &[&str]| {
-        crate::common::podcycle()
-            .current_dir(&root)
-            .env_remove("PODCYCLE_CACHE_DIR")
-            .args(["check", "--format", "json", "--helm"])
-            .arg(&helm)
-            .arg("--kustomize")
-            .arg(&kustomize)
-            .args(extra)
-            .arg(".")
-            .output()
-            .unwrap()
-    };
+    let renderers = LoggedRenderers::new();
+    let runs = || renderers.runs("helm") + renderers.runs("kustomize");
+    let check = |extra: &[&str]| renderers.check(&root, extra);
     let first = check(&[]);
     assert_eq!(code(&first), 1, "{}", stderr(&first));
     assert_eq!(runs(), 2, "one helm, one kustomize");
@@ -1013,20 +1027,10 @@ fn a_second_run_reuses_refusals_and_renders_what_the_environment_stopped() {
     assert_eq!(stdout(&second), stdout(&first));
     assert_eq!(stderr(&second), stderr(&first));
     // An error of the environment's (the network) is not kept: rendered again each run.
-    let offline = tools.path().join("offline-helm");
-    std::fs::write(
-        &offline,
-        format!(
-            "#!/bin/sh\necho offline >> '{}'\necho 'Error: Get \"https://charts.example.com/index.yaml\": dial tcp: lookup charts.example.com: no such host' >&2\nexit 1\n",
-            log.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(
-        &offline,
-        <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
-    )
-    .unwrap();
+    let offline = renderers.script(
+        "offline",
+        "echo 'Error: Get \"https://charts.example.com/index.yaml\": dial tcp: lookup charts.example.com: no such host' >&2\nexit 1",
+    );
     let with_offline_helm = || {
         crate::common::podcycle()
             .current_dir(&root)
@@ -1037,15 +1041,13 @@ fn a_second_run_reuses_refusals_and_renders_what_the_environment_stopped() {
             .output()
             .unwrap()
     };
-    let offline_runs = || {
-        std::fs::read_to_string(&log)
-            .unwrap_or_default()
-            .lines()
-            .filter(|l| *l == "offline")
-            .count()
-    };
     let once = with_offline_helm();
     assert!(stderr(&once).contains("not rendered"), "{}", stderr(&once));
     with_offline_helm();
-    assert_eq!(offline_runs(), 2, "rendered again: {}", stderr(&once));
+    assert_eq!(
+        renderers.runs("offline"),
+        2,
+        "rendered again: {}",
+        stderr(&once)
+    );
 }
