@@ -167,6 +167,25 @@ impl Selector {
 }
 
 impl Settings {
+    /// Everything in the settings that can change what a lint finds, as text: equal
+    /// fingerprints lint alike. The render cache keeps, under it, that a render's lint found
+    /// nothing.
+    pub fn fingerprint(&self) -> String {
+        // Destructured, so that a new field cannot be left out.
+        let Settings {
+            enabled,
+            kube_version,
+            severities,
+            sidecars,
+            pod_templates,
+            rollout_budget_seconds,
+        } = self;
+        let names: Vec<&str> = enabled.iter().map(|rule| rule.name).collect();
+        format!(
+            "rules {names:?}; kube {kube_version:?}; severities {severities:?}; sidecars {sidecars:?}; pod templates {pod_templates:?}; rollout budget {rollout_budget_seconds}"
+        )
+    }
+
     /// `select` replaces the default set when given; `extend_select` adds to it; `ignore`
     /// removes from the result.
     pub fn from_selectors(
@@ -289,6 +308,48 @@ mod tests {
 
     fn names(settings: &Settings) -> Vec<&'static str> {
         settings.rules().map(|r| r.name).collect()
+    }
+
+    #[test]
+    fn fingerprints_differ_with_every_setting() {
+        let rule = crate::rules::find_rule("duplicate-key").unwrap();
+        let pattern = |image: &str| {
+            crate::lifecycle::sidecars::SidecarPattern::new(None, &[], &[image.to_owned()]).unwrap()
+        };
+        let kind = |group: &str| crate::model::custom::PodTemplateKind {
+            group: group.into(),
+            kind: "Runner".into(),
+            paths: vec!["spec.template".into()],
+            like: crate::model::WorkloadKind::Deployment,
+            shape: crate::model::custom::Shape::PodTemplate,
+            restart_policy: None,
+            restart_policy_key: None,
+            extra_spec_fields: Vec::new(),
+            names_containers: false,
+        };
+        let variants = [
+            Settings::default(),
+            Settings::default().without(&[Selector::parse("duplicate-key").unwrap()]),
+            Settings::default().with_kube_version(KubeVersion::new(27)),
+            Settings::default().with_severity(rule, Severity::Info),
+            Settings::default().with_sidecars(Arc::new(Sidecars::new(vec![pattern("a/proxy")]))),
+            Settings::default().with_sidecars(Arc::new(Sidecars::new(vec![pattern("b/proxy")]))),
+            Settings::default()
+                .with_pod_templates(Arc::new(PodTemplateKinds::new(vec![kind("a.io")]))),
+            Settings::default()
+                .with_pod_templates(Arc::new(PodTemplateKinds::new(vec![kind("b.io")]))),
+            Settings {
+                rollout_budget_seconds: 60,
+                ..Settings::default()
+            },
+        ];
+        let prints: Vec<String> = variants.iter().map(Settings::fingerprint).collect();
+        for (i, a) in prints.iter().enumerate() {
+            for b in &prints[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        assert_eq!(Settings::default().fingerprint(), prints[0], "stable");
     }
 
     #[test]

@@ -288,11 +288,24 @@ impl Sidecars {
 }
 
 /// Configured container-name and image patterns (globs) that identify a sidecar.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SidecarPattern {
     description: String,
     names: GlobSet,
     images: GlobSet,
+    /// The patterns as written, which the compiled sets do not give back.
+    written: (Vec<String>, Vec<String>),
+}
+
+/// The pattern as configured: what tells two patterns apart (the settings' fingerprint).
+impl std::fmt::Debug for SidecarPattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SidecarPattern")
+            .field("description", &self.description)
+            .field("names", &self.written.0)
+            .field("images", &self.written.1)
+            .finish()
+    }
 }
 
 impl SidecarPattern {
@@ -311,6 +324,7 @@ impl SidecarPattern {
             }
             builder.build().map_err(|e| (String::new(), e))
         };
+        let (names_written, images_written) = (names, images);
         let names = compile(&mut names.iter().map(|n| (n.clone(), n.clone())))?;
         let images = compile(
             &mut images
@@ -321,6 +335,7 @@ impl SidecarPattern {
             description: description.unwrap_or("configured sidecar").to_owned(),
             names,
             images,
+            written: (names_written.to_vec(), images_written.to_vec()),
         })
     }
 }

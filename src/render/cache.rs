@@ -242,6 +242,11 @@ impl KeyBuilder {
         self
     }
 
+    /// Adds a finished key: what is kept about the render it names.
+    pub fn key(&mut self, key: &Key) -> &mut KeyBuilder {
+        self.field(key.0)
+    }
+
     pub fn finish(&self) -> Key {
         Key(*self.hasher.finalize().as_bytes())
     }
@@ -324,6 +329,24 @@ impl Cache {
         if bytes.len() as u64 <= MAX_ENTRY_BYTES {
             self.replace(&name(key), &bytes);
         }
+    }
+
+    /// Keeps that what `key` names holds: an entry with nothing in it.
+    pub fn mark(&self, key: &Key) {
+        self.put(
+            key,
+            &Entry {
+                text: String::new(),
+                warnings: Vec::new(),
+                wrapper: None,
+                refused: None,
+            },
+        );
+    }
+
+    /// Whether [`Cache::mark`] kept `key`, in a valid entry.
+    pub fn is_marked(&self, key: &Key) -> bool {
+        self.get(key).is_some()
     }
 
     /// The hash that proves an entry was written for `key` by a holder of the secret.

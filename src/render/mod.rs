@@ -210,6 +210,9 @@ pub(crate) struct Output {
     /// What the renderer warned about on standard error, one line each, its temporary paths
     /// replaced by the user's.
     pub warnings: Vec<String>,
+    /// The render cache's key of this render, when the cache is on: what is learnt of the
+    /// render (that its lint found nothing) can be kept under it.
+    pub key: Option<cache::Key>,
 }
 
 #[derive(Debug)]
@@ -263,6 +266,7 @@ pub(crate) fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered
                 file,
                 map: SourceMap::Helm(Box::new(map)),
                 warnings: output.warnings,
+                key: output.key,
             })
         }
         Input::Overlay { dir, restrictor } => {
@@ -270,17 +274,74 @@ pub(crate) fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered
                 .kustomize
                 .as_ref()
                 .map_err(|e| not_rendered(e.to_string()))?;
-            let built = kustomize::render(tool, dir, *restrictor, input.display(), tools)
-                .map_err(|verdict| NotRendered::from_verdict(input, verdict))?;
+            let built = kustomize::render(
+                tool,
+                dir,
+                *restrictor,
+                kustomize::BuildMetadata::On,
+                input.display(),
+                tools,
+            )
+            .map_err(|verdict| NotRendered::from_verdict(input, verdict))?;
             Ok(Output {
                 tool: RenderTool::Kustomize,
                 input: input.display(),
                 file: SourceFile::new(format!("{} (rendered)", input.display()), built.text),
                 map: SourceMap::Kustomize(Box::new(built.map)),
                 warnings: built.warnings,
+                key: built.key,
             })
         }
     }
+}
+
+/// Output rendered without what placing its findings needs: enough to learn whether it has
+/// findings, for less.
+pub(crate) struct Unplaced {
+    /// The rendered stream, named after its input.
+    pub file: SourceFile,
+    /// What the renderer warned about ([`Output::warnings`]).
+    pub warnings: Vec<String>,
+    /// The render cache's key of this render, when the cache is on.
+    pub key: Option<cache::Key>,
+}
+
+/// Renders an input as cheaply as its findings can be known, not placed: an overlay without
+/// Kustomize's build metadata; `None` for a chart, which costs nothing more to place (render
+/// it with [`render`]). Everything else is as [`render`] does: the screens, the limits, the
+/// cache, and a refusal judged alike.
+pub(crate) fn render_unplaced(
+    input: &Input,
+    tools: &Tools,
+) -> Option<Result<Unplaced, NotRendered>> {
+    let Input::Overlay { dir, restrictor } = input else {
+        return None;
+    };
+    let not_rendered =
+        |reason: String| NotRendered::from_verdict(input, Verdict::NotRendered(reason));
+    if tools.budget.is_spent() {
+        return Some(Err(not_rendered(tools.budget.spent_reason())));
+    }
+    let tool = match tools.kustomize.as_ref() {
+        Ok(tool) => tool,
+        Err(e) => return Some(Err(not_rendered(e.to_string()))),
+    };
+    Some(
+        kustomize::render(
+            tool,
+            dir,
+            *restrictor,
+            kustomize::BuildMetadata::Off,
+            input.display(),
+            tools,
+        )
+        .map(|built| Unplaced {
+            file: SourceFile::new(format!("{} (rendered)", input.display()), built.text),
+            warnings: built.warnings,
+            key: built.key,
+        })
+        .map_err(|verdict| NotRendered::from_verdict(input, verdict)),
+    )
 }
 
 fn list(one: &str, many: &str, names: &[String]) -> String {

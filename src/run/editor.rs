@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::configs::Configs;
 use super::options::{FilePlan, RunOptions};
 use super::plan::{RenderJob, chart_jobs, overlay_job, overlay_marker};
-use super::rendering::{Renderer, lint_rendered, unrendered};
+use super::rendering::{Renderer, unrendered};
 use crate::config::ConfigError;
 use crate::diagnostics::{Diagnostic, RenderTool};
 use crate::discovery::FoundChart;
@@ -121,7 +121,7 @@ impl EditorPlan {
                     return Some(EditorRender::Unavailable(sentence));
                 }
             };
-            for report in lint_rendered(output, job) {
+            for report in renderer.lint(output, job) {
                 if absolute(Path::new(&report.file.path)) != path {
                     continue;
                 }
@@ -161,7 +161,7 @@ pub fn owners_findings(
     let mut unavailable = Vec::new();
     for job in jobs {
         match renderer.render(job) {
-            Ok(output) => super::after_lint::merge(&mut reports, lint_rendered(output, job), false),
+            Ok(output) => super::after_lint::merge(&mut reports, renderer.lint(output, job), false),
             Err(not_rendered) => unavailable.push(unrendered(job, not_rendered).sentence()),
         }
     }

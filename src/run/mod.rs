@@ -47,7 +47,7 @@ pub use options::{
     CacheChoice, ConfigChoice, FilePlan, HelmOverrides, Rendering, RunOptions, Walk,
 };
 pub(crate) use plan::{RenderJob, RunPlan, StdinPlan};
-pub(crate) use rendering::{RenderedOutput, Renderer, lint_rendered};
+pub(crate) use rendering::{RenderedOutput, Renderer};
 pub use scopes::share_directory_scopes;
 
 use crate::diagnostics::RenderTool;
@@ -156,24 +156,24 @@ impl Checking {
         if !jobs.is_empty() {
             warnings.extend(renderer.warnings());
         }
-        let outcomes = renderer.render_all(jobs);
+        let outcomes = renderer.render_and_lint_all(jobs);
         let mut counted: Vec<(RenderTool, String)> = Vec::new();
         for (job, outcome) in jobs.iter().zip(outcomes) {
             self.fail_on_unrendered |= job.fail_on_unrendered;
             match outcome {
-                Ok(output) => {
-                    for warning in &output.warnings {
-                        warnings.push(format!("{} {}: {warning}", output.tool, output.input));
+                Ok(linted) => {
+                    for warning in &linted.warnings {
+                        warnings.push(format!("{} {}: {warning}", linted.tool, linted.input));
                     }
-                    let key = (output.tool, output.input.clone());
+                    let key = (linted.tool, linted.input);
                     if !counted.contains(&key) {
-                        match output.tool {
+                        match linted.tool {
                             RenderTool::Helm => self.notes.rendered_charts += 1,
                             RenderTool::Kustomize => self.notes.rendered_overlays += 1,
                         }
                         counted.push(key);
                     }
-                    let reports = lint_rendered(output, job);
+                    let reports = linted.reports;
                     self.rendered_for(job, reports.iter().map(|r| r.diagnostics.len()).sum());
                     after_lint::merge(&mut self.reports, reports, !job.plan.keep_text);
                 }

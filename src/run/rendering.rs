@@ -10,8 +10,8 @@ use super::plan::{RenderJob, overlay_marker};
 use crate::diagnostics::{Diagnostic, RenderTool};
 use crate::lint::{FileRole, Visit, lint_file_with};
 use crate::model::ObjectRef;
-use crate::render::cache::CacheError;
-use crate::render::{self, NotRendered, Output, SourceMap, Tools};
+use crate::render::cache::{Cache, CacheError, Key};
+use crate::render::{self, NotRendered, Output, SourceMap, Tools, Unplaced};
 use crate::report::{FileReport, Unrendered};
 use crate::source::SourceFile;
 
@@ -72,10 +72,128 @@ impl Renderer {
         sandbox.into_iter().chain(cache).collect()
     }
 
-    /// Renders every job, on every core; the outcomes in the order of the jobs.
-    pub(crate) fn render_all(&self, jobs: &[RenderJob]) -> Vec<Result<Output, NotRendered>> {
-        jobs.par_iter().map(|job| self.render(job)).collect()
+    /// Renders every job and lints its output, on every core; the outcomes in the order of
+    /// the jobs.
+    pub(crate) fn render_and_lint_all(
+        &self,
+        jobs: &[RenderJob],
+    ) -> Vec<Result<Linted, NotRendered>> {
+        jobs.par_iter()
+            .map(|job| self.render_and_lint(job))
+            .collect()
     }
+
+    /// Renders one job and lints its output. An overlay is first built as cheaply as its
+    /// findings can be known ([`render::render_unplaced`]: without Kustomize's build
+    /// metadata, which no rule reads); only when that output has findings is it built again to
+    /// place them.
+    fn render_and_lint(&self, job: &RenderJob) -> Result<Linted, NotRendered> {
+        if let Some(tools) = &self.tools
+            && let Some(unplaced) = render::render_unplaced(&job.input, tools)
+        {
+            let unplaced = unplaced?;
+            if !self.finds_something(&unplaced, job) {
+                return Ok(Linted {
+                    tool: job.input.tool(),
+                    input: job.input.display(),
+                    warnings: unplaced.warnings,
+                    reports: Vec::new(),
+                });
+            }
+        }
+        let output = self.render(job)?;
+        Ok(Linted {
+            tool: output.tool,
+            input: output.input.clone(),
+            warnings: output.warnings.clone(),
+            reports: self.lint(output, job),
+        })
+    }
+
+    /// Whether linting unplaced output with the job's settings finds anything, as kept in the
+    /// render cache when this build linted the same render with the same settings before.
+    fn finds_something(&self, unplaced: &Unplaced, job: &RenderJob) -> bool {
+        let marks = self.marks(unplaced.key, job);
+        if let Some((cache, marks)) = &marks {
+            if cache.is_marked(&marks.clean) {
+                return false;
+            }
+            if cache.is_marked(&marks.found) {
+                return true;
+            }
+        }
+        let found = !lint_file_with(
+            &unplaced.file,
+            &job.plan.settings,
+            FileRole::Manifest,
+            &mut |_| {},
+        )
+        .diagnostics
+        .is_empty();
+        if let Some((cache, marks)) = &marks {
+            cache.mark(if found { &marks.found } else { &marks.clean });
+        }
+        found
+    }
+
+    /// Lints rendered output ([`lint_rendered`]), unless the render cache holds that this
+    /// render, linted by this build of podcycle with the job's settings, found nothing: a lint
+    /// depends on nothing else, so it would find nothing again. A lint that finds nothing is
+    /// kept so.
+    pub(crate) fn lint(&self, output: Output, job: &RenderJob) -> Vec<FileReport> {
+        let Some((cache, marks)) = self.marks(output.key, job) else {
+            return lint_rendered(output, job).0;
+        };
+        if cache.is_marked(&marks.clean) {
+            return Vec::new();
+        }
+        let (reports, found) = lint_rendered(output, job);
+        if found == 0 {
+            cache.mark(&marks.clean);
+        }
+        reports
+    }
+
+    /// Where the render cache keeps what linting the render of `key` with the job's settings
+    /// found: a lint depends on the rendered text (which the render's key stands for), the
+    /// settings (`Settings::fingerprint`) and podcycle's build (the executable's path, size,
+    /// modification time). `None` without a cache, or when the executable is unknown.
+    fn marks(&self, key: Option<Key>, job: &RenderJob) -> Option<(&Cache, LintMarks)> {
+        let cache = self.tools.as_ref()?.cache.as_ref()?;
+        let render = key?;
+        let build = std::env::current_exe().ok()?;
+        let fingerprint = job.plan.settings.fingerprint();
+        let mark = |verdict: &str| {
+            cache
+                .key(verdict)
+                .key(&render)
+                .program(&build)
+                .field(&fingerprint)
+                .finish()
+        };
+        Some((
+            cache,
+            LintMarks {
+                clean: mark("lint found nothing"),
+                found: mark("lint found something"),
+            },
+        ))
+    }
+}
+
+/// The keys of what a render's lint found.
+struct LintMarks {
+    clean: Key,
+    found: Key,
+}
+
+/// A rendered chart or overlay and what linting it found.
+pub(crate) struct Linted {
+    pub tool: RenderTool,
+    pub input: String,
+    /// What the renderer warned about ([`Output::warnings`]).
+    pub warnings: Vec<String>,
+    pub reports: Vec<FileReport>,
 }
 
 /// The directory of the render cache asked for, and the repository's root: `None` when none is.
@@ -154,10 +272,12 @@ impl Placer<'_> {
 }
 
 /// Lints rendered output and moves each finding to the file that wrote it: one report per
-/// file, holding only the findings of the named templates when the job names some.
-pub(crate) fn lint_rendered(output: Output, job: &RenderJob) -> Vec<FileReport> {
+/// file, holding only the findings of the named templates when the job names some; with how
+/// many findings the lint made before that choice.
+fn lint_rendered(output: Output, job: &RenderJob) -> (Vec<FileReport>, usize) {
     let mut output = RenderedOutput::new(output);
     let found = output.lint_with(&job.plan, &mut |_, _| {});
+    let count = found.len();
     let named: Vec<String> = job
         .named_templates
         .iter()
@@ -179,7 +299,7 @@ pub(crate) fn lint_rendered(output: Output, job: &RenderJob) -> Vec<FileReport> 
             None => by_file.push((file, vec![diagnostic])),
         }
     }
-    by_file
+    let reports = by_file
         .into_iter()
         .map(|(file, diagnostics)| {
             let mut objects: Vec<ObjectRef> = Vec::new();
@@ -195,7 +315,8 @@ pub(crate) fn lint_rendered(output: Output, job: &RenderJob) -> Vec<FileReport> 
                 fail_at: job.plan.fail_at,
             }
         })
-        .collect()
+        .collect();
+    (reports, count)
 }
 
 /// The `render-error` finding for an input its renderer refused, when the rule is on for the

@@ -100,6 +100,11 @@ pub fn trials() -> Vec<Trial> {
             "render::a_second_run_reuses_refusals_and_renders_what_the_environment_stopped",
             a_second_run_reuses_refusals_and_renders_what_the_environment_stopped,
         ),
+        needs(
+            Tool::Renderers,
+            "render::an_overlay_is_built_with_metadata_only_to_place_findings",
+            an_overlay_is_built_with_metadata_only_to_place_findings,
+        ),
     ]
 }
 
@@ -1050,4 +1055,78 @@ fn a_second_run_reuses_refusals_and_renders_what_the_environment_stopped() {
         "rendered again: {}",
         stderr(&once)
     );
+}
+
+/// An overlay is built without Kustomize's build metadata first, and again with it only when
+/// its output has findings to place. What a build's lint found is kept beside it, for the
+/// settings it was linted with: other settings (here an older Kubernetes) lint the same build
+/// again and find what they find.
+fn an_overlay_is_built_with_metadata_only_to_place_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let write = |path: &str, text: &str| {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "base/deployment.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n        - name: web\n          image: nginx:1.27\n",
+    );
+    write("base/kustomization.yaml", "resources:\n- deployment.yaml\n");
+    write(
+        "overlay/kustomization.yaml",
+        "resources:\n- ../base\nnamePrefix: prod-\npatches:\n- path: sidecar.yaml\n",
+    );
+    // A native sidecar: nothing wrong with it on the newest Kubernetes, refused before 1.29.
+    write(
+        "overlay/sidecar.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      initContainers:\n        - name: proxy\n          image: envoyproxy/envoy:v1.31\n          restartPolicy: Always\n          ports:\n            - containerPort: 15021\n          startupProbe:\n            tcpSocket:\n              port: 15021\n",
+    );
+    let entries = || {
+        std::fs::read_dir(root.join(".podcycle_cache"))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                let name = e.file_name();
+                name != "CACHEDIR.TAG" && name != ".gitignore"
+            })
+            .count()
+    };
+    let renderers = LoggedRenderers::new();
+    let first = renderers.check(&root, &[]);
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    assert_eq!(json(&first), Vec::<Value>::new());
+    assert_eq!(
+        renderers.runs("kustomize"),
+        1,
+        "nothing found: not built again with build metadata"
+    );
+    assert_eq!(entries(), 2, "the build, and that its lint found nothing");
+    // An older Kubernetes: the same build, linted again, has a finding, so the overlay is
+    // built with build metadata to place it.
+    let older = renderers.check(&root, &["--kube-version", "1.27"]);
+    assert_eq!(code(&older), 1, "{}", stderr(&older));
+    let items = json(&older);
+    let refused = finding(&items, "unsupported-feature", "overlay/sidecar.yaml");
+    assert_eq!(refused["rendered"]["tool"], "kustomize");
+    assert_eq!(refused["line"], 11, "placed on `restartPolicy: Always`");
+    assert_eq!(renderers.runs("kustomize"), 2);
+    assert_eq!(
+        entries(),
+        4,
+        "the build with metadata, and that the first build's lint found something"
+    );
+    let older_again = renderers.check(&root, &["--kube-version", "1.27"]);
+    assert_eq!(renderers.runs("kustomize"), 2);
+    assert_eq!(stdout(&older_again), stdout(&older));
+    assert_eq!(stderr(&older_again), stderr(&older));
+    let again = renderers.check(&root, &[]);
+    assert_eq!(renderers.runs("kustomize"), 2);
+    assert_eq!(stdout(&again), stdout(&first));
+    assert_eq!(stderr(&again), stderr(&first));
+    let uncached = renderers.check(&root, &["--no-cache", "--kube-version", "1.27"]);
+    assert_eq!(renderers.runs("kustomize"), 4, "both builds again");
+    assert_eq!(stdout(&uncached), stdout(&older));
 }

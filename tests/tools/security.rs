@@ -640,7 +640,8 @@ fn the_render_budget_bounds_a_run_of_slow_charts() {
 
 /// 60, 120 and 240 chained overlays took 5.3, 23.1 and 109.7 s: each was built on its own.
 /// Now only the last is built, and the others are linted through it: one build of 240
-/// kustomizations (Kustomize is run once; counted, not timed).
+/// kustomizations (counted, not timed), made twice since its output has a finding — to know
+/// it, then to place it with build metadata.
 fn a_chain_of_overlays_is_built_once_from_its_end() {
     let Some(kustomize) = podcycle::render::process::find_executable(Path::new("kustomize")) else {
         eprintln!("skipped: kustomize is not on PATH");
@@ -693,7 +694,7 @@ fn a_chain_of_overlays_is_built_once_from_its_end() {
     );
     assert_eq!(code(&output), 1, "{}", stderr(&output));
     let runs = fs::read_to_string(&log).unwrap();
-    assert_eq!(runs.lines().count(), 1, "kustomize ran: {runs}");
+    assert_eq!(runs.lines().count(), 2, "kustomize ran: {runs}");
     let findings: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
     assert!(
         findings.iter().any(|f| f["file"] == "chain/base/pod.yaml"),
@@ -1019,88 +1020,99 @@ impl CachedRepository {
 /// What a pull request writes in place of a cache entry.
 type Plant<'a> = Box<dyn Fn(&Path) + 'a>;
 
-/// Renders an input clean (its entry kept), then with a finding (its entry kept), then plants
-/// in the second entry's place what a pull request can write — the clean entry's bytes, its
-/// render forged under the entry's header, a link to the clean entry, a FIFO, a gigabyte — and
-/// checks that each run still reports the finding, in time.
+/// Renders an input clean (its entries kept: the render, and that its lint found nothing),
+/// then with a finding (its entries kept), then plants in the place of each entry of the second
+/// run what a pull request can write — a clean entry's bytes, the clean render forged under the
+/// entry's header, a link to the clean render, a FIFO, a gigabyte — and checks that each run
+/// still reports the finding, in time.
 fn poison_the_cache(repository: &CachedRepository, make_clean: &dyn Fn(), make_red: &dyn Fn()) {
     make_clean();
     let clean = repository.check(&[]);
     assert_eq!(code(&clean), 0, "{}", all(&clean));
     let clean_entries = repository.entries();
-    assert_eq!(clean_entries.len(), 1, "{clean_entries:?}");
-    let clean_entry = clean_entries[0].clone();
-    let clean_bytes = fs::read(&clean_entry).unwrap();
+    assert_eq!(
+        clean_entries.len(),
+        2,
+        "the render and its lint's verdict: {clean_entries:?}"
+    );
+    let clean_bytes: Vec<Vec<u8>> = clean_entries.iter().map(|e| fs::read(e).unwrap()).collect();
+    // The render is the larger; the other says that its lint found nothing.
+    let render = usize::from(clean_bytes[1].len() > clean_bytes[0].len());
+    let (clean_render, clean_render_bytes) = (&clean_entries[render], &clean_bytes[render]);
     make_red();
     let red = repository.check(&[]);
     assert_eq!(code(&red), 1, "{}", all(&red));
-    let red_entry = repository
+    let red_entries: Vec<PathBuf> = repository
         .entries()
         .into_iter()
-        .find(|e| *e != clean_entry)
-        .expect("the red render is kept");
-    let red_bytes = fs::read(&red_entry).unwrap();
-    let forged = {
-        // The red entry's header and hash over the clean entry's render.
-        let header_end = red_bytes
+        .filter(|e| !clean_entries.contains(e))
+        .collect();
+    assert!(!red_entries.is_empty(), "the red render is kept");
+    let after_header = |bytes: &[u8]| {
+        bytes
             .iter()
             .enumerate()
             .filter(|(_, b)| **b == b'\n')
             .nth(1)
             .unwrap()
-            .0;
-        let payload_start = clean_bytes
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| **b == b'\n')
-            .nth(1)
-            .unwrap()
-            .0;
-        let mut forged = red_bytes[..header_end].to_vec();
-        forged.extend_from_slice(&clean_bytes[payload_start..]);
-        forged
+            .0
     };
-    let attacks: Vec<(&str, Plant)> = vec![
-        (
-            "the clean entry's bytes",
-            Box::new(|path: &Path| fs::write(path, &clean_bytes).unwrap()),
-        ),
-        (
-            "the clean render under the red entry's header",
-            Box::new(|path: &Path| fs::write(path, &forged).unwrap()),
-        ),
-        (
-            "a link to the clean entry",
-            Box::new(|path: &Path| symlink(&clean_entry, path).unwrap()),
-        ),
-        (
-            "a FIFO",
-            Box::new(|path: &Path| {
-                let status = Command::new("mkfifo").arg(path).status().unwrap();
-                assert!(status.success());
-            }),
-        ),
-        (
-            "a gigabyte",
-            Box::new(|path: &Path| {
-                fs::File::create(path).unwrap().set_len(1 << 30).unwrap();
-            }),
-        ),
-    ];
     let expected: Vec<Value> = serde_json::from_slice(&red.stdout).unwrap();
-    for (attack, plant) in attacks {
-        let _ = fs::remove_file(&red_entry);
-        plant(&red_entry);
-        let output = repository.check(&[]);
-        assert_eq!(code(&output), 1, "{attack}: {}", all(&output));
-        let found: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
-        assert_eq!(found, expected, "{attack}");
-        // The run rendered again and put its own entry back, a regular file.
-        assert!(
-            fs::symlink_metadata(&red_entry).unwrap().is_file(),
-            "{attack}"
-        );
-        assert_eq!(fs::read(&clean_entry).unwrap(), clean_bytes, "{attack}");
+    for red_entry in &red_entries {
+        let red_bytes = fs::read(red_entry).unwrap();
+        // The red entry's header and hash over the clean render.
+        let mut forged = red_bytes[..after_header(&red_bytes)].to_vec();
+        forged.extend_from_slice(&clean_render_bytes[after_header(clean_render_bytes)..]);
+        let mut attacks: Vec<(&str, Plant)> = vec![
+            (
+                "the clean render's bytes",
+                Box::new(|path: &Path| fs::write(path, clean_render_bytes).unwrap()),
+            ),
+            (
+                "the clean lint's verdict",
+                Box::new(|path: &Path| fs::write(path, &clean_bytes[1 - render]).unwrap()),
+            ),
+            (
+                "the clean render under the red entry's header",
+                Box::new(|path: &Path| fs::write(path, &forged).unwrap()),
+            ),
+            (
+                "a link to the clean render",
+                Box::new(|path: &Path| symlink(clean_render, path).unwrap()),
+            ),
+            (
+                "a FIFO",
+                Box::new(|path: &Path| {
+                    let status = Command::new("mkfifo").arg(path).status().unwrap();
+                    assert!(status.success());
+                }),
+            ),
+        ];
+        if red_bytes.len() > 1000 {
+            // Once, in the place of a render.
+            attacks.push((
+                "a gigabyte",
+                Box::new(|path: &Path| {
+                    fs::File::create(path).unwrap().set_len(1 << 30).unwrap();
+                }),
+            ));
+        }
+        for (attack, plant) in attacks {
+            let _ = fs::remove_file(red_entry);
+            plant(red_entry);
+            let output = repository.check(&[]);
+            assert_eq!(code(&output), 1, "{attack}: {}", all(&output));
+            let found: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+            assert_eq!(found, expected, "{attack}");
+            // The run put its own entry back, a regular file.
+            assert!(
+                fs::symlink_metadata(red_entry).unwrap().is_file(),
+                "{attack}"
+            );
+            for (entry, bytes) in clean_entries.iter().zip(&clean_bytes) {
+                assert_eq!(&fs::read(entry).unwrap(), bytes, "{attack}");
+            }
+        }
     }
 }
 
@@ -1207,7 +1219,11 @@ fn what_is_not_rendered_is_not_cached() {
     assert_eq!(repository.entries().len(), 1);
     let output = repository.check(&[]);
     assert_eq!(code(&output), 0, "{}", all(&output));
-    assert_eq!(repository.entries().len(), 2);
+    assert_eq!(
+        repository.entries().len(),
+        3,
+        "the refusal, the render, and that its lint found nothing"
+    );
     let tag = fs::read_to_string(repository.cache().join("CACHEDIR.TAG")).unwrap();
     assert!(tag.starts_with("Signature: 8a477f597d28d172789f06886806bc55"));
     assert_eq!(

@@ -71,20 +71,35 @@ pub(crate) fn is_overlay(dir: &Path) -> bool {
     read_kustomization(dir).is_ok_and(|k| !k.component && (k.transforms() || !k.bases.is_empty()))
 }
 
+/// Whether a build carries Kustomize's build metadata (`originAnnotations`,
+/// `transformerAnnotations`), which the source map reads to place findings. It costs Kustomize
+/// up to two thirds more CPU on overlays with many objects and transformations
+/// (docs/performance.md), and no rule reads those annotations: a build made only to learn
+/// whether the output has findings goes without.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BuildMetadata {
+    On,
+    Off,
+}
+
 /// A built overlay: its output, the source map, and what Kustomize warned about.
 pub(crate) struct Built {
     pub text: String,
     pub map: KustomizeMap,
     pub warnings: Vec<String>,
+    /// The render cache's key of this build, when the cache is on.
+    pub key: Option<cache::Key>,
 }
 
-/// Builds an overlay, with Kustomize's build metadata on, through a kustomization of our own
-/// in a temporary directory that refers to the overlay; the overlay's files are not touched.
+/// Builds an overlay, with Kustomize's build metadata as `metadata` says, through a
+/// kustomization of our own in a temporary directory that refers to the overlay; the overlay's
+/// files are not touched.
 /// Nothing is run when the screen ([`screen::screen`]) finds a reason not to.
 pub(crate) fn render(
     tool: &KustomizeTool,
     dir: &Path,
     restrictor: LoadRestrictor,
+    metadata: BuildMetadata,
     input: String,
     tools: &Tools,
 ) -> Result<Built, Verdict> {
@@ -101,8 +116,12 @@ pub(crate) fn render(
         std::path::absolute(wrapper.path()).map_err(|e| Verdict::NotRendered(e.to_string()))?;
     let relative = relative_path(&wrapper_dir, &overlay);
     let kustomization = format!(
-        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- {}\nbuildMetadata: [originAnnotations, transformerAnnotations]\n",
-        serde_json::to_string(&relative.to_string_lossy()).unwrap_or_default()
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- {}\n{}",
+        serde_json::to_string(&relative.to_string_lossy()).unwrap_or_default(),
+        match metadata {
+            BuildMetadata::On => "buildMetadata: [originAnnotations, transformerAnnotations]\n",
+            BuildMetadata::Off => "",
+        }
     );
     std::fs::write(wrapper_dir.join("kustomization.yaml"), &kustomization).map_err(|e| {
         Verdict::NotRendered(format!("cannot write a temporary kustomization: {e}"))
@@ -145,6 +164,7 @@ pub(crate) fn render(
         map: KustomizeMap::new(input, &wrapper, tree, tool.command()),
         text: entry.text,
         warnings: entry.warnings,
+        key,
     })
 }
 
