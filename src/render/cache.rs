@@ -5,7 +5,7 @@
 //! private copy and the values files, or each kustomization and every file it loads — with the
 //! renderer (its resolved path, size, modification time and inode, so that an upgrade changes
 //! it), the arguments it gets (release, namespace, values, Kubernetes version, the wrapper
-//! kustomization with its build metadata and load options) and podcycle's version. What a
+//! kustomization, with or without build metadata, and load options) and podcycle's version. What a
 //! renderer's run decides from what it reads is kept: its output, or its refusal (it exited
 //! with an error: a template's `fail`, a kustomization that lists a missing file), which is
 //! judged again from its standard error on every run exactly as the first time. A limit, the
