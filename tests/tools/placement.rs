@@ -1,7 +1,8 @@
 //! Carets and labels of findings in rendered charts and overlays, placed as in plain files: on
 //! the value where a plain file's finding marks the value, on the key where it marks the key,
 //! and for a chart's value that a values file supplied, a label at that value
-//! (`testdata/render/checkout`, an overlay; `testdata/render/billing`, a chart).
+//! (`testdata/render/checkout`, an overlay; `testdata/render/billing` and
+//! `testdata/render/gate`, charts).
 
 use libtest_mimic::Trial;
 use serde_json::Value;
@@ -22,6 +23,11 @@ pub fn trials() -> Vec<Trial> {
             Tool::Renderers,
             "placement::a_charts_value_is_labelled_where_its_values_file_set_it",
             a_charts_value_is_labelled_where_its_values_file_set_it,
+        ),
+        needs(
+            Tool::Renderers,
+            "placement::a_list_item_an_action_wrote_is_placed_at_the_action",
+            a_list_item_an_action_wrote_is_placed_at_the_action,
         ),
     ]
 }
@@ -280,4 +286,25 @@ fn a_charts_value_is_labelled_where_its_values_file_set_it() {
         )),
         "{prestop:#}"
     );
+}
+
+/// `- --port={{ .Values.port }}`: the label on the `args` item an action wrote part of sits on
+/// that action, no longer in a note saying it cannot be placed.
+fn a_list_item_an_action_wrote_is_placed_at_the_action() {
+    let output = check(&["--format", "json", "testdata/render/gate"]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let items = json(&output);
+    let template = "gate/templates/deployment.yaml";
+    let deadlock = assert_placed(
+        &items,
+        "poststart-deadlock",
+        template,
+        at(template, 16, 13, 22),
+        &[(
+            at(template, 23, 22, 40),
+            "`config-server` serves port 9000 here",
+        )],
+    );
+    // Placed, so no note says it could not be.
+    assert_eq!(deadlock["notes"], Value::Array(Vec::new()), "{deadlock:#}");
 }

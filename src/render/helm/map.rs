@@ -719,17 +719,50 @@ impl HelmMap {
             return None;
         }
         let parent = &loaded.template.lines[hit.line];
-        for candidate in loaded.template.lines.iter().skip(hit.line + 1) {
-            if candidate.key.is_some() && candidate.column <= parent.column {
-                break;
-            }
+        let block: Vec<&TemplateLine> = loaded
+            .template
+            .lines
+            .iter()
+            .skip(hit.line + 1)
+            .take_while(|candidate| candidate.key.is_none() || candidate.column > parent.column)
+            .collect();
+        for candidate in &block {
             let text = &loaded.file.text[candidate.range.clone()];
             if let Some(at) = text.find(wanted) {
                 let start = candidate.range.start + at;
                 return Some((hit.template, Span::new(start, start + wanted.len()), None));
             }
         }
-        None
+        // A list item an action wrote part of (`- --port={{ .Values.port }}`): the one item of
+        // the block whose literal text the rendered item has, in order; several that could
+        // have written it are not told apart.
+        let written: Vec<(&TemplateLine, Range<usize>)> = block
+            .iter()
+            .filter_map(|candidate| {
+                let item = list_item(candidate, &loaded.file.text)?;
+                writes_item(candidate, &loaded.file.text, item.clone(), wanted)
+                    .then_some((*candidate, item))
+            })
+            .collect();
+        let [(candidate, item)] = written.as_slice() else {
+            return None;
+        };
+        let actions: Vec<&Range<usize>> = candidate
+            .actions
+            .iter()
+            .filter(|a| emits(&loaded.file.text[(*a).clone()]))
+            .collect();
+        Some(match actions.as_slice() {
+            [action] => (
+                hit.template,
+                Span::new(action.start, action.end),
+                values_path(
+                    action_body(&loaded.file.text[(*action).clone()]),
+                    &candidate.dot,
+                ),
+            ),
+            _ => (hit.template, Span::new(item.start, item.end), None),
+        })
     }
 
     /// A key the template's lines do not name, inside a flow collection of a literal line
@@ -940,6 +973,56 @@ fn line_values(line: &TemplateLine, text: &str) -> Option<Vec<String>> {
     values_path(action_body(&text[action.clone()]), &line.dot)
 }
 
+/// The byte range of a template line's list item after `- `, when the line is one that holds
+/// an action writing output and no key.
+fn list_item(line: &TemplateLine, text: &str) -> Option<Range<usize>> {
+    if line.key.is_some() || !line.actions.iter().any(|a| emits(&text[a.clone()])) {
+        return None;
+    }
+    let content = &text[line.range.clone()];
+    let lead = content.len() - content.trim_start().len();
+    let after_dash = content[lead..].strip_prefix("- ")?;
+    let start = line.range.start + content.len() - after_dash.len();
+    Some(start..start + after_dash.trim_end().len())
+}
+
+/// Whether the list item `item` of a template line can have written `rendered`: its literal
+/// text, between the actions (which may write anything), in order, and nothing else.
+fn writes_item(line: &TemplateLine, text: &str, item: Range<usize>, rendered: &str) -> bool {
+    let mut literals: Vec<&str> = Vec::new();
+    let mut from = item.start;
+    for action in line.actions.iter().filter(|a| item.contains(&a.start)) {
+        literals.push(&text[from..action.start]);
+        from = action.end.min(item.end);
+    }
+    literals.push(&text[from..item.end]);
+    let rendered = rendered.trim_matches(['"', '\'']);
+    let literals: Vec<&str> = literals
+        .iter()
+        .map(|l| l.trim_matches(['"', '\'']))
+        .collect();
+    let (Some(first), Some(last)) = (literals.first(), literals.last()) else {
+        return false;
+    };
+    if literals.len() == 1 {
+        return *first == rendered;
+    }
+    let Some(mut rest) = rendered.strip_prefix(first) else {
+        return false;
+    };
+    let Some(without_last) = rest.strip_suffix(last) else {
+        return false;
+    };
+    rest = without_last;
+    for literal in &literals[1..literals.len() - 1] {
+        match rest.find(literal) {
+            Some(at) => rest = &rest[at + literal.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
 /// Whether an action writes output (rather than steering: `if`, `end`, `with`, …).
 fn emits(action: &str) -> bool {
     let body = action_body(action);
@@ -1045,5 +1128,36 @@ impl std::fmt::Debug for HelmMap {
         f.debug_struct("HelmMap")
             .field("input", &self.input)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_item_is_written_by_its_literal_text_and_actions() {
+        let text = "args:\n  - --verbose\n  - --port={{ .Values.port }}\n  - \"{{ .Values.a }}-{{ .Values.b }}x\"\n  {{- if .Values.debug }}\n  - {{ .Values.level | quote }}\n";
+        let template = Template::parse(text);
+        let line = |n: usize| &template.lines[n];
+        let writes = |n: usize, rendered: &str| {
+            list_item(line(n), text).is_some_and(|item| writes_item(line(n), text, item, rendered))
+        };
+        assert_eq!(list_item(line(1), text), None, "no action");
+        assert_eq!(
+            list_item(line(4), text),
+            None,
+            "an action that writes nothing"
+        );
+        let item = list_item(line(2), text).unwrap();
+        assert_eq!(&text[item], "--port={{ .Values.port }}");
+        assert!(writes(2, "--port=9000"));
+        assert!(!writes(2, "--verbose"));
+        assert!(!writes(2, "--port"), "the literal text is all there");
+        assert!(writes(3, "1-2x"));
+        assert!(writes(3, "\"1-2x\""));
+        assert!(!writes(3, "12x"), "the literal between the actions");
+        assert!(!writes(3, "1-2"), "the literal after them");
+        assert!(writes(5, "anything"), "one action writes any item");
     }
 }
