@@ -242,11 +242,6 @@ impl KeyBuilder {
         self
     }
 
-    /// Adds a finished key: what is kept about the render it names.
-    pub fn key(&mut self, key: &Key) -> &mut KeyBuilder {
-        self.field(key.0)
-    }
-
     pub fn finish(&self) -> Key {
         Key(*self.hasher.finalize().as_bytes())
     }
@@ -331,12 +326,12 @@ impl Cache {
         }
     }
 
-    /// Keeps that what `key` names holds: an entry with nothing in it.
-    pub fn mark(&self, key: &Key) {
+    /// Keeps a short text under `key`, what podcycle learnt of what the key names.
+    pub fn note(&self, key: &Key, text: &str) {
         self.put(
             key,
             &Entry {
-                text: String::new(),
+                text: text.to_owned(),
                 warnings: Vec::new(),
                 wrapper: None,
                 refused: None,
@@ -344,9 +339,9 @@ impl Cache {
         );
     }
 
-    /// Whether [`Cache::mark`] kept `key`, in a valid entry.
-    pub fn is_marked(&self, key: &Key) -> bool {
-        self.get(key).is_some()
+    /// The text [`Cache::note`] kept under `key`, in a valid entry.
+    pub fn noted(&self, key: &Key) -> Option<String> {
+        self.get(key).map(|entry| entry.text)
     }
 
     /// The hash that proves an entry was written for `key` by a holder of the secret.

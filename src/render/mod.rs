@@ -210,9 +210,6 @@ pub(crate) struct Output {
     /// What the renderer warned about on standard error, one line each, its temporary paths
     /// replaced by the user's.
     pub warnings: Vec<String>,
-    /// The render cache's key of this render, when the cache is on: what is learnt of the
-    /// render (that its lint found nothing) can be kept under it.
-    pub key: Option<cache::Key>,
 }
 
 #[derive(Debug)]
@@ -266,7 +263,6 @@ pub(crate) fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered
                 file,
                 map: SourceMap::Helm(Box::new(map)),
                 warnings: output.warnings,
-                key: output.key,
             })
         }
         Input::Overlay { dir, restrictor } => {
@@ -289,31 +285,17 @@ pub(crate) fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered
                 file: SourceFile::new(format!("{} (rendered)", input.display()), built.text),
                 map: SourceMap::Kustomize(Box::new(built.map)),
                 warnings: built.warnings,
-                key: built.key,
             })
         }
     }
 }
 
-/// Output rendered without what placing its findings needs: enough to learn whether it has
-/// findings, for less.
-pub(crate) struct Unplaced {
-    /// The rendered stream, named after its input.
-    pub file: SourceFile,
-    /// What the renderer warned about ([`Output::warnings`]).
-    pub warnings: Vec<String>,
-    /// The render cache's key of this render, when the cache is on.
-    pub key: Option<cache::Key>,
-}
-
-/// Renders an input as cheaply as its findings can be known, not placed: an overlay without
-/// Kustomize's build metadata; `None` for a chart, which costs nothing more to place (render
+/// Renders an input as users deploy it, without what placing its findings needs: an overlay
+/// without Kustomize's build metadata, cheaper to build, whose source map places findings only
+/// at the overlay's kustomization; `None` for a chart, which costs nothing more to place (render
 /// it with [`render`]). Everything else is as [`render`] does: the screens, the limits, the
 /// cache, and a refusal judged alike.
-pub(crate) fn render_unplaced(
-    input: &Input,
-    tools: &Tools,
-) -> Option<Result<Unplaced, NotRendered>> {
+pub(crate) fn render_unplaced(input: &Input, tools: &Tools) -> Option<Result<Output, NotRendered>> {
     let Input::Overlay { dir, restrictor } = input else {
         return None;
     };
@@ -335,10 +317,12 @@ pub(crate) fn render_unplaced(
             input.display(),
             tools,
         )
-        .map(|built| Unplaced {
+        .map(|built| Output {
+            tool: RenderTool::Kustomize,
+            input: input.display(),
             file: SourceFile::new(format!("{} (rendered)", input.display()), built.text),
+            map: SourceMap::Kustomize(Box::new(built.map)),
             warnings: built.warnings,
-            key: built.key,
         })
         .map_err(|verdict| NotRendered::from_verdict(input, verdict)),
     )

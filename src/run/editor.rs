@@ -114,14 +114,14 @@ impl EditorPlan {
         let renderer = Renderer::new(options);
         let mut found: Vec<Diagnostic> = Vec::new();
         for job in &self.renders {
-            let output = match renderer.render(job) {
-                Ok(output) => output,
+            let linted = match renderer.render_and_lint(job) {
+                Ok(linted) => linted,
                 Err(not_rendered) => {
                     let sentence = unrendered(job, not_rendered).sentence();
                     return Some(EditorRender::Unavailable(sentence));
                 }
             };
-            for report in renderer.lint(output, job) {
+            for report in linted.reports {
                 if absolute(Path::new(&report.file.path)) != path {
                     continue;
                 }
@@ -160,8 +160,8 @@ pub fn owners_findings(
     let mut reports = Vec::new();
     let mut unavailable = Vec::new();
     for job in jobs {
-        match renderer.render(job) {
-            Ok(output) => super::after_lint::merge(&mut reports, renderer.lint(output, job), false),
+        match renderer.render_and_lint(job) {
+            Ok(linted) => super::after_lint::merge(&mut reports, linted.reports, false),
             Err(not_rendered) => unavailable.push(unrendered(job, not_rendered).sentence()),
         }
     }

@@ -11,7 +11,7 @@ use crate::diagnostics::{Diagnostic, RenderTool};
 use crate::lint::{FileRole, Visit, lint_file_with};
 use crate::model::ObjectRef;
 use crate::render::cache::{Cache, CacheError, Key};
-use crate::render::{self, NotRendered, Output, SourceMap, Tools, Unplaced};
+use crate::render::{self, NotRendered, Output, SourceMap, Tools};
 use crate::report::{FileReport, Unrendered};
 use crate::source::SourceFile;
 
@@ -83,108 +83,130 @@ impl Renderer {
             .collect()
     }
 
-    /// Renders one job and lints its output. An overlay is first built as cheaply as its
-    /// findings can be known ([`render::render_unplaced`]: without Kustomize's build
-    /// metadata, which no rule reads); only when that output has findings is it built again to
-    /// place them.
-    fn render_and_lint(&self, job: &RenderJob) -> Result<Linted, NotRendered> {
-        if let Some(tools) = &self.tools
-            && let Some(unplaced) = render::render_unplaced(&job.input, tools)
+    /// Renders one job and lints its output. An overlay is built first as users deploy it,
+    /// without Kustomize's build metadata ([`render::render_unplaced`]), which is cheaper;
+    /// only when that output has findings is it built again with the metadata to place them
+    /// ([`Renderer::lint_overlay`]).
+    pub(crate) fn render_and_lint(&self, job: &RenderJob) -> Result<Linted, NotRendered> {
+        let (output, overlay) = match self
+            .tools
+            .as_ref()
+            .and_then(|tools| render::render_unplaced(&job.input, tools))
         {
-            let unplaced = unplaced?;
-            if !self.finds_something(&unplaced, job) {
-                return Ok(Linted {
-                    tool: job.input.tool(),
-                    input: job.input.display(),
-                    warnings: unplaced.warnings,
-                    reports: Vec::new(),
-                });
-            }
-        }
-        let output = self.render(job)?;
+            Some(unplaced) => (unplaced?, true),
+            None => (self.render(job)?, false),
+        };
+        let (tool, input, warnings) = (output.tool, output.input.clone(), output.warnings.clone());
+        let reports = if overlay {
+            self.lint_overlay(output, job)
+        } else {
+            self.lint(output, job)
+        };
         Ok(Linted {
-            tool: output.tool,
-            input: output.input.clone(),
-            warnings: output.warnings.clone(),
-            reports: self.lint(output, job),
+            tool,
+            input,
+            warnings,
+            reports,
         })
     }
 
-    /// Whether linting unplaced output with the job's settings finds anything, as kept in the
-    /// render cache when this build linted the same render with the same settings before.
-    fn finds_something(&self, unplaced: &Unplaced, job: &RenderJob) -> bool {
-        let marks = self.marks(unplaced.key, job);
-        if let Some((cache, marks)) = &marks {
-            if cache.is_marked(&marks.clean) {
-                return false;
+    /// The findings of an overlay built without build metadata, placed through its build with
+    /// metadata when that build finds the same; else placed at the overlay's kustomization,
+    /// with a note that says why. What the lint found is kept in the render cache
+    /// ([`Renderer::verdict_key`]), so a later run does not lint the same output again.
+    fn lint_overlay(&self, unplaced: Output, job: &RenderJob) -> Vec<FileReport> {
+        let verdict = self.verdict_key(&unplaced.file.text, job);
+        let kept = verdict.as_ref().and_then(|(cache, key)| cache.noted(key));
+        let found = kept.unwrap_or_else(|| {
+            let found = identities(
+                &lint_file_with(
+                    &unplaced.file,
+                    &job.plan.settings,
+                    FileRole::Manifest,
+                    &mut |_| {},
+                )
+                .diagnostics,
+            );
+            if let Some((cache, key)) = &verdict {
+                cache.note(key, &found);
             }
-            if cache.is_marked(&marks.found) {
-                return true;
-            }
-        }
-        let found = !lint_file_with(
-            &unplaced.file,
-            &job.plan.settings,
-            FileRole::Manifest,
-            &mut |_| {},
-        )
-        .diagnostics
-        .is_empty();
-        if let Some((cache, marks)) = &marks {
-            cache.mark(if found { &marks.found } else { &marks.clean });
-        }
-        found
-    }
-
-    /// Lints rendered output ([`lint_rendered`]), unless the render cache holds that this
-    /// render, linted by this build of podcycle with the job's settings, found nothing: a lint
-    /// depends on nothing else, so it would find nothing again. A lint that finds nothing is
-    /// kept so.
-    pub(crate) fn lint(&self, output: Output, job: &RenderJob) -> Vec<FileReport> {
-        let Some((cache, marks)) = self.marks(output.key, job) else {
-            return lint_rendered(output, job).0;
-        };
-        if cache.is_marked(&marks.clean) {
+            found
+        });
+        if found.is_empty() {
             return Vec::new();
         }
-        let (reports, found) = lint_rendered(output, job);
-        if found == 0 {
-            cache.mark(&marks.clean);
+        let why = match self.render(job) {
+            Ok(placed) => {
+                let (reports, placed_found) = lint_rendered(placed, job, None);
+                if placed_found == found {
+                    return reports;
+                }
+                "with Kustomize's build metadata on, which says which file wrote each field, the overlay builds otherwise (a selector of its sees the metadata's annotations), so podcycle cannot place this in the file that wrote it".to_owned()
+            }
+            Err(not_rendered) => format!(
+                "the overlay's build with Kustomize's build metadata, which says which file wrote each field, did not end ({}), so podcycle cannot place this in the file that wrote it",
+                not_rendered.reason
+            ),
+        };
+        lint_rendered(unplaced, job, Some(why)).0
+    }
+
+    /// Lints rendered output ([`lint_rendered`]), unless the render cache keeps that this
+    /// output, linted by this build of podcycle with the job's settings, found nothing.
+    pub(crate) fn lint(&self, output: Output, job: &RenderJob) -> Vec<FileReport> {
+        let verdict = self.verdict_key(&output.file.text, job);
+        if let Some((cache, key)) = &verdict
+            && cache.noted(key).is_some_and(|found| found.is_empty())
+        {
+            return Vec::new();
+        }
+        let (reports, found) = lint_rendered(output, job, None);
+        if let Some((cache, key)) = &verdict {
+            cache.note(key, &found);
         }
         reports
     }
 
-    /// Where the render cache keeps what linting the render of `key` with the job's settings
-    /// found: a lint depends on the rendered text (which the render's key stands for), the
-    /// settings (`Settings::fingerprint`) and podcycle's build (the executable's path, size,
-    /// modification time). `None` without a cache, or when the executable is unknown.
-    fn marks(&self, key: Option<Key>, job: &RenderJob) -> Option<(&Cache, LintMarks)> {
+    /// Where the render cache keeps what linting `text` with the job's settings found: a lint
+    /// depends on the text, the settings (`Settings::fingerprint`) and podcycle's build (the
+    /// executable's path, size, modification time, inode), and on nothing else. `None`
+    /// without a cache, or when the executable cannot be read (replaced while running).
+    fn verdict_key(&self, text: &str, job: &RenderJob) -> Option<(&Cache, Key)> {
         let cache = self.tools.as_ref()?.cache.as_ref()?;
-        let render = key?;
         let build = std::env::current_exe().ok()?;
-        let fingerprint = job.plan.settings.fingerprint();
-        let mark = |verdict: &str| {
-            cache
-                .key(verdict)
-                .key(&render)
-                .program(&build)
-                .field(&fingerprint)
-                .finish()
-        };
-        Some((
-            cache,
-            LintMarks {
-                clean: mark("lint found nothing"),
-                found: mark("lint found something"),
-            },
-        ))
+        std::fs::metadata(&build).ok()?;
+        let key = cache
+            .key("lint verdict")
+            .field(text)
+            .program(&build)
+            .field(job.plan.settings.fingerprint())
+            .finish();
+        Some((cache, key))
     }
 }
 
-/// The keys of what a render's lint found.
-struct LintMarks {
-    clean: Key,
-    found: Key,
+/// What a lint found, told apart from where: each finding's rule, severity, message, help,
+/// object, container and field, one line each, sorted. Empty when it found nothing.
+fn identities(found: &[Diagnostic]) -> String {
+    let mut lines: Vec<String> = found
+        .iter()
+        .map(|d| {
+            format!(
+                "{:?}",
+                (
+                    d.rule,
+                    d.severity,
+                    &d.message,
+                    &d.help,
+                    &d.object,
+                    &d.container,
+                    &d.field
+                )
+            )
+        })
+        .collect();
+    lines.sort();
+    lines.join("\n")
 }
 
 /// A rendered chart or overlay and what linting it found.
@@ -271,13 +293,17 @@ impl Placer<'_> {
     }
 }
 
-/// Lints rendered output and moves each finding to the file that wrote it: one report per
-/// file, holding only the findings of the named templates when the job names some; with how
-/// many findings the lint made before that choice.
-fn lint_rendered(output: Output, job: &RenderJob) -> (Vec<FileReport>, usize) {
+/// Lints rendered output and moves each finding to the file that wrote it, with `note` when
+/// given: one report per file, holding only the findings of the named templates when the job
+/// names some; with what the lint found before that choice ([`identities`]).
+fn lint_rendered(
+    output: Output,
+    job: &RenderJob,
+    note: Option<String>,
+) -> (Vec<FileReport>, String) {
     let mut output = RenderedOutput::new(output);
     let found = output.lint_with(&job.plan, &mut |_, _| {});
-    let count = found.len();
+    let identities = identities(&found);
     let named: Vec<String> = job
         .named_templates
         .iter()
@@ -287,6 +313,7 @@ fn lint_rendered(output: Output, job: &RenderJob) -> (Vec<FileReport>, usize) {
     let rendering = job.rendering_note();
     for mut diagnostic in found {
         diagnostic.notes.extend(rendering.iter().cloned());
+        diagnostic.notes.extend(note.iter().cloned());
         // A fix names places in the rendered output, not in the template, base or patch the
         // finding is reported in: --fix edits only files linted as they are.
         diagnostic.fixes.clear();
@@ -316,7 +343,7 @@ fn lint_rendered(output: Output, job: &RenderJob) -> (Vec<FileReport>, usize) {
             }
         })
         .collect();
-    (reports, count)
+    (reports, identities)
 }
 
 /// The `render-error` finding for an input its renderer refused, when the rule is on for the

@@ -105,6 +105,11 @@ pub fn trials() -> Vec<Trial> {
             "render::an_overlay_is_built_with_metadata_only_to_place_findings",
             an_overlay_is_built_with_metadata_only_to_place_findings,
         ),
+        needs(
+            Tool::Renderers,
+            "render::an_overlay_is_judged_as_deployed_when_build_metadata_changes_its_build",
+            an_overlay_is_judged_as_deployed_when_build_metadata_changes_its_build,
+        ),
     ]
 }
 
@@ -1129,4 +1134,71 @@ fn an_overlay_is_built_with_metadata_only_to_place_findings() {
     let uncached = renderers.check(&root, &["--no-cache", "--kube-version", "1.27"]);
     assert_eq!(renderers.runs("kustomize"), 4, "both builds again");
     assert_eq!(stdout(&uncached), stdout(&older));
+}
+
+/// Kustomize's own selectors see the build metadata's annotations: a patch that selects
+/// `!config.kubernetes.io/origin` applies to what users deploy, not to the build podcycle asks
+/// for to place findings. The overlay is judged as deployed: the finding is reported at the
+/// overlay with a note, never dropped because the build with metadata differs or fails.
+fn an_overlay_is_judged_as_deployed_when_build_metadata_changes_its_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir(root.join(".git")).unwrap();
+    let write = |path: &str, text: &str| {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "base/deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      terminationGracePeriodSeconds: 120\n      containers:\n      - name: web\n        image: nginx:1.25\n        lifecycle:\n          preStop:\n            sleep:\n              seconds: 60\n",
+    );
+    let patch = |selector: &str, op: &str| {
+        format!(
+            "resources:\n- deploy.yaml\npatches:\n- target:\n    kind: Deployment\n    annotationSelector: \"{selector}\"\n  patch: |-\n{op}"
+        )
+    };
+    // Applies only without build metadata: what is deployed has a 10s grace period.
+    let shorter = "    - op: replace\n      path: /spec/template/spec/terminationGracePeriodSeconds\n      value: 10\n";
+    write(
+        "base/kustomization.yaml",
+        &patch("!config.kubernetes.io/origin", shorter),
+    );
+    write(
+        "prod/kustomization.yaml",
+        "resources:\n- ../base\nnamePrefix: prod-\n",
+    );
+    let renderers = LoggedRenderers::new();
+    let judged = |why: &str| {
+        for run in ["first", "warm"] {
+            let output = renderers.check(&root, &[]);
+            assert_eq!(code(&output), 1, "{run}: {}", stderr(&output));
+            let items = json(&output);
+            let found = finding(
+                &items,
+                "prestop-exceeds-grace-period",
+                "prod/kustomization.yaml",
+            );
+            assert_eq!(found["file"], "prod/kustomization.yaml", "{run}: {found:#}");
+            assert_eq!(found["rendered"]["placement"], "file", "{run}: {found:#}");
+            assert!(
+                found["message"].as_str().unwrap().contains("(10s)"),
+                "{run}: {found:#}"
+            );
+            let notes = found["notes"].to_string();
+            assert!(notes.contains(why), "{run}: {notes}");
+        }
+    };
+    judged("the overlay builds otherwise");
+    // The build with metadata fails: a patch that selects only with it removes a field the
+    // base does not have. What is deployed still has its finding.
+    let failing = "    - op: remove\n      path: /spec/template/spec/nothingHere\n";
+    write(
+        "base/kustomization.yaml",
+        &format!(
+            "{}- target:\n    kind: Deployment\n    annotationSelector: \"config.kubernetes.io/origin\"\n  patch: |-\n{failing}",
+            patch("!config.kubernetes.io/origin", shorter)
+        ),
+    );
+    judged("did not end");
 }

@@ -202,8 +202,6 @@ pub(crate) struct HelmOutput {
     pub text: String,
     /// Its warnings on standard error, temporary paths replaced by the user's.
     pub warnings: Vec<String>,
-    /// The render cache's key of this render, when the cache is on.
-    pub key: Option<cache::Key>,
 }
 
 /// Runs `helm template` on a private copy of the chart ([`stage`]), with copies of the values
@@ -260,7 +258,6 @@ pub(crate) fn render(
     Ok(HelmOutput {
         text: entry.text,
         warnings: entry.warnings,
-        key,
     })
 }
 

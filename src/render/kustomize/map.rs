@@ -17,7 +17,7 @@ use crate::diagnostics::{Diagnostic, Label, Placement, RenderOrigin, RenderTool}
 use crate::render::boundary::normalize;
 use crate::render::files::read_text;
 use crate::render::rendered::{Field, Part, document_at, field_at};
-use crate::render::{display, shown_path};
+use crate::render::shown_path;
 use crate::source::{SourceFile, Span};
 use crate::yaml::{self, Document, NodeId};
 use podcycle_path::PathSegment;
@@ -117,7 +117,7 @@ impl KustomizeMap {
             command: self.command,
         };
         let overlay_file = Arc::new(SourceFile::new(
-            display(
+            shown_path(
                 &self
                     .tree
                     .kustomizations

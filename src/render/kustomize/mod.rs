@@ -74,8 +74,8 @@ pub(crate) fn is_overlay(dir: &Path) -> bool {
 /// Whether a build carries Kustomize's build metadata (`originAnnotations`,
 /// `transformerAnnotations`), which the source map reads to place findings. It costs Kustomize
 /// up to two thirds more CPU on overlays with many objects and transformations
-/// (docs/performance.md), and no rule reads those annotations: a build made only to learn
-/// whether the output has findings goes without.
+/// (docs/performance.md). Without it the build is what users deploy; with it Kustomize's own
+/// selectors can see the annotations (a patch's `annotationSelector`), so the two may differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BuildMetadata {
     On,
@@ -87,8 +87,6 @@ pub(crate) struct Built {
     pub text: String,
     pub map: KustomizeMap,
     pub warnings: Vec<String>,
-    /// The render cache's key of this build, when the cache is on.
-    pub key: Option<cache::Key>,
 }
 
 /// Builds an overlay, with Kustomize's build metadata as `metadata` says, through a
@@ -164,7 +162,6 @@ pub(crate) fn render(
         map: KustomizeMap::new(input, &wrapper, tree, tool.command()),
         text: entry.text,
         warnings: entry.warnings,
-        key,
     })
 }
 
