@@ -168,8 +168,7 @@ impl Selector {
 
 impl Settings {
     /// Everything in the settings that can change what a lint finds, as text: equal
-    /// fingerprints lint alike. The render cache keeps, under it, that a render's lint found
-    /// nothing.
+    /// fingerprints lint alike. The render cache keeps, under it, what a render's lint found.
     pub fn fingerprint(&self) -> String {
         // Destructured, so that a new field cannot be left out.
         let Settings {

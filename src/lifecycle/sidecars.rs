@@ -324,7 +324,7 @@ impl SidecarPattern {
             }
             builder.build().map_err(|e| (String::new(), e))
         };
-        let (names_written, images_written) = (names, images);
+        let written = (names.to_vec(), images.to_vec());
         let names = compile(&mut names.iter().map(|n| (n.clone(), n.clone())))?;
         let images = compile(
             &mut images
@@ -335,7 +335,7 @@ impl SidecarPattern {
             description: description.unwrap_or("configured sidecar").to_owned(),
             names,
             images,
-            written: (names_written.to_vec(), images_written.to_vec()),
+            written,
         })
     }
 }

@@ -232,8 +232,27 @@ impl SourceMap {
     }
 }
 
-/// Renders one input.
+/// Renders one input, with what placing its findings in the files that wrote them needs.
 pub(crate) fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered> {
+    render_with(input, tools, kustomize::BuildMetadata::On)
+}
+
+/// Renders an input as users deploy it, without what placing its findings needs: an overlay
+/// without Kustomize's build metadata, cheaper to build, whose source map places findings only
+/// at the overlay's kustomization; `None` for a chart, which costs nothing more to place (render
+/// it with [`render`]). Everything else is as [`render`] does: the screens, the limits, the
+/// cache, and a refusal judged alike.
+pub(crate) fn render_unplaced(input: &Input, tools: &Tools) -> Option<Result<Output, NotRendered>> {
+    matches!(input, Input::Overlay { .. })
+        .then(|| render_with(input, tools, kustomize::BuildMetadata::Off))
+}
+
+/// Renders one input; an overlay with Kustomize's build metadata as `metadata` says.
+fn render_with(
+    input: &Input,
+    tools: &Tools,
+    metadata: kustomize::BuildMetadata,
+) -> Result<Output, NotRendered> {
     let not_rendered =
         |reason: String| NotRendered::from_verdict(input, Verdict::NotRendered(reason));
     if tools.budget.is_spent() {
@@ -270,15 +289,8 @@ pub(crate) fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered
                 .kustomize
                 .as_ref()
                 .map_err(|e| not_rendered(e.to_string()))?;
-            let built = kustomize::render(
-                tool,
-                dir,
-                *restrictor,
-                kustomize::BuildMetadata::On,
-                input.display(),
-                tools,
-            )
-            .map_err(|verdict| NotRendered::from_verdict(input, verdict))?;
+            let built = kustomize::render(tool, dir, *restrictor, metadata, input.display(), tools)
+                .map_err(|verdict| NotRendered::from_verdict(input, verdict))?;
             Ok(Output {
                 tool: RenderTool::Kustomize,
                 input: input.display(),
@@ -288,44 +300,6 @@ pub(crate) fn render(input: &Input, tools: &Tools) -> Result<Output, NotRendered
             })
         }
     }
-}
-
-/// Renders an input as users deploy it, without what placing its findings needs: an overlay
-/// without Kustomize's build metadata, cheaper to build, whose source map places findings only
-/// at the overlay's kustomization; `None` for a chart, which costs nothing more to place (render
-/// it with [`render`]). Everything else is as [`render`] does: the screens, the limits, the
-/// cache, and a refusal judged alike.
-pub(crate) fn render_unplaced(input: &Input, tools: &Tools) -> Option<Result<Output, NotRendered>> {
-    let Input::Overlay { dir, restrictor } = input else {
-        return None;
-    };
-    let not_rendered =
-        |reason: String| NotRendered::from_verdict(input, Verdict::NotRendered(reason));
-    if tools.budget.is_spent() {
-        return Some(Err(not_rendered(tools.budget.spent_reason())));
-    }
-    let tool = match tools.kustomize.as_ref() {
-        Ok(tool) => tool,
-        Err(e) => return Some(Err(not_rendered(e.to_string()))),
-    };
-    Some(
-        kustomize::render(
-            tool,
-            dir,
-            *restrictor,
-            kustomize::BuildMetadata::Off,
-            input.display(),
-            tools,
-        )
-        .map(|built| Output {
-            tool: RenderTool::Kustomize,
-            input: input.display(),
-            file: SourceFile::new(format!("{} (rendered)", input.display()), built.text),
-            map: SourceMap::Kustomize(Box::new(built.map)),
-            warnings: built.warnings,
-        })
-        .map_err(|verdict| NotRendered::from_verdict(input, verdict)),
-    )
 }
 
 fn list(one: &str, many: &str, names: &[String]) -> String {

@@ -116,22 +116,20 @@ impl Renderer {
     /// ([`Renderer::verdict_key`]), so a later run does not lint the same output again.
     fn lint_overlay(&self, unplaced: Output, job: &RenderJob) -> Vec<FileReport> {
         let verdict = self.verdict_key(&unplaced.file.text, job);
-        let kept = verdict.as_ref().and_then(|(cache, key)| cache.noted(key));
-        let found = kept.unwrap_or_else(|| {
-            let found = identities(
-                &lint_file_with(
-                    &unplaced.file,
-                    &job.plan.settings,
-                    FileRole::Manifest,
-                    &mut |_| {},
-                )
-                .diagnostics,
-            );
-            if let Some((cache, key)) = &verdict {
-                cache.note(key, &found);
+        let mut unplaced = RenderedOutput::new(unplaced);
+        // The findings themselves when this run linted the output; only what they are when
+        // the cache kept it.
+        let (linted, found) = match verdict.as_ref().and_then(|(cache, key)| cache.noted(key)) {
+            Some(found) => (None, found),
+            None => {
+                let linted = unplaced.lint_with(&job.plan, &mut |_, _| {});
+                let found = identities(&linted);
+                if let Some((cache, key)) = &verdict {
+                    cache.note(key, &found);
+                }
+                (Some(linted), found)
             }
-            found
-        });
+        };
         if found.is_empty() {
             return Vec::new();
         }
@@ -148,7 +146,8 @@ impl Renderer {
                 not_rendered.reason
             ),
         };
-        lint_rendered(unplaced, job, Some(why)).0
+        let linted = linted.unwrap_or_else(|| unplaced.lint_with(&job.plan, &mut |_, _| {}));
+        place_rendered(unplaced, linted, job, Some(why))
     }
 
     /// Lints rendered output ([`lint_rendered`]), unless the render cache keeps that this
@@ -293,9 +292,9 @@ impl Placer<'_> {
     }
 }
 
-/// Lints rendered output and moves each finding to the file that wrote it, with `note` when
-/// given: one report per file, holding only the findings of the named templates when the job
-/// names some; with what the lint found before that choice ([`identities`]).
+/// Lints rendered output and moves each finding to the file that wrote it
+/// ([`place_rendered`]), with what the lint found before the named templates are chosen
+/// ([`identities`]).
 fn lint_rendered(
     output: Output,
     job: &RenderJob,
@@ -304,6 +303,18 @@ fn lint_rendered(
     let mut output = RenderedOutput::new(output);
     let found = output.lint_with(&job.plan, &mut |_, _| {});
     let identities = identities(&found);
+    (place_rendered(output, found, job, note), identities)
+}
+
+/// Moves each finding of a lint of rendered output to the file that wrote it, with `note` when
+/// given: one report per file, holding only the findings of the named templates when the job
+/// names some.
+fn place_rendered(
+    mut output: RenderedOutput,
+    found: Vec<Diagnostic>,
+    job: &RenderJob,
+    note: Option<String>,
+) -> Vec<FileReport> {
     let named: Vec<String> = job
         .named_templates
         .iter()
@@ -326,7 +337,7 @@ fn lint_rendered(
             None => by_file.push((file, vec![diagnostic])),
         }
     }
-    let reports = by_file
+    by_file
         .into_iter()
         .map(|(file, diagnostics)| {
             let mut objects: Vec<ObjectRef> = Vec::new();
@@ -342,8 +353,7 @@ fn lint_rendered(
                 fail_at: job.plan.fail_at,
             }
         })
-        .collect();
-    (reports, identities)
+        .collect()
 }
 
 /// The `render-error` finding for an input its renderer refused, when the rule is on for the

@@ -1070,11 +1070,7 @@ fn an_overlay_is_built_with_metadata_only_to_place_findings() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::create_dir(root.join(".git")).unwrap();
-    let write = |path: &str, text: &str| {
-        let path = root.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let write = |path: &str, text: &str| crate::common::write(&root, path, text);
     write(
         "base/deployment.yaml",
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n        - name: web\n          image: nginx:1.27\n",
@@ -1144,11 +1140,7 @@ fn an_overlay_is_judged_as_deployed_when_build_metadata_changes_its_build() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::create_dir(root.join(".git")).unwrap();
-    let write = |path: &str, text: &str| {
-        let path = root.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let write = |path: &str, text: &str| crate::common::write(&root, path, text);
     write(
         "base/deploy.yaml",
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      terminationGracePeriodSeconds: 120\n      containers:\n      - name: web\n        image: nginx:1.25\n        lifecycle:\n          preStop:\n            sleep:\n              seconds: 60\n",
