@@ -437,7 +437,10 @@ fn run_options(args: &CheckArgs) -> Result<RunOptions, OptionsError> {
         fail_on: args.fail_on,
         fail_on_unrendered: args.fail_on_unrendered,
         helm: args.render.helm_overrides(),
-        rendering: args.render.rendering(),
+        rendering: crate::run::Rendering {
+            untrusted: args.isolated,
+            ..args.render.rendering()
+        },
         walk: Walk {
             exclude: exclude_set(&args.exclude)?,
             force_exclude: args.force_exclude,
@@ -505,7 +508,7 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
             "fail_on": fail_on.name(),
             "rules": rules.iter().map(|(name, severity)| serde_json::json!({"rule": name, "severity": severity})).collect::<Vec<_>>(),
             "off": off,
-            "render_sandbox": crate::render::sandbox::sandbox().describe(),
+            "render_sandbox": crate::render::sandbox::confinement().describe(),
         });
         serde_json::to_writer_pretty(&mut out, &value)?;
         writeln!(out)?;
@@ -537,7 +540,7 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
         writeln!(
             out,
             "render sandbox: {}",
-            crate::render::sandbox::sandbox().describe()
+            crate::render::sandbox::confinement().describe()
         )?;
         let cache = match crate::run::rendering::cache_dir(&options.rendering.cache) {
             Some((dir, _)) => dir.display().to_string(),

@@ -278,6 +278,7 @@ impl RenderArgs {
             budget: std::time::Duration::from_secs(self.render_budget),
             memory: self.render_memory << 20,
             cache: self.cache(),
+            untrusted: false,
         }
     }
 

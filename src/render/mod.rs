@@ -21,6 +21,7 @@ pub mod kustomize;
 pub mod process;
 pub(crate) mod rendered;
 pub mod sandbox;
+pub(crate) mod stage;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -50,6 +51,11 @@ pub(crate) struct Tools {
     pub budget: Budget,
     /// Where renders are kept between runs; `None` with `--no-cache`.
     pub cache: Option<cache::Cache>,
+    /// Untrusted mode (`--isolated`, an untrusted workspace): a render that cannot be fully
+    /// confined does not run, and untracked files are never staged.
+    pub untrusted: bool,
+    /// Which files each repository's renderers may be given, listed once per run.
+    pub listings: Arc<stage::Listings>,
 }
 
 /// Why a renderer cannot be used.
@@ -118,12 +124,20 @@ impl Tools {
             limits: Limits::new(timeout),
             budget: Budget::unlimited(),
             cache: None,
+            untrusted: false,
+            listings: Arc::default(),
         }
     }
 
     /// The same tools, keeping renders in `cache`.
     pub fn with_cache(mut self, cache: Option<cache::Cache>) -> Tools {
         self.cache = cache;
+        self
+    }
+
+    /// The same tools, in untrusted mode or not.
+    pub(crate) fn with_untrusted(mut self, untrusted: bool) -> Tools {
+        self.untrusted = untrusted;
         self
     }
 
@@ -257,6 +271,15 @@ fn render_with(
         |reason: String| NotRendered::from_verdict(input, Verdict::NotRendered(reason));
     if tools.budget.is_spent() {
         return Err(not_rendered(tools.budget.spent_reason()));
+    }
+    // Fail closed: in untrusted mode a renderer runs only where the kernel holds it to the
+    // stage and keeps it off the network.
+    if tools.untrusted
+        && let Some(shortfall) = sandbox::confinement().shortfall()
+    {
+        return Err(not_rendered(format!(
+            "untrusted mode renders only where renderers can be confined, and here {shortfall}"
+        )));
     }
     match input {
         Input::Chart { dir, options } => {

@@ -16,6 +16,7 @@ use std::time::Duration;
 use wait_timeout::ChildExt;
 
 use super::budget::Budget;
+use super::sandbox::Access;
 
 /// The most a renderer may print on standard output before it is stopped.
 pub(crate) const MAX_OUTPUT: u64 = 64 * 1024 * 1024;
@@ -127,11 +128,13 @@ fn is_executable(path: &Path) -> bool {
     }
 }
 
-/// Runs `program` with `args` in `dir`, sealed and confined, within `limits` and `budget`.
-pub fn run(
+/// Runs `program` with `args` in `dir`, sealed and confined to `access` (and a scratch
+/// directory of its own), within `limits` and `budget`.
+pub(crate) fn run(
     program: &Path,
     args: &[&OsStr],
     dir: &Path,
+    access: &Access,
     limits: &Limits,
     budget: &Budget,
 ) -> Outcome {
@@ -158,7 +161,11 @@ pub fn run(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    super::sandbox::confine(&mut command, limits.memory);
+    let mut access = access.clone();
+    access.write.push(home.path().to_owned());
+    if let Err(why) = super::sandbox::confine(&mut command, program, &access, limits.memory) {
+        return Outcome::Failed(Failure::Environment(why));
+    }
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(error) => {
@@ -427,10 +434,16 @@ mod tests {
 
     fn shell_with(script: &str, limits: Limits, budget: &Budget) -> Outcome {
         let dir = tempfile::tempdir().unwrap();
+        // The shell and the commands the scripts run, which a renderer would not be given.
+        let access = Access {
+            read: vec!["/bin".into(), "/usr/bin".into(), dir.path().to_owned()],
+            write: Vec::new(),
+        };
         run(
             Path::new("/bin/sh"),
             &[OsStr::new("-c"), OsStr::new(script)],
             dir.path(),
+            &access,
             &limits,
             budget,
         )

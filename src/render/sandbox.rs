@@ -1,17 +1,26 @@
 //! What the operating system holds a renderer to, beyond its sealed environment.
 //!
-//! - **No network.** On Linux each renderer starts in a new user namespace and a new network
-//!   namespace, which has no interface but a loopback that is down: no connection leaves the
-//!   process, `localhost` included (Go never sends loopback through a proxy, so the proxy
-//!   variables alone do not stop it). Where the kernel refuses new namespaces (unprivileged user
-//!   namespaces switched off, a seccomp profile), renderers run without, with a warning; the
-//!   screens of remote resources still apply.
+//! - **An allowlist of files.** On Linux with Landlock (5.13 and later) each renderer may read
+//!   only the staged copy of its input ([`super::stage`]), its own executable (and, for a
+//!   dynamically linked one, the system's shared libraries), and write only its scratch
+//!   directory. The kernel enforces it: a path the renderer was not given cannot be opened,
+//!   whatever Helm or Kustomize make of the input.
+//! - **No network.** Each renderer starts in a new user namespace and a new network namespace,
+//!   which has no interface but a loopback that is down: no connection leaves the process,
+//!   `localhost` included (Go never sends loopback through a proxy, so the proxy variables alone
+//!   do not stop it). With Landlock ABI 4 (Linux 6.7) the kernel also refuses every TCP connect
+//!   and bind, so that where user namespaces are refused (most container-based CI) the network
+//!   is still closed.
 //! - **Bounded memory.** A limit on the data segment (`RLIMIT_DATA`, which counts the memory a
 //!   process writes to and not the address space Go reserves up front), with `GOMEMLIMIT` a
 //!   quarter below it so that Go's collector works harder before the limit is reached.
 //! - **Nothing left behind.** The renderer is killed when podcycle dies (`PR_SET_PDEATHSIG`),
 //!   and cannot gain privileges through what it runs (`PR_SET_NO_NEW_PRIVS`).
+//!
+//! [`confinement`] says which of these the system allows, once per run; a render that cannot be
+//! confined does not run in untrusted mode (`--isolated`), and elsewhere the run says so.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -47,15 +56,11 @@ impl Sandbox {
     }
 }
 
-/// What to warn about before rendering: the sandbox the kernel refused, on Linux (elsewhere
-/// it does not exist, and `--show-settings` says so).
+/// What to say once before rendering: the confinement the system cannot give.
 pub(crate) fn warning() -> Option<String> {
-    match sandbox() {
-        Sandbox::Unavailable(why) if cfg!(target_os = "linux") => Some(format!(
-            "renderers run with the network reachable: {why}; remote resources are still refused before rendering"
-        )),
-        _ => None,
-    }
+    confinement()
+        .shortfall()
+        .map(|why| format!("renderers run without full confinement: {why}"))
 }
 
 /// The sandbox this system allows, found once per run.
@@ -119,9 +124,144 @@ fn try_unshare(flags: libc::c_int) -> Result<(), std::io::Error> {
     }
 }
 
-/// Confines the renderer `command` will start: the sandbox this system allows, and at most
-/// `memory` bytes of data.
-pub(crate) fn confine(command: &mut Command, memory: u64) {
+/// Whether the kernel holds renderers to an allowlist of files (and, from ABI 4, closes TCP).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Landlock {
+    /// Enforced, at this ABI version.
+    Enforced { abi: u8 },
+    /// Not available: why.
+    Unavailable(String),
+}
+
+/// Everything the system holds renderers to, found once per run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Confinement {
+    pub namespaces: Sandbox,
+    pub landlock: Landlock,
+}
+
+/// The first Landlock ABI that restricts TCP connect and bind (Linux 6.7).
+const LANDLOCK_NETWORK_ABI: u8 = 4;
+
+impl Confinement {
+    /// Whether the network is closed to renderers: a network namespace, or Landlock's TCP
+    /// rules.
+    pub fn network_closed(&self) -> bool {
+        self.namespaces.is_active()
+            || matches!(self.landlock, Landlock::Enforced { abi } if abi >= LANDLOCK_NETWORK_ABI)
+    }
+
+    /// Why a renderer would not be fully confined — files held to the stage, network closed
+    /// — or `None` when it is.
+    pub fn shortfall(&self) -> Option<String> {
+        let files = match &self.landlock {
+            Landlock::Enforced { .. } => None,
+            Landlock::Unavailable(why) => Some(format!("files are not held to the stage ({why})")),
+        };
+        let network = (!self.network_closed()).then(|| match &self.namespaces {
+            Sandbox::Unavailable(why) => format!("the network is open ({why})"),
+            _ => "the network is open".to_owned(),
+        });
+        match (files, network) {
+            (None, None) => None,
+            (Some(one), None) | (None, Some(one)) => Some(one),
+            (Some(files), Some(network)) => Some(format!("{files}; {network}")),
+        }
+    }
+
+    /// One line for `--show-settings`.
+    pub(crate) fn describe(&self) -> String {
+        let landlock = match &self.landlock {
+            Landlock::Enforced { abi } if *abi >= LANDLOCK_NETWORK_ABI => {
+                format!("Landlock ABI {abi} (files and TCP)")
+            }
+            Landlock::Enforced { abi } => format!("Landlock ABI {abi} (files)"),
+            Landlock::Unavailable(why) => format!("no Landlock ({why})"),
+        };
+        let state = if self.shortfall().is_none() {
+            "confined"
+        } else {
+            "not fully confined"
+        };
+        format!("{state}: {}; {landlock}", self.namespaces.describe())
+    }
+
+    /// Stable words for the render cache's key: a render kept under one confinement is not
+    /// handed out under another.
+    pub(crate) fn key(&self) -> String {
+        let namespaces = match self.namespaces {
+            Sandbox::Active => "userns+netns",
+            Sandbox::NetworkOnly => "netns",
+            Sandbox::Unavailable(_) => "none",
+        };
+        match self.landlock {
+            Landlock::Enforced { abi } => format!("{namespaces} landlock{abi}"),
+            Landlock::Unavailable(_) => format!("{namespaces} no-landlock"),
+        }
+    }
+}
+
+/// The confinement this system allows, found once per run.
+pub fn confinement() -> &'static Confinement {
+    static CONFINEMENT: OnceLock<Confinement> = OnceLock::new();
+    CONFINEMENT.get_or_init(|| Confinement {
+        namespaces: sandbox().clone(),
+        landlock: landlock(),
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn landlock() -> Landlock {
+    if std::env::var_os("PODCYCLE_NO_RENDER_SANDBOX").is_some() {
+        return Landlock::Unavailable("switched off by PODCYCLE_NO_RENDER_SANDBOX".to_owned());
+    }
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: with this flag and no attributes the call only reports the ABI version.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    if abi < 1 {
+        let error = std::io::Error::last_os_error();
+        let why = match error.raw_os_error() {
+            Some(libc::ENOSYS) => "the kernel has no Landlock (Linux 5.13 or later)".to_owned(),
+            Some(libc::EOPNOTSUPP) => "Landlock is not enabled at boot".to_owned(),
+            _ => format!("Landlock is refused ({error})"),
+        };
+        return Landlock::Unavailable(why);
+    }
+    Landlock::Enforced {
+        abi: u8::try_from(abi).unwrap_or(u8::MAX),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn landlock() -> Landlock {
+    Landlock::Unavailable("Landlock exists only on Linux".to_owned())
+}
+
+/// What one renderer may touch: besides these, its own executable (with the system's shared
+/// libraries when it is dynamically linked).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Access {
+    /// Directories and files it may read.
+    pub read: Vec<PathBuf>,
+    /// Directories it may read and write (its scratch directory).
+    pub write: Vec<PathBuf>,
+}
+
+/// Confines the renderer `command` will start: `program` with `access`, the sandbox this system
+/// allows, and at most `memory` bytes of data. An error when the allowlist cannot be built.
+pub(crate) fn confine(
+    command: &mut Command,
+    program: &Path,
+    access: &Access,
+    memory: u64,
+) -> Result<(), String> {
     // Go's soft limit, a quarter below the hard one: a large chart makes the collector work
     // harder instead of reaching the limit.
     command.env("GOMEMLIMIT", format!("{}B", memory / 4 * 3));
@@ -136,22 +276,39 @@ pub(crate) fn confine(command: &mut Command, memory: u64) {
             Sandbox::NetworkOnly => libc::CLONE_NEWNET,
             Sandbox::Unavailable(_) => 0,
         };
+        #[cfg(target_os = "linux")]
+        let ruleset = match &confinement().landlock {
+            Landlock::Enforced { abi } => Some(landlock_ruleset(*abi, program, access)?),
+            Landlock::Unavailable(_) => None,
+        };
+        #[cfg(not(target_os = "linux"))]
+        let _ = (program, access);
         let limit = libc::rlimit {
             rlim_cur: memory as libc::rlim_t,
             rlim_max: memory as libc::rlim_t,
         };
         // SAFETY: between fork and exec the closure calls only async-signal-safe functions
-        // (`prctl`, `unshare`, `setrlimit`) on values prepared before the fork.
+        // (`prctl`, `unshare`, `syscall`, `setrlimit`) on values prepared before the fork.
         unsafe {
             command.pre_exec(move || {
                 #[cfg(target_os = "linux")]
                 {
+                    use std::os::fd::AsRawFd;
                     if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0
                         || libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
                     {
                         return Err(std::io::Error::last_os_error());
                     }
                     if namespaces != 0 && libc::unshare(namespaces) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    if let Some(ruleset) = &ruleset
+                        && libc::syscall(
+                            libc::SYS_landlock_restrict_self,
+                            ruleset.as_raw_fd(),
+                            0 as libc::c_uint,
+                        ) != 0
+                    {
                         return Err(std::io::Error::last_os_error());
                     }
                 }
@@ -162,6 +319,116 @@ pub(crate) fn confine(command: &mut Command, memory: u64) {
             });
         }
     }
+    #[cfg(not(unix))]
+    let _ = (program, access);
+    Ok(())
+}
+
+/// The Landlock ruleset for one renderer, built before the fork (the child only calls
+/// `landlock_restrict_self` on it): every file access the ABI knows is handled, and granted
+/// only beneath `access` and the program; at ABI 4 and later TCP connect and bind are handled
+/// and never granted; at ABI 6 and later abstract Unix sockets and signals are scoped to the
+/// renderer.
+#[cfg(target_os = "linux")]
+fn landlock_ruleset(
+    abi: u8,
+    program: &Path,
+    access: &Access,
+) -> Result<std::os::fd::OwnedFd, String> {
+    use landlock::{
+        ABI, Access as _, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
+        path_beneath_rules,
+    };
+    let abi = match abi {
+        1 => ABI::V1,
+        2 => ABI::V2,
+        3 => ABI::V3,
+        4 => ABI::V4,
+        5 => ABI::V5,
+        6 => ABI::V6,
+        _ => ABI::V7,
+    };
+    let program = program
+        .canonicalize()
+        .unwrap_or_else(|_| program.to_owned());
+    let mut read = vec![program.clone()];
+    if is_dynamically_linked(&program) {
+        read.extend(SHARED_LIBRARIES.iter().map(PathBuf::from));
+    }
+    read.extend(access.read.iter().cloned());
+    let write = access
+        .write
+        .iter()
+        .cloned()
+        .chain([PathBuf::from("/dev/null")]);
+    let error = |e: landlock::RulesetError| format!("cannot build the Landlock ruleset: {e}");
+    let mut ruleset = Ruleset::default()
+        .handle_access(AccessFs::from_all(abi))
+        .map_err(error)?;
+    if abi >= ABI::V4 {
+        ruleset = ruleset
+            .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
+            .map_err(error)?;
+    }
+    if abi >= ABI::V6 {
+        ruleset = ruleset
+            .scope(Scope::AbstractUnixSocket | Scope::Signal)
+            .map_err(error)?;
+    }
+    let created = ruleset
+        .create()
+        .map_err(error)?
+        .add_rules(path_beneath_rules(&read, AccessFs::from_read(abi)))
+        .map_err(error)?
+        .add_rules(path_beneath_rules(write, AccessFs::from_all(abi)))
+        .map_err(error)?;
+    let fd: Option<std::os::fd::OwnedFd> = created.into();
+    fd.ok_or_else(|| "the kernel did not create a Landlock ruleset".to_owned())
+}
+
+/// Where the dynamic loader and the system's shared libraries live: a dynamically linked
+/// renderer (Helm or Kustomize built with cgo) cannot start without reading them. They hold
+/// no secrets of the machine.
+#[cfg(target_os = "linux")]
+const SHARED_LIBRARIES: &[&str] = &[
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/usr/lib",
+    "/usr/lib32",
+    "/usr/lib64",
+    "/etc/ld.so.cache",
+];
+
+/// Whether an ELF executable names a program interpreter (the dynamic loader): a 64-bit ELF
+/// file with a `PT_INTERP` program header. Anything else (a static Go binary, a script, a file
+/// that cannot be read) gets no shared libraries; a script then cannot start its interpreter,
+/// and the render fails with the reason.
+#[cfg(target_os = "linux")]
+fn is_dynamically_linked(program: &Path) -> bool {
+    use std::io::Read;
+    const PT_INTERP: u32 = 3;
+    let mut head = [0u8; 4096];
+    let Ok(read) = std::fs::File::open(program).and_then(|mut file| file.read(&mut head)) else {
+        return false;
+    };
+    let head = &head[..read];
+    // 64-bit (class 2), little-endian (data 1).
+    if head.len() < 64 || &head[..4] != b"\x7fELF" || head[4] != 2 || head[5] != 1 {
+        return false;
+    }
+    let u16_at = |at: usize| u16::from_le_bytes([head[at], head[at + 1]]) as usize;
+    let offset = u64::from_le_bytes(head[0x20..0x28].try_into().unwrap_or_default());
+    let Ok(offset) = usize::try_from(offset) else {
+        return false;
+    };
+    let (size, count) = (u16_at(0x36), u16_at(0x38));
+    (0..count).any(|index| {
+        let at = offset + index * size;
+        head.get(at..at + 4).is_some_and(|kind| {
+            u32::from_le_bytes(kind.try_into().unwrap_or_default()) == PT_INTERP
+        })
+    })
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -174,7 +441,11 @@ mod tests {
     fn a_confined_process_has_no_network() {
         let mut command = Command::new("/bin/sh");
         command.args(["-c", "cat /proc/net/dev"]);
-        confine(&mut command, 1 << 30);
+        let access = Access {
+            read: ["/bin", "/usr/bin", "/proc"].map(PathBuf::from).to_vec(),
+            write: Vec::new(),
+        };
+        confine(&mut command, Path::new("/bin/sh"), &access, 1 << 30).unwrap();
         let output = command.output().unwrap();
         let text = String::from_utf8_lossy(&output.stdout);
         match sandbox() {

@@ -41,6 +41,7 @@ impl Renderer {
             .with_memory(rendering.memory)
             .with_budget(render::Budget::new(rendering.budget))
             .with_cache(cache)
+            .with_untrusted(rendering.untrusted)
         });
         Renderer {
             tools,

@@ -2,7 +2,6 @@
 //! `helm template`, and the source map from its output back to template lines.
 
 mod map;
-pub(crate) mod stage;
 pub(crate) mod template;
 
 use std::ffi::OsStr;
@@ -17,6 +16,8 @@ use super::cache;
 use super::failure::{self, Verdict};
 use super::files::{ReadTextError, is_file, read_text};
 use super::process::{Failure, run};
+use super::sandbox::Access;
+use super::stage;
 use crate::versions::KubeVersion;
 use crate::yaml;
 
@@ -213,8 +214,14 @@ pub(crate) fn render(
     options: &HelmOptions,
     tools: &Tools,
 ) -> Result<HelmOutput, Verdict> {
-    let staged = stage::stage(&chart.dir, shown, &options.values)
-        .map_err(|error| Verdict::NotRendered(error.to_string()))?;
+    let staged = stage::stage(
+        &chart.dir,
+        shown,
+        &options.values,
+        &tools.listings,
+        tools.untrusted,
+    )
+    .map_err(|error| Verdict::NotRendered(error.to_string()))?;
     let mut args: Vec<std::ffi::OsString> = vec![
         "template".into(),
         options
@@ -240,7 +247,10 @@ pub(crate) fn render(
     // name them (the temporary directory differs from run to run).
     let key = tools.cache.as_ref().map(|cache| {
         let mut key = cache.key("helm");
-        key.program(helm).field(staged.digest).field(shown);
+        key.program(helm)
+            .field(staged.digest)
+            .field(shown)
+            .field(super::sandbox::confinement().key());
         for arg in &args {
             key.field(staged.clean(&arg.to_string_lossy()));
         }
@@ -251,7 +261,21 @@ pub(crate) fn render(
     let entry = cache::through(
         tools.cache.as_ref().zip(key.as_ref()),
         &staged.base,
-        || run(helm, &args, &staged.chart, &tools.limits, &tools.budget),
+        || {
+            // Helm reads the copy and nothing else.
+            let access = Access {
+                read: vec![staged.base.clone()],
+                write: Vec::new(),
+            };
+            run(
+                helm,
+                &args,
+                &staged.chart,
+                &access,
+                &tools.limits,
+                &tools.budget,
+            )
+        },
         &|text| staged.clean(text),
         &judge,
     )?;

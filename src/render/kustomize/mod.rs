@@ -20,8 +20,9 @@ use super::cache;
 use super::failure::Verdict;
 use super::files::is_file;
 use super::process::{Failure, run};
+use super::sandbox::Access;
+use super::stage;
 use super::{KustomizeTool, Tools};
-use crate::safe_fs::{self, FileKind};
 
 pub(crate) use super::files::KUSTOMIZATION_FILES;
 
@@ -89,9 +90,10 @@ pub(crate) struct Built {
     pub warnings: Vec<String>,
 }
 
-/// Builds an overlay, with Kustomize's build metadata as `metadata` says, through a
-/// kustomization of our own in a temporary directory that refers to the overlay; the overlay's
-/// files are not touched.
+/// Builds an overlay, with Kustomize's build metadata as `metadata` says, from a private copy
+/// of what it may read ([`stage::stage_tree`]): the directories of its kustomizations and the
+/// files they load, through a kustomization of our own at the top of the copy that refers to
+/// the overlay. The user's files are not touched, and Kustomize is held to the copy.
 /// Nothing is run when the screen ([`screen::screen`]) finds a reason not to.
 pub(crate) fn render(
     tool: &KustomizeTool,
@@ -102,46 +104,79 @@ pub(crate) fn render(
     tools: &Tools,
 ) -> Result<Built, Verdict> {
     let (limits, budget) = (&tools.limits, &tools.budget);
-    let overlay = std::path::absolute(dir).map_err(|e| Verdict::NotRendered(e.to_string()))?;
-    let tree = tree::Tree::read(&overlay).map_err(|e| Verdict::NotRendered(e.to_string()))?;
-    screen::screen(&tree, &Boundary::of(&overlay))
-        .map_err(|e| Verdict::NotRendered(e.to_string()))?;
-    let wrapper = tempfile::Builder::new()
-        .prefix("podcycle-kustomize-")
-        .tempdir()
-        .map_err(|e| Verdict::NotRendered(format!("cannot create a temporary directory: {e}")))?;
-    let wrapper_dir =
-        std::path::absolute(wrapper.path()).map_err(|e| Verdict::NotRendered(e.to_string()))?;
-    let relative = relative_path(&wrapper_dir, &overlay);
+    let not_rendered = |e: &dyn std::fmt::Display| Verdict::NotRendered(e.to_string());
+    let overlay = std::path::absolute(dir).map_err(|e| not_rendered(&e))?;
+    let tree = tree::Tree::read(&overlay).map_err(|e| not_rendered(&e))?;
+    let boundary = Boundary::of(&overlay);
+    screen::screen(&tree, &boundary).map_err(|e| not_rendered(&e))?;
+    let (dirs, files) = staged_paths(&tree);
+    let staged = stage::stage_tree(&dirs, &files, &boundary, &tools.listings, tools.untrusted)
+        .map_err(|e| not_rendered(&e))?;
+    // The overlay, relative to the repository's root, as the user's path names it (Kustomize's
+    // build metadata is relative to the wrapper, and the source map reads it from the user's
+    // files).
+    let canonical = overlay.canonicalize().map_err(|e| not_rendered(&e))?;
+    let relative = canonical
+        .strip_prefix(boundary.root())
+        .map_err(|_| not_rendered(&"the overlay is outside the repository"))?
+        .to_owned();
+    let root_as_named = overlay
+        .ancestors()
+        .nth(relative.components().count())
+        .filter(|root| root.canonicalize().ok().as_deref() == Some(boundary.root()))
+        .unwrap_or(boundary.root())
+        .to_owned();
+    let wrapper_copy = staged.repository.join(stage::BUILD_DIR);
+    let wrapper = root_as_named.join(stage::BUILD_DIR);
+    if std::fs::symlink_metadata(&wrapper_copy).is_ok() {
+        return Err(not_rendered(&format_args!(
+            "the repository has a `{}` directory, which podcycle builds overlays in",
+            stage::BUILD_DIR
+        )));
+    }
+    let from_wrapper = Path::new("..").join(&relative);
     let kustomization = format!(
         "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- {}\n{}",
-        serde_json::to_string(&relative.to_string_lossy()).unwrap_or_default(),
+        serde_json::to_string(&from_wrapper.to_string_lossy()).unwrap_or_default(),
         match metadata {
             BuildMetadata::On => "buildMetadata: [originAnnotations, transformerAnnotations]\n",
             BuildMetadata::Off => "",
         }
     );
-    std::fs::write(wrapper_dir.join("kustomization.yaml"), &kustomization).map_err(|e| {
-        Verdict::NotRendered(format!("cannot write a temporary kustomization: {e}"))
-    })?;
+    std::fs::create_dir_all(&wrapper_copy)
+        .and_then(|()| std::fs::write(wrapper_copy.join("kustomization.yaml"), &kustomization))
+        .map_err(|e| {
+            Verdict::NotRendered(format!("cannot write a temporary kustomization: {e}"))
+        })?;
     let (program, command) = match tool {
         KustomizeTool::Kustomize(path) => (path, "build"),
         KustomizeTool::Kubectl(path) => (path, "kustomize"),
     };
-    let mut arguments = vec![OsStr::new(command), wrapper_dir.as_os_str()];
+    let mut arguments = vec![OsStr::new(command), wrapper_copy.as_os_str()];
     arguments.extend(restrictor.arguments().iter().map(OsStr::new));
-    let key = tools.cache.as_ref().and_then(|cache| {
+    // The key: everything in the copy, which is everything Kustomize can read, and the
+    // arguments but the copy's directory, which is new on every run.
+    let key = tools.cache.as_ref().map(|cache| {
         let mut key = cache.key("kustomize");
-        key.program(program).field(&kustomization).path(&overlay);
-        // Every argument but the wrapper's directory, which is new on every run.
-        for argument in arguments.iter().filter(|a| **a != wrapper_dir.as_os_str()) {
+        key.program(program)
+            .field(&kustomization)
+            .field(staged.digest)
+            .field(relative.as_os_str().as_encoded_bytes())
+            .field(super::sandbox::confinement().key());
+        for argument in arguments.iter().filter(|a| **a != wrapper_copy.as_os_str()) {
             key.field(argument.as_encoded_bytes());
         }
-        tree_key(&tree, &mut key)?;
-        Some(key.finish())
+        key.finish()
     });
     let shown = input.clone();
-    let clean = |text: &str| clean_paths(text, &wrapper_dir, &relative, &shown);
+    let repository_copy = format!("{}/", staged.repository.display());
+    let repository_named = format!("{}/", root_as_named.display());
+    let clean = |text: &str| {
+        let text = text
+            .replace(&*wrapper_copy.to_string_lossy(), &wrapper.to_string_lossy())
+            .replace(&repository_copy, &repository_named);
+        clean_paths(&text, &wrapper, &from_wrapper, &shown)
+    };
     let judge = |failed: &Failure| {
         let mut verdict = refusal::judge(failed, &tree.kustomizations, &clean);
         if let Verdict::Refused(refusal) = &mut verdict {
@@ -151,13 +186,20 @@ pub(crate) fn render(
     };
     let entry = cache::through(
         tools.cache.as_ref().zip(key.as_ref()),
-        &wrapper_dir,
-        || run(program, &arguments, &wrapper_dir, limits, budget),
+        &wrapper,
+        || {
+            // Kustomize reads the copy and nothing else.
+            let access = Access {
+                read: vec![staged.base.clone()],
+                write: Vec::new(),
+            };
+            run(program, &arguments, &wrapper_copy, &access, limits, budget)
+        },
         &clean,
         &judge,
     )?;
     // A kept build's metadata is relative to the wrapper of the run that kept it.
-    let wrapper = entry.wrapper.unwrap_or(wrapper_dir);
+    let wrapper = entry.wrapper.unwrap_or(wrapper);
     Ok(Built {
         map: KustomizeMap::new(input, &wrapper, tree, tool.command()),
         text: entry.text,
@@ -165,43 +207,17 @@ pub(crate) fn render(
     })
 }
 
-/// Adds to `key` everything Kustomize reads for the overlay: each kustomization (with the
-/// kustomization files its directory holds: two of them make Kustomize refuse it) and every
-/// file it loads. `None` when one cannot be read: that build is not cached.
-fn tree_key(tree: &tree::Tree, key: &mut cache::KeyBuilder) -> Option<()> {
-    for kustomization in &tree.kustomizations {
-        key.path(&kustomization.file);
-        for name in KUSTOMIZATION_FILES {
-            key.field([u8::from(is_file(&kustomization.dir.join(name)))]);
-        }
-        key.field(safe_fs::read_file(&kustomization.file, FileKind::Kustomization).ok()?);
-        for load in &kustomization.loads {
-            let path = kustomization.dir.join(&load.value);
-            key.field(&load.field).field(&load.value);
-            match std::fs::metadata(&path) {
-                Ok(metadata) if metadata.is_file() => {
-                    key.field(safe_fs::read_file(&path, FileKind::Manifest).ok()?);
-                }
-                Ok(metadata) if metadata.is_dir() => {
-                    // A directory is a kustomization of the tree, hashed on its own; its
-                    // listing stands for anything else Kustomize would make of it.
-                    let mut names: Vec<_> = std::fs::read_dir(&path)
-                        .ok()?
-                        .filter_map(|e| e.ok().map(|e| e.file_name()))
-                        .collect();
-                    names.sort();
-                    for name in names {
-                        key.field(name.as_encoded_bytes());
-                    }
-                }
-                // Missing: Kustomize fails, and a failure is never cached.
-                _ => {
-                    key.field("absent");
-                }
-            }
-        }
-    }
-    Some(())
+/// What to copy for Kustomize: each kustomization's directory (with everything below it), and
+/// each file or directory it loads that exists.
+fn staged_paths(tree: &tree::Tree) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let dirs = tree.kustomizations.iter().map(|k| k.dir.clone()).collect();
+    let files = tree
+        .kustomizations
+        .iter()
+        .flat_map(|k| k.loads.iter().map(|load| k.dir.join(&load.value)))
+        .filter(|path| std::fs::symlink_metadata(path).is_ok())
+        .collect();
+    (dirs, files)
 }
 
 /// A message of Kustomize's as users name things: the overlay as the wrapper names it
@@ -230,36 +246,4 @@ fn clean_paths(text: &str, wrapper: &Path, overlay: &Path, input: &str) -> Strin
         }
     }
     super::clean_paths(text, &names)
-}
-
-/// The path from `from` to `to`, both absolute.
-fn relative_path(from: &Path, to: &Path) -> PathBuf {
-    let from: Vec<_> = from.components().collect();
-    let to: Vec<_> = to.components().collect();
-    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
-    let mut path = PathBuf::new();
-    for _ in common..from.len() {
-        path.push("..");
-    }
-    for component in &to[common..] {
-        path.push(component);
-    }
-    path
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn relative_paths() {
-        assert_eq!(
-            relative_path(Path::new("/tmp/x/w"), Path::new("/work/repo/overlay")),
-            PathBuf::from("../../../work/repo/overlay")
-        );
-        assert_eq!(
-            relative_path(Path::new("/a/b"), Path::new("/a/c")),
-            PathBuf::from("../c")
-        );
-    }
 }

@@ -1,18 +1,141 @@
-//! The private copy of a chart that Helm renders.
+//! The stage: the private copy of a chart or an overlay's tree that a renderer reads, and the
+//! only files it may read ([`super::sandbox`] has the kernel hold it there).
 //!
-//! Helm's loader follows every symbolic link of a chart directory (it logs them and goes on),
-//! so Helm never sees the user's tree: podcycle copies the chart, its vendored dependencies and
-//! the values files into a temporary directory with its own safe reader, resolving each link
-//! that stays in the repository itself and refusing the chart when one leaves it or reaches
-//! `.git`, `/proc`, `/dev` or `/sys` (see [`super::super::boundary`]). The copy holds no link
-//! at all, so there is nothing left for Helm to follow. Files inside a `.git` directory are not
-//! copied: they are never part of a chart.
+//! A renderer never sees the user's tree. podcycle copies what it may read into a temporary
+//! directory with its own safe reader:
+//! - only the files git tracks (outside a git repository, every file): never `.git`, and never
+//!   an untracked file, such as the credentials an earlier CI step wrote into the checkout;
+//! - each symbolic link that stays in the repository resolved by podcycle itself, and the
+//!   input refused when one leaves it or reaches `.git`, `/proc`, `/dev` or `/sys` (see
+//!   [`super::boundary`]). The copy holds no link at all, so there is nothing left to follow.
+//!
+//! The stage's digest covers every path and byte in it: the render cache keys a render by it,
+//! so that nothing a renderer could read escapes the key.
 
+use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use crate::render::boundary::{Boundary, Escape};
 use crate::safe_fs::{self, FileKind, ReadError, describe_io_error};
+
+/// The files a renderer may be given in a repository, relative to its top level; `None`
+/// outside git, where every file counts.
+#[derive(Debug)]
+pub(crate) struct Tracked {
+    files: Option<HashSet<PathBuf>>,
+    root: PathBuf,
+    untrusted: bool,
+}
+
+impl Tracked {
+    /// Whether the file at `path` (canonical, under the root) may be staged.
+    fn allows(&self, path: &Path) -> bool {
+        match (&self.files, path.strip_prefix(&self.root)) {
+            (None, _) => true,
+            (Some(files), Ok(relative)) => files.contains(relative),
+            (Some(_), Err(_)) => false,
+        }
+    }
+}
+
+/// The listings of what renderers may be given, made once per run (a [`super::Tools`] holds
+/// them) and repository.
+#[derive(Debug, Default)]
+pub(crate) struct Listings(Mutex<Vec<Arc<Tracked>>>);
+
+impl Listings {
+    /// The files a renderer may be given in the repository at `root` (a [`Boundary`]'s root):
+    /// those git tracks; and, unless `untrusted`, the new files git does not ignore, so that a
+    /// chart being written renders before it is added (an ignored file — a local `.env` —
+    /// never). In untrusted mode an untracked file is never given: it was not in the pull
+    /// request, so something on the machine wrote it.
+    pub(crate) fn tracked(&self, root: &Path, untrusted: bool) -> Result<Arc<Tracked>, StageError> {
+        let found = self.0.lock().ok().and_then(|listed| {
+            listed
+                .iter()
+                .find(|t| t.root == root && t.untrusted == untrusted)
+                .cloned()
+        });
+        if let Some(found) = found {
+            return Ok(found);
+        }
+        let files = if std::fs::symlink_metadata(root.join(".git")).is_ok() {
+            Some(git_ls_files(root, untrusted)?)
+        } else {
+            None
+        };
+        let tracked = Arc::new(Tracked {
+            files,
+            root: root.to_owned(),
+            untrusted,
+        });
+        if let Ok(mut listed) = self.0.lock() {
+            listed.push(Arc::clone(&tracked));
+        }
+        Ok(tracked)
+    }
+}
+
+/// `git ls-files`, run with no configuration beyond the repository's own and nothing in it
+/// that starts a program (`core.fsmonitor`).
+fn git_ls_files(root: &Path, untrusted: bool) -> Result<HashSet<PathBuf>, StageError> {
+    let failed = |why: String| StageError::Tracked {
+        root: root.to_owned(),
+        why,
+    };
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "-c",
+            "core.untrackedCache=false",
+            "ls-files",
+            "-z",
+            "--cached",
+        ])
+        .args(if untrusted {
+            &[][..]
+        } else {
+            &["--others", "--exclude-standard"][..]
+        })
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| failed(format!("cannot run git: {}", describe_io_error(&e))))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let line = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        return Err(failed(format!(
+            "git ls-files failed: {}",
+            crate::escape::escape_controls(line.trim())
+        )));
+    }
+    Ok(output
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|name| !name.is_empty())
+        .map(path_of_bytes)
+        .collect())
+}
+
+#[cfg(unix)]
+fn path_of_bytes(bytes: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+}
+
+#[cfg(not(unix))]
+fn path_of_bytes(bytes: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(bytes).replace('/', "\\"))
+}
 
 /// The most podcycle copies of a chart directory (Helm's own limit for a chart archive,
 /// `MaxDecompressedChartSize`; it has none for a directory, whose `.helmignore` may leave out
@@ -68,7 +191,7 @@ pub(crate) enum StageError {
     #[error("`{shown}` is nested more than {MAX_DEPTH} directories deep")]
     TooDeep { shown: String },
     #[error(
-        "the chart directory holds more than {} MiB, the most podcycle copies for Helm",
+        "the files a renderer would read hold more than {} MiB, the most podcycle copies for one",
         MAX_COPY_BYTES >> 20
     )]
     TooLarge,
@@ -107,13 +230,23 @@ pub(crate) enum StageError {
     },
     #[error("cannot create a temporary directory: {0}")]
     TempDir(#[source] io::Error),
+    /// Which files git tracks could not be learnt: nothing is staged rather than an untracked
+    /// file.
+    #[error("cannot learn which files git tracks in {}: {why}", root.display())]
+    Tracked { root: PathBuf, why: String },
     #[error("cannot copy the chart: {0}")]
     Copy(#[source] io::Error),
 }
 
 /// Copies `chart` (shown to users as `shown`) and the values files into a new temporary
 /// directory.
-pub(crate) fn stage(chart: &Path, shown: &str, values: &[PathBuf]) -> Result<Staged, StageError> {
+pub(crate) fn stage(
+    chart: &Path,
+    shown: &str,
+    values: &[PathBuf],
+    listings: &Listings,
+    untrusted: bool,
+) -> Result<Staged, StageError> {
     let dir = tempfile::Builder::new()
         .prefix("podcycle-chart-")
         .tempdir()
@@ -126,8 +259,10 @@ pub(crate) fn stage(chart: &Path, shown: &str, values: &[PathBuf]) -> Result<Sta
         .unwrap_or_else(|| "chart".into());
     let copy = base.join("chart").join(name);
     let boundary = Boundary::of(chart);
+    let tracked = listings.tracked(boundary.root(), untrusted)?;
     let mut copier = Copier {
         boundary: &boundary,
+        tracked: &tracked,
         bytes: 0,
         within: Vec::new(),
         base: base.clone(),
@@ -173,6 +308,108 @@ pub(crate) fn stage(chart: &Path, shown: &str, values: &[PathBuf]) -> Result<Sta
     })
 }
 
+/// The directory, at the top of an overlay's copy, that holds podcycle's own kustomization
+/// for the build.
+pub(crate) const BUILD_DIR: &str = ".podcycle-build";
+
+/// What Kustomize may read of an overlay, copied: the directories of its kustomizations, each
+/// with everything below it, and the files they load from elsewhere in the repository, at the
+/// same places relative to the repository's root.
+#[derive(Debug)]
+pub(crate) struct StagedTree {
+    /// Removed with the copy.
+    _dir: tempfile::TempDir,
+    /// The temporary directory: the renderer may read all of it.
+    pub base: PathBuf,
+    /// The repository's root in the copy.
+    pub repository: PathBuf,
+    /// A hash of every directory, path and byte in the copy.
+    pub digest: [u8; 32],
+}
+
+/// Copies `dirs` (with everything below each) and `files` of the repository `boundary` holds.
+/// A file Kustomize would load that is not among them is not in the copy, so the build fails
+/// with Kustomize's own message rather than read it.
+pub(crate) fn stage_tree(
+    dirs: &[PathBuf],
+    files: &[PathBuf],
+    boundary: &Boundary,
+    listings: &Listings,
+    untrusted: bool,
+) -> Result<StagedTree, StageError> {
+    let dir = tempfile::Builder::new()
+        .prefix("podcycle-overlay-")
+        .tempdir()
+        .map_err(StageError::TempDir)?;
+    let base = std::path::absolute(dir.path()).map_err(StageError::TempDir)?;
+    let repository = base.join("repository");
+    let tracked = listings.tracked(boundary.root(), untrusted)?;
+    let mut copier = Copier {
+        boundary,
+        tracked: &tracked,
+        bytes: 0,
+        within: Vec::new(),
+        base: base.clone(),
+        digest: blake3::Hasher::new(),
+    };
+    let inside = |path: &Path| -> Result<(PathBuf, PathBuf), StageError> {
+        let canonical = path.canonicalize().map_err(|source| StageError::NoChart {
+            shown: crate::render::display(path),
+            source,
+        })?;
+        match canonical.strip_prefix(boundary.root()) {
+            Ok(relative) if !boundary.names_git(&canonical) => {
+                Ok((canonical.clone(), relative.to_owned()))
+            }
+            _ => Err(StageError::ChartOutside {
+                resolved: canonical.clone(),
+                root: boundary.root().to_owned(),
+            }),
+        }
+    };
+    let mut roots: Vec<(PathBuf, PathBuf)> =
+        dirs.iter().map(|d| inside(d)).collect::<Result<_, _>>()?;
+    roots.sort();
+    roots.dedup();
+    // A directory below another is copied with it.
+    let mut kept: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for (canonical, relative) in roots {
+        if !kept.iter().any(|(outer, _)| canonical.starts_with(outer)) {
+            kept.push((canonical, relative));
+        }
+    }
+    std::fs::create_dir_all(&repository).map_err(StageError::Copy)?;
+    for (canonical, relative) in &kept {
+        let shown = display_relative(relative);
+        copier.copy_dir(canonical, &repository.join(relative), &shown, 0)?;
+    }
+    for file in files {
+        let Ok((canonical, relative)) = inside(file) else {
+            // Missing, or outside: Kustomize reports the first, the screen refused the second.
+            continue;
+        };
+        if kept.iter().any(|(dir, _)| canonical.starts_with(dir)) {
+            continue;
+        }
+        let shown = display_relative(&relative);
+        copier.copy_entry(&canonical, &repository.join(&relative), &shown, 0)?;
+    }
+    Ok(StagedTree {
+        _dir: dir,
+        base,
+        repository,
+        digest: *copier.digest.finalize().as_bytes(),
+    })
+}
+
+fn display_relative(relative: &Path) -> String {
+    if relative.as_os_str().is_empty() {
+        ".".to_owned()
+    } else {
+        relative.to_string_lossy().into_owned()
+    }
+}
+
 fn write(path: &Path, bytes: &[u8]) -> Result<(), StageError> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(StageError::Copy)?;
@@ -182,6 +419,8 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), StageError> {
 
 struct Copier<'a> {
     boundary: &'a Boundary,
+    /// The files it may copy.
+    tracked: &'a Tracked,
     bytes: u64,
     /// The source directories being copied, outermost first: a link back to one of them
     /// would copy without end.
@@ -267,6 +506,9 @@ impl Copier<'_> {
             }
             return self.copy_dir(&resolved, target, shown, depth + 1);
         }
+        if !self.tracked.allows(&resolved) {
+            return Ok(());
+        }
         let bytes =
             match safe_fs::read_file_within(&resolved, self.boundary.root(), FileKind::ChartFile) {
                 Ok(bytes) => bytes,
@@ -312,8 +554,9 @@ mod tests {
     fn repository() -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join(".git")).unwrap();
-        std::fs::write(root.join(".git/config"), "token").unwrap();
+        git(&root, &["init", "-q"]);
+        let config = std::fs::read_to_string(root.join(".git/config")).unwrap();
+        std::fs::write(root.join(".git/config"), config + "# token\n").unwrap();
         std::fs::create_dir_all(root.join("web/templates")).unwrap();
         std::fs::write(root.join("web/Chart.yaml"), "name: web\n").unwrap();
         std::fs::write(root.join("web/templates/a.yaml"), "kind: Pod\n").unwrap();
@@ -321,12 +564,56 @@ mod tests {
         (dir, root)
     }
 
+    fn git(root: &Path, args: &[&str]) {
+        let status = std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    /// Untracked files are given to a renderer only in trusted mode, and ignored ones never:
+    /// the credentials a CI step writes into the checkout stay out of the stage.
+    #[test]
+    fn only_the_files_git_knows_are_staged() {
+        let (_dir, root) = repository();
+        std::fs::write(root.join(".gitignore"), ".env\n").unwrap();
+        git(&root, &["add", ".gitignore", "web/Chart.yaml"]);
+        std::fs::write(root.join("web/.env"), "TOKEN=x").unwrap();
+        std::fs::write(root.join("web/gha-creds.json"), "{}").unwrap();
+        let staged = |untrusted| {
+            let staged = stage(
+                &root.join("web"),
+                "web",
+                &[],
+                &Listings::default(),
+                untrusted,
+            )
+            .unwrap();
+            let mut found: Vec<String> =
+                ["Chart.yaml", "templates/a.yaml", ".env", "gha-creds.json"]
+                    .into_iter()
+                    .filter(|name| staged.chart.join(name).exists())
+                    .map(str::to_owned)
+                    .collect();
+            found.sort();
+            found
+        };
+        assert_eq!(staged(true), ["Chart.yaml"]);
+        assert_eq!(
+            staged(false),
+            ["Chart.yaml", "gha-creds.json", "templates/a.yaml"]
+        );
+    }
+
     #[test]
     fn links_inside_the_repository_are_copied_as_files() {
         let (_dir, root) = repository();
         symlink("../../shared.tpl", root.join("web/templates/_shared.tpl")).unwrap();
         symlink("templates", root.join("web/more")).unwrap();
-        let staged = stage(&root.join("web"), "web", &[]).unwrap();
+        let staged = stage(&root.join("web"), "web", &[], &Listings::default(), false).unwrap();
         let copied = |path: &str| std::fs::symlink_metadata(staged.chart.join(path)).unwrap();
         assert!(copied("templates/_shared.tpl").is_file());
         assert!(copied("more").is_dir());
@@ -342,7 +629,8 @@ mod tests {
         for target in ["/etc/passwd", "../../.git/config", "/proc/self/environ"] {
             let (_dir, root) = repository();
             symlink(target, root.join("web/templates/leak")).unwrap();
-            let error = stage(&root.join("web"), "web", &[]).unwrap_err();
+            let error =
+                stage(&root.join("web"), "web", &[], &Listings::default(), false).unwrap_err();
             assert!(matches!(error, StageError::Refused(_)), "{target}: {error}");
             let error = error.to_string();
             assert!(
@@ -355,7 +643,7 @@ mod tests {
         }
         let (_dir, root) = repository();
         symlink("..", root.join("web/templates/loop")).unwrap();
-        let error = stage(&root.join("web"), "web", &[]).unwrap_err();
+        let error = stage(&root.join("web"), "web", &[], &Listings::default(), false).unwrap_err();
         assert!(matches!(error, StageError::LinkLoop { .. }), "{error}");
         assert!(
             error.to_string().contains("a directory that holds it"),
@@ -368,9 +656,23 @@ mod tests {
         let (_dir, root) = repository();
         std::fs::write(root.join("prod.yaml"), "a: 1\n").unwrap();
         symlink(".git/config", root.join("gc.yaml")).unwrap();
-        let staged = stage(&root.join("web"), "web", &[root.join("prod.yaml")]).unwrap();
+        let staged = stage(
+            &root.join("web"),
+            "web",
+            &[root.join("prod.yaml")],
+            &Listings::default(),
+            false,
+        )
+        .unwrap();
         assert_eq!(std::fs::read(&staged.values[0]).unwrap(), b"a: 1\n");
-        let error = stage(&root.join("web"), "web", &[root.join("gc.yaml")]).unwrap_err();
+        let error = stage(
+            &root.join("web"),
+            "web",
+            &[root.join("gc.yaml")],
+            &Listings::default(),
+            false,
+        )
+        .unwrap_err();
         assert!(
             matches!(
                 &error,
@@ -394,7 +696,7 @@ mod tests {
         let (_dir, root) = repository();
         let big = std::fs::File::create(root.join("web/big.bin")).unwrap();
         big.set_len(FileKind::ChartFile.max_bytes() * 2).unwrap();
-        let staged = stage(&root.join("web"), "web", &[]).unwrap();
+        let staged = stage(&root.join("web"), "web", &[], &Listings::default(), false).unwrap();
         let copied = std::fs::metadata(staged.chart.join("big.bin")).unwrap();
         assert_eq!(copied.len(), FileKind::ChartFile.max_bytes() + 1);
     }
@@ -407,7 +709,7 @@ mod tests {
         if !made.is_ok_and(|s| s.success()) {
             return;
         }
-        let error = stage(&root.join("web"), "web", &[]).unwrap_err();
+        let error = stage(&root.join("web"), "web", &[], &Listings::default(), false).unwrap_err();
         assert!(matches!(error, StageError::Unreadable { .. }), "{error}");
         assert!(error.to_string().contains("a named pipe (FIFO)"), "{error}");
     }
