@@ -130,7 +130,7 @@ fn is_executable(path: &Path) -> bool {
 
 /// Runs `program` with `args` in `dir`, sealed and confined to `access` (and a scratch
 /// directory of its own), within `limits` and `budget`.
-pub(crate) fn run(
+pub fn run(
     program: &Path,
     args: &[&OsStr],
     dir: &Path,

@@ -247,7 +247,7 @@ fn landlock() -> Landlock {
 /// What one renderer may touch: besides these, its own executable (with the system's shared
 /// libraries when it is dynamically linked).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Access {
+pub struct Access {
     /// Directories and files it may read.
     pub read: Vec<PathBuf>,
     /// Directories it may read and write (its scratch directory).

@@ -126,6 +126,8 @@ pub struct RunNotes {
     pub not_manifests: NotManifests,
     /// Charts and overlays rendered because files named on the command line belong to them.
     pub rendered_for: Vec<RenderedFor>,
+    /// Renderers ran without full confinement: why ([`crate::render::sandbox`]).
+    pub unconfined: Option<String>,
 }
 
 /// A chart or overlay rendered for files named on the command line (a values file, a patch),

@@ -321,9 +321,17 @@ pub(crate) fn write(
 }
 
 fn invocations(run: &super::RunNotes) -> Vec<Invocation> {
-    if run.unrendered.is_empty() && run.rendered_for.is_empty() {
+    if run.unrendered.is_empty() && run.rendered_for.is_empty() && run.unconfined.is_none() {
         return Vec::new();
     }
+    // Renderers that ran without full confinement: once, for the whole run.
+    let unconfined = run.unconfined.iter().map(|warning| Notification {
+        level: "warning",
+        message: Message {
+            text: sentence(warning),
+        },
+        locations: Vec::new(),
+    });
     // What was rendered for the files named: which chart or overlay a values file or a patch
     // brought in, and what it found.
     let rendered_for = run.rendered_for.iter().map(|rendered| Notification {
@@ -352,6 +360,7 @@ fn invocations(run: &super::RunNotes) -> Vec<Invocation> {
                 }],
             })
             .chain(rendered_for)
+            .chain(unconfined)
             .collect(),
     }]
 }

@@ -155,6 +155,7 @@ impl Checking {
         let mut warnings = Vec::new();
         if !jobs.is_empty() {
             warnings.extend(renderer.warnings());
+            self.notes.unconfined = renderer.unconfined();
         }
         let outcomes = renderer.render_and_lint_all(jobs);
         let mut counted: Vec<(RenderTool, String)> = Vec::new();

@@ -62,10 +62,19 @@ impl Renderer {
         }
     }
 
-    /// What to warn about before rendering: a sandbox the system refused, a render cache that
-    /// cannot be used.
+    /// Why renderers run without full confinement, when they render at all (in untrusted mode
+    /// they do not: each input is not rendered, with the reason).
+    pub(crate) fn unconfined(&self) -> Option<String> {
+        self.tools
+            .as_ref()
+            .filter(|tools| !tools.untrusted)
+            .and_then(|_| render::sandbox::warning())
+    }
+
+    /// What to warn about before rendering: a confinement the system cannot give, a render
+    /// cache that cannot be used.
     pub fn warnings(&self) -> Vec<String> {
-        let sandbox = self.tools.as_ref().and_then(|_| render::sandbox::warning());
+        let sandbox = self.unconfined();
         let cache = self
             .cache_refused
             .as_ref()

@@ -7,6 +7,7 @@
 //!
 //! libtest-mimic is the harness, so that such a test can say at run time that it was ignored.
 
+mod confinement;
 mod fidelity;
 mod front_ends;
 mod neovim;
@@ -38,5 +39,6 @@ fn main() -> ExitCode {
     trials.extend(placement::trials());
     trials.extend(upstream::trials());
     trials.extend(security::trials());
+    trials.extend(confinement::trials());
     libtest_mimic::run(&arguments, trials).exit_code()
 }

@@ -525,10 +525,15 @@ fn the_sandbox_keeps_renderers_off_the_network() {
         "kustomization.yaml",
         &format!("resources: [{}]\n", server.url()),
     );
+    let access = podcycle::render::sandbox::Access {
+        read: vec![tree.path().to_owned()],
+        write: Vec::new(),
+    };
     let outcome = run(
         &kustomize,
         &[std::ffi::OsStr::new("build"), tree.path().as_os_str()],
         tree.path(),
+        &access,
         &Limits::new(Duration::from_secs(30)),
         &podcycle::render::Budget::unlimited(),
     );
@@ -937,7 +942,7 @@ fn without_the_sandbox_rendering_warns() {
     );
     assert_eq!(code(&output), 1, "{}", all(&output));
     assert!(
-        stderr(&output).contains("podcycle: warning: renderers run with the network reachable: switched off by PODCYCLE_NO_RENDER_SANDBOX"),
+        stderr(&output).contains("podcycle: warning: renderers run without full confinement: files are not held to the stage (switched off by PODCYCLE_NO_RENDER_SANDBOX); the network is open (switched off by PODCYCLE_NO_RENDER_SANDBOX)"),
         "{}",
         stderr(&output)
     );
@@ -955,7 +960,7 @@ fn without_the_sandbox_rendering_warns() {
     };
     assert!(
         settings(true)
-            .contains("render sandbox: inactive: switched off by PODCYCLE_NO_RENDER_SANDBOX"),
+            .contains("render sandbox: not fully confined: inactive: switched off by PODCYCLE_NO_RENDER_SANDBOX"),
         "{}",
         settings(true)
     );
@@ -980,7 +985,7 @@ impl CachedRepository {
     fn new() -> CachedRepository {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
-        fs::create_dir_all(root.join(".git")).unwrap();
+        crate::common::git_init(&root);
         CachedRepository { _dir: dir, root }
     }
 
