@@ -308,8 +308,8 @@ pub(crate) fn stage(
     })
 }
 
-/// The directory, at the top of an overlay's copy, that holds podcycle's own kustomization
-/// for the build.
+/// The directory, beside the repository in an overlay's copy, that holds podcycle's own
+/// kustomization for the build.
 pub(crate) const BUILD_DIR: &str = ".podcycle-build";
 
 /// What Kustomize may read of an overlay, copied: the directories of its kustomizations, each
@@ -321,8 +321,10 @@ pub(crate) struct StagedTree {
     _dir: tempfile::TempDir,
     /// The temporary directory: the renderer may read all of it.
     pub base: PathBuf,
-    /// The repository's root in the copy.
+    /// The repository's root in the copy: `base` joined with `name`.
     pub repository: PathBuf,
+    /// The name of the repository's root directory, which its copy bears.
+    pub name: std::ffi::OsString,
     /// A hash of every directory, path and byte in the copy.
     pub digest: [u8; 32],
 }
@@ -342,7 +344,12 @@ pub(crate) fn stage_tree(
         .tempdir()
         .map_err(StageError::TempDir)?;
     let base = std::path::absolute(dir.path()).map_err(StageError::TempDir)?;
-    let repository = base.join("repository");
+    let name = boundary
+        .root()
+        .file_name()
+        .filter(|name| *name != BUILD_DIR)
+        .map_or_else(|| "repository".into(), ToOwned::to_owned);
+    let repository = base.join(&name);
     let tracked = listings.tracked(boundary.root(), untrusted)?;
     let mut copier = Copier {
         boundary,
@@ -398,6 +405,7 @@ pub(crate) fn stage_tree(
         _dir: dir,
         base,
         repository,
+        name,
         digest: *copier.digest.finalize().as_bytes(),
     })
 }

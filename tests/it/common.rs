@@ -237,23 +237,3 @@ pub fn high_water(pid: u32) -> u64 {
         .unwrap_or(0)
         * 1024
 }
-
-/// Makes `root` a git repository, as a checkout is: renderers are given the files git tracks
-/// (and, outside untrusted mode, the new files it does not ignore).
-pub fn git_init(root: &Path) {
-    git(root, &["init", "-q"]);
-}
-
-/// Runs git in `root`, failing the test when it fails.
-pub fn git(root: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?} in {}", root.display());
-}

@@ -9,15 +9,24 @@
 //! `--fail-on-unrendered` and reaches SARIF. Outside untrusted mode the run renders and says
 //! once, on standard error and in SARIF, what the confinement lacked.
 
+use std::io::Read;
+use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use libtest_mimic::Trial;
+use podcycle::render::process::{Limits, Outcome, find_executable, run};
+use podcycle::render::sandbox::{Access, Landlock, confinement};
+
+use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 
-use crate::common::{code, git, git_init, podcycle, stderr, stdout, watched, write};
+use crate::common::{code, podcycle, stderr, stdout, watched, write};
 use crate::tool::{Tool, needs};
+use crate::tool::{git, git_init};
 
 const BAD: &str = include_str!("../../testdata/cli/bad.yaml");
 const LIMIT: Duration = Duration::from_secs(60);
@@ -134,6 +143,23 @@ pub fn trials() -> Vec<Trial> {
     vec![
         needs(
             Tool::Renderers,
+            "confinement::a_renderer_reads_only_what_it_is_given",
+            a_renderer_reads_only_what_it_is_given,
+        ),
+        needs(
+            Tool::Renderers,
+            "confinement::without_namespaces_landlock_keeps_renderers_off_loopback",
+            without_namespaces_landlock_keeps_renderers_off_loopback,
+        ),
+        needs(
+            Tool::Renderers,
+            "confinement::every_file_of_the_stage_is_in_the_cache_key",
+            every_file_of_the_stage_is_in_the_cache_key,
+        ),
+        // Run by the test above, in a process of its own on an emulated machine.
+        Trial::test(CHILD, child_builds_a_remote_resource).with_ignored_flag(true),
+        needs(
+            Tool::Renderers,
             "confinement::untrusted_mode_renders_only_where_renderers_are_confined",
             untrusted_mode_renders_only_where_renderers_are_confined,
         ),
@@ -224,4 +250,208 @@ fn elsewhere_rendering_unconfined_is_said_once() {
             assert!(notifications(&log).contains(said), "{machine:?}: {log}");
         }
     }
+}
+
+/// `kustomize build` with `args` in `dir`, confined to `access`.
+fn kustomize(dir: &Path, args: &[&str], access: &Access) -> Outcome {
+    let program = find_executable(Path::new("kustomize")).expect("kustomize is on PATH");
+    let mut arguments = vec![std::ffi::OsStr::new("build"), dir.as_os_str()];
+    arguments.extend(args.iter().map(std::ffi::OsStr::new));
+    run(
+        &program,
+        &arguments,
+        dir,
+        access,
+        &Limits::new(LIMIT),
+        &podcycle::render::Budget::unlimited(),
+    )
+}
+
+/// Beneath every screen: Kustomize told to load a file outside what it was given (an absolute
+/// path, with `LoadRestrictionsNone`) cannot open it. Given the file's directory as well, it
+/// reads it — the harness sees a leak when there is one.
+fn a_renderer_reads_only_what_it_is_given() {
+    assert!(
+        matches!(confinement().landlock, Landlock::Enforced { .. }),
+        "this machine has no Landlock: {:?}",
+        confinement()
+    );
+    let overlay = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = "Hunter2_SECRET_7f3a";
+    write(outside.path(), "token", secret);
+    write(
+        overlay.path(),
+        "kustomization.yaml",
+        &format!(
+            "configMapGenerator:\n- name: c\n  files: [cfg={}]\n",
+            outside.path().join("token").display()
+        ),
+    );
+    let restrictor = ["--load-restrictor", "LoadRestrictionsNone"];
+    let given = |dirs: &[&Path]| Access {
+        read: dirs.iter().map(|d| d.to_path_buf()).collect(),
+        write: Vec::new(),
+    };
+    let leaked = kustomize(
+        overlay.path(),
+        &restrictor,
+        &given(&[overlay.path(), outside.path()]),
+    );
+    assert!(
+        matches!(&leaked, Outcome::Output { text, .. } if text.contains(secret)),
+        "{leaked:?}"
+    );
+    let held = kustomize(overlay.path(), &restrictor, &given(&[overlay.path()]));
+    let Outcome::Failed(failure) = &held else {
+        panic!("the file outside was read: {held:?}");
+    };
+    assert!(
+        format!("{failure:?}").contains("permission denied"),
+        "{failure:?}"
+    );
+    assert!(!format!("{held:?}").contains(secret), "{held:?}");
+}
+
+/// A server on the runner's loopback, counting connections.
+struct Server {
+    port: u16,
+    accepted: Arc<AtomicUsize>,
+}
+
+impl Server {
+    fn start() -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&accepted);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                counter.fetch_add(1, Ordering::SeqCst);
+                if let Ok(mut stream) = stream {
+                    let mut request = [0; 1024];
+                    let _ = stream.read(&mut request);
+                    let body = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fetched}\n";
+                    let _ = std::io::Write::write_all(
+                        &mut stream,
+                        format!(
+                            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                            body.len()
+                        )
+                        .as_bytes(),
+                    );
+                }
+            }
+        });
+        Server { port, accepted }
+    }
+
+    fn requests(&self) -> usize {
+        self.accepted.load(Ordering::SeqCst)
+    }
+}
+
+const CHILD: &str = "confinement::child_builds_a_remote_resource";
+
+/// Where user namespaces are refused there is no network namespace: Landlock's TCP rules alone
+/// keep Kustomize from the runner's loopback. This test starts itself again as the child below,
+/// on a machine that refuses user namespaces; on one that refuses Landlock too the request goes
+/// through, so the harness sees a leak when there is one.
+fn without_namespaces_landlock_keeps_renderers_off_loopback() {
+    for (machine, reaches) in [(Machine::NoNamespaces, false), (Machine::Neither, true)] {
+        let server = Server::start();
+        let output = machine.run(
+            Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", CHILD, "--ignored", "--test-threads", "1"])
+                .env(
+                    "PODCYCLE_TEST_URL",
+                    format!("http://127.0.0.1:{}/x.yaml", server.port),
+                ),
+        );
+        assert!(
+            output.status.success(),
+            "{machine:?}: {}{}",
+            stdout(&output),
+            stderr(&output)
+        );
+        assert!(stdout(&output).contains("1 passed"), "{}", stdout(&output));
+        assert_eq!(
+            server.requests() > 0,
+            reaches,
+            "{machine:?}: {}",
+            stdout(&output)
+        );
+    }
+}
+
+/// Builds a kustomization of one remote resource (`PODCYCLE_TEST_URL`) with what podcycle
+/// would hold Kustomize to on this machine, and says what came of it.
+fn child_builds_a_remote_resource() -> Result<(), Failed> {
+    let url = std::env::var("PODCYCLE_TEST_URL").map_err(|_| "PODCYCLE_TEST_URL is not set")?;
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "kustomization.yaml",
+        &format!("resources: [{url}]\n"),
+    );
+    let access = Access {
+        read: vec![dir.path().to_owned()],
+        write: Vec::new(),
+    };
+    let outcome = kustomize(dir.path(), &[], &access);
+    println!("confinement: {:?}\noutcome: {outcome:?}", confinement());
+    Ok(())
+}
+
+/// A transformer's configuration loads a JSON patch that no screen named: changing only the
+/// patch to add a container with an invalid name made the second run say "No problems found"
+/// from the render cache. The cache keys a build by everything in its stage, so the second run
+/// renders again and reports the error.
+fn every_file_of_the_stage_is_in_the_cache_key() {
+    let tree = tempfile::tempdir().unwrap();
+    let root = tree.path();
+    git_init(root);
+    write(
+        root,
+        "o/pod.yaml",
+        include_str!("../../testdata/cli/good.yaml"),
+    );
+    write(
+        root,
+        "o/kustomization.yaml",
+        "resources: [pod.yaml]\ntransformers: [t.yaml]\n",
+    );
+    write(
+        root,
+        "o/t.yaml",
+        "apiVersion: /builtin\nkind: PatchTransformer\nmetadata: {name: t}\npath: p.json\ntarget: {kind: Pod}\n",
+    );
+    write(
+        root,
+        "o/p.json",
+        r#"[{"op": "replace", "path": "/metadata/name", "value": "good"}]"#,
+    );
+    let check = || {
+        let output = podcycle()
+            .current_dir(root)
+            .env("PODCYCLE_CACHE_DIR", root.join(".cache"))
+            .args(["check", "--format", "concise", "o"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            code(&output),
+            format!("{}{}", stdout(&output), stderr(&output)),
+        )
+    };
+    let (status, text) = check();
+    assert_eq!(status, 0, "{text}");
+    write(
+        root,
+        "o/p.json",
+        r#"[{"op": "add", "path": "/spec/containers/-", "value": {"name": "Bad_Name", "image": "nginx:1.27"}}]"#,
+    );
+    let (status, text) = check();
+    assert_eq!(status, 1, "{text}");
+    assert!(text.contains("Bad_Name"), "{text}");
 }

@@ -460,7 +460,7 @@ fn a_changed_values_file_of_a_clean_chart_says_the_chart_is_clean() {
 fn kustomizes_messages_name_paths_as_users_write_them() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    crate::common::git_init(&root);
+    crate::tool::git_init(&root);
     crate::common::write(
         &root,
         "base/kustomization.yaml",
@@ -532,6 +532,17 @@ fn the_notes_name_the_renderer_that_ran() {
     .unwrap();
     std::fs::set_permissions(&kubectl, std::fs::Permissions::from_mode(0o755)).unwrap();
     let kubectl = kubectl.to_string_lossy().into_owned();
+    // A script cannot start under the render confinement (its interpreter is not on the
+    // allowlist): this stand-in renders unconfined.
+    let check = |args: &[&str]| {
+        crate::common::podcycle()
+            .env("PODCYCLE_NO_RENDER_SANDBOX", "1")
+            .arg("check")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
     let output = check(&["--kustomize", &kubectl, "testdata/render/shop"]);
     let text = stdout(&output);
     assert!(
@@ -564,7 +575,7 @@ fn the_load_restrictor_is_kustomizes_and_the_screens_still_apply() {
     use crate::common::write;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("repo");
-    crate::common::git_init(&root);
+    crate::tool::git_init(&root);
     write(
         &root,
         "base/kustomization.yaml",
@@ -671,7 +682,7 @@ fn the_language_server_publishes_a_charts_findings_when_its_values_are_saved() {
 fn a_chart_rendered_for_two_releases_names_each() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    crate::common::git_init(&root);
+    crate::tool::git_init(root);
     for file in [
         "Chart.yaml",
         "values.yaml",
@@ -897,9 +908,13 @@ impl LoggedRenderers {
     /// `podcycle check --format json` in `root` with these renderers, the render cache at its
     /// default place, `extra` arguments, and `.`.
     fn check(&self, root: &Path, extra: &[&str]) -> Output {
+        // A script cannot start under the render confinement (its interpreter is not on the
+        // allowlist, nor is the log it writes): these tests count runs, so they render
+        // unconfined.
         crate::common::podcycle()
             .current_dir(root)
             .env_remove("PODCYCLE_CACHE_DIR")
+            .env("PODCYCLE_NO_RENDER_SANDBOX", "1")
             .args(["check", "--format", "json", "--helm"])
             .arg(&self.helm)
             .arg("--kustomize")
@@ -934,7 +949,7 @@ fn logged_script(dir: &Path, name: &str, log: &Path, body: &str) -> PathBuf {
 fn a_second_run_reuses_renders_and_reports_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    crate::common::git_init(&root);
+    crate::tool::git_init(&root);
     copy_tree(Path::new("testdata/render/web"), &root.join("web"));
     copy_tree(Path::new("testdata/render/shop"), &root.join("shop"));
     let renderers = LoggedRenderers::new();
@@ -980,7 +995,7 @@ fn a_second_run_reuses_renders_and_reports_the_same() {
 fn a_second_run_reuses_refusals_and_renders_what_the_environment_stopped() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    crate::common::git_init(&root);
+    crate::tool::git_init(&root);
     let chart = root.join("web");
     std::fs::create_dir_all(chart.join("templates")).unwrap();
     std::fs::write(
@@ -1045,6 +1060,7 @@ fn a_second_run_reuses_refusals_and_renders_what_the_environment_stopped() {
         crate::common::podcycle()
             .current_dir(&root)
             .env_remove("PODCYCLE_CACHE_DIR")
+            .env("PODCYCLE_NO_RENDER_SANDBOX", "1")
             .args(["check", "--format", "json", "--helm"])
             .arg(&offline)
             .arg("web")
@@ -1069,7 +1085,7 @@ fn a_second_run_reuses_refusals_and_renders_what_the_environment_stopped() {
 fn an_overlay_is_built_with_metadata_only_to_place_findings() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    crate::common::git_init(&root);
+    crate::tool::git_init(&root);
     let write = |path: &str, text: &str| crate::common::write(&root, path, text);
     write(
         "base/deployment.yaml",
@@ -1139,7 +1155,7 @@ fn an_overlay_is_built_with_metadata_only_to_place_findings() {
 fn an_overlay_is_judged_as_deployed_when_build_metadata_changes_its_build() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    crate::common::git_init(&root);
+    crate::tool::git_init(&root);
     let write = |path: &str, text: &str| crate::common::write(&root, path, text);
     write(
         "base/deploy.yaml",

@@ -89,3 +89,24 @@ pub fn needs(tool: Tool, name: &str, body: fn()) -> Trial {
         Ok(Completion::Completed)
     })
 }
+
+/// Makes `root` a git repository, as a checkout is: renderers are given the files git tracks
+/// (and, outside untrusted mode, the new files it does not ignore).
+pub fn git_init(root: &std::path::Path) {
+    std::fs::create_dir_all(root).unwrap();
+    git(root, &["init", "-q"]);
+}
+
+/// Runs git in `root`, failing the test when it fails.
+pub fn git(root: &std::path::Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdout(Stdio::null())
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?} in {}", root.display());
+}

@@ -19,7 +19,7 @@ use super::boundary::Boundary;
 use super::cache;
 use super::failure::Verdict;
 use super::files::is_file;
-use super::process::{Failure, run};
+use super::process::{Failure, Outcome, run};
 use super::sandbox::Access;
 use super::stage;
 use super::{KustomizeTool, Tools};
@@ -109,7 +109,10 @@ pub(crate) fn render(
     let tree = tree::Tree::read(&overlay).map_err(|e| not_rendered(&e))?;
     let boundary = Boundary::of(&overlay);
     screen::screen(&tree, &boundary).map_err(|e| not_rendered(&e))?;
-    let (dirs, files) = staged_paths(&tree);
+    let (mut dirs, files) = staged_paths(&tree);
+    // The overlay itself, even when podcycle could not read its kustomization: Kustomize
+    // then refuses it in its own words.
+    dirs.push(overlay.clone());
     let staged = stage::stage_tree(&dirs, &files, &boundary, &tools.listings, tools.untrusted)
         .map_err(|e| not_rendered(&e))?;
     // The overlay, relative to the repository's root, as the user's path names it (Kustomize's
@@ -126,15 +129,15 @@ pub(crate) fn render(
         .filter(|root| root.canonicalize().ok().as_deref() == Some(boundary.root()))
         .unwrap_or(boundary.root())
         .to_owned();
-    let wrapper_copy = staged.repository.join(stage::BUILD_DIR);
-    let wrapper = root_as_named.join(stage::BUILD_DIR);
-    if std::fs::symlink_metadata(&wrapper_copy).is_ok() {
-        return Err(not_rendered(&format_args!(
-            "the repository has a `{}` directory, which podcycle builds overlays in",
-            stage::BUILD_DIR
-        )));
-    }
-    let from_wrapper = Path::new("..").join(&relative);
+    // podcycle's kustomization sits beside the repository's copy, never in it (Kustomize
+    // refuses a root that holds another), and the copy bears the repository's name, so that
+    // paths relative to the wrapper lead to the user's files from a wrapper beside the root.
+    let wrapper_copy = staged.base.join(stage::BUILD_DIR);
+    let wrapper = root_as_named
+        .parent()
+        .unwrap_or(&root_as_named)
+        .join(stage::BUILD_DIR);
+    let from_wrapper = Path::new("..").join(&staged.name).join(&relative);
     let kustomization = format!(
         "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- {}\n{}",
         serde_json::to_string(&from_wrapper.to_string_lossy()).unwrap_or_default(),
@@ -162,6 +165,9 @@ pub(crate) fn render(
             .field(&kustomization)
             .field(staged.digest)
             .field(relative.as_os_str().as_encoded_bytes())
+            // Kustomize's messages name the user's files by absolute path: a checkout
+            // elsewhere renders again.
+            .path(&root_as_named)
             .field(super::sandbox::confinement().key());
         for argument in arguments.iter().filter(|a| **a != wrapper_copy.as_os_str()) {
             key.field(argument.as_encoded_bytes());
@@ -171,12 +177,11 @@ pub(crate) fn render(
     let shown = input.clone();
     let repository_copy = format!("{}/", staged.repository.display());
     let repository_named = format!("{}/", root_as_named.display());
-    let clean = |text: &str| {
-        let text = text
-            .replace(&*wrapper_copy.to_string_lossy(), &wrapper.to_string_lossy())
-            .replace(&repository_copy, &repository_named);
-        clean_paths(&text, &wrapper, &from_wrapper, &shown)
+    let as_named = |text: &str| {
+        text.replace(&*wrapper_copy.to_string_lossy(), &wrapper.to_string_lossy())
+            .replace(&repository_copy, &repository_named)
     };
+    let clean = |text: &str| clean_paths(&as_named(text), &wrapper, &from_wrapper, &shown);
     let judge = |failed: &Failure| {
         let mut verdict = refusal::judge(failed, &tree.kustomizations, &clean);
         if let Verdict::Refused(refusal) = &mut verdict {
@@ -193,7 +198,18 @@ pub(crate) fn render(
                 read: vec![staged.base.clone()],
                 write: Vec::new(),
             };
-            run(program, &arguments, &wrapper_copy, &access, limits, budget)
+            // Its messages name the copy: they are kept (a refusal is cached) as they name
+            // the user's files, since the copy's directory is new on every run.
+            match run(program, &arguments, &wrapper_copy, &access, limits, budget) {
+                Outcome::Failed(Failure::Exited { stderr }) => Outcome::Failed(Failure::Exited {
+                    stderr: as_named(&stderr),
+                }),
+                Outcome::Output { text, warnings } => Outcome::Output {
+                    text,
+                    warnings: warnings.iter().map(|w| as_named(w)).collect(),
+                },
+                other => other,
+            }
         },
         &clean,
         &judge,
