@@ -51,6 +51,12 @@ const FORMAT: &str = "podcycle-render-cache-2";
 /// encoding.
 pub const MAX_ENTRY_BYTES: u64 = 2 * super::process::MAX_OUTPUT + (1 << 20);
 
+/// The most the entries may hold together: past it, the least recently used are removed when
+/// a run opens the cache, down to three quarters of it. A run may go past it by what it keeps.
+pub const MAX_CACHE_BYTES: u64 = 1 << 30;
+/// The most entries the cache holds, likewise.
+pub const MAX_CACHE_ENTRIES: usize = 20_000;
+
 const CACHEDIR_TAG: &str = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by podcycle.\n# For information about cache directory tags see https://bford.info/cachedir/\n";
 
 /// Why the render cache is not used.
@@ -274,6 +280,7 @@ impl Cache {
             cache.write_new("CACHEDIR.TAG", CACHEDIR_TAG.as_bytes());
             cache.write_new(".gitignore", b"# Created by podcycle: safe to delete.\n*\n");
         }
+        cache.evict(MAX_CACHE_BYTES, MAX_CACHE_ENTRIES);
         Ok(cache)
     }
 
@@ -293,9 +300,46 @@ impl Cache {
         builder
     }
 
-    /// The entry for `key`, when there is a valid one. Anything else is a miss.
+    /// Removes the least recently used entries while they hold more than `bytes` or number
+    /// more than `entries`, down to three quarters of each. Only files named as entries are
+    /// counted and removed, links never followed (removing one removes the link).
+    fn evict(&self, bytes: u64, entries: usize) {
+        let Ok(listing) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        let mut found: Vec<(std::time::SystemTime, u64, PathBuf)> = listing
+            .filter_map(Result::ok)
+            .filter(|entry| is_entry_name(&entry.file_name()))
+            .filter_map(|entry| {
+                let metadata = std::fs::symlink_metadata(entry.path()).ok()?;
+                let used = metadata.modified().unwrap_or(std::time::UNIX_EPOCH);
+                Some((used, metadata.len(), entry.path()))
+            })
+            .collect();
+        let mut total: u64 = found.iter().map(|(_, size, _)| size).sum();
+        if total <= bytes && found.len() <= entries {
+            return;
+        }
+        // Oldest first.
+        found.sort();
+        let mut left = found.len();
+        for (_, size, path) in found {
+            if total <= bytes / 4 * 3 && left <= entries / 4 * 3 {
+                break;
+            }
+            if std::fs::remove_file(&path).is_ok() {
+                total = total.saturating_sub(size);
+                left -= 1;
+            }
+        }
+    }
+
+    /// The entry for `key`, when there is a valid one. Anything else is a miss. A hit is marked
+    /// as used now, for eviction.
     pub fn get(&self, key: &Key) -> Option<Entry> {
-        let bytes = read_entry(&self.dir.join(name(key)))?;
+        let path = self.dir.join(name(key));
+        let bytes = read_entry(&path)?;
+        mark_used(&path);
         let (header, rest) = split_line(&bytes)?;
         if header != FORMAT.as_bytes() {
             return None;
@@ -373,6 +417,27 @@ impl Cache {
             let _ = file.persist_noclobber(self.dir.join(name));
         }
     }
+}
+
+/// Sets an entry's modification time to now (opened without following a link), so that
+/// eviction removes the least recently used first.
+fn mark_used(path: &Path) {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    if let Ok(file) = options.open(path) {
+        let _ = file.set_modified(std::time::SystemTime::now());
+    }
+}
+
+/// Whether a file name is an entry's: a key's 64 hexadecimal digits.
+fn is_entry_name(name: &std::ffi::OsStr) -> bool {
+    name.to_str()
+        .is_some_and(|name| name.len() == 64 && name.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// The file name of an entry.
@@ -516,6 +581,37 @@ mod tests {
             Some("Error: accumulating resources from '/tmp/podcycle-kustomize-BBBB/x': nope")
         );
         assert_eq!(entry().refusal_in(Path::new("/tmp/x")), None);
+    }
+
+    /// Past its caps the cache keeps the entries used last, and leaves alone what is not an
+    /// entry.
+    #[test]
+    fn the_least_recently_used_entries_are_evicted() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = cache(dir.path());
+        let keys: Vec<Key> = (0..8)
+            .map(|i| cache.key("helm").field(format!("chart {i}")).finish())
+            .collect();
+        let long_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for (i, key) in keys.iter().enumerate() {
+            cache.put(key, &entry());
+            let file = std::fs::File::options()
+                .write(true)
+                .open(dir.path().join(name(key)))
+                .unwrap();
+            file.set_modified(long_ago + std::time::Duration::from_secs(i as u64))
+                .unwrap();
+        }
+        std::fs::write(dir.path().join("CACHEDIR.TAG"), CACHEDIR_TAG).unwrap();
+        // The oldest, used again, is now the newest.
+        assert!(cache.get(&keys[0]).is_some());
+        cache.evict(u64::MAX, 4);
+        let kept: Vec<usize> = (0..8).filter(|&i| cache.get(&keys[i]).is_some()).collect();
+        assert_eq!(kept, [0, 6, 7]);
+        assert!(dir.path().join("CACHEDIR.TAG").exists());
+        // Under its caps, nothing goes.
+        cache.evict(u64::MAX, 4);
+        assert_eq!((0..8).filter(|&i| cache.get(&keys[i]).is_some()).count(), 3);
     }
 
     #[test]
