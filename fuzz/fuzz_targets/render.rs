@@ -9,7 +9,10 @@
 //!     loads the screen sees, and a plugin configuration whose decoded annotation key is
 //!     `config.kubernetes.io/function` is refused;
 //!   - `H:` / `Z:` a renderer's standard error, as Helm's or Kustomize's: judged without panic,
-//!     with temporary paths cleaned from every message and the place inside the file.
+//!     with temporary paths cleaned from every message and the place inside the file;
+//!   - `S:` a directory to stage for a renderer, one entry a line (`f NAME TEXT` a file,
+//!     `d NAME` a directory, `l NAME TARGET` a link), beside a secret outside it and inside a
+//!     `.git` of its own: the copy holds no link, and no byte of the secret or of `.git`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -28,6 +31,8 @@ fuzz_target!(|data: &[u8]| {
         renderer_error(&String::from_utf8_lossy(text), true);
     } else if let Some(text) = data.strip_prefix(b"Z:") {
         renderer_error(&String::from_utf8_lossy(text), false);
+    } else if let Some(text) = data.strip_prefix(b"S:") {
+        stage(&String::from_utf8_lossy(text));
     } else {
         reports(data);
     }
@@ -117,6 +122,62 @@ fn strings_at<'a>(value: &'a Value, path: &[&str], out: &mut Vec<&'a str>) {
         }
     } else if let Some(next) = value.get(first) {
         strings_at(next, rest, out);
+    }
+}
+
+/// What no copy may hold: the bytes of a file outside the directory, and of its `.git`.
+const OUTSIDE: &str = "OUTSIDE_SECRET_5e1f";
+const IN_GIT: &str = "GIT_SECRET_9c2d";
+
+fn stage(text: &str) {
+    let scratch = tempfile::tempdir().unwrap();
+    let outside = scratch.path().join("outside");
+    let dir = scratch.path().join("repo");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(&outside, OUTSIDE).unwrap();
+    // The boundary is the directory (its own `.podcycle.yaml`), which is outside git: every
+    // file counts. A repository below it has a `.git` with a secret.
+    std::fs::write(dir.join(".podcycle.yaml"), "").unwrap();
+    std::fs::create_dir_all(dir.join("sub/.git")).unwrap();
+    std::fs::write(dir.join("sub/.git/config"), IN_GIT).unwrap();
+    for line in text.lines().take(32) {
+        let mut words = line.splitn(3, ' ');
+        let (Some(kind), Some(name)) = (words.next(), words.next()) else {
+            continue;
+        };
+        // Names stay inside the directory: this fuzzes what is in it, not where it is written.
+        if name.is_empty()
+            || name.starts_with('/')
+            || name.split('/').any(|part| part == ".." || part == ".git")
+        {
+            continue;
+        }
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let rest = words.next().unwrap_or_default();
+        let _ = match kind {
+            "f" => std::fs::write(&path, rest),
+            "d" => std::fs::create_dir_all(&path),
+            "l" => std::os::unix::fs::symlink(rest, &path),
+            _ => Ok(()),
+        };
+    }
+    let Ok(listed) = podcycle::render::stage::stage_and_list(&dir) else {
+        return;
+    };
+    for (path, bytes) in listed {
+        assert!(
+            !path.components().any(|c| c.as_os_str() == ".git"),
+            "{} is in a .git directory",
+            path.display()
+        );
+        if let Some(bytes) = bytes {
+            let text = String::from_utf8_lossy(&bytes);
+            assert!(!text.contains(OUTSIDE), "{} holds the secret outside", path.display());
+            assert!(!text.contains(IN_GIT), "{} holds .git's bytes", path.display());
+        }
     }
 }
 

@@ -21,7 +21,7 @@ pub mod kustomize;
 pub mod process;
 pub(crate) mod rendered;
 pub mod sandbox;
-pub(crate) mod stage;
+pub mod stage;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -7,7 +7,7 @@
 //!   an untracked file, such as the credentials an earlier CI step wrote into the checkout;
 //! - each symbolic link that stays in the repository resolved by podcycle itself, and the
 //!   input refused when one leaves it or reaches `.git`, `/proc`, `/dev` or `/sys` (see
-//!   [`super::boundary`]). The copy holds no link at all, so there is nothing left to follow.
+//!   `render::boundary`). The copy holds no link at all, so there is nothing left to follow.
 //!
 //! The stage's digest covers every path and byte in it: the render cache keys a render by it,
 //! so that nothing a renderer could read escapes the key.
@@ -408,6 +408,50 @@ pub(crate) fn stage_tree(
         name,
         digest: *copier.digest.finalize().as_bytes(),
     })
+}
+
+/// A path in a copy, relative to the repository's copy, with its bytes (`None`: a directory).
+pub type Copied = (PathBuf, Option<Vec<u8>>);
+
+/// Stages `dir` as an overlay's directory, the way [`stage_tree`] does, and lists the copy: each
+/// path in it, relative to the repository's copy, with its bytes, or `None` for a directory; a
+/// link in the copy is an error (the copy must hold none). For the fuzz target, which checks
+/// that no byte from outside the repository or from `.git` reaches a copy.
+#[doc(hidden)]
+pub fn stage_and_list(dir: &Path) -> Result<Vec<Copied>, String> {
+    let boundary = Boundary::of(dir);
+    let staged = stage_tree(
+        &[dir.to_owned()],
+        &[],
+        &boundary,
+        &Listings::default(),
+        true,
+    )
+    .map_err(|e| e.to_string())?;
+    let mut listed = Vec::new();
+    let mut pending = vec![staged.repository.clone()];
+    while let Some(next) = pending.pop() {
+        let entries = std::fs::read_dir(&next).map_err(|e| e.to_string())?;
+        for entry in entries {
+            let path = entry.map_err(|e| e.to_string())?.path();
+            let kind = std::fs::symlink_metadata(&path).map_err(|e| e.to_string())?;
+            let relative = path
+                .strip_prefix(&staged.repository)
+                .map_err(|e| e.to_string())?
+                .to_owned();
+            if kind.file_type().is_symlink() {
+                return Err(format!("the copy holds a link: {}", relative.display()));
+            }
+            if kind.is_dir() {
+                pending.push(path);
+                listed.push((relative, None));
+            } else {
+                let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+                listed.push((relative, Some(bytes)));
+            }
+        }
+    }
+    Ok(listed)
 }
 
 fn display_relative(relative: &Path) -> String {
