@@ -154,18 +154,17 @@ check() {
   case "${GITHUB_EVENT_NAME:-}" in
     pull_request | pull_request_target | merge_group) BASE=${GITHUB_BASE_REF:-} ;;
   esac
-  if [ -n "$BASE" ] && ! git rev-parse --verify --quiet "origin/$BASE^{commit}" >/dev/null; then
-    git fetch --quiet --no-tags --depth=1 origin "+refs/heads/$BASE:refs/remotes/origin/$BASE" \
-      || fail "cannot fetch the base branch $BASE: check out with fetch-depth: 0"
-  fi
   local paths
   read -r -a paths <<< "${PODCYCLE_PATHS:-.}"
   [ ${#paths[@]} -gt 0 ] || paths=(.)
 
+  # The recipe of docs/ci.md, the same lines in every CI (tests/it/docs.rs checks they are).
   # recipe: begin
   set -- --fail-on-unrendered
   if [ -n "$BASE" ]; then
     # A pull request: the base branch's configuration and baseline, and no ignore files.
+    git rev-parse --verify --quiet "origin/$BASE^{commit}" >/dev/null \
+      || git fetch --quiet --no-tags --depth=1 origin "+refs/heads/$BASE:refs/remotes/origin/$BASE"
     set -- "$@" --isolated
     config=$(mktemp)
     if git show "origin/$BASE:.podcycle.yaml" > "$config" 2>/dev/null; then
@@ -215,7 +214,8 @@ check() {
       case " $* " in *" --baseline "*) ;; *) echo "- \`$BASE\` has no \`.podcycle-baseline.json\`: every finding is reported" ;; esac
       echo
     fi
-    [ -z "$counts" ] || { echo "$counts" | sed 's/$/  /'; echo; }
+    # Two spaces end a Markdown line without starting a paragraph.
+    [ -z "$counts" ] || { printf '%s  \n' "${counts//$'\n'/$'  \n'}"; echo; }
     if [ "$(jq '[.runs[].results[]] | length' "$report")" -gt 0 ]; then
       echo "| severity | rule | location | finding |"
       echo "|---|---|---|---|"

@@ -240,6 +240,11 @@ fn a_pull_request_is_checked_with_the_base_branch_s_settings() {
             (".podcycle-baseline.json", &everything),
         ],
     );
+    // As actions/checkout leaves it: the base branch not fetched.
+    runner.git(
+        &runner.path("work"),
+        &["update-ref", "-d", "refs/remotes/origin/main"],
+    );
     let run = runner.check("pull_request", "main");
     assert_eq!(run.code, Some(1), "{}", run.log);
     // The finding in the log, as an annotation, with the counts.
