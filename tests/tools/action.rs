@@ -3,8 +3,8 @@
 //! that has no podcycle configuration yet, in a git repository whose `origin` holds the base
 //! branch; and its installation of a release archive, whose checksum must match.
 //!
-//! Ignored, with the reason, when bash, git, jq, curl or tar is missing (GitHub's runners have
-//! them all); `PODCYCLE_REQUIRE_ACTION_SHELL` makes that a failure.
+//! Ignored, with the reason, when bash, git, jq, curl, tar or sha256sum is missing (GitHub's
+//! Linux runners have them all); `PODCYCLE_REQUIRE_ACTION_SHELL` makes that a failure.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -167,6 +167,21 @@ struct Run {
 }
 
 impl Run {
+    /// Only `NEW`'s finding: in the SARIF log, as an annotation in the log, in the counts.
+    fn reports_only_the_new_finding(&self) {
+        assert_eq!(
+            self.sarif_results(),
+            ["deploy/new.yaml:8:5 init-container-probe"]
+        );
+        for expected in [
+            "::error file=deploy/new.yaml,line=8,endLine=8,col=5,",
+            "Found 1 error in 1 of 2 files.",
+        ] {
+            assert!(self.log.contains(expected), "{expected}\n{}", self.log);
+        }
+        assert!(!self.log.contains("deploy/old.yaml"), "{}", self.log);
+    }
+
     /// `file:line:col rule` of each SARIF result.
     fn sarif_results(&self) -> Vec<String> {
         let sarif = self.sarif.as_ref().expect("a SARIF log was written");
@@ -247,24 +262,8 @@ fn a_pull_request_is_checked_with_the_base_branch_s_settings() {
     );
     let run = runner.check("pull_request", "main");
     assert_eq!(run.code, Some(1), "{}", run.log);
-    // The finding in the log, as an annotation, with the counts.
-    assert!(
-        run.log
-            .contains("::error file=deploy/new.yaml,line=8,endLine=8,col=5,"),
-        "{}",
-        run.log
-    );
-    assert!(
-        run.log.contains("Found 1 error in 1 of 2 files."),
-        "{}",
-        run.log
-    );
-    assert!(!run.log.contains("deploy/old.yaml"), "{}", run.log);
+    run.reports_only_the_new_finding();
     assert!(!run.log.contains("has no"), "{}", run.log);
-    assert_eq!(
-        run.sarif_results(),
-        ["deploy/new.yaml:8:5 init-container-probe"]
-    );
     assert!(
         run.summary
             .contains("Pull request into `main`, checked with `--isolated`"),
@@ -300,20 +299,7 @@ fn a_push_is_checked_with_its_own_settings() {
     );
     let run = runner.check("push", "");
     assert_eq!(run.code, Some(1), "{}", run.log);
-    assert_eq!(
-        run.sarif_results(),
-        ["deploy/new.yaml:8:5 init-container-probe"]
-    );
-    assert!(
-        run.log.contains("::error file=deploy/new.yaml,line=8"),
-        "{}",
-        run.log
-    );
-    assert!(
-        run.log.contains("Found 1 error in 1 of 2 files."),
-        "{}",
-        run.log
-    );
+    run.reports_only_the_new_finding();
     assert!(!run.summary.contains("Pull request"), "{}", run.summary);
     assert!(
         run.summary.contains("`deploy/new.yaml:8:5`"),

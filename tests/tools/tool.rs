@@ -16,8 +16,8 @@ pub enum Tool {
     Renderers,
     /// Neovim, the editor that drives the language server end to end.
     Neovim,
-    /// What the GitHub Action's script (`action/podcycle.sh`) runs: bash, git, jq, curl and tar,
-    /// all on GitHub's runners.
+    /// What the GitHub Action's script (`action/podcycle.sh`) and its test run: bash, git, jq,
+    /// curl, tar and sha256sum, all on GitHub's Linux runners.
     ActionShell,
 }
 
@@ -50,10 +50,12 @@ impl Tool {
             Tool::Neovim => *NEOVIM
                 .get_or_init(|| (!runs("nvim", "--version")).then_some("`nvim` is not on PATH")),
             Tool::ActionShell => *ACTION_SHELL.get_or_init(|| {
-                let all = ["bash", "git", "jq", "curl", "tar"]
+                let all = ["bash", "git", "jq", "curl", "tar", "sha256sum"]
                     .into_iter()
                     .all(|program| runs(program, "--version"));
-                (!all).then_some("`bash`, `git`, `jq`, `curl` and `tar` are not all on PATH")
+                (!all).then_some(
+                    "`bash`, `git`, `jq`, `curl`, `tar` and `sha256sum` are not all on PATH",
+                )
             }),
         }
     }
