@@ -127,10 +127,12 @@ install() {
   "$home/bin/podcycle" --version
 }
 
-# Markdown table cell: no line breaks, no pipes or HTML from a manifest.
+# A table row per finding, at most 500 (a job summary holds 1 MiB). Names in a message come
+# from the manifests: no line breaks, pipes, HTML or links from them in a cell.
 markdown_findings() {
   jq -r --argjson limit 500 '
-    def cell: tostring | gsub("[\r\n]+"; " ") | gsub("\\|"; "\\|") | gsub("<"; "&lt;") | gsub(">"; "&gt;");
+    def cell: tostring | gsub("[\r\n]+"; " ") | gsub("(?<c>[\\|\\[\\]])"; "\\\(.c)")
+      | gsub("<"; "&lt;") | gsub(">"; "&gt;");
     [.runs[].results[]] as $results
     | ($results[:$limit][]
       | (.locations[0].physicalLocation // {}) as $place
