@@ -51,7 +51,7 @@ never\t''"
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l stdin-filename -d 'The file name to report for standard input; the configuration nearest to it applies. Without paths, standard input is read; beside paths, give `-` too' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l exclude -d 'Skip files and directories matching this glob while walking directories (repeatable). Files named on the command line are linted unless `--force-exclude` is given' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l kube-version -d 'The Kubernetes version of the cluster, e.g. `1.29`: rules judge features by what this version has and enables by default [default: `kube-version` from the configuration, else the newest version modelled]' -r
-complete -c podcycle -n "__fish_podcycle_using_subcommand check" -s o -l output -d 'Write the report to FILE instead of standard output' -r -F
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -s o -l output -d 'Write the report to FILE instead of standard output; the summary and counts still go to standard error' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l config -d 'Use this configuration file for every linted file instead of the nearest `.podcycle.yaml` above each' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l color -d 'When to use colours in the full and concise formats [auto: on a terminal, unless `NO_COLOR`, `CLICOLOR=0` or `TERM=dumb`; `CLICOLOR_FORCE` forces them]' -r -f -a "auto\t''
 always\t''

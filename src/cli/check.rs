@@ -197,6 +197,12 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
                     escape_controls(&path.display().to_string())
                 )));
             }
+            // The report is in the file; the log still says what was found.
+            let mut summary = Vec::new();
+            report::write_summary(&mut summary, &reports, &options)?;
+            for line in String::from_utf8_lossy(&summary).lines() {
+                eprint_line(format_args!("{line}"))?;
+            }
         }
     }
 

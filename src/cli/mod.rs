@@ -111,7 +111,8 @@ pub struct CheckArgs {
     /// line too (for pre-commit, which names every changed file).
     #[arg(long)]
     pub force_exclude: bool,
-    /// Write the report to FILE instead of standard output.
+    /// Write the report to FILE instead of standard output; the summary and counts still go
+    /// to standard error.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Use this configuration file for every linted file instead of the nearest

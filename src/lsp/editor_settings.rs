@@ -20,6 +20,24 @@ use serde_json::Value;
 use crate::run::{ConfigChoice, RunOptions};
 use crate::settings::Selector;
 
+/// The settings the server reads, with their JSON type: the one list the VS Code extension's
+/// `package.json` (as `podcycle.KEY`) and `settings.ts` (`ServerSettings`) are checked against.
+pub(crate) const SETTINGS: [(&str, SettingType); 5] = [
+    ("configuration", SettingType::String),
+    ("kubeVersion", SettingType::String),
+    ("select", SettingType::Strings),
+    ("ignore", SettingType::Strings),
+    ("render", SettingType::Boolean),
+];
+
+/// What a setting holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SettingType {
+    String,
+    Strings,
+    Boolean,
+}
+
 /// Reads the editor's settings in `value` into the options of the server's runs (a run with
 /// no flags, and these); a relative `configuration` is taken from `base` (the first workspace
 /// folder). Returns the problems of the values left out, one message each.
@@ -37,6 +55,17 @@ pub(crate) fn run_options(value: &Value, base: Option<&Path>) -> (RunOptions, Ve
     let mut problem = |key: &str, message: String| {
         problems.push(format!("setting `podcycle.{key}`: {message}"));
     };
+    // A misspelt key is said, not ignored.
+    let known: Vec<&str> = SETTINGS.iter().map(|(key, _)| *key).collect();
+    for key in value
+        .as_object()
+        .into_iter()
+        .flat_map(|object| object.keys())
+    {
+        if !known.contains(&key.as_str()) {
+            problem(key, format!("the server reads only {}", known.join(", ")));
+        }
+    }
     match value.get("configuration") {
         None | Some(Value::Null) => {}
         Some(Value::String(path)) if path.trim().is_empty() => {}
@@ -103,6 +132,77 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// The server reads every setting of [`SETTINGS`]: a value of the wrong type is said.
+    #[test]
+    fn reads_the_settings_listed() {
+        for (key, kind) in SETTINGS {
+            let wrong = match kind {
+                SettingType::Boolean => json!("yes"),
+                SettingType::String | SettingType::Strings => json!(7),
+            };
+            let (_, problems) = run_options(&json!({ key: wrong }), None);
+            assert_eq!(problems.len(), 1, "{key}: {problems:?}");
+            assert!(problems[0].starts_with(&format!("setting `podcycle.{key}`")));
+        }
+        let (_, problems) = run_options(&json!({"kubeversion": "1.30"}), None);
+        assert_eq!(
+            problems,
+            [
+                "setting `podcycle.kubeversion`: the server reads only configuration, kubeVersion, select, ignore, render"
+            ]
+        );
+    }
+
+    /// VS Code's `package.json` contributes `podcycle.KEY` for each setting the server reads, of
+    /// its type, and the extension's `ServerSettings` passes each of them, read with the same
+    /// default; the extension's own (`path`, `trace.server`) are the only others.
+    #[test]
+    fn the_vs_code_extension_passes_the_settings_the_server_reads() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("editors/vscode");
+        let manifest: Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join("package.json")).unwrap())
+                .unwrap();
+        let properties = manifest["contributes"]["configuration"]["properties"]
+            .as_object()
+            .unwrap();
+        let mut contributed: Vec<&str> = properties
+            .keys()
+            .map(|key| key.strip_prefix("podcycle.").unwrap())
+            .collect();
+        contributed.sort_unstable();
+        let mut expected: Vec<&str> = SETTINGS.iter().map(|(key, _)| *key).collect();
+        expected.extend(["path", "trace.server"]);
+        expected.sort_unstable();
+        assert_eq!(contributed, expected);
+
+        let source = std::fs::read_to_string(root.join("src/settings.ts")).unwrap();
+        let interface = &source[source.find("export interface ServerSettings {").unwrap()..];
+        let interface = &interface[..interface.find('}').unwrap()];
+        let fields: Vec<(&str, &str)> = interface
+            .lines()
+            .skip(1)
+            .filter_map(|line| line.trim().strip_suffix(';')?.split_once(": "))
+            .collect();
+        let read = &source[source.find("export function serverSettings()").unwrap()..];
+        for (key, kind) in SETTINGS {
+            let property = &properties[&format!("podcycle.{key}")];
+            let (json_type, ts_type, default) = match kind {
+                SettingType::String => ("string", "string", "\"\""),
+                SettingType::Strings => ("array", "string[]", "[]"),
+                SettingType::Boolean => ("boolean", "boolean", "true"),
+            };
+            assert_eq!(property["type"], json_type, "{key}");
+            assert_eq!(property["default"].to_string(), default, "{key}");
+            assert!(fields.contains(&(key, ts_type)), "{key}: {fields:?}");
+            assert!(
+                read.contains(&format!("{key}: "))
+                    && read.contains(&format!("(\"{key}\", {default})")),
+                "settings.ts does not read `{key}` with the default {default}"
+            );
+        }
+        assert_eq!(fields.len(), SETTINGS.len(), "{fields:?}");
+    }
 
     #[test]
     fn reads_each_setting() {

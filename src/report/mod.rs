@@ -341,19 +341,31 @@ pub fn write(
         Format::Gitlab => gitlab::write(out, reports)?,
     }
     if format.is_human() {
-        let mut summary = Summary::of(reports);
-        summary.charts = options.run.rendered_charts;
-        summary.overlays = options.run.rendered_overlays;
-        if format == Format::Full && summary.total() > 0 {
+        if format == Format::Full && Summary::of(reports).total() > 0 {
             writeln!(out)?;
         }
-        writeln!(out, "{summary}")?;
-        for line in options.run.summary_lines() {
-            writeln!(out, "{line}")?;
-        }
-        if let Some(line) = fixable_line(reports) {
-            writeln!(out, "{line}")?;
-        }
+        write_summary(out, reports, options)?;
+    }
+    Ok(())
+}
+
+/// The summary the human formats end with: the counts, what was not rendered or not linted,
+/// and what `--fix` would fix. Also written to standard error when the report goes to a file
+/// (`--output`), so that a CI log says what was found whatever the format.
+pub(crate) fn write_summary(
+    out: &mut dyn Write,
+    reports: &[FileReport],
+    options: &Options,
+) -> io::Result<()> {
+    let mut summary = Summary::of(reports);
+    summary.charts = options.run.rendered_charts;
+    summary.overlays = options.run.rendered_overlays;
+    writeln!(out, "{summary}")?;
+    for line in options.run.summary_lines() {
+        writeln!(out, "{line}")?;
+    }
+    if let Some(line) = fixable_line(reports) {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }

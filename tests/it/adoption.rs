@@ -597,6 +597,18 @@ fn packaging_files_agree() {
     assert!(pyproject.contains("bindings = \"bin\""));
     assert!(pyproject.contains("name = \"podcycle\""));
     assert!(pyproject.contains("dynamic = [\"version\"]"));
+    // The page pyproject.toml names, and the licence every manifest declares, in full (the
+    // extension's package carries it too, so vsce needs no --skip-license).
+    assert!(pyproject.contains("(docs/install.md)"));
+    assert!(Path::new("docs/install.md").is_file());
+    assert!(pyproject.contains("license = \"Apache-2.0\""));
+    for licence in ["LICENSE", "editors/vscode/LICENSE"] {
+        let text = fs::read_to_string(licence).unwrap();
+        assert!(
+            text.contains("Apache License\n                           Version 2.0, January 2004")
+        );
+        assert!(text.contains("END OF TERMS AND CONDITIONS"), "{licence}");
+    }
     let mirror = fs::read_to_string("packaging/pre-commit/pyproject.toml").unwrap();
     assert!(
         mirror.contains(&format!("version = \"{version}\"")),

@@ -341,6 +341,8 @@ fn output_goes_to_a_file() {
     );
     assert_eq!(output.status.code(), Some(1));
     assert!(stdout(&output).is_empty());
+    // The report is in the file, and the log still says what was found.
+    assert_eq!(stderr(&output), "Found 1 error in 1 of 1 file.\n");
     let sarif: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(dir.join("out/report.sarif")).unwrap()).unwrap();
     let result = &sarif["runs"][0]["results"][0];

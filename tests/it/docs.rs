@@ -299,8 +299,9 @@ fn configuration_examples_are_valid() {
 
 #[test]
 fn integration_examples_are_valid_yaml() {
-    let blocks = yaml_blocks("docs/integrations.md");
-    assert!(blocks.len() >= 3);
+    let mut blocks = yaml_blocks("docs/integrations.md");
+    blocks.extend(yaml_blocks("docs/ci.md"));
+    assert!(blocks.len() >= 5);
     for block in blocks {
         for document in podcycle::yaml::parse_stream(&block) {
             assert!(document.errors.is_empty(), "{block}\n{:?}", document.errors);
@@ -309,40 +310,113 @@ fn integration_examples_are_valid_yaml() {
     }
 }
 
-/// The recommended CI invocation is one: the same lines in security, integrations and
-/// adopting, and in the workflow security shows.
+/// The code blocks a Markdown page marks with `<!-- recommended-ci -->`.
+fn recommended_blocks(page: &str) -> Vec<String> {
+    let text = fs::read_to_string(page).unwrap();
+    text.split("<!-- recommended-ci -->\n```")
+        .skip(1)
+        .map(|block| {
+            let body = &block[block.find('\n').unwrap() + 1..];
+            body[..body.find("\n```").unwrap() + 1].to_owned()
+        })
+        .collect()
+}
+
+/// The lines of `text`, without their indentation.
+fn trimmed_lines(text: &str) -> Vec<&str> {
+    text.lines().map(str::trim).collect()
+}
+
+/// The CI recipe is one: the lines the GitHub Action runs (`action/podcycle.sh`) are the ones
+/// the GitLab job and the plain shell recipe of docs/ci.md run, in the same order.
 #[test]
-fn the_recommended_ci_invocation_is_the_same_everywhere() {
-    let block = |page: &str| {
-        let text = fs::read_to_string(page).unwrap();
-        let start = text
-            .find("<!-- recommended-ci -->\n```sh\n")
-            .unwrap_or_else(|| panic!("{page} has no recommended invocation"));
-        let body = &text[start..];
-        let body = &body[body.find("```sh\n").unwrap() + 6..];
-        body[..body.find("```").unwrap()].to_owned()
-    };
-    let security = block("docs/security.md");
-    for page in ["docs/integrations.md", "docs/adopting.md"] {
-        assert_eq!(
-            block(page),
-            security,
-            "{page} differs from docs/security.md"
-        );
-    }
+fn the_ci_recipe_is_the_same_everywhere() {
+    let script = fs::read_to_string("action/podcycle.sh").unwrap();
+    let recipe = &script[script.find("# recipe: begin\n").unwrap() + 16..];
+    let recipe = trimmed_lines(recipe[..recipe.find("# recipe: end").unwrap()].trim_end());
     for option in [
         "--isolated",
         "--fail-on-unrendered",
         "--config",
         "--baseline",
     ] {
-        assert!(security.contains(option), "{option}");
+        assert!(recipe.iter().any(|line| line.contains(option)), "{option}");
     }
-    let workflow = fs::read_to_string("docs/security.md").unwrap();
-    for line in security.lines() {
+    let blocks = recommended_blocks("docs/ci.md");
+    let with_recipe: Vec<&String> = blocks
+        .iter()
+        .filter(|block| block.contains("--fail-on-unrendered"))
+        .collect();
+    assert_eq!(
+        with_recipe.len(),
+        2,
+        "the GitLab job and the plain shell recipe"
+    );
+    for block in with_recipe {
+        let lines = trimmed_lines(block);
         assert!(
-            workflow.lines().filter(|l| l.trim() == line.trim()).count() >= 2,
-            "the workflow of docs/security.md lacks `{line}`"
+            lines.windows(recipe.len()).any(|window| window == recipe),
+            "docs/ci.md does not run the lines of action/podcycle.sh:\n{block}"
+        );
+    }
+}
+
+/// The pre-commit snippets of docs/ci.md use the hooks `.pre-commit-hooks.yaml` defines, and
+/// the `repo: local` one runs the same command on the same files.
+#[test]
+fn the_pre_commit_snippets_are_the_repository_s_hooks() {
+    let hooks = fs::read_to_string(".pre-commit-hooks.yaml").unwrap();
+    let blocks = recommended_blocks("docs/ci.md");
+    let main = blocks
+        .iter()
+        .find(|b| b.contains("repo: https://github.com/podcycle/podcycle\n"))
+        .expect("a snippet with the main repository's hooks");
+    for id in ["podcycle", "podcycle-system"] {
+        assert!(hooks.contains(&format!("- id: {id}\n")), "{id}");
+        assert!(main.contains(&format!("id: {id} ")), "{main}");
+    }
+    let local = blocks
+        .iter()
+        .find(|b| b.contains("repo: local"))
+        .expect("a `repo: local` snippet");
+    let system = &hooks[hooks.find("- id: podcycle-system\n").unwrap()..];
+    for key in ["entry:", "language:", "types_or:", "require_serial:"] {
+        let line = |text: &str| {
+            text.lines()
+                .map(str::trim)
+                .find(|l| l.starts_with(key))
+                .map(str::to_owned)
+        };
+        assert_eq!(line(local), line(system), "{key}");
+    }
+}
+
+/// Every CI snippet — a workflow, a job, a pre-commit configuration — is in docs/ci.md; the
+/// other pages link to it, so no second, different recipe can appear.
+#[test]
+fn ci_snippets_live_in_one_page() {
+    let mut pages = vec![std::path::PathBuf::from("README.md")];
+    for entry in fs::read_dir("docs").unwrap() {
+        pages.push(entry.unwrap().path());
+    }
+    for page in pages {
+        if page.extension().is_none_or(|e| e != "md") || page.ends_with("docs/ci.md") {
+            continue;
+        }
+        let text = fs::read_to_string(&page).unwrap();
+        for block in docs::yaml_blocks(&text) {
+            for marker in ["runs-on:", "script:", "repos:", "uses: podcycle/"] {
+                assert!(
+                    !block.contains(marker),
+                    "{}: a CI snippet belongs in docs/ci.md:\n{block}",
+                    page.display()
+                );
+            }
+        }
+        assert!(
+            !text.contains("git show \"origin/"),
+            "{}: the CI recipe belongs in docs/ci.md",
+            page.display()
         );
     }
 }

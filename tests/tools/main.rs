@@ -1,4 +1,5 @@
-//! The tests that run other programs beside podcycle: Kubernetes' own code (the oracle in
+//! The tests that run other programs beside podcycle: the GitHub Action's script (bash, git,
+//! jq), Kubernetes' own code (the oracle in
 //! `oracle/`, built with Go), Helm and Kustomize (with the render layer's trust boundary,
 //! `security`), and Neovim. A test whose program is missing is reported as ignored, with the
 //! reason — never as passed; `.ci/run` installs every program and sets
@@ -7,6 +8,7 @@
 //!
 //! libtest-mimic is the harness, so that such a test can say at run time that it was ignored.
 
+mod action;
 mod confinement;
 mod fidelity;
 mod front_ends;
@@ -32,6 +34,7 @@ use libtest_mimic::Arguments;
 fn main() -> ExitCode {
     let arguments = Arguments::from_args();
     let mut trials = Vec::new();
+    trials.extend(action::trials());
     trials.extend(fidelity::trials());
     trials.extend(front_ends::trials());
     trials.extend(neovim::trials());

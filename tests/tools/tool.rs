@@ -16,6 +16,9 @@ pub enum Tool {
     Renderers,
     /// Neovim, the editor that drives the language server end to end.
     Neovim,
+    /// What the GitHub Action's script (`action/podcycle.sh`) and its test run: bash, git, jq,
+    /// curl, tar and sha256sum, all on GitHub's Linux runners.
+    ActionShell,
 }
 
 impl Tool {
@@ -25,6 +28,7 @@ impl Tool {
             Tool::Oracle => "PODCYCLE_REQUIRE_ORACLE",
             Tool::Renderers => "PODCYCLE_REQUIRE_RENDERERS",
             Tool::Neovim => "PODCYCLE_REQUIRE_NVIM",
+            Tool::ActionShell => "PODCYCLE_REQUIRE_ACTION_SHELL",
         }
     }
 
@@ -33,6 +37,7 @@ impl Tool {
         static ORACLE: OnceLock<Option<&str>> = OnceLock::new();
         static RENDERERS: OnceLock<Option<&str>> = OnceLock::new();
         static NEOVIM: OnceLock<Option<&str>> = OnceLock::new();
+        static ACTION_SHELL: OnceLock<Option<&str>> = OnceLock::new();
         match self {
             Tool::Oracle => *ORACLE.get_or_init(|| {
                 (!runs("go", "version"))
@@ -44,6 +49,14 @@ impl Tool {
             }),
             Tool::Neovim => *NEOVIM
                 .get_or_init(|| (!runs("nvim", "--version")).then_some("`nvim` is not on PATH")),
+            Tool::ActionShell => *ACTION_SHELL.get_or_init(|| {
+                let all = ["bash", "git", "jq", "curl", "tar", "sha256sum"]
+                    .into_iter()
+                    .all(|program| runs(program, "--version"));
+                (!all).then_some(
+                    "`bash`, `git`, `jq`, `curl`, `tar` and `sha256sum` are not all on PATH",
+                )
+            }),
         }
     }
 }
