@@ -11,19 +11,52 @@
 //! ```
 //!
 //! A value that cannot be used is left out, and said: as on the command line, never a
-//! silent default.
+//! silent default. In a workspace that is not trusted ([`Trust::Untrusted`]) nothing is
+//! rendered, and the settings that would change what runs — `configuration` and `render`,
+//! which the workspace's own settings file may set — are left out, and said.
 
 use std::path::Path;
 
 use serde_json::Value;
 
+use super::server::Trust;
 use crate::run::{ConfigChoice, RunOptions};
 use crate::settings::Selector;
 
 /// Reads the editor's settings in `value` into the options of the server's runs (a run with
 /// no flags, and these); a relative `configuration` is taken from `base` (the first workspace
 /// folder). Returns the problems of the values left out, one message each.
-pub(crate) fn run_options(value: &Value, base: Option<&Path>) -> (RunOptions, Vec<String>) {
+pub(crate) fn run_options(
+    value: &Value,
+    base: Option<&Path>,
+    trust: Trust,
+) -> (RunOptions, Vec<String>) {
+    let (mut settings, mut problems) = trusted_run_options(value, base);
+    if trust == Trust::Untrusted {
+        for (key, changed) in [
+            ("configuration", settings.config != ConfigChoice::Nearest),
+            ("render", asks_to_render(value)),
+        ] {
+            if changed {
+                problems.push(format!(
+                    "setting `podcycle.{key}`: not used in a workspace that is not trusted"
+                ));
+            }
+        }
+        settings.config = ConfigChoice::Nearest;
+        settings.rendering.disabled = true;
+        settings.rendering.untrusted = true;
+    }
+    (settings, problems)
+}
+
+/// Whether the editor's settings turn rendering on.
+fn asks_to_render(value: &Value) -> bool {
+    let value = value.get("podcycle").unwrap_or(value);
+    value.get("render") == Some(&Value::Bool(true))
+}
+
+fn trusted_run_options(value: &Value, base: Option<&Path>) -> (RunOptions, Vec<String>) {
     let value = value.get("podcycle").unwrap_or(value);
     let mut settings = RunOptions::default();
     let mut problems = Vec::new();
@@ -115,6 +148,7 @@ mod tests {
                 "render": false,
             }}),
             Some(Path::new("/work")),
+            Trust::Trusted,
         );
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(
@@ -135,12 +169,13 @@ mod tests {
         let (settings, problems) = run_options(
             &json!({"configuration": "", "kubeVersion": " ", "select": [], "render": null}),
             None,
+            Trust::Trusted,
         );
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(settings.config, ConfigChoice::Nearest);
         assert!(settings.kube_version.is_none());
         assert!(!settings.rendering.disabled);
-        assert!(run_options(&Value::Null, None).1.is_empty());
+        assert!(run_options(&Value::Null, None, Trust::Trusted).1.is_empty());
     }
 
     #[test]
@@ -154,6 +189,7 @@ mod tests {
                 "configuration": 7,
             }),
             None,
+            Trust::Trusted,
         );
         assert_eq!(settings.selection.select.len(), 1);
         assert!(settings.kube_version.is_none() && !settings.rendering.disabled);
@@ -168,5 +204,35 @@ mod tests {
         ] {
             assert!(all.contains(expected), "{expected} in {all}");
         }
+    }
+
+    /// In a workspace that is not trusted, nothing renders and the settings that would change
+    /// what runs are left out, and said.
+    #[test]
+    fn an_untrusted_workspace_renders_nothing_whatever_its_settings() {
+        let (settings, problems) = run_options(
+            &json!({"podcycle": {
+                "configuration": "/elsewhere/.podcycle.yaml",
+                "render": true,
+                "select": ["correctness"],
+            }}),
+            Some(Path::new("/work")),
+            Trust::Untrusted,
+        );
+        assert!(settings.rendering.disabled && settings.rendering.untrusted);
+        assert_eq!(settings.config, ConfigChoice::Nearest);
+        assert_eq!(
+            settings.selection.select.len(),
+            1,
+            "lint settings still apply"
+        );
+        let all = problems.join("\n");
+        assert!(
+            all.contains("`podcycle.configuration`: not used in a workspace that is not trusted"),
+            "{all}"
+        );
+        assert!(all.contains("`podcycle.render`: not used"), "{all}");
+        let (settings, problems) = run_options(&Value::Null, None, Trust::Untrusted);
+        assert!(settings.rendering.disabled && problems.is_empty());
     }
 }

@@ -50,6 +50,10 @@ pub(crate) struct Tools {
     pub budget: Budget,
     /// Where renders are kept between runs; `None` with `--no-cache`.
     pub cache: Option<cache::Cache>,
+    /// The run renders what it must not trust (`check --isolated`, `explain --isolated`,
+    /// `lsp --isolated`, the editor in an untrusted workspace): Kustomize plugins other than
+    /// plain built-ins are refused, and a render that cannot be confined does not run.
+    pub untrusted: bool,
 }
 
 /// Why a renderer cannot be used.
@@ -118,7 +122,14 @@ impl Tools {
             limits: Limits::new(timeout),
             budget: Budget::unlimited(),
             cache: None,
+            untrusted: false,
         }
+    }
+
+    /// The same tools, for a run that must not trust what it renders ([`Tools::untrusted`]).
+    pub(crate) fn with_untrusted(mut self, untrusted: bool) -> Tools {
+        self.untrusted = untrusted;
+        self
     }
 
     /// The same tools, keeping renders in `cache`.

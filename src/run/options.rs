@@ -84,6 +84,9 @@ pub struct Rendering {
     pub memory: u64,
     /// Where renders are kept between runs.
     pub cache: CacheChoice,
+    /// What is rendered must not be trusted: `--isolated`, and the editor in an untrusted
+    /// workspace ([`crate::render::Tools::untrusted`]).
+    pub untrusted: bool,
 }
 
 /// Where renders are kept between runs ([`crate::render::cache`]).
@@ -108,6 +111,7 @@ impl Default for Rendering {
             budget: crate::render::budget::DEFAULT_BUDGET,
             memory: crate::render::process::DEFAULT_MEMORY,
             cache: CacheChoice::Off,
+            untrusted: false,
         }
     }
 }

@@ -103,9 +103,7 @@ pub(crate) fn render(
 ) -> Result<Built, Verdict> {
     let (limits, budget) = (&tools.limits, &tools.budget);
     let overlay = std::path::absolute(dir).map_err(|e| Verdict::NotRendered(e.to_string()))?;
-    let tree = tree::Tree::read(&overlay).map_err(|e| Verdict::NotRendered(e.to_string()))?;
-    screen::screen(&tree, &Boundary::of(&overlay))
-        .map_err(|e| Verdict::NotRendered(e.to_string()))?;
+    let tree = screen::read_screened(&overlay, tools.untrusted)?;
     let wrapper = tempfile::Builder::new()
         .prefix("podcycle-kustomize-")
         .tempdir()
