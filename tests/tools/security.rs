@@ -1403,7 +1403,9 @@ fn plugin_configurations_spelled_otherwise_leak_nothing() {
         )
     };
     let replacement = "replacements:\n- source: {kind: ConfigMap, name: leak, fieldPath: data.cfg}\n  targets:\n  - select: {kind: Pod}\n    fieldPaths: [spec.containers.0.name]\n";
-    let cases: Vec<(&str, String, Vec<(String, String)>)> = vec![
+    // Each case: its name, the overlay's kustomization, and its other files.
+    type Files = Vec<(String, String)>;
+    let cases: Vec<(&str, String, Files)> = vec![
         (
             "/builtin",
             format!("resources: [pod.yaml]\ngenerators: [g.yaml]\n{replacement}"),
