@@ -137,6 +137,11 @@ pub fn trials() -> Vec<Trial> {
             "security::plugin_configurations_spelled_otherwise_leak_nothing",
             plugin_configurations_spelled_otherwise_leak_nothing,
         ),
+        needs(
+            Tool::Renderers,
+            "security::a_file_a_plugin_configuration_loads_is_in_the_cache_key",
+            a_file_a_plugin_configuration_loads_is_in_the_cache_key,
+        ),
     ]
 }
 
@@ -1462,4 +1467,36 @@ fn plugin_configurations_spelled_otherwise_leak_nothing() {
             assert!(text.contains("not rendered"), "{name}: {text}");
         }
     }
+}
+
+/// `transformers: [t.yaml]` with `t.yaml` an `apiVersion: /builtin` PatchTransformer of
+/// `path: p.json`: changing only `p.json` to add a container named `Bad_Name` said "No problems
+/// found" from the cache. The file the configuration loads is part of what the screen knows,
+/// and so of the key.
+fn a_file_a_plugin_configuration_loads_is_in_the_cache_key() {
+    let repository = CachedRepository::new();
+    let root = &repository.root;
+    write(
+        root,
+        "app/kustomization.yaml",
+        "resources: [pod.yaml]\ntransformers: [t.yaml]\n",
+    );
+    write(root, "app/pod.yaml", GOOD);
+    write(
+        root,
+        "app/t.yaml",
+        "apiVersion: /builtin\nkind: PatchTransformer\nmetadata: {name: t}\npath: p.json\ntarget: {kind: Pod}\n",
+    );
+    let patch = |name: &str| {
+        format!(
+            "[{{\"op\": \"add\", \"path\": \"/metadata/labels\", \"value\": {{\"patched\": \"yes\"}}}}, {{\"op\": \"add\", \"path\": \"/spec/containers/-\", \"value\": {{\"name\": \"{name}\", \"image\": \"busybox:1.36\"}}}}]"
+        )
+    };
+    write(root, "app/p.json", &patch("extra"));
+    let output = repository.check(&["app"]);
+    assert_eq!(code(&output), 0, "{}", all(&output));
+    write(root, "app/p.json", &patch("Bad_Name"));
+    let output = repository.check(&["app"]);
+    assert_eq!(code(&output), 1, "a stale render passed: {}", all(&output));
+    assert!(stdout(&output).contains("Bad_Name"), "{}", all(&output));
 }
