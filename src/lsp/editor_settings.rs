@@ -19,9 +19,19 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::server::Trust;
 use crate::run::{ConfigChoice, RunOptions};
 use crate::settings::Selector;
+
+/// Whether the server may trust the workspace it serves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Trust {
+    /// It may: rendering and every editor setting as the user sets them.
+    #[default]
+    Trusted,
+    /// It may not (`podcycle lsp --isolated`, the editor in an untrusted workspace): nothing is
+    /// rendered, and no editor setting changes what runs (`configuration`, `render`).
+    Untrusted,
+}
 
 /// Reads the editor's settings in `value` into the options of the server's runs (a run with
 /// no flags, and these); a relative `configuration` is taken from `base` (the first workspace

@@ -34,7 +34,8 @@ pub(crate) mod worker;
 use std::io;
 
 pub use analysis::{analyse, lsp_diagnostics};
-pub use server::{Ending, Trust, serve, serve_with};
+pub use editor_settings::Trust;
+pub use server::{Ending, serve, serve_with};
 
 /// Runs the server on standard input and output until the client exits. Returns the exit
 /// code: 0 after `shutdown` and `exit`, 1 when the client exits or goes away without

@@ -34,7 +34,7 @@ use super::config::{
     CONFIG_FILES_GLOB, changes_config, config_diagnostics, display_name, file_path, is_config_file,
 };
 use super::convert::{ClientInfo, Text};
-use super::editor_settings::run_options;
+use super::editor_settings::{Trust, run_options};
 use super::explain::{self, ExplainParams, ExplainResult, explain_at};
 use super::hover::hover;
 use super::worker::{self, Job, LintJob};
@@ -51,17 +51,6 @@ pub enum Ending {
     Clean,
     /// `exit` without `shutdown`, or the client went away: exit code 1, as the protocol says.
     Abrupt,
-}
-
-/// Whether the server may trust the workspace it serves.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Trust {
-    /// It may: rendering and every editor setting as the user sets them.
-    #[default]
-    Trusted,
-    /// It may not (`podcycle lsp --isolated`, the editor in an untrusted workspace): nothing is
-    /// rendered, and no editor setting changes what runs (`configuration`, `render`).
-    Untrusted,
 }
 
 /// Serves one client on `connection` until it exits, trusting its workspace. Returns after the
