@@ -215,7 +215,16 @@ pub(crate) fn read_kustomization(dir: &Path) -> Result<Kustomization, Kustomizat
             let text = if inline {
                 entry.clone()
             } else if std::fs::symlink_metadata(&path).is_err() {
-                // Missing: Kustomize's to report.
+                // Missing: Kustomize's to report — unless podcycle cannot even read the entry
+                // as YAML, where Kustomize might read a configuration podcycle did not see.
+                if yaml::parse_stream(&entry)
+                    .iter()
+                    .any(|document| !document.errors.is_empty())
+                {
+                    kustomization.plugins.push(format!(
+                        "an entry of `{key}` podcycle cannot read (`{key}[{index}]`)"
+                    ));
+                }
                 continue;
             } else {
                 match read_text(&path) {
