@@ -93,6 +93,7 @@ Register-ArgumentCompleter -Native -CommandName 'podcycle' -ScriptBlock {
             [CompletionResult]::new('--cache-dir', '--cache-dir', [CompletionResultType]::ParameterName, 'Where renders are kept between runs [default: `PODCYCLE_CACHE_DIR`, else `.podcycle_cache` at the repository''s root]')
             [CompletionResult]::new('--rollout', '--rollout', [CompletionResultType]::ParameterName, 'Explain what the controllers do with each workload''s pods instead: a Deployment''s waves, a StatefulSet''s ordinals, a DaemonSet''s rounds, a Job''s attempts, against their deadlines and disruption budgets')
             [CompletionResult]::new('--no-config', '--no-config', [CompletionResultType]::ParameterName, 'Ignore configuration files')
+            [CompletionResult]::new('--isolated', '--isolated', [CompletionResultType]::ParameterName, 'Read only the configuration named with `--config` (none without it), and render as `check --isolated` does: what is explained is not trusted')
             [CompletionResult]::new('--no-render', '--no-render', [CompletionResultType]::ParameterName, 'Do not render Helm charts or build Kustomize overlays (each is reported as not rendered)')
             [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Render every chart and overlay again instead of reusing renders kept from earlier runs (also `PODCYCLE_NO_CACHE=1`)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -111,6 +112,7 @@ Register-ArgumentCompleter -Native -CommandName 'podcycle' -ScriptBlock {
             break
         }
         'podcycle;lsp' {
+            [CompletionResult]::new('--isolated', '--isolated', [CompletionResultType]::ParameterName, 'The workspace is not trusted: render nothing, and take no editor setting that changes what runs (the configuration file, rendering). Editors start the server this way in a workspace the user has not trusted')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break

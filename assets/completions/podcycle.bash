@@ -213,7 +213,7 @@ _podcycle() {
             return 0
             ;;
         podcycle__subcmd__explain)
-            opts="-h --object --container --format --rollout --kube-version --config --no-config --no-render --helm --kustomize --render-timeout --render-budget --render-memory --helm-values --helm-release --helm-namespace --no-cache --cache-dir --help"
+            opts="-h --object --container --format --rollout --kube-version --config --no-config --isolated --no-render --helm --kustomize --render-timeout --render-budget --render-memory --helm-values --helm-release --helm-namespace --no-cache --cache-dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -423,7 +423,7 @@ _podcycle() {
             return 0
             ;;
         podcycle__subcmd__lsp)
-            opts="-h --help"
+            opts="-h --isolated --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

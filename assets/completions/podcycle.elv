@@ -88,6 +88,7 @@ set edit:completion:arg-completer[podcycle] = {|@words|
             cand --cache-dir 'Where renders are kept between runs [default: `PODCYCLE_CACHE_DIR`, else `.podcycle_cache` at the repository''s root]'
             cand --rollout 'Explain what the controllers do with each workload''s pods instead: a Deployment''s waves, a StatefulSet''s ordinals, a DaemonSet''s rounds, a Job''s attempts, against their deadlines and disruption budgets'
             cand --no-config 'Ignore configuration files'
+            cand --isolated 'Read only the configuration named with `--config` (none without it), and render as `check --isolated` does: what is explained is not trusted'
             cand --no-render 'Do not render Helm charts or build Kustomize overlays (each is reported as not rendered)'
             cand --no-cache 'Render every chart and overlay again instead of reusing renders kept from earlier runs (also `PODCYCLE_NO_CACHE=1`)'
             cand -h 'Print help (see more with ''--help'')'
@@ -103,6 +104,7 @@ set edit:completion:arg-completer[podcycle] = {|@words|
             cand --help 'Print help'
         }
         &'podcycle;lsp'= {
+            cand --isolated 'The workspace is not trusted: render nothing, and take no editor setting that changes what runs (the configuration file, rendering). Editors start the server this way in a workspace the user has not trusted'
             cand -h 'Print help'
             cand --help 'Print help'
         }

@@ -99,6 +99,7 @@ complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm-names
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l cache-dir -d 'Where renders are kept between runs [default: `PODCYCLE_CACHE_DIR`, else `.podcycle_cache` at the repository\'s root]' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l rollout -d 'Explain what the controllers do with each workload\'s pods instead: a Deployment\'s waves, a StatefulSet\'s ordinals, a DaemonSet\'s rounds, a Job\'s attempts, against their deadlines and disruption budgets'
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l no-config -d 'Ignore configuration files'
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l isolated -d 'Read only the configuration named with `--config` (none without it), and render as `check --isolated` does: what is explained is not trusted'
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l no-render -d 'Do not render Helm charts or build Kustomize overlays (each is reported as not rendered)'
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l no-cache -d 'Render every chart and overlay again instead of reusing renders kept from earlier runs (also `PODCYCLE_NO_CACHE=1`)'
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -106,6 +107,7 @@ complete -c podcycle -n "__fish_podcycle_using_subcommand rules" -l format -r -f
 json\t''"
 complete -c podcycle -n "__fish_podcycle_using_subcommand rules" -s h -l help -d 'Print help'
 complete -c podcycle -n "__fish_podcycle_using_subcommand rule" -s h -l help -d 'Print help'
+complete -c podcycle -n "__fish_podcycle_using_subcommand lsp" -l isolated -d 'The workspace is not trusted: render nothing, and take no editor setting that changes what runs (the configuration file, rendering). Editors start the server this way in a workspace the user has not trusted'
 complete -c podcycle -n "__fish_podcycle_using_subcommand lsp" -s h -l help -d 'Print help'
 complete -c podcycle -n "__fish_podcycle_using_subcommand init" -l force -d 'Replace an existing file'
 complete -c podcycle -n "__fish_podcycle_using_subcommand init" -s h -l help -d 'Print help'

@@ -106,6 +106,19 @@ fn kustomization(text: &str) {
     if function {
         assert!(!configs.refused.is_empty(), "a function was let through");
     }
+    // What podcycle cannot read it cannot screen: such a configuration is refused, not skipped.
+    let unreadable = podcycle::yaml::parse_stream(text).iter().any(|document| {
+        !document.errors.is_empty()
+            || document
+                .root
+                .is_some_and(|root| podcycle::yaml::to_json(document, root).is_err())
+    });
+    if unreadable {
+        assert!(
+            !configs.refused.is_empty(),
+            "a configuration podcycle cannot read was let through"
+        );
+    }
 }
 
 /// The strings of `value` at `path`.
@@ -203,6 +216,8 @@ fn renderer_error(stderr: &str, helm: bool) {
             loads: Vec::new(),
             remote: Vec::new(),
             plugins: Vec::new(),
+            unknown_builtins: Vec::new(),
+            transforming_keys: Vec::new(),
         };
         podcycle::render::kustomize::refusal::judge(&failure, &[overlay], &clean)
     };
@@ -215,6 +230,11 @@ fn renderer_error(stderr: &str, helm: bool) {
         ),
         Verdict::NotRendered(reason) => (reason.as_str(), "", None, None),
     };
+    // A renderer that ran and refused is a finding whatever its message says.
+    assert!(
+        matches!(verdict, Verdict::Refused(_)),
+        "an exit judged by its words: {verdict:?}"
+    );
     for text in [message, error] {
         assert!(!text.contains(TEMPORARY), "a temporary path in {text:?}");
     }

@@ -443,10 +443,7 @@ fn run_options(args: &CheckArgs) -> Result<RunOptions, OptionsError> {
         fail_on: args.fail_on,
         fail_on_unrendered: args.fail_on_unrendered,
         helm: args.render.helm_overrides(),
-        rendering: crate::run::Rendering {
-            untrusted: args.isolated,
-            ..args.render.rendering()
-        },
+        rendering: args.render.rendering(args.isolated),
         walk: Walk {
             exclude: exclude_set(&args.exclude)?,
             force_exclude: args.force_exclude,

@@ -105,8 +105,9 @@ pub(crate) fn run(args: &ExplainArgs) -> io::Result<u8> {
 /// The run `explain` is asked for: its options over each file's configuration; the rules as
 /// configured, since `explain` lists the findings of `check`.
 fn run_options(args: &ExplainArgs) -> RunOptions {
-    let config = match (&args.config, args.no_config) {
+    let config = match (&args.config, args.no_config || args.isolated) {
         (Some(path), _) => ConfigChoice::File(path.clone()),
+        // `--isolated` reads no configuration but the one named with `--config`.
         (None, true) => ConfigChoice::Nothing,
         (None, false) => ConfigChoice::Nearest,
     };
@@ -114,7 +115,7 @@ fn run_options(args: &ExplainArgs) -> RunOptions {
         config,
         kube_version: args.kube_version,
         helm: args.render.helm_overrides(),
-        rendering: args.render.rendering(),
+        rendering: args.render.rendering(args.isolated),
         ..RunOptions::default()
     }
 }

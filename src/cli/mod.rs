@@ -51,7 +51,7 @@ pub enum Command {
         name: String,
     },
     /// Run the language server on standard input and output, for editors.
-    Lsp,
+    Lsp(LspArgs),
     /// Write a commented starter configuration, `.podcycle.yaml`.
     Init(InitArgs),
     /// Print the shell completion script for SHELL (bash, zsh, fish, powershell, elvish).
@@ -205,8 +205,21 @@ pub struct ExplainArgs {
     /// Ignore configuration files.
     #[arg(long)]
     pub no_config: bool,
+    /// Read only the configuration named with `--config` (none without it), and render as
+    /// `check --isolated` does: what is explained is not trusted.
+    #[arg(long)]
+    pub isolated: bool,
     #[command(flatten)]
     pub render: RenderArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct LspArgs {
+    /// The workspace is not trusted: render nothing, and take no editor setting that changes
+    /// what runs (the configuration file, rendering). Editors start the server this way in a
+    /// workspace the user has not trusted.
+    #[arg(long)]
+    pub isolated: bool,
 }
 
 /// How charts and overlays are rendered: the same for `check` and `explain`.
@@ -269,9 +282,10 @@ pub struct RenderArgs {
 }
 
 impl RenderArgs {
-    /// The renderers and their limits.
-    fn rendering(&self) -> crate::run::Rendering {
+    /// The renderers and their limits; `untrusted` with `--isolated`.
+    fn rendering(&self, untrusted: bool) -> crate::run::Rendering {
         crate::run::Rendering {
+            untrusted,
             disabled: self.no_render,
             helm: self.helm.clone(),
             kustomize: self.kustomize.clone(),
@@ -279,7 +293,6 @@ impl RenderArgs {
             budget: std::time::Duration::from_secs(self.render_budget),
             memory: self.render_memory << 20,
             cache: self.cache(),
-            untrusted: false,
         }
     }
 
@@ -349,7 +362,7 @@ pub fn main() -> ExitCode {
         Command::Explain(args) => explain::run(&args),
         Command::Rules(args) => rules::list(args.format),
         Command::Rule { name } => rules::show(&name),
-        Command::Lsp => crate::lsp::run_stdio(),
+        Command::Lsp(args) => crate::lsp::run_stdio(args.isolated),
         Command::Init(args) => init::run(&args),
         Command::Completions { shell } => completions(shell),
     };

@@ -2,7 +2,7 @@
 //! levels and globs. One method per key; each problem points at its own place in the file.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use globset::{Glob, GlobMatcher, GlobSet, GlobSetBuilder};
@@ -26,6 +26,8 @@ const LIKE_KINDS: [WorkloadKind; 7] = [
     WorkloadKind::Job,
     WorkloadKind::Pod,
 ];
+use crate::render::boundary::{Boundary, normalize};
+use crate::render::helm::{invalid_namespace, invalid_release};
 use crate::rules::{ALL_RULES, Part, Rule, rules_named};
 use crate::settings::{FailOn, Selection, Selector};
 use crate::source::Span;
@@ -35,13 +37,16 @@ use crate::yaml::{self, lookup};
 
 pub(super) struct Checker<'d> {
     document: &'d yaml::Document,
+    /// The directory the file's paths are relative to.
+    root: &'d Path,
     problems: Vec<ConfigProblem>,
 }
 
 impl<'d> Checker<'d> {
-    pub(super) fn new(document: &'d yaml::Document) -> Checker<'d> {
+    pub(super) fn new(document: &'d yaml::Document, root: &'d Path) -> Checker<'d> {
         Checker {
             document,
+            root,
             problems: Vec::new(),
         }
     }
@@ -272,12 +277,44 @@ impl<'d> Checker<'d> {
                 );
                 continue;
             }
-            charts.push(ChartSettings {
-                dir: PathBuf::from(&entry.path),
-                release: entry.release.clone(),
-                namespace: entry.namespace.clone(),
-                values: entry.values.iter().flatten().map(PathBuf::from).collect(),
-            });
+            let at = key("helm").key("charts").index(index);
+            let mut fine = true;
+            // Each becomes an argument of `helm template`: one Helm would refuse, or read as a
+            // flag, is a problem here, where it is written.
+            let named = [
+                (
+                    "release",
+                    entry.release.as_deref(),
+                    invalid_release as fn(&str) -> _,
+                ),
+                ("namespace", entry.namespace.as_deref(), invalid_namespace),
+            ];
+            for (field, value, invalid) in named {
+                if let Some(problem) = value.and_then(invalid) {
+                    self.problem(&at.key(field), Part::Value, problem, None);
+                    fine = false;
+                }
+            }
+            let values: Vec<PathBuf> = entry.values.iter().flatten().map(PathBuf::from).collect();
+            for (position, path) in values.iter().enumerate() {
+                if let Some(problem) = outside_repository(self.root, path) {
+                    self.problem(
+                        &at.key("values").index(position),
+                        Part::Value,
+                        problem,
+                        Some("name a values file of the repository, relative to this file's directory".to_owned()),
+                    );
+                    fine = false;
+                }
+            }
+            if fine {
+                charts.push(ChartSettings {
+                    dir: PathBuf::from(&entry.path),
+                    release: entry.release.clone(),
+                    namespace: entry.namespace.clone(),
+                    values,
+                });
+            }
         }
         charts
     }
@@ -365,6 +402,39 @@ impl<'d> Checker<'d> {
             }
         }
     }
+}
+
+/// Why a values file at `path` (relative to the configuration's directory `root`) must not be
+/// read, if it must not: it is outside the repository — git's top level above `root`, else
+/// `root` itself — or in a `.git` directory, by its name or through a link. A chart prints what
+/// its values hold (`{{ fail (toJson .Values) }}`), so a values file is read from the repository
+/// only.
+fn outside_repository(root: &Path, path: &Path) -> Option<String> {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+    let root = absolute(root);
+    let root = root.canonicalize().unwrap_or(root);
+    let repository = root
+        .ancestors()
+        .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
+        .unwrap_or(&root);
+    let boundary = Boundary::at(repository);
+    let shown = crate::render::printable(&path.to_string_lossy());
+    let full = normalize(&root.join(path));
+    if !full.starts_with(boundary.root()) {
+        return Some(format!(
+            "values file `{shown}` is outside the repository ({}); podcycle reads values files from the repository only",
+            boundary.root().display()
+        ));
+    }
+    if boundary.names_git(&full) {
+        return Some(format!(
+            "values file `{shown}` is inside a `.git` directory; podcycle does not let renderers read version control data"
+        ));
+    }
+    boundary
+        .resolve(&full, &shown)
+        .err()
+        .map(|escape| format!("values file {escape}"))
 }
 
 /// The path of a top-level key.

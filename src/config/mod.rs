@@ -275,7 +275,7 @@ impl Config {
             .unwrap_or(Path::new("."))
             .to_owned();
         let file = SourceFile::new(path.display().to_string(), text);
-        match parse(&file) {
+        match parse_at(&file, &root) {
             Ok(config) => Ok(Config {
                 path: path.to_owned(),
                 root,
@@ -424,9 +424,14 @@ pub(crate) fn find(dir: &Path) -> Option<PathBuf> {
 /// Reads and checks a configuration file; its globs are taken as relative to the current
 /// directory, and `Config::load` sets the real place.
 pub fn parse(file: &SourceFile) -> Result<Config, Vec<ConfigProblem>> {
+    parse_at(file, Path::new("."))
+}
+
+/// Reads and checks a configuration file whose paths are relative to `root`.
+fn parse_at(file: &SourceFile, root: &Path) -> Result<Config, Vec<ConfigProblem>> {
     let (raw, document, mut problems) = read(file)?;
     // What could be read is checked too, so that every problem of the file is reported at once.
-    let mut checker = check::Checker::new(&document);
+    let mut checker = check::Checker::new(&document, root);
     let config = checker.check(raw);
     problems.extend(checker.into_problems());
     if problems.is_empty() {

@@ -11,7 +11,9 @@
 //! ```
 //!
 //! A value that cannot be used is left out, and said: as on the command line, never a
-//! silent default.
+//! silent default. In a workspace that is not trusted ([`Trust::Untrusted`]) nothing is
+//! rendered, and the settings that would change what runs — `configuration` and `render`,
+//! which the workspace's own settings file may set — are left out, and said.
 
 use std::path::Path;
 
@@ -38,10 +40,51 @@ pub(crate) enum SettingType {
     Boolean,
 }
 
+/// Whether the server may trust the workspace it serves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Trust {
+    /// It may: rendering and every editor setting as the user sets them.
+    #[default]
+    Trusted,
+    /// It may not (`podcycle lsp --isolated`, the editor in an untrusted workspace): nothing is
+    /// rendered, and no editor setting changes what runs (`configuration`, `render`).
+    Untrusted,
+}
+
 /// Reads the editor's settings in `value` into the options of the server's runs (a run with
 /// no flags, and these); a relative `configuration` is taken from `base` (the first workspace
 /// folder). Returns the problems of the values left out, one message each.
-pub(crate) fn run_options(value: &Value, base: Option<&Path>) -> (RunOptions, Vec<String>) {
+pub(crate) fn run_options(
+    value: &Value,
+    base: Option<&Path>,
+    trust: Trust,
+) -> (RunOptions, Vec<String>) {
+    let (mut settings, mut problems) = trusted_run_options(value, base);
+    if trust == Trust::Untrusted {
+        for (key, changed) in [
+            ("configuration", settings.config != ConfigChoice::Nearest),
+            ("render", asks_to_render(value)),
+        ] {
+            if changed {
+                problems.push(format!(
+                    "setting `podcycle.{key}`: not used in a workspace that is not trusted"
+                ));
+            }
+        }
+        settings.config = ConfigChoice::Nearest;
+        settings.rendering.disabled = true;
+        settings.rendering.untrusted = true;
+    }
+    (settings, problems)
+}
+
+/// Whether the editor's settings turn rendering on.
+fn asks_to_render(value: &Value) -> bool {
+    let value = value.get("podcycle").unwrap_or(value);
+    value.get("render") == Some(&Value::Bool(true))
+}
+
+fn trusted_run_options(value: &Value, base: Option<&Path>) -> (RunOptions, Vec<String>) {
     let value = value.get("podcycle").unwrap_or(value);
     let mut settings = RunOptions::default();
     let mut problems = Vec::new();
@@ -141,11 +184,11 @@ mod tests {
                 SettingType::Boolean => json!("yes"),
                 SettingType::String | SettingType::Strings => json!(7),
             };
-            let (_, problems) = run_options(&json!({ key: wrong }), None);
+            let (_, problems) = run_options(&json!({ key: wrong }), None, Trust::Trusted);
             assert_eq!(problems.len(), 1, "{key}: {problems:?}");
             assert!(problems[0].starts_with(&format!("setting `podcycle.{key}`")));
         }
-        let (_, problems) = run_options(&json!({"kubeversion": "1.30"}), None);
+        let (_, problems) = run_options(&json!({"kubeversion": "1.30"}), None, Trust::Trusted);
         assert_eq!(
             problems,
             [
@@ -215,6 +258,7 @@ mod tests {
                 "render": false,
             }}),
             Some(Path::new("/work")),
+            Trust::Trusted,
         );
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(
@@ -235,12 +279,13 @@ mod tests {
         let (settings, problems) = run_options(
             &json!({"configuration": "", "kubeVersion": " ", "select": [], "render": null}),
             None,
+            Trust::Trusted,
         );
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(settings.config, ConfigChoice::Nearest);
         assert!(settings.kube_version.is_none());
         assert!(!settings.rendering.disabled);
-        assert!(run_options(&Value::Null, None).1.is_empty());
+        assert!(run_options(&Value::Null, None, Trust::Trusted).1.is_empty());
     }
 
     #[test]
@@ -254,6 +299,7 @@ mod tests {
                 "configuration": 7,
             }),
             None,
+            Trust::Trusted,
         );
         assert_eq!(settings.selection.select.len(), 1);
         assert!(settings.kube_version.is_none() && !settings.rendering.disabled);
@@ -268,5 +314,35 @@ mod tests {
         ] {
             assert!(all.contains(expected), "{expected} in {all}");
         }
+    }
+
+    /// In a workspace that is not trusted, nothing renders and the settings that would change
+    /// what runs are left out, and said.
+    #[test]
+    fn an_untrusted_workspace_renders_nothing_whatever_its_settings() {
+        let (settings, problems) = run_options(
+            &json!({"podcycle": {
+                "configuration": "/elsewhere/.podcycle.yaml",
+                "render": true,
+                "select": ["correctness"],
+            }}),
+            Some(Path::new("/work")),
+            Trust::Untrusted,
+        );
+        assert!(settings.rendering.disabled && settings.rendering.untrusted);
+        assert_eq!(settings.config, ConfigChoice::Nearest);
+        assert_eq!(
+            settings.selection.select.len(),
+            1,
+            "lint settings still apply"
+        );
+        let all = problems.join("\n");
+        assert!(
+            all.contains("`podcycle.configuration`: not used in a workspace that is not trusted"),
+            "{all}"
+        );
+        assert!(all.contains("`podcycle.render`: not used"), "{all}");
+        let (settings, problems) = run_options(&Value::Null, None, Trust::Untrusted);
+        assert!(settings.rendering.disabled && problems.is_empty());
     }
 }

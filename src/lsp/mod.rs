@@ -34,14 +34,21 @@ pub(crate) mod worker;
 use std::io;
 
 pub use analysis::{analyse, lsp_diagnostics};
-pub use server::{Ending, serve};
+pub use editor_settings::Trust;
+pub use server::{Ending, serve, serve_with};
 
 /// Runs the server on standard input and output until the client exits. Returns the exit
 /// code: 0 after `shutdown` and `exit`, 1 when the client exits or goes away without
 /// `shutdown`, or sends what cannot be read as messages.
-pub(crate) fn run_stdio() -> io::Result<u8> {
+/// `isolated`: the workspace is not trusted ([`Trust::Untrusted`]).
+pub(crate) fn run_stdio(isolated: bool) -> io::Result<u8> {
     let (connection, io_threads) = transport::stdio();
-    let ending = serve(&connection);
+    let trust = if isolated {
+        Trust::Untrusted
+    } else {
+        Trust::Trusted
+    };
+    let ending = serve_with(&connection, trust);
     // The writer thread ends when the last sender is gone, so the connection goes first.
     drop(connection);
     let joined = io_threads.join();

@@ -34,7 +34,7 @@ use super::config::{
     CONFIG_FILES_GLOB, changes_config, config_diagnostics, display_name, file_path, is_config_file,
 };
 use super::convert::{ClientInfo, Text};
-use super::editor_settings::run_options;
+use super::editor_settings::{Trust, run_options};
 use super::explain::{self, ExplainParams, ExplainResult, explain_at};
 use super::hover::hover;
 use super::worker::{self, Job, LintJob};
@@ -53,9 +53,14 @@ pub enum Ending {
     Abrupt,
 }
 
-/// Serves one client on `connection` until it exits. Returns after the worker has stopped, so
-/// the caller can drop the connection and join its I/O threads.
+/// Serves one client on `connection` until it exits, trusting its workspace. Returns after the
+/// worker has stopped, so the caller can drop the connection and join its I/O threads.
 pub fn serve(connection: &Connection) -> Result<Ending, ServerError> {
+    serve_with(connection, Trust::Trusted)
+}
+
+/// [`serve`], trusting the workspace as `trust` says.
+pub fn serve_with(connection: &Connection, trust: Trust) -> Result<Ending, ServerError> {
     let (id, params) = connection.initialize_start()?;
     let params: InitializeParams = serde_json::from_value(params)?;
     let client = ClientInfo::new(&params.capabilities);
@@ -87,7 +92,8 @@ pub fn serve(connection: &Connection) -> Result<Ending, ServerError> {
             .and_then(|w| w.did_change_watched_files.as_ref())
             .and_then(|w| w.dynamic_registration)
             .unwrap_or(false),
-        options: Arc::new(RunOptions::default()),
+        options: Arc::new(run_options(&serde_json::Value::Null, None, trust).0),
+        trust,
         configs: Configs::nearest(),
         documents: HashMap::new(),
         jobs,
@@ -164,6 +170,8 @@ struct Server<'c> {
     watch_config: bool,
     /// What the server's runs do: what `check` does without flags.
     options: Arc<RunOptions>,
+    /// Whether the workspace is trusted; set when the server starts, never by a setting.
+    trust: Trust,
     /// The configurations of the documents, each read once until a configuration changes.
     configs: Configs,
     documents: HashMap<Uri, OpenDocument>,
@@ -422,7 +430,8 @@ impl Server<'_> {
     /// Takes the editor's settings (`initializationOptions`, `workspace/didChangeConfiguration`)
     /// as the options of the server's runs, and says what cannot be used in them.
     fn editor_settings(&mut self, settings: &serde_json::Value) {
-        let (options, problems) = run_options(settings, self.workspace_folder.as_deref());
+        let (options, problems) =
+            run_options(settings, self.workspace_folder.as_deref(), self.trust);
         self.options = Arc::new(options);
         self.reread_configs();
         for problem in problems {

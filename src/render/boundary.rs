@@ -42,7 +42,6 @@ impl Boundary {
         Boundary { root }
     }
     /// A boundary at `root` (made canonical).
-    #[cfg(test)]
     pub(crate) fn at(root: &Path) -> Boundary {
         Boundary {
             root: root.canonicalize().unwrap_or_else(|_| root.to_owned()),

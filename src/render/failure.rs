@@ -77,48 +77,13 @@ pub enum Verdict {
     NotRendered(String),
 }
 
-/// Failures whose words say the environment caused them, whichever renderer: the network
-/// (the sandbox at work), a program the renderer looked for, Helm's dependency check.
-pub(super) fn environmental(message: &str) -> Option<String> {
-    const NETWORK: [&str; 7] = [
-        "dial tcp",
-        "no such host",
-        "network is unreachable",
-        "connection refused",
-        "proxyconnect",
-        "i/o timeout",
-        "TLS handshake",
-    ];
-    if NETWORK.iter().any(|words| message.contains(words)) {
-        return Some(format!(
-            "the renderer tried to reach the network, which podcycle does not allow: {message}"
-        ));
-    }
-    if message.contains("executable file not found") {
-        return Some(format!(
-            "the renderer tried to run a program, which podcycle does not allow: {message}"
-        ));
-    }
-    if message.contains("missing in charts/ directory") {
-        return Some(format!(
-            "{message} — run `helm dependency build`; podcycle never downloads charts"
-        ));
-    }
-    if message.contains("external plugins disabled")
-        || message.contains("unable to load external plugin")
-    {
-        return Some(format!(
-            "uses a Kustomize plugin; podcycle runs Kustomize without plugins: {message}"
-        ));
-    }
-    if message.contains("which is incompatible with Kubernetes") {
-        return Some(format!(
-            "{message} (the Kubernetes version is --kube-version)"
-        ));
-    }
-    None
-}
-
+/// What a failure is is decided by what happened, never by the words of its message: the
+/// message of a renderer that exited with an error carries text the chart or overlay controls
+/// (`{{ fail "dial tcp" }}`, a file named `connection refused.yaml`), so a renderer that ran and
+/// refused is a refusal, placed by the message's structure but judged by its exit. What the
+/// environment causes is known without reading it: a limit, a signal, a renderer that cannot
+/// start ([`Failure`]'s other variants); what podcycle refuses before running (remote
+/// resources, plugins, dependencies not vendored) never reaches the renderer.
 /// Judges a failed `helm template` of the chart at `chart` (as the user names it: `shown`),
 /// whose messages are cleaned with `clean`.
 pub fn helm(failure: &Failure, chart: &Path, clean: &dyn Fn(&str) -> String) -> Verdict {
@@ -126,9 +91,6 @@ pub fn helm(failure: &Failure, chart: &Path, clean: &dyn Fn(&str) -> String) -> 
         return Verdict::NotRendered(clean(&failure.reason()));
     };
     let error = clean(&error_text(stderr));
-    if let Some(reason) = environmental(&error) {
-        return Verdict::NotRendered(reason);
-    }
     let chart_file = chart.join("Chart.yaml");
     let at_chart = |message: String, file: PathBuf, line: Option<usize>| {
         Verdict::Refused(Box::new(Refusal {
@@ -183,6 +145,26 @@ pub fn helm(failure: &Failure, chart: &Path, clean: &dyn Fn(&str) -> String) -> 
         if let Some(message) = error.strip_prefix(&format!("cannot load {file}: ")) {
             return at_chart(message.to_owned(), chart.join(file), yaml_line(message));
         }
+    }
+    // `chart requires kubeVersion: >=1.40 which is incompatible with Kubernetes v1.33.0`: the
+    // chart cannot be installed on the cluster version it is judged for.
+    if let Some((_, rest)) = between(
+        &error,
+        "chart requires kubeVersion: ",
+        " which is incompatible",
+    ) && !rest.is_empty()
+        && let Some((line, column)) = find_in_file(&chart_file, "kubeVersion:")
+    {
+        return Verdict::Refused(Box::new(Refusal {
+            tool: RenderTool::Helm,
+            command: RenderTool::Helm.command(),
+            file: chart_file,
+            line: Some(line),
+            column: Some(column),
+            length: "kubeVersion".len(),
+            message: format!("{error} (the Kubernetes version is --kube-version)"),
+            error: error.clone(),
+        }));
     }
     if error.starts_with("values don't meet the specifications of the schema") {
         let schema = chart.join("values.schema.json");
@@ -431,23 +413,42 @@ mod tests {
         );
     }
 
+    /// Only what happened decides: a limit is a note; a renderer that ran and refused is a
+    /// finding whatever its message says, so `{{ fail "dial tcp" }}` cannot pass for the
+    /// network.
     #[test]
-    fn what_the_environment_causes_is_a_note() {
+    fn what_the_environment_causes_is_a_note_and_words_decide_nothing() {
         let (_dir, chart) = chart();
         let same = |s: &str| s.to_owned();
         for stderr in [
-            "Error: An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: redis",
+            "Error: execution error at (mychart/templates/zz.yaml:1:3): dial tcp 127.0.0.1:80: connect: connection refused\n",
+            "Error: execution error at (mychart/templates/zz.yaml:1:3): nope\nError: Get \"http://x\": dial tcp: no such host\n",
+            "Error: found in Chart.yaml, but missing in charts/ directory: redis, executable file not found, external plugins disabled",
             "Error: Get \"http://127.0.0.1:8080/x\": dial tcp 127.0.0.1:8080: connect: network is unreachable",
-            "Error: chart requires kubeVersion: >=1.40 which is incompatible with Kubernetes v1.33.0",
         ] {
             assert!(
-                matches!(
-                    helm(&exited(stderr), &chart, &same),
-                    Verdict::NotRendered(_)
-                ),
+                matches!(helm(&exited(stderr), &chart, &same), Verdict::Refused(_)),
                 "{stderr}"
             );
         }
+        std::fs::write(
+            chart.join("Chart.yaml"),
+            "name: mychart\nkubeVersion: \">=1.40\"\n",
+        )
+        .unwrap();
+        let refusal = refused(helm(
+            &exited(
+                "Error: chart requires kubeVersion: >=1.40 which is incompatible with Kubernetes v1.33.0",
+            ),
+            &chart,
+            &same,
+        ));
+        assert_eq!((refusal.line, refusal.column), (Some(2), Some(1)));
+        assert!(
+            refusal
+                .message
+                .ends_with("(the Kubernetes version is --kube-version)")
+        );
         assert_eq!(
             helm(&Failure::OverMemory(1 << 30), &chart, &same),
             Verdict::NotRendered(

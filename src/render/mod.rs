@@ -51,8 +51,9 @@ pub(crate) struct Tools {
     pub budget: Budget,
     /// Where renders are kept between runs; `None` with `--no-cache`.
     pub cache: Option<cache::Cache>,
-    /// Untrusted mode (`--isolated`, an untrusted workspace): a render that cannot be fully
-    /// confined does not run, and untracked files are never staged.
+    /// The run renders what it must not trust (`check --isolated`, `explain --isolated`,
+    /// `lsp --isolated`, the editor in an untrusted workspace): Kustomize plugins other than
+    /// plain built-ins are refused, and a render that cannot be confined does not run.
     pub untrusted: bool,
     /// Which files each repository's renderers may be given, listed once per run.
     pub listings: Arc<stage::Listings>,
@@ -129,15 +130,15 @@ impl Tools {
         }
     }
 
-    /// The same tools, keeping renders in `cache`.
-    pub fn with_cache(mut self, cache: Option<cache::Cache>) -> Tools {
-        self.cache = cache;
+    /// The same tools, for a run that must not trust what it renders ([`Tools::untrusted`]).
+    pub(crate) fn with_untrusted(mut self, untrusted: bool) -> Tools {
+        self.untrusted = untrusted;
         self
     }
 
-    /// The same tools, in untrusted mode or not.
-    pub(crate) fn with_untrusted(mut self, untrusted: bool) -> Tools {
-        self.untrusted = untrusted;
+    /// The same tools, keeping renders in `cache`.
+    pub fn with_cache(mut self, cache: Option<cache::Cache>) -> Tools {
+        self.cache = cache;
         self
     }
 

@@ -196,7 +196,10 @@ pub fn run(
         ));
     };
     if !status.success() {
-        if out_of_memory(&stderr) {
+        // Go's runtime ends a process that ran out of memory with status 2 (a fatal error);
+        // Helm and Kustomize exit with 1 on every error of their own, so a template's `fail`
+        // whose message reads like the runtime's is still the chart's refusal.
+        if status.code() == Some(2) && out_of_memory(&stderr) {
             return Outcome::Failed(Failure::OverMemory(limits.memory));
         }
         if status.code().is_none() {
@@ -472,6 +475,23 @@ mod tests {
             panic!("the shell failed");
         };
         assert_eq!(warnings, ["# Warning: deprecated (3 times)", "other"]);
+    }
+
+    /// A chart's `fail` whose message reads like Go's is the chart's refusal; only the
+    /// runtime's own exit (status 2) is the memory limit.
+    #[test]
+    fn out_of_memory_is_judged_by_the_exit_not_the_words() {
+        let words = "echo 'fatal error: runtime: out of memory' >&2";
+        let chart = shell(&format!("{words}; exit 1"), Duration::from_secs(20));
+        assert!(
+            matches!(chart, Outcome::Failed(Failure::Exited { .. })),
+            "{chart:?}"
+        );
+        let runtime = shell(&format!("{words}; exit 2"), Duration::from_secs(20));
+        assert!(
+            matches!(runtime, Outcome::Failed(Failure::OverMemory(_))),
+            "{runtime:?}"
+        );
     }
 
     #[test]

@@ -84,8 +84,8 @@ pub struct Rendering {
     pub memory: u64,
     /// Where renders are kept between runs.
     pub cache: CacheChoice,
-    /// Untrusted mode (`--isolated`, an untrusted workspace): render only where renderers can
-    /// be confined ([`crate::render::Tools::untrusted`]).
+    /// What is rendered must not be trusted: `--isolated`, and the editor in an untrusted
+    /// workspace ([`crate::render::Tools::untrusted`]).
     pub untrusted: bool,
 }
 

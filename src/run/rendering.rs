@@ -20,6 +20,8 @@ use crate::source::SourceFile;
 pub(crate) struct Renderer {
     /// `None` with `--no-render`.
     tools: Option<Tools>,
+    /// Why nothing is rendered, when `tools` is `None`.
+    off: &'static str,
     /// Why the render cache asked for is not used.
     cache_refused: Option<Arc<CacheError>>,
 }
@@ -43,8 +45,15 @@ impl Renderer {
             .with_cache(cache)
             .with_untrusted(rendering.untrusted)
         });
+        // The editor in a workspace that is not trusted renders nothing.
+        let off = if rendering.untrusted {
+            "the workspace is not trusted"
+        } else {
+            "--no-render"
+        };
         Renderer {
             tools,
+            off,
             cache_refused,
         }
     }
@@ -56,7 +65,7 @@ impl Renderer {
             None => Err(NotRendered {
                 tool: job.input.tool(),
                 input: job.input.display(),
-                reason: "--no-render".to_owned(),
+                reason: self.off.to_owned(),
                 refusal: None,
             }),
         }

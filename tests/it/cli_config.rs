@@ -539,3 +539,37 @@ fn the_rule_command_lists_the_successors_of_a_former_name() {
         assert!(text.contains(&format!("- {successor}: ")), "{text}");
     }
 }
+
+/// `--isolated` reads no configuration but the one named with `--config`, for `explain` as for
+/// `check`: a pull request's `.podcycle.yaml` — here one whose release would be a flag of
+/// Helm's — changes nothing of what runs.
+#[test]
+fn isolated_runs_read_no_configuration_of_the_tree() {
+    let dir = workspace("isolated");
+    write(
+        &dir,
+        ".podcycle.yaml",
+        "helm:\n  charts:\n  - path: web\n    release: --post-renderer=/bin/sh\n",
+    );
+    write(
+        &dir,
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: a, image: x}\n",
+    );
+    for command in ["check", "explain"] {
+        let read = run(&dir, &[command, "--no-render", "pod.yaml"]);
+        assert_eq!(read.status.code(), Some(2), "{command}: {}", stderr(&read));
+        assert!(
+            stderr(&read).contains("is not a release name Helm takes"),
+            "{command}: {}",
+            stderr(&read)
+        );
+        let isolated = run(&dir, &[command, "--isolated", "--no-render", "pod.yaml"]);
+        assert_eq!(
+            isolated.status.code(),
+            Some(0),
+            "{command}: {}",
+            stderr(&isolated)
+        );
+    }
+}

@@ -1088,3 +1088,50 @@ fn explain_on_a_template_goes_through_the_chart() {
     );
     assert_eq!(client.shutdown(), Ending::Clean);
 }
+
+/// Opening a chart's template made the server render it, so a hostile chart ran in a workspace
+/// the user had not trusted. Started as `podcycle lsp --isolated`, the server renders nothing —
+/// even when the workspace's settings and configuration ask it to, with a release that would be
+/// a flag of Helm's — and says why.
+#[test]
+fn an_untrusted_workspace_renders_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path().join("chart");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    let template = chart.join("templates/web.yaml");
+    std::fs::write(&template, WEB).unwrap();
+    let mut client = Client::start_trusting(
+        lsp_types::InitializeParams {
+            capabilities: capabilities(true),
+            initialization_options: Some(serde_json::json!({"render": true})),
+            ..lsp_types::InitializeParams::default()
+        },
+        podcycle::lsp::Trust::Untrusted,
+    );
+    let shown = client.notification("window/showMessage");
+    let message = shown.params["message"].as_str().unwrap();
+    assert!(
+        message.contains("`podcycle.render`: not used in a workspace that is not trusted"),
+        "{message}"
+    );
+    let document = uri(&template.display().to_string());
+    client.open(&document, 1, WEB);
+    let logged = client.notification("window/logMessage");
+    let message = logged.params["message"].as_str().unwrap();
+    assert!(
+        message.contains("not rendered: the workspace is not trusted"),
+        "{message}"
+    );
+    assert!(
+        client
+            .diagnostics(&document, Some(1))
+            .diagnostics
+            .is_empty()
+    );
+    assert_eq!(client.shutdown(), Ending::Clean);
+}

@@ -18,7 +18,7 @@ use lsp_types::{
     TextDocumentContentChangeEvent, TextDocumentIdentifier, TextDocumentItem, TextEdit, Uri,
     VersionedTextDocumentIdentifier,
 };
-use podcycle::lsp::{Ending, serve};
+use podcycle::lsp::{Ending, Trust, serve_with};
 
 const TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -43,8 +43,15 @@ impl Client {
     /// [`Client::start`] with the given `initialize` parameters (settings in
     /// `initializationOptions`, workspace folders).
     pub fn start_with(params: InitializeParams) -> Client {
+        Client::start_trusting(params, Trust::Trusted)
+    }
+
+    /// [`Client::start_with`] for a server that trusts its workspace as `trust` says (`podcycle
+    /// lsp --isolated` for [`Trust::Untrusted`]).
+    pub fn start_trusting(params: InitializeParams, trust: Trust) -> Client {
         let (server_side, client_side) = Connection::memory();
-        let server = std::thread::spawn(move || serve(&server_side).map_err(|e| e.to_string()));
+        let server =
+            std::thread::spawn(move || serve_with(&server_side, trust).map_err(|e| e.to_string()));
         let mut client = Client {
             connection: client_side,
             server: Some(server),

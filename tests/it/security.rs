@@ -710,6 +710,13 @@ fn fixes_and_diffs_keep_crlf_line_endings() {
             let checked = child.wait_with_output().unwrap();
             assert!(checked.status.success(), "git apply: {}", stderr(&checked));
         }
+        // CI has git: there, a check left out would pass unseen.
+        Err(error)
+            if std::env::var_os("PODCYCLE_REQUIRE_RENDERERS")
+                .is_some_and(|v| !v.is_empty() && v != "0") =>
+        {
+            panic!("git does not run ({error}), and PODCYCLE_REQUIRE_RENDERERS is set")
+        }
         Err(error) => eprintln!("skipped the git apply check: git does not run ({error})"),
     }
     let fixed = within(

@@ -20,7 +20,7 @@ use serde_json::Value;
 use libtest_mimic::Trial;
 
 use crate::common::{code, high_water, podcycle, stderr, stdout, watched, write};
-use crate::tool::{Tool, needs};
+use crate::tool::{Skipped, Tool, needs, needs_or_skips};
 
 const BAD: &str = include_str!("../../testdata/cli/bad.yaml");
 const GOOD: &str = include_str!("../../testdata/cli/good.yaml");
@@ -52,7 +52,7 @@ pub fn trials() -> Vec<Trial> {
             "security::kustomize_sends_no_request_to_the_runner_from_any_field",
             kustomize_sends_no_request_to_the_runner_from_any_field,
         ),
-        needs(
+        needs_or_skips(
             Tool::Renderers,
             "security::the_sandbox_keeps_renderers_off_the_network",
             the_sandbox_keeps_renderers_off_the_network,
@@ -67,7 +67,7 @@ pub fn trials() -> Vec<Trial> {
             "security::the_render_budget_bounds_a_run_of_slow_charts",
             the_render_budget_bounds_a_run_of_slow_charts,
         ),
-        needs(
+        needs_or_skips(
             Tool::Renderers,
             "security::a_chain_of_overlays_is_built_once_from_its_end",
             a_chain_of_overlays_is_built_once_from_its_end,
@@ -116,6 +116,31 @@ pub fn trials() -> Vec<Trial> {
             Tool::Renderers,
             "security::what_is_not_rendered_is_not_cached",
             what_is_not_rendered_is_not_cached,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::a_release_name_is_never_a_flag_of_helms",
+            a_release_name_is_never_a_flag_of_helms,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::values_files_come_from_the_repository_only",
+            values_files_come_from_the_repository_only,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::a_message_that_names_the_network_is_still_a_finding",
+            a_message_that_names_the_network_is_still_a_finding,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::plugin_configurations_spelled_otherwise_leak_nothing",
+            plugin_configurations_spelled_otherwise_leak_nothing,
+        ),
+        needs(
+            Tool::Renderers,
+            "security::a_file_a_plugin_configuration_loads_is_in_the_cache_key",
+            a_file_a_plugin_configuration_loads_is_in_the_cache_key,
         ),
     ]
 }
@@ -509,19 +534,21 @@ fn kustomize_sends_no_request_to_the_runner_from_any_field() {
     }
 }
 
+/// `kustomize` itself (not `kubectl`), which some tests run directly.
+fn kustomize() -> Result<PathBuf, Skipped> {
+    podcycle::render::process::find_executable(Path::new("kustomize"))
+        .ok_or_else(|| Skipped("`kustomize` is not on PATH (only `kubectl` is)".to_owned()))
+}
+
 /// Beneath the screen, the sandbox: Kustomize run directly on a remote resource cannot reach
 /// the runner's loopback where the kernel allows network namespaces.
-fn the_sandbox_keeps_renderers_off_the_network() {
+fn the_sandbox_keeps_renderers_off_the_network() -> Result<(), Skipped> {
     use podcycle::render::process::{Limits, Outcome, run};
     use podcycle::render::sandbox::{Sandbox, sandbox};
     if let Sandbox::Unavailable(why) = sandbox() {
-        eprintln!("skipped: no sandbox on this machine ({why})");
-        return;
+        return Err(Skipped(format!("no sandbox on this machine ({why})")));
     }
-    let Some(kustomize) = podcycle::render::process::find_executable(Path::new("kustomize")) else {
-        eprintln!("skipped: kustomize is not on PATH");
-        return;
-    };
+    let kustomize = kustomize()?;
     let server = Server::start();
     let tree = tempfile::tempdir().unwrap();
     write(
@@ -543,6 +570,7 @@ fn the_sandbox_keeps_renderers_off_the_network() {
     );
     assert!(matches!(outcome, Outcome::Failed(_)), "{outcome:?}");
     assert_eq!(server.requests(), 0, "{outcome:?}");
+    Ok(())
 }
 
 /// Peak resident memory (`VmHWM`) of the direct children of a process while it runs.
@@ -651,11 +679,8 @@ fn the_render_budget_bounds_a_run_of_slow_charts() {
 /// Now only the last is built, and the others are linted through it: one build of 240
 /// kustomizations (counted, not timed), made twice since its output has a finding — to know
 /// it, then to place it with build metadata.
-fn a_chain_of_overlays_is_built_once_from_its_end() {
-    let Some(kustomize) = podcycle::render::process::find_executable(Path::new("kustomize")) else {
-        eprintln!("skipped: kustomize is not on PATH");
-        return;
-    };
+fn a_chain_of_overlays_is_built_once_from_its_end() -> Result<(), Skipped> {
+    let kustomize = kustomize()?;
     let tree = tempfile::tempdir().unwrap();
     let root = tree.path();
     write(root, "chain/base/pod.yaml", BAD);
@@ -736,6 +761,7 @@ fn a_chain_of_overlays_is_built_once_from_its_end() {
         listing.contains("chain/o17: skip (Kustomize overlay another overlay builds from: built through chain/o240)"),
         "{listing}"
     );
+    Ok(())
 }
 
 fn chart_with(tree: &Path, templates: &[(&str, &str)]) {
@@ -1245,4 +1271,244 @@ fn what_is_not_rendered_is_not_cached() {
             .last(),
         Some("*")
     );
+}
+
+/// `release: --post-renderer=/bin/sh` went to `helm template` as a flag, and a template that is
+/// both YAML and a shell script ran: it wrote outside the checkout. The release is now a
+/// problem of the configuration, at its place, and nothing runs; a good release still renders.
+fn a_release_name_is_never_a_flag_of_helms() {
+    let tree = tempfile::tempdir().unwrap();
+    let root = tree.path().canonicalize().unwrap();
+    let marker = root.join("ran");
+    chart_with(
+        &root,
+        &[(
+            "script.yaml",
+            &format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: s}}\ndata:\n  s: |\n    true; touch '{}'; exit 0\n",
+                marker.display()
+            ),
+        )],
+    );
+    write(
+        &root,
+        ".podcycle.yaml",
+        "helm:\n  charts:\n  - path: web\n    release: --post-renderer=/bin/sh\n",
+    );
+    let output = within(
+        LIMIT,
+        podcycle()
+            .current_dir(&root)
+            .args(["check", "--format", "json", "web"]),
+    );
+    let err = stderr(&output);
+    assert_eq!(code(&output), 2, "{err}");
+    assert!(err.contains(".podcycle.yaml:4:14"), "{err}");
+    assert!(err.contains("is not a release name Helm takes"), "{err}");
+    assert!(!marker.exists(), "the post-renderer ran");
+    // Named on the command line, or as a namespace: refused before Helm runs.
+    fs::remove_file(root.join(".podcycle.yaml")).unwrap();
+    for flags in [
+        ["--helm-release=--post-renderer=/bin/sh"],
+        ["--helm-namespace=--post-renderer=/bin/sh"],
+    ] {
+        let output = within(
+            LIMIT,
+            podcycle()
+                .current_dir(&root)
+                .arg("check")
+                .args(flags)
+                .args(["--fail-on-unrendered", "web"]),
+        );
+        assert_eq!(code(&output), 1, "{}", all(&output));
+        assert!(all(&output).contains("not rendered"), "{}", all(&output));
+        assert!(!marker.exists(), "the post-renderer ran");
+    }
+    write(
+        &root,
+        ".podcycle.yaml",
+        "helm:\n  charts:\n  - path: web\n    release: web.prod-1\n    namespace: shop\n",
+    );
+    let output = within(
+        LIMIT,
+        podcycle()
+            .current_dir(&root)
+            .args(["check", "--fail-on-unrendered", "web"]),
+    );
+    assert_eq!(code(&output), 0, "{}", all(&output));
+}
+
+/// `values: [/…/.docker/config.json]`, `[../…]` and `[.git/config]`, with a template that
+/// prints its values, printed the file. Each is a problem of the configuration now.
+fn values_files_come_from_the_repository_only() {
+    let repository = Repository::new();
+    let root = &repository.root;
+    chart_with(root, &[("fail.yaml", "{{ fail (toJson .Values) }}\n")]);
+    for (values, words) in [
+        (
+            repository.outside.join("config.json").display().to_string(),
+            "outside the repository",
+        ),
+        (
+            format!(
+                "../{}/config.json",
+                repository.outside.file_name().unwrap().to_string_lossy()
+            ),
+            "outside the repository",
+        ),
+        (".git/config".to_owned(), "inside a `.git` directory"),
+    ] {
+        write(
+            root,
+            ".podcycle.yaml",
+            &format!("helm:\n  charts:\n  - path: web\n    values: [{values:?}]\n"),
+        );
+        let output = within(LIMIT, podcycle().current_dir(root).args(["check", "web"]));
+        let text = all(&output);
+        assert_eq!(code(&output), 2, "{values}: {text}");
+        assert!(text.contains(words), "{values}: {text}");
+        assert!(text.contains(".podcycle.yaml:4:"), "{values}: {text}");
+        assert!(!text.contains(SECRET), "{values}: {text}");
+    }
+}
+
+/// A chart whose Pod has an error, plus `{{ fail "dial tcp" }}`, was "not rendered: the
+/// renderer tried to reach the network" and exited 0; a missing `connection refused.yaml` in
+/// an overlay too. What a renderer that ran says decides nothing: both are findings.
+fn a_message_that_names_the_network_is_still_a_finding() {
+    let tree = tempfile::tempdir().unwrap();
+    chart_with(
+        tree.path(),
+        &[
+            ("pod.yaml", BAD),
+            (
+                "zz.yaml",
+                "{{ fail \"dial tcp 127.0.0.1:80: connect: connection refused\" }}\n",
+            ),
+        ],
+    );
+    write(
+        tree.path(),
+        "app/kustomization.yaml",
+        "resources: [pod.yaml, connection refused.yaml]\nlabels: [{pairs: {a: b}}]\n",
+    );
+    write(tree.path(), "app/pod.yaml", BAD);
+    for input in ["web", "app"] {
+        let output = within(
+            LIMIT,
+            podcycle()
+                .current_dir(tree.path())
+                .args(["check", "--format", "json", input]),
+        );
+        assert_eq!(code(&output), 1, "{input}: {}", all(&output));
+        let findings: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+        assert!(
+            findings.iter().any(|f| f["rule"] == "render-error"),
+            "{input}: {findings:#?}"
+        );
+    }
+}
+
+/// `apiVersion: /builtin`, a `kind: List` and a generators directory with its own JSON patch on
+/// `/files/0`, each with a ConfigMapGenerator of `cfg=.git/config` and a replacement into a
+/// container name, printed the checkout's token under the recommended invocation. Refused now,
+/// with nothing of `.git/config` printed.
+fn plugin_configurations_spelled_otherwise_leak_nothing() {
+    let generator = |api: &str| {
+        format!(
+            "apiVersion: {api}\nkind: ConfigMapGenerator\nmetadata: {{name: leak}}\noptions: {{disableNameSuffixHash: true}}\nfiles: [cfg=../.git/config]\n"
+        )
+    };
+    let replacement = "replacements:\n- source: {kind: ConfigMap, name: leak, fieldPath: data.cfg}\n  targets:\n  - select: {kind: Pod}\n    fieldPaths: [spec.containers.0.name]\n";
+    // Each case: its name, the overlay's kustomization, and its other files.
+    type Files = Vec<(String, String)>;
+    let cases: Vec<(&str, String, Files)> = vec![
+        (
+            "/builtin",
+            format!("resources: [pod.yaml]\ngenerators: [g.yaml]\n{replacement}"),
+            vec![("g.yaml".to_owned(), generator("/builtin"))],
+        ),
+        (
+            "a List",
+            format!("resources: [pod.yaml]\ngenerators: [g.yaml]\n{replacement}"),
+            vec![(
+                "g.yaml".to_owned(),
+                format!(
+                    "apiVersion: v1\nkind: List\nitems:\n- {}",
+                    generator("builtin").replace('\n', "\n  ")
+                ),
+            )],
+        ),
+        (
+            "a patched generators directory",
+            format!("resources: [pod.yaml]\ngenerators: [gen]\n{replacement}"),
+            vec![
+                (
+                    "gen/kustomization.yaml".to_owned(),
+                    "resources: [g.yaml]\npatches:\n- target: {kind: ConfigMapGenerator}\n  patch: '[{\"op\": \"replace\", \"path\": \"/files/0\", \"value\": \"cfg=../../.git/config\"}]'\n".to_owned(),
+                ),
+                (
+                    "gen/g.yaml".to_owned(),
+                    "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata: {name: leak}\noptions: {disableNameSuffixHash: true}\nfiles: [cfg=ok.txt]\n".to_owned(),
+                ),
+                ("gen/ok.txt".to_owned(), "ok".to_owned()),
+            ],
+        ),
+    ];
+    for (name, kustomization, files) in cases {
+        let repository = Repository::new();
+        let root = &repository.root;
+        write(root, "app/kustomization.yaml", &kustomization);
+        write(root, "app/pod.yaml", GOOD);
+        for (file, text) in &files {
+            write(root, &format!("app/{file}"), text);
+        }
+        for isolated in [true, false] {
+            let mut command = podcycle();
+            command.current_dir(root).arg("check");
+            if isolated {
+                command.arg("--isolated");
+            }
+            let output = within(
+                LIMIT,
+                command.args(["--fail-on-unrendered", "--format", "json", "app"]),
+            );
+            let text = all(&output);
+            assert!(!text.contains(SECRET), "{name}: {text}");
+            assert_eq!(code(&output), 1, "{name}: {text}");
+            assert!(text.contains("not rendered"), "{name}: {text}");
+        }
+    }
+}
+
+/// `transformers: [t.yaml]` with `t.yaml` an `apiVersion: /builtin` PatchTransformer of
+/// `path: p.json`: changing only `p.json` to add a container named `Bad_Name` said "No problems
+/// found" from the cache. The file the configuration loads is part of what the screen knows,
+/// and so of the key.
+fn a_file_a_plugin_configuration_loads_is_in_the_cache_key() {
+    let repository = CachedRepository::new();
+    let root = &repository.root;
+    write(
+        root,
+        "app/kustomization.yaml",
+        "resources: [pod.yaml]\ntransformers: [t.yaml]\n",
+    );
+    write(root, "app/pod.yaml", GOOD);
+    write(
+        root,
+        "app/t.yaml",
+        "apiVersion: /builtin\nkind: PatchTransformer\nmetadata: {name: t}\npath: p.json\ntarget: {kind: Pod}\n",
+    );
+    let patch = |name: &str| {
+        format!(
+            "[{{\"op\": \"add\", \"path\": \"/metadata/labels\", \"value\": {{\"patched\": \"yes\"}}}}, {{\"op\": \"add\", \"path\": \"/spec/containers/-\", \"value\": {{\"name\": \"{name}\", \"image\": \"busybox:1.36\"}}}}]"
+        )
+    };
+    write(root, "app/p.json", &patch("extra"));
+    let output = repository.check(&["app"]);
+    assert_eq!(code(&output), 0, "{}", all(&output));
+    write(root, "app/p.json", &patch("Bad_Name"));
+    let output = repository.check(&["app"]);
+    assert_eq!(code(&output), 1, "a stale render passed: {}", all(&output));
+    assert!(stdout(&output).contains("Bad_Name"), "{}", all(&output));
 }

@@ -90,13 +90,7 @@ pub fn test(name: &str, body: fn()) -> Trial {
 pub fn needs(tool: Tool, name: &str, body: fn()) -> Trial {
     Trial::ignorable_test(name, move || {
         if let Some(reason) = tool.missing() {
-            let variable = tool.required_by();
-            if std::env::var_os(variable).is_some_and(|v| !v.is_empty() && v != "0") {
-                return Err(Failed::from(format!("{reason}, and {variable} is set")));
-            }
-            return Ok(Completion::ignored_with(format!(
-                "{reason}; {variable}=1 makes this a failure"
-            )));
+            return skipped(tool, reason);
         }
         body();
         Ok(Completion::Completed)
@@ -122,4 +116,34 @@ pub fn git(root: &std::path::Path, args: &[&str]) {
         .status()
         .expect("git runs");
     assert!(status.success(), "git {args:?} in {}", root.display());
+}
+
+/// Why a test that needs `tool` could not run on this machine, found while it runs (the kernel
+/// refuses the sandbox, one of the renderers is missing).
+pub struct Skipped(pub String);
+
+/// [`needs`], for a test that finds out while it runs that it cannot: it returns
+/// [`Skipped`], and is reported as ignored with the reason — or failed under the tool's
+/// `PODCYCLE_REQUIRE_*` variable — never as passed.
+pub fn needs_or_skips(tool: Tool, name: &str, body: fn() -> Result<(), Skipped>) -> Trial {
+    Trial::ignorable_test(name, move || {
+        if let Some(reason) = tool.missing() {
+            return skipped(tool, reason);
+        }
+        match body() {
+            Ok(()) => Ok(Completion::Completed),
+            Err(Skipped(reason)) => skipped(tool, &reason),
+        }
+    })
+}
+
+/// Ignored with `reason`, or failed when the tool's `PODCYCLE_REQUIRE_*` variable is set.
+fn skipped(tool: Tool, reason: &str) -> Result<Completion, Failed> {
+    let variable = tool.required_by();
+    if std::env::var_os(variable).is_some_and(|v| !v.is_empty() && v != "0") {
+        return Err(Failed::from(format!("{reason}, and {variable} is set")));
+    }
+    Ok(Completion::ignored_with(format!(
+        "{reason}; {variable}=1 makes this a failure"
+    )))
 }

@@ -56,6 +56,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         return undefined;
       }
     }),
+    // Trust granted: start again without `--isolated`, so that charts and overlays render.
+    vscode.workspace.onDidGrantWorkspaceTrust(async () => {
+      output.info("The workspace is trusted now: restarting the server to render charts and overlays");
+      await restart(context);
+    }),
     vscode.workspace.onDidChangeConfiguration(async (event) => {
       if (!event.affectsConfiguration(SECTION)) {
         return;
@@ -131,9 +136,21 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   await launch(binary);
 }
 
+/**
+ * The server's arguments. In a workspace the user has not trusted the server renders nothing
+ * (a Helm chart is a program) and takes no setting that changes what runs: `lsp --isolated`.
+ */
+export function serverArguments(trusted: boolean): string[] {
+  return trusted ? ["lsp"] : ["lsp", "--isolated"];
+}
+
 async function launch(binary: Binary): Promise<void> {
+  const trusted = vscode.workspace.isTrusted;
+  if (!trusted) {
+    output.info("The workspace is not trusted: charts and overlays are not rendered (podcycle lsp --isolated)");
+  }
   // No `transport`: with one, the client would add `--stdio` to the arguments.
-  const serverOptions: ServerOptions = { command: binary.path, args: ["lsp"] };
+  const serverOptions: ServerOptions = { command: binary.path, args: serverArguments(trusted) };
   const clientOptions: LanguageClientOptions = {
     documentSelector: DOCUMENT_SELECTOR,
     outputChannel: output,

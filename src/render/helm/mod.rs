@@ -48,6 +48,59 @@ pub struct HelmOptions {
     pub kube_version: Option<KubeVersion>,
 }
 
+/// Why a release name is not one Helm takes, if it is not: Helm's own check
+/// (`pkg/chartutil/validate_name.go`, `ValidateReleaseName`: at most 53 characters matching
+/// `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`). podcycle checks it
+/// before anything runs: a name is given to `helm template` as an argument, and one that starts
+/// with `-` would be read as a flag (`--post-renderer=/bin/sh`).
+pub(crate) fn invalid_release(name: &str) -> Option<String> {
+    const MAX: usize = 53;
+    if name.is_empty() {
+        return Some("a release name cannot be empty".to_owned());
+    }
+    if name.len() > MAX {
+        return Some(format!(
+            "the release name is {} characters long; Helm takes at most {MAX}",
+            name.len()
+        ));
+    }
+    let labels_fine = name.split('.').all(dns_label);
+    (!labels_fine).then(|| {
+        format!(
+            "`{}` is not a release name Helm takes: lowercase letters, digits, `-` and `.`, starting and ending with a letter or digit",
+            crate::render::printable(name)
+        )
+    })
+}
+
+/// Why a namespace is not a valid namespace name, if it is not: a DNS-1123 label, as the API
+/// server checks it (`k8s.io/apimachinery/pkg/api/validation/generic.go`,
+/// `ValidateNamespaceName`, through `IsDNS1123Label` in `pkg/util/validation/validation.go`: at
+/// most 63 characters matching `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`).
+pub(crate) fn invalid_namespace(name: &str) -> Option<String> {
+    const MAX: usize = 63;
+    if name.len() > MAX {
+        return Some(format!(
+            "the namespace is {} characters long; a namespace name has at most {MAX}",
+            name.len()
+        ));
+    }
+    (!dns_label(name)).then(|| {
+        format!(
+            "`{}` is not a namespace name: lowercase letters, digits and `-`, starting and ending with a letter or digit",
+            crate::render::printable(name)
+        )
+    })
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`.
+fn dns_label(label: &str) -> bool {
+    let alphanumeric = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    label.starts_with(alphanumeric)
+        && label.ends_with(alphanumeric)
+        && label.chars().all(|c| alphanumeric(c) || c == '-')
+}
+
 /// Whether a directory holds a chart.
 pub(crate) fn is_chart(dir: &Path) -> bool {
     is_file(&dir.join("Chart.yaml"))
@@ -214,6 +267,15 @@ pub(crate) fn render(
     options: &HelmOptions,
     tools: &Tools,
 ) -> Result<HelmOutput, Verdict> {
+    // Checked wherever the options come from (configuration, command line, editor): nothing
+    // of them may become a flag of Helm's.
+    let release = options.release.as_deref().unwrap_or("release-name");
+    if let Some(problem) = invalid_release(release) {
+        return Err(Verdict::NotRendered(problem));
+    }
+    if let Some(problem) = options.namespace.as_deref().and_then(invalid_namespace) {
+        return Err(Verdict::NotRendered(problem));
+    }
     let staged = stage::stage(
         &chart.dir,
         shown,
@@ -222,18 +284,9 @@ pub(crate) fn render(
         tools.untrusted,
     )
     .map_err(|error| Verdict::NotRendered(error.to_string()))?;
-    let mut args: Vec<std::ffi::OsString> = vec![
-        "template".into(),
-        options
-            .release
-            .clone()
-            .unwrap_or_else(|| "release-name".to_owned())
-            .into(),
-        staged.chart.clone().into_os_string(),
-    ];
+    let mut args: Vec<std::ffi::OsString> = vec!["template".into()];
     if let Some(namespace) = &options.namespace {
-        args.push("--namespace".into());
-        args.push(namespace.into());
+        args.push(format!("--namespace={namespace}").into());
     }
     for values in &staged.values {
         args.push("--values".into());
@@ -243,6 +296,10 @@ pub(crate) fn render(
         args.push("--kube-version".into());
         args.push(format!("v{version}.0").into());
     }
+    // Everything after `--` is positional, whatever it starts with.
+    args.push("--".into());
+    args.push(release.into());
+    args.push(staged.chart.clone().into_os_string());
     // The key: the copy's digest, and the arguments with the copy's paths named as users
     // name them (the temporary directory differs from run to run).
     let key = tools.cache.as_ref().map(|cache| {
@@ -288,6 +345,34 @@ pub(crate) fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Helm's `ValidateReleaseName` and the API server's namespace names: what would be a flag
+    /// (`--post-renderer=/bin/sh`) is neither.
+    #[test]
+    fn release_names_and_namespaces_are_checked_as_helm_and_kubernetes_do() {
+        for good in ["release-name", "web", "a.b-c", "0x", &"a".repeat(53)] {
+            assert_eq!(invalid_release(good), None, "{good}");
+        }
+        for bad in [
+            "--post-renderer=/bin/sh",
+            "-x",
+            "",
+            "Web",
+            "web-",
+            "a..b",
+            "a b",
+            "web_1",
+            &"a".repeat(54),
+        ] {
+            assert!(invalid_release(bad).is_some(), "{bad}");
+        }
+        for good in ["default", "kube-system", "a", &"a".repeat(63)] {
+            assert_eq!(invalid_namespace(good), None, "{good}");
+        }
+        for bad in ["--kubeconfig=/x", "", "a.b", "Shop", "-a", &"a".repeat(64)] {
+            assert!(invalid_namespace(bad).is_some(), "{bad}");
+        }
+    }
 
     #[test]
     fn templates_belong_to_their_chart() {

@@ -106,9 +106,8 @@ pub(crate) fn render(
     let (limits, budget) = (&tools.limits, &tools.budget);
     let not_rendered = |e: &dyn std::fmt::Display| Verdict::NotRendered(e.to_string());
     let overlay = std::path::absolute(dir).map_err(|e| not_rendered(&e))?;
-    let tree = tree::Tree::read(&overlay).map_err(|e| not_rendered(&e))?;
+    let tree = screen::read_screened(&overlay, tools.untrusted)?;
     let boundary = Boundary::of(&overlay);
-    screen::screen(&tree, &boundary).map_err(|e| not_rendered(&e))?;
     let (mut dirs, files) = staged_paths(&tree);
     // The overlay itself, even when podcycle could not read its kustomization: Kustomize
     // then refuses it in its own words.

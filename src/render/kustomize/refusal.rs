@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use super::tree::{Kustomization, PatchSource};
 use crate::diagnostics::RenderTool;
 use crate::render::failure::{
-    Refusal, Verdict, between, environmental, error_text, find_in_file, same_dir, yaml_line,
+    Refusal, Verdict, between, error_text, find_in_file, same_dir, yaml_line,
 };
 use crate::render::files::{is_file, read_text};
 use crate::render::process::Failure;
@@ -26,10 +26,8 @@ pub fn judge(failure: &Failure, tree: &[Kustomization], clean: &dyn Fn(&str) -> 
     let Failure::Exited { stderr } = failure else {
         return Verdict::NotRendered(clean(&failure.reason()));
     };
+    // Whatever its words: a build that ran and failed is the overlay's ([`crate::render::failure`]).
     let raw = error_text(stderr);
-    if let Some(reason) = environmental(&raw) {
-        return Verdict::NotRendered(clean(&reason));
-    }
     let Some(overlay) = tree.first() else {
         return Verdict::NotRendered(clean(&raw));
     };

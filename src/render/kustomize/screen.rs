@@ -10,8 +10,40 @@
 
 use std::path::{Path, PathBuf};
 
-use super::tree::{Tree, normalize};
+use super::tree::{KustomizationError, Tree, normalize};
+use crate::diagnostics::RenderTool;
 use crate::render::boundary::{Boundary, Escape};
+use crate::render::failure::{Refusal, Verdict};
+
+/// Reads the overlay at `overlay` (absolute) and every kustomization it builds from, and
+/// screens them ([`screen`]); `untrusted` as [`crate::render::Tools::untrusted`]. A
+/// kustomization podcycle cannot parse is refused at the line its reader names, as Kustomize
+/// would refuse invalid YAML — never skipped, so nothing it names goes unscreened; one it
+/// cannot read at all (too large, a link out of the repository) makes the overlay not rendered.
+pub(crate) fn read_screened(overlay: &Path, untrusted: bool) -> Result<Tree, Verdict> {
+    let tree = Tree::read(overlay).map_err(|error| match error {
+        KustomizationError::Invalid {
+            file,
+            message,
+            line,
+        } => Verdict::Refused(Box::new(Refusal {
+            tool: RenderTool::Kustomize,
+            command: RenderTool::Kustomize.command(),
+            file,
+            line,
+            column: None,
+            length: 0,
+            message: format!(
+                "podcycle cannot read this kustomization, so it does not let Kustomize build it: {message}"
+            ),
+            error: message,
+        })),
+        other => Verdict::NotRendered(other.to_string()),
+    })?;
+    screen(&tree, &Boundary::of(overlay), untrusted)
+        .map_err(|e| Verdict::NotRendered(e.to_string()))?;
+    Ok(tree)
+}
 
 /// Why an overlay must not be built. Files are named as users know them (`file`, `shown`).
 #[derive(Debug, thiserror::Error)]
@@ -22,6 +54,11 @@ pub(crate) enum ScreenError {
     Remote { address: String },
     #[error("uses {plugin} — podcycle runs Kustomize without plugins, exec functions or Helm")]
     Plugin { plugin: String },
+    /// Where the input is not trusted, only plain built-in plugin configurations are used.
+    #[error(
+        "uses {what} — where what is rendered is not trusted (--isolated), podcycle lets Kustomize run only its plain built-in generators and transformers, configured in the kustomization or a file it names"
+    )]
+    Untrusted { what: String },
     /// A field of `file` that loads from an address.
     #[error(
         "`{field}` in {file} is the address `{}` — podcycle never fetches; vendor the file to lint the overlay",
@@ -68,8 +105,9 @@ pub(crate) enum NotLocal {
     Link(#[from] Escape),
 }
 
-/// Why the overlay must not be built, if it must not.
-pub(crate) fn screen(tree: &Tree, boundary: &Boundary) -> Result<(), ScreenError> {
+/// Why the overlay must not be built, if it must not; `untrusted`: only plain built-in plugin
+/// configurations are allowed, not those a kustomization's output gives nor unknown built-ins.
+pub(crate) fn screen(tree: &Tree, boundary: &Boundary, untrusted: bool) -> Result<(), ScreenError> {
     if let Some(remote) = tree.remote.first() {
         return Err(ScreenError::Remote {
             address: remote.clone(),
@@ -79,6 +117,18 @@ pub(crate) fn screen(tree: &Tree, boundary: &Boundary) -> Result<(), ScreenError
         return Err(ScreenError::Plugin {
             plugin: plugin.clone(),
         });
+    }
+    if untrusted {
+        if let Some(file) = tree.plugin_dirs.first() {
+            return Err(ScreenError::Untrusted {
+                what: format!("plugin configurations built by a kustomization ({file})"),
+            });
+        }
+        if let Some(kind) = tree.unknown_builtins.first() {
+            return Err(ScreenError::Untrusted {
+                what: format!("the built-in plugin {kind}, which podcycle does not know"),
+            });
+        }
     }
     for kustomization in &tree.kustomizations {
         let file = super::super::shown_path(&kustomization.file);
@@ -161,7 +211,7 @@ mod tests {
     fn screened(kustomization: &str) -> Result<(), ScreenError> {
         let (_dir, root) = repository(kustomization);
         let tree = Tree::read(&root.join("app")).unwrap();
-        screen(&tree, &Boundary::at(&root))
+        screen(&tree, &Boundary::at(&root), false)
     }
 
     /// Every field Kustomize loads from refuses an address, whatever the scheme.
@@ -252,7 +302,7 @@ mod tests {
             let (_dir, root) = repository("configMapGenerator: [{name: x, files: [leak]}]\n");
             symlink(target, root.join("app/leak")).unwrap();
             let tree = Tree::read(&root.join("app")).unwrap();
-            let error = screen(&tree, &Boundary::at(&root)).unwrap_err();
+            let error = screen(&tree, &Boundary::at(&root), false).unwrap_err();
             assert!(
                 matches!(
                     error,
@@ -314,5 +364,133 @@ mod tests {
             "{error}"
         );
         assert!(error.to_string().contains("larger than"), "{error}");
+    }
+
+    fn screened_untrusted(kustomization: &str, files: &[(&str, &str)]) -> Result<(), String> {
+        let (_dir, root) = repository(kustomization);
+        for (name, text) in files {
+            let path = root.join("app").join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let tree = Tree::read(&root.join("app")).map_err(|e| e.to_string())?;
+        screen(&tree, &Boundary::at(&root), false).map_err(|e| e.to_string())?;
+        screen(&tree, &Boundary::at(&root), true).map_err(|e| e.to_string())
+    }
+
+    /// Kustomize's plugin loader takes `/builtin` as `builtin` (the group before the first `/`
+    /// is empty), a `List` for its items and a one-line flow mapping as an inline
+    /// configuration: each is screened as the plain spelling is.
+    #[test]
+    fn plugin_configurations_are_read_as_kustomize_reads_them() {
+        let leak = "kind: ConfigMapGenerator\n  metadata: {name: x}\n  files: [cfg=../.git/config]";
+        for (name, kustomization, files) in [
+            (
+                "/builtin",
+                format!("generators:\n- |\n  apiVersion: /builtin\n  {leak}\n"),
+                vec![],
+            ),
+            (
+                "a file with /builtin",
+                "transformers: [t.yaml]\n".to_owned(),
+                vec![(
+                    "t.yaml",
+                    "apiVersion: /builtin\nkind: PatchTransformer\nmetadata: {name: t}\npath: ../.git/config\n",
+                )],
+            ),
+            (
+                "a List",
+                "generators: [g.yaml]\n".to_owned(),
+                vec![(
+                    "g.yaml",
+                    "apiVersion: v1\nkind: List\nitems:\n- apiVersion: builtin\n  kind: ConfigMapGenerator\n  metadata: {name: x}\n  files: [cfg=../.git/config]\n",
+                )],
+            ),
+            (
+                "a one-line inline configuration",
+                "generators:\n- '{apiVersion: builtin, kind: ConfigMapGenerator, metadata: {name: x}, files: [cfg=../.git/config]}'\n".to_owned(),
+                vec![],
+            ),
+        ] {
+            let files: Vec<(&str, &str)> = files;
+            let error = screened_untrusted(&kustomization, &files).unwrap_err();
+            assert!(error.contains("inside a `.git` directory"), "{name}: {error}");
+        }
+    }
+
+    /// A generators directory with its own JSON patch on `/files/0` would make a harmless
+    /// configuration load `.git/config`: what a kustomization makes of plugin configurations is
+    /// refused; and where the input is not trusted, any configuration built by a kustomization
+    /// and any plugin that is not a plain built-in.
+    #[test]
+    fn plugin_configurations_podcycle_cannot_judge_are_refused() {
+        let error = screened_untrusted(
+            "generators: [gen]\n",
+            &[
+                ("gen/kustomization.yaml", "resources: [g.yaml]\npatches:\n- target: {kind: ConfigMapGenerator}\n  patch: '[{op: replace, path: /files/0, value: cfg=../.git/config}]'\n"),
+                ("gen/g.yaml", "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata: {name: x}\nfiles: [ok.txt]\n"),
+                ("gen/ok.txt", "ok"),
+            ],
+        )
+        .unwrap_err();
+        assert!(
+            error.contains("`patches` in a kustomization whose output configures plugins"),
+            "{error}"
+        );
+        let error = screened_untrusted(
+            "generators: [gen]\n",
+            &[
+                ("gen/kustomization.yaml", "resources: [g.yaml]\n"),
+                ("gen/g.yaml", "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata: {name: x}\nfiles: [ok.txt]\n"),
+                ("gen/ok.txt", "ok"),
+            ],
+        )
+        .unwrap_err();
+        assert!(error.contains("not trusted (--isolated)"), "{error}");
+        let error = screened_untrusted(
+            "transformers:\n- |\n  apiVersion: example.com/v1\n  kind: Mine\n  metadata: {name: x}\n",
+            &[],
+        )
+        .unwrap_err();
+        assert!(error.contains("the external plugin `Mine`"), "{error}");
+        let error = screened_untrusted(
+            "transformers:\n- |\n  apiVersion: builtin\n  kind: Novel\n  metadata: {name: x}\n",
+            &[],
+        )
+        .unwrap_err();
+        assert!(error.contains("the built-in plugin `Novel`"), "{error}");
+        // A plain built-in stays usable, trusted or not.
+        screened_untrusted(
+            "transformers:\n- |\n  apiVersion: builtin\n  kind: LabelTransformer\n  metadata: {name: x}\n  labels: {a: b}\n  fieldSpecs: [{path: metadata/labels, create: true}]\n",
+            &[],
+        )
+        .unwrap();
+    }
+
+    /// A base podcycle's reader refuses (nested deeper than it reads) is refused at its line,
+    /// never skipped: Kustomize would build it.
+    #[test]
+    fn a_base_podcycle_cannot_parse_is_refused() {
+        let (_dir, root) = repository("resources: [../base]\n");
+        std::fs::create_dir_all(root.join("base")).unwrap();
+        let deep = format!(
+            "resources: [x.yaml]\nlabels: {}{}\n",
+            "[".repeat(600),
+            "]".repeat(600)
+        );
+        std::fs::write(root.join("base/kustomization.yaml"), deep).unwrap();
+        let verdict = read_screened(&root.join("app"), false).unwrap_err();
+        let Verdict::Refused(refusal) = verdict else {
+            panic!("not refused: {verdict:?}");
+        };
+        assert_eq!(refusal.file, root.join("base/kustomization.yaml"));
+        assert_eq!(refusal.line, Some(2));
+        assert!(
+            refusal
+                .message
+                .contains("podcycle cannot read this kustomization"),
+            "{}",
+            refusal.message
+        );
     }
 }

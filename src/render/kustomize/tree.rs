@@ -81,6 +81,12 @@ pub struct Kustomization {
     pub remote: Vec<String>,
     /// Plugins and generators podcycle does not run (exec and KRM functions, `helmCharts`).
     pub plugins: Vec<String>,
+    /// Plugin configurations that are built-ins but not ones podcycle knows (refused where the
+    /// input is not trusted).
+    pub unknown_builtins: Vec<String>,
+    /// Its top-level keys other than `resources` and `bases` (and the object's own
+    /// `apiVersion`, `kind`, `metadata`): what transforms or adds to its resources.
+    pub transforming_keys: Vec<String>,
 }
 
 impl Kustomization {
@@ -102,9 +108,17 @@ pub(crate) enum KustomizationError {
         #[source]
         source: ReadTextError,
     },
-    /// Not valid YAML, or YAML with no JSON value: Kustomize's to report.
+    /// Not valid YAML, or YAML with no JSON value, for podcycle's reader (at `line`, 1-based):
+    /// refused, since what podcycle cannot read it cannot screen.
     #[error("{}: {message}", file.display())]
-    Invalid { file: PathBuf, message: String },
+    Invalid {
+        file: PathBuf,
+        message: String,
+        line: Option<usize>,
+    },
+    /// More kustomizations than podcycle reads through for one overlay.
+    #[error("{}: builds from more than {MAX_KUSTOMIZATIONS} kustomizations", overlay.display())]
+    TooMany { overlay: PathBuf },
 }
 
 /// Reads the kustomization of `dir` and everything it names.
@@ -117,18 +131,20 @@ pub(crate) fn read_kustomization(dir: &Path) -> Result<Kustomization, Kustomizat
         file: file.clone(),
         source,
     })?;
-    let invalid = |message: String| KustomizationError::Invalid {
+    let invalid = |message: String, at: usize| KustomizationError::Invalid {
         file: file.clone(),
         message,
+        line: Some(text[..at.min(text.len())].matches('\n').count() + 1),
     };
     let documents = yaml::parse_stream(&text);
     let value = match documents.first() {
         Some(document) => {
             if let Some(error) = document.errors.first() {
-                return Err(invalid(error.message.clone()));
+                return Err(invalid(error.message.clone(), error.span.start as usize));
             }
             match document.root {
-                Some(root) => yaml::to_json(document, root).map_err(|e| invalid(e.message))?,
+                Some(root) => yaml::to_json(document, root)
+                    .map_err(|e| invalid(e.message, e.span.start as usize))?,
                 None => Value::Null,
             }
         }
@@ -146,6 +162,16 @@ pub(crate) fn read_kustomization(dir: &Path) -> Result<Kustomization, Kustomizat
         loads: loads(&value),
         remote: Vec::new(),
         plugins: Vec::new(),
+        unknown_builtins: Vec::new(),
+        transforming_keys: value
+            .as_object()
+            .into_iter()
+            .flat_map(|object| object.keys())
+            .filter(|key| {
+                !["apiVersion", "kind", "metadata", "resources", "bases"].contains(&key.as_str())
+            })
+            .cloned()
+            .collect(),
     };
     for entry in strings(&value, "resources")
         .into_iter()
@@ -177,26 +203,49 @@ pub(crate) fn read_kustomization(dir: &Path) -> Result<Kustomization, Kustomizat
                 kustomization.remote.push(entry);
                 continue;
             }
-            // An entry is a plugin's configuration written inline, a file of them, or a
-            // kustomization whose output they are.
-            let inline = entry.contains('\n');
+            // An entry is a plugin's configuration written inline (whatever parses as one, as
+            // Kustomize decides: `NewResMapFromBytes`), a file of them, or a kustomization whose
+            // output they are (`api/internal/target/kusttarget.go`).
+            let inline = is_inline(&entry);
             let path = dir.join(&entry);
             if !inline && path.is_dir() {
                 kustomization.plugin_dirs.push(path);
                 continue;
             }
             let text = if inline {
-                Some(entry.clone())
+                entry.clone()
+            } else if std::fs::symlink_metadata(&path).is_err() {
+                // Missing: Kustomize's to report — unless podcycle cannot even read the entry
+                // as YAML, where Kustomize might read a configuration podcycle did not see.
+                if yaml::parse_stream(&entry)
+                    .iter()
+                    .any(|document| !document.errors.is_empty())
+                {
+                    kustomization.plugins.push(format!(
+                        "an entry of `{key}` podcycle cannot read (`{key}[{index}]`)"
+                    ));
+                }
+                continue;
             } else {
-                read_text(&path).ok()
+                match read_text(&path) {
+                    Ok(text) => text,
+                    Err(error) => {
+                        kustomization.plugins.push(format!(
+                            "a plugin configuration podcycle cannot read (`{key}[{index}]`: {error})"
+                        ));
+                        continue;
+                    }
+                }
             };
-            let Some(text) = text else { continue };
             let configs = plugin_configs(&text, &format!("{key}[{index}]"));
             for plugin in configs.refused {
                 kustomization
                     .plugins
                     .push(format!("{plugin} in `{key}` ({})", file.display()));
             }
+            kustomization
+                .unknown_builtins
+                .extend(configs.unknown_builtins);
             kustomization.loads.extend(configs.loads);
         }
     }
@@ -305,7 +354,7 @@ pub fn loads(value: &Value) -> Vec<Load> {
     ] {
         for (index, entry) in strings(value, key).iter().enumerate() {
             // Inline plugin configurations are read by [`plugin_configs`].
-            if !entry.contains('\n') {
+            if !is_inline(entry) {
                 push(format!("{key}[{index}]"), entry);
             }
         }
@@ -371,21 +420,92 @@ pub struct PluginConfigs {
     pub loads: Vec<Load>,
     /// Plugins podcycle does not run, described.
     pub refused: Vec<String>,
+    /// Built-in plugins podcycle does not know, described.
+    pub unknown_builtins: Vec<String>,
+}
+
+/// The built-in plugins of Kustomize (`api/internal/builtins`, `api/krusty`'s plugin list).
+const BUILTIN_KINDS: [&str; 19] = [
+    "AnnotationsTransformer",
+    "ConfigMapGenerator",
+    "HashTransformer",
+    "IAMPolicyGenerator",
+    "ImageTagTransformer",
+    "LabelTransformer",
+    "LegacyOrderTransformer",
+    "NamespaceTransformer",
+    "PatchJson6902Transformer",
+    "PatchStrategicMergeTransformer",
+    "PatchTransformer",
+    "PrefixSuffixTransformer",
+    "PrefixTransformer",
+    "ReplacementTransformer",
+    "ReplicaCountTransformer",
+    "SecretGenerator",
+    "SortOrderTransformer",
+    "SuffixTransformer",
+    "ValueAddTransformer",
+];
+
+/// Whether a `generators`, `transformers` or `validators` entry is a configuration written
+/// inline rather than a path: Kustomize tries to read it as resources first
+/// (`configureExternalGenerators` in `api/internal/target/kusttarget.go`), so a one-line flow
+/// mapping (`{apiVersion: builtin, kind: …}`) is inline as much as a block is.
+pub(crate) fn is_inline(entry: &str) -> bool {
+    entry.contains('\n')
+        || yaml::parse_stream(entry).iter().any(|document| {
+            document
+                .root
+                .is_some_and(|root| yaml::to_json(document, root).is_ok_and(|v| v.is_object()))
+        })
+}
+
+/// Whether an `apiVersion` names Kustomize's built-in plugins: its group (before the first
+/// `/`) empty and its version `builtin`, so `builtin` and `/builtin` alike (kyaml
+/// `resid.ParseGroupVersion`; `isBuiltinPlugin` in `api/internal/plugins/loader/loader.go`).
+pub(crate) fn is_builtin(api_version: &str) -> bool {
+    match api_version.split_once('/') {
+        Some((group, version)) => group.is_empty() && version == "builtin",
+        None => api_version == "builtin",
+    }
 }
 
 /// Reads plugin configurations (`text`, one or more YAML documents) as Kustomize's plugin
-/// loader does (`api/internal/plugins/loader/loader.go`): a function is a document with the
+/// loader does (`api/internal/plugins/loader/loader.go`): a `…List` with `items` stands for its
+/// items (`RNodesFromBytes` in `api/resource/factory.go`); a function is a document with the
 /// annotation `config.kubernetes.io/function` (or `config.k8s.io/function`), read from the
-/// decoded key, so no escape in the YAML hides it; a builtin plugin (`apiVersion: builtin`)
-/// loads the files its fields name (`api/internal/builtins`).
+/// decoded key, so no escape in the YAML hides it; a builtin plugin ([`is_builtin`]) loads the
+/// files its fields name (`api/internal/builtins`); any other is an external plugin, which
+/// podcycle does not run. A document podcycle cannot read is refused: what it cannot read it
+/// cannot screen.
 pub fn plugin_configs(text: &str, at: &str) -> PluginConfigs {
     let mut configs = PluginConfigs::default();
+    let mut pending: std::collections::VecDeque<Value> = std::collections::VecDeque::new();
     for document in yaml::parse_stream(text) {
-        let Some(root) = document.root else { continue };
-        let Ok(value) = yaml::to_json(&document, root) else {
+        if let Some(error) = document.errors.first() {
+            configs.refused.push(format!(
+                "a plugin configuration podcycle cannot read (`{at}`: {})",
+                error.message
+            ));
             continue;
-        };
+        }
+        let Some(root) = document.root else { continue };
+        match yaml::to_json(&document, root) {
+            Ok(value) => pending.push_back(value),
+            Err(error) => configs.refused.push(format!(
+                "a plugin configuration podcycle cannot read (`{at}`: {})",
+                error.message
+            )),
+        }
+    }
+    while let Some(value) = pending.pop_front() {
         let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
+        if kind.ends_with("List") {
+            if let Some(items) = value.get("items").and_then(Value::as_array) {
+                pending.extend(items.iter().cloned());
+            }
+            continue;
+        }
         let annotations = value
             .get("metadata")
             .and_then(|m| m.get("annotations"))
@@ -401,8 +521,22 @@ pub fn plugin_configs(text: &str, at: &str) -> PluginConfigs {
                 .push(format!("a KRM or exec function (`{kind}`)"));
             continue;
         }
-        if value.get("apiVersion").and_then(Value::as_str) != Some("builtin") {
+        let api_version = value
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !is_builtin(api_version) {
+            configs.refused.push(format!(
+                "the external plugin `{}` (`{}`)",
+                crate::render::printable(kind),
+                crate::render::printable(api_version)
+            ));
             continue;
+        }
+        if !BUILTIN_KINDS.contains(&kind) && kind != "HelmChartInflationGenerator" {
+            configs
+                .unknown_builtins
+                .push(format!("`{}` in `{at}`", crate::render::printable(kind)));
         }
         let at = format!("{at} ({kind})");
         match kind {
@@ -470,6 +604,10 @@ pub(crate) struct Tree {
     pub kustomizations: Vec<Kustomization>,
     pub remote: Vec<String>,
     pub plugins: Vec<String>,
+    /// Kustomizations whose output configures plugins (`generators: [dir]`), by file.
+    pub plugin_dirs: Vec<String>,
+    /// Built-in plugins podcycle does not know.
+    pub unknown_builtins: Vec<String>,
 }
 
 /// The most kustomizations one overlay is read through.
@@ -477,8 +615,8 @@ const MAX_KUSTOMIZATIONS: usize = 10_000;
 
 impl Tree {
     /// Reads the overlay's kustomization and every one it builds from. A kustomization that
-    /// podcycle does not read stops it (it would not be screened); a missing or invalid one is
-    /// left to Kustomize to report.
+    /// podcycle does not read or cannot parse stops it (it would not be screened); a missing
+    /// one is left to Kustomize to report.
     pub(crate) fn read(overlay: &Path) -> Result<Tree, KustomizationError> {
         let mut tree = Tree::default();
         // Each directory, and the kustomization whose plugins its output configures.
@@ -486,45 +624,68 @@ impl Tree {
         let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
         while let Some((dir, configures)) = pending.pop() {
             let canonical = dir.canonicalize().unwrap_or_else(|_| dir.clone());
-            if !seen.insert(canonical) || seen.len() > MAX_KUSTOMIZATIONS {
+            if !seen.insert(canonical) {
                 continue;
+            }
+            if seen.len() > MAX_KUSTOMIZATIONS {
+                return Err(KustomizationError::TooMany {
+                    overlay: overlay.to_owned(),
+                });
             }
             let kustomization = match read_kustomization(&dir) {
                 Ok(kustomization) => kustomization,
-                // One podcycle cannot read (a link out of the tree, too large) is not
-                // screened, so it is not built either.
-                Err(error @ KustomizationError::Read { .. }) => return Err(error),
-                // A missing base, or a kustomization that is not valid YAML: Kustomize's to
-                // report, as the file's error.
-                Err(KustomizationError::Missing { .. } | KustomizationError::Invalid { .. }) => {
-                    continue;
-                }
+                // A missing base: Kustomize's to report.
+                Err(KustomizationError::Missing { .. }) => continue,
+                // One podcycle cannot read (a link out of the tree, too large) or parse (too
+                // deep, too many values) is not screened, so it is not built either.
+                Err(error) => return Err(error),
             };
             let index = tree.kustomizations.len();
             if let Some(parent) = configures {
+                let shown = kustomization.file.display().to_string();
+                tree.plugin_dirs.push(shown.clone());
+                // What its own transformations make of the configurations (a JSON patch on
+                // `/files/0`) podcycle cannot tell: only resources are screened.
+                for key in &kustomization.transforming_keys {
+                    tree.plugins.push(format!(
+                        "`{key}` in a kustomization whose output configures plugins ({shown}), which podcycle cannot screen"
+                    ));
+                }
                 // Its resources are plugin configurations, loaded from the parent's root.
                 let mut configs = PluginConfigs::default();
                 for load in &kustomization.loads {
                     let path = kustomization.dir.join(&load.value);
-                    if !load.field.starts_with("resources[") || !super::super::files::is_file(&path)
-                    {
+                    if !load.field.starts_with("resources[") || path.is_dir() {
                         continue;
                     }
-                    if let Ok(text) = read_text(&path) {
-                        let found = plugin_configs(&text, &load.value);
-                        configs.loads.extend(found.loads);
-                        configs.refused.extend(found.refused);
+                    if std::fs::symlink_metadata(&path).is_err() {
+                        // Missing: Kustomize's to report.
+                        continue;
+                    }
+                    match read_text(&path) {
+                        Ok(text) => {
+                            let found = plugin_configs(&text, &load.value);
+                            configs.loads.extend(found.loads);
+                            configs.refused.extend(found.refused);
+                            configs.unknown_builtins.extend(found.unknown_builtins);
+                        }
+                        Err(error) => configs.refused.push(format!(
+                            "a plugin configuration podcycle cannot read (`{}`: {error})",
+                            load.value
+                        )),
                     }
                 }
                 let parent = &mut tree.kustomizations[parent];
                 parent.loads.extend(configs.loads);
                 for plugin in configs.refused {
-                    tree.plugins
-                        .push(format!("{plugin} ({})", kustomization.file.display()));
+                    tree.plugins.push(format!("{plugin} ({shown})"));
                 }
+                tree.unknown_builtins.extend(configs.unknown_builtins);
             }
             tree.remote.extend(kustomization.remote.iter().cloned());
             tree.plugins.extend(kustomization.plugins.iter().cloned());
+            tree.unknown_builtins
+                .extend(kustomization.unknown_builtins.iter().cloned());
             // The bases of a kustomization that configures plugins configure them too.
             pending.extend(kustomization.bases.iter().map(|d| (d.clone(), configures)));
             pending.extend(
