@@ -168,7 +168,8 @@ check() {
     git rev-parse --verify --quiet "origin/$BASE^{commit}" >/dev/null \
       || git fetch --quiet --no-tags --depth=1 origin "+refs/heads/$BASE:refs/remotes/origin/$BASE"
     set -- "$@" --isolated
-    config=$(mktemp)
+    # In the checkout's root, where .podcycle.yaml is: the paths it names are relative to it.
+    config=.podcycle-base.yaml
     if git show "origin/$BASE:.podcycle.yaml" > "$config" 2>/dev/null; then
       set -- "$@" --config "$config"
     else

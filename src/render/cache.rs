@@ -312,6 +312,12 @@ impl Cache {
             .filter(|entry| is_entry_name(&entry.file_name()))
             .filter_map(|entry| {
                 let metadata = std::fs::symlink_metadata(entry.path()).ok()?;
+                // Larger than any entry podcycle writes: planted, never valid. It goes first,
+                // and does not count, so that it cannot push real entries out.
+                if metadata.len() > MAX_ENTRY_BYTES {
+                    let _ = std::fs::remove_file(entry.path());
+                    return None;
+                }
                 let used = metadata.modified().unwrap_or(std::time::UNIX_EPOCH);
                 Some((used, metadata.len(), entry.path()))
             })
