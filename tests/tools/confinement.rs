@@ -25,7 +25,7 @@ use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 
 use crate::common::{code, podcycle, stderr, stdout, watched, write};
-use crate::tool::{Tool, needs};
+use crate::tool::{Skipped, Tool, needs_or_skips};
 use crate::tool::{git, git_init};
 
 const BAD: &str = include_str!("../../testdata/cli/bad.yaml");
@@ -141,34 +141,51 @@ fn seccomp_filter(refused: &[(libc::c_long, libc::c_int)]) -> Vec<libc::sock_fil
 
 pub fn trials() -> Vec<Trial> {
     vec![
-        needs(
+        needs_or_skips(
             Tool::Renderers,
             "confinement::a_renderer_reads_only_what_it_is_given",
             a_renderer_reads_only_what_it_is_given,
         ),
-        needs(
+        needs_or_skips(
             Tool::Renderers,
             "confinement::without_namespaces_landlock_keeps_renderers_off_loopback",
             without_namespaces_landlock_keeps_renderers_off_loopback,
         ),
-        needs(
+        needs_or_skips(
             Tool::Renderers,
             "confinement::every_file_of_the_stage_is_in_the_cache_key",
             every_file_of_the_stage_is_in_the_cache_key,
         ),
         // Run by the test above, in a process of its own on an emulated machine.
         Trial::test(CHILD, child_builds_a_remote_resource).with_ignored_flag(true),
-        needs(
+        needs_or_skips(
             Tool::Renderers,
             "confinement::untrusted_mode_renders_only_where_renderers_are_confined",
             untrusted_mode_renders_only_where_renderers_are_confined,
         ),
-        needs(
+        needs_or_skips(
             Tool::Renderers,
             "confinement::elsewhere_rendering_unconfined_is_said_once",
             elsewhere_rendering_unconfined_is_said_once,
         ),
     ]
+}
+
+/// These tests emulate machines that confine less than this one: it must confine fully
+/// (Landlock with ABI 4, user namespaces).
+fn machine_confines() -> Result<(), Skipped> {
+    match confinement() {
+        found
+            if found.shortfall().is_none()
+                && matches!(found.landlock, Landlock::Enforced { abi } if abi >= 4)
+                && found.namespaces.is_active() =>
+        {
+            Ok(())
+        }
+        found => Err(Skipped(format!(
+            "this machine does not fully confine renderers: {found:?}"
+        ))),
+    }
 }
 
 /// A checkout holding a chart with a bad pod, every file committed.
@@ -196,7 +213,8 @@ fn notifications(log: &Value) -> String {
     log["runs"][0]["invocations"][0]["toolExecutionNotifications"].to_string()
 }
 
-fn untrusted_mode_renders_only_where_renderers_are_confined() {
+fn untrusted_mode_renders_only_where_renderers_are_confined() -> Result<(), Skipped> {
+    machine_confines()?;
     let tree = checkout();
     for machine in MACHINES {
         let output = machine.run(podcycle().current_dir(tree.path()).args([
@@ -225,9 +243,11 @@ fn untrusted_mode_renders_only_where_renderers_are_confined() {
             assert!(notifications(&log).contains(refused), "{machine:?}: {log}");
         }
     }
+    Ok(())
 }
 
-fn elsewhere_rendering_unconfined_is_said_once() {
+fn elsewhere_rendering_unconfined_is_said_once() -> Result<(), Skipped> {
+    machine_confines()?;
     let tree = checkout();
     for machine in MACHINES {
         let output = machine.run(podcycle().current_dir(tree.path()).args([
@@ -250,6 +270,7 @@ fn elsewhere_rendering_unconfined_is_said_once() {
             assert!(notifications(&log).contains(said), "{machine:?}: {log}");
         }
     }
+    Ok(())
 }
 
 /// `kustomize build` with `args` in `dir`, confined to `access`.
@@ -270,12 +291,8 @@ fn kustomize(dir: &Path, args: &[&str], access: &Access) -> Outcome {
 /// Beneath every screen: Kustomize told to load a file outside what it was given (an absolute
 /// path, with `LoadRestrictionsNone`) cannot open it. Given the file's directory as well, it
 /// reads it — the harness sees a leak when there is one.
-fn a_renderer_reads_only_what_it_is_given() {
-    assert!(
-        matches!(confinement().landlock, Landlock::Enforced { .. }),
-        "this machine has no Landlock: {:?}",
-        confinement()
-    );
+fn a_renderer_reads_only_what_it_is_given() -> Result<(), Skipped> {
+    machine_confines()?;
     let overlay = tempfile::tempdir().unwrap();
     let outside = tempfile::tempdir().unwrap();
     let secret = "Hunter2_SECRET_7f3a";
@@ -311,6 +328,7 @@ fn a_renderer_reads_only_what_it_is_given() {
         "{failure:?}"
     );
     assert!(!format!("{held:?}").contains(secret), "{held:?}");
+    Ok(())
 }
 
 /// A server on the runner's loopback, counting connections.
@@ -357,7 +375,8 @@ const CHILD: &str = "confinement::child_builds_a_remote_resource";
 /// keep Kustomize from the runner's loopback. This test starts itself again as the child below,
 /// on a machine that refuses user namespaces; on one that refuses Landlock too the request goes
 /// through, so the harness sees a leak when there is one.
-fn without_namespaces_landlock_keeps_renderers_off_loopback() {
+fn without_namespaces_landlock_keeps_renderers_off_loopback() -> Result<(), Skipped> {
+    machine_confines()?;
     for (machine, reaches) in [(Machine::NoNamespaces, false), (Machine::Neither, true)] {
         let server = Server::start();
         let output = machine.run(
@@ -382,6 +401,7 @@ fn without_namespaces_landlock_keeps_renderers_off_loopback() {
             stdout(&output)
         );
     }
+    Ok(())
 }
 
 /// Builds a kustomization of one remote resource (`PODCYCLE_TEST_URL`) with what podcycle
@@ -407,7 +427,8 @@ fn child_builds_a_remote_resource() -> Result<(), Failed> {
 /// patch to add a container with an invalid name made the second run say "No problems found"
 /// from the render cache. The cache keys a build by everything in its stage, so the second run
 /// renders again and reports the error.
-fn every_file_of_the_stage_is_in_the_cache_key() {
+fn every_file_of_the_stage_is_in_the_cache_key() -> Result<(), Skipped> {
+    machine_confines()?;
     let tree = tempfile::tempdir().unwrap();
     let root = tree.path();
     git_init(root);
@@ -454,4 +475,5 @@ fn every_file_of_the_stage_is_in_the_cache_key() {
     let (status, text) = check();
     assert_eq!(status, 1, "{text}");
     assert!(text.contains("Bad_Name"), "{text}");
+    Ok(())
 }
