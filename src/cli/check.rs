@@ -474,8 +474,14 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
         (Some(config), false) => config.path.display().to_string(),
         (None, false) => "none: no .podcycle.yaml in the file's directory or above".to_owned(),
     };
+    let default_excluded = config
+        .as_deref()
+        .is_none_or(crate::config::Config::keeps_default_excludes)
+        && crate::discovery::default_excluded(Path::new(""), file);
     let excluded = if options.excludes(config.as_deref(), file) {
         "yes: `exclude` matches it; it is linted only when named, without --force-exclude"
+    } else if default_excluded {
+        "yes, by default (testdata, golden files): linted only when named or below a directory named so, without --force-exclude; `exclude` in .podcycle.yaml replaces the defaults"
     } else {
         "no"
     };

@@ -247,6 +247,7 @@ impl Checking {
         let (ignored_files, ignored_directories) = discovered.ignored();
         self.notes.ignored_files = ignored_files;
         self.notes.ignored_directories = ignored_directories;
+        self.notes.default_excluded = discovered.default_excluded();
         self.notes.not_manifests = discovered.not_manifests();
         after_lint::order(&mut self.reports, self.stdin);
         let files = self
