@@ -110,7 +110,52 @@ pub fn trials() -> Vec<Trial> {
             "render::an_overlay_is_judged_as_deployed_when_build_metadata_changes_its_build",
             an_overlay_is_judged_as_deployed_when_build_metadata_changes_its_build,
         ),
+        needs(
+            Tool::Renderers,
+            "render::a_json_patch_that_appends_a_container_is_credited_with_it_alone",
+            a_json_patch_that_appends_a_container_is_credited_with_it_alone,
+        ),
     ]
+}
+
+/// A JSON 6902 `add` to `containers/-` writes the container it adds, not the base's: the
+/// base's finding stays in the base, reported once, with no patch said to override it.
+fn a_json_patch_that_appends_a_container_is_credited_with_it_alone() {
+    let output = check(&[
+        "--format",
+        "json",
+        "--no-cache",
+        "testdata/render/sidecar-add",
+    ]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let items = json(&output);
+    let placed: Vec<(String, u64)> = items
+        .iter()
+        .map(|d| {
+            assert_eq!(d["rule"], "prestop-exceeds-grace-period", "{d:#}");
+            assert!(
+                !labels(d).iter().any(|(_, _, m)| m.contains("patch")),
+                "{d:#}"
+            );
+            (
+                d["file"].as_str().unwrap().to_owned(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        placed,
+        [
+            (
+                "testdata/render/sidecar-add/base/deployment.yaml".to_owned(),
+                17
+            ),
+            (
+                "testdata/render/sidecar-add/overlays/prod/add-container.yaml".to_owned(),
+                7
+            ),
+        ]
+    );
 }
 
 pub fn json(output: &Output) -> Vec<Value> {
