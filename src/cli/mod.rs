@@ -214,6 +214,10 @@ pub struct RenderArgs {
     /// Do not render Helm charts or build Kustomize overlays (each is reported as not rendered).
     #[arg(long, help_heading = "Rendering")]
     pub no_render: bool,
+    /// Show what each renderer printed on standard error (Helm's and Kustomize's warnings) in
+    /// full, instead of a count per renderer.
+    #[arg(long, help_heading = "Rendering")]
+    pub verbose: bool,
     /// The `helm` executable [default: `helm` on PATH].
     #[arg(long, value_name = "PATH", help_heading = "Rendering")]
     pub helm: Option<PathBuf>,
@@ -272,6 +276,7 @@ impl RenderArgs {
     fn rendering(&self) -> crate::run::Rendering {
         crate::run::Rendering {
             disabled: self.no_render,
+            verbose: self.verbose,
             helm: self.helm.clone(),
             kustomize: self.kustomize.clone(),
             timeout: std::time::Duration::from_secs(self.render_timeout),

@@ -48,6 +48,11 @@ impl Renderer {
         }
     }
 
+    /// Whether rendering is off (`--no-render`).
+    pub(crate) fn disabled(&self) -> bool {
+        self.tools.is_none()
+    }
+
     /// Renders one chart or overlay.
     pub(crate) fn render(&self, job: &RenderJob) -> Result<Output, NotRendered> {
         match &self.tools {

@@ -115,7 +115,55 @@ pub fn trials() -> Vec<Trial> {
             "render::a_json_patch_that_appends_a_container_is_credited_with_it_alone",
             a_json_patch_that_appends_a_container_is_credited_with_it_alone,
         ),
+        needs(
+            Tool::Renderers,
+            "render::renderer_warnings_are_counted_once_per_renderer",
+            renderer_warnings_are_counted_once_per_renderer,
+        ),
     ]
+}
+
+/// Kustomize prints a deprecation for every kustomization that has one: counted once per
+/// renderer, shown with `--verbose`.
+fn renderer_warnings_are_counted_once_per_renderer() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let base = std::fs::read_to_string("testdata/render/sidecar-add/base/deployment.yaml")
+        .unwrap()
+        .replace("seconds: 30", "seconds: 5");
+    crate::common::write(root, "base/deployment.yaml", &base);
+    crate::common::write(
+        root,
+        "base/kustomization.yaml",
+        "resources:\n  - deployment.yaml\n",
+    );
+    for overlay in ["a", "b", "c"] {
+        crate::common::write(
+            root,
+            &format!("{overlay}/kustomization.yaml"),
+            "bases:\n  - ../base\ncommonLabels:\n  tier: web\n",
+        );
+    }
+    let run = |verbose: bool| {
+        let mut command = crate::common::podcycle();
+        command.current_dir(root).args(["check", "--no-cache"]);
+        if verbose {
+            command.arg("--verbose");
+        }
+        command.output().unwrap()
+    };
+    let output = run(false);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        "podcycle: warning: kustomize printed 6 deprecation warnings; `--verbose` shows them\n"
+    );
+    let verbose = stderr(&run(true));
+    assert_eq!(verbose.lines().count(), 6, "{verbose}");
+    assert!(
+        verbose.contains("podcycle: warning: kustomize a: # Warning: 'bases' is deprecated."),
+        "{verbose}"
+    );
 }
 
 /// A JSON 6902 `add` to `containers/-` writes the container it adds, not the base's: the
