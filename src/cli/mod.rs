@@ -379,8 +379,11 @@ fn completions(shell: clap_complete::Shell) -> io::Result<u8> {
 pub fn write_completions(shell: clap_complete::Shell, out: &mut dyn Write) -> io::Result<()> {
     use clap::CommandFactory;
     let mut command = Cli::command();
-    clap_complete::generate(shell, &mut command, "podcycle", out);
-    Ok(())
+    // Generated in memory: clap_complete panics when its writer fails, and a closed pipe
+    // (`podcycle completions bash | head`) is not worth a panic.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "podcycle", &mut script);
+    out.write_all(&script)
 }
 
 fn parse_kube_version(

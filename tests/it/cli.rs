@@ -504,6 +504,20 @@ fn a_closed_pipe_ends_quietly() {
 }
 
 #[test]
+fn completions_into_a_closed_pipe_end_quietly() {
+    // `podcycle completions bash | head -2`: the reader is gone before the script is written.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = podcycle()
+        .args(["completions", "bash"])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0);
+    assert_eq!(stderr(&output), "");
+}
+
+#[test]
 fn colour_follows_the_flag_and_environment() {
     let plain = run(&["check", "testdata/cli/bad.yaml"]);
     assert!(!stdout(&plain).contains('\u{1b}'), "no colour when piped");
