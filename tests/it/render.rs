@@ -141,7 +141,7 @@ fn no_render_is_said_and_show_files_lists_what_is_rendered_and_skipped() {
     assert_eq!(stderr(&output), "");
     let out = stdout(&output);
     assert!(
-        out.contains("\n8 Helm charts not rendered: --no-render\n"),
+        out.contains("\n9 Helm charts not rendered: --no-render\n"),
         "{out}"
     );
     let listing = stdout(&check(&["--show-files", "testdata/render"]));

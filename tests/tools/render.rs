@@ -120,7 +120,28 @@ pub fn trials() -> Vec<Trial> {
             "render::renderer_warnings_are_counted_once_per_renderer",
             renderer_warnings_are_counted_once_per_renderer,
         ),
+        needs(
+            Tool::Renderers,
+            "render::a_duplicate_key_in_a_chart_says_nothing_of_kustomize",
+            a_duplicate_key_in_a_chart_says_nothing_of_kustomize,
+        ),
     ]
+}
+
+/// A chart is rendered by Helm: what `kustomize build` would do is no concern of its findings.
+fn a_duplicate_key_in_a_chart_says_nothing_of_kustomize() {
+    let output = check(&[
+        "--format",
+        "json",
+        "--no-cache",
+        "testdata/render/duplicated",
+    ]);
+    let items = json(&output);
+    let duplicate = finding(&items, "duplicate-key", "templates/deployment.yaml");
+    assert_eq!(
+        duplicate["message"],
+        "`app` is written twice: `kubectl apply -f` keeps only the last value"
+    );
 }
 
 /// Kustomize prints a deprecation for every kustomization that has one: counted once per
