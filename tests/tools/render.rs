@@ -411,6 +411,11 @@ fn every_format_uses_the_same_mapping() {
         concise.contains("testdata/render/web/templates/deployment.yaml:22:13: error[prestop-exceeds-grace-period]"),
         "{concise}"
     );
+    // Where the values were set, which the full format labels, on the same line.
+    assert!(
+        concise.contains(" (values set at testdata/render/web/values.yaml:5:3, testdata/render/web/values.yaml:3:16)\n"),
+        "{concise}"
+    );
     let full = stdout(&check(&["--format", "full", "testdata/render/web"]));
     assert!(
         full.contains("--> testdata/render/web/templates/deployment.yaml:22:13"),
