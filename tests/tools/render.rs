@@ -125,7 +125,34 @@ pub fn trials() -> Vec<Trial> {
             "render::a_duplicate_key_in_a_chart_says_nothing_of_kustomize",
             a_duplicate_key_in_a_chart_says_nothing_of_kustomize,
         ),
+        needs(
+            Tool::Renderers,
+            "render::fix_says_why_an_overlays_findings_are_not_fixed",
+            fix_says_why_an_overlays_findings_are_not_fixed,
+        ),
     ]
+}
+
+/// `--fix` on a patch: the findings are the overlay build's, which no fix is written for, and
+/// the closing line says so rather than only "Fixed 0 findings".
+fn fix_says_why_an_overlays_findings_are_not_fixed() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(Path::new("testdata/render/sidecar-add"), dir.path());
+    let output = crate::common::podcycle()
+        .current_dir(dir.path())
+        .args([
+            "check",
+            "--no-cache",
+            "--fix",
+            "overlays/prod/add-container.yaml",
+        ])
+        .output()
+        .unwrap();
+    let out = stdout(&output) + &stderr(&output);
+    assert!(
+        out.contains("Fixed 0 findings in 0 files; 2 findings of Helm charts and Kustomize overlays not fixed: they are found in the rendered output"),
+        "{out}"
+    );
 }
 
 /// A chart is rendered by Helm: what `kustomize build` would do is no concern of its findings.
