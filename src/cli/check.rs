@@ -496,9 +496,17 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
         .filter(|rule| plan.settings.enabled(rule.name).is_none())
         .map(|rule| rule.name)
         .collect();
-    let role = match plan.role {
-        FileRole::Manifest => "manifest",
-        FileRole::Patch => "Kustomize patch (document checks only)",
+    // As `--show-files` says it: a chart's own files and templates are read through the
+    // rendered chart, not linted as they are.
+    let role = if crate::render::helm::chart_of_template(file).is_some() {
+        "Helm template: linted through the rendered chart"
+    } else if crate::discovery::classify::is_chart_file(file) {
+        "chart file: read through the rendered chart"
+    } else {
+        match plan.role {
+            FileRole::Manifest => "manifest",
+            FileRole::Patch => "Kustomize patch (document checks only)",
+        }
     };
     let mut out = io::stdout().lock();
     if args.format == Format::Json {
