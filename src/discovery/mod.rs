@@ -102,22 +102,19 @@ impl Discovered {
     /// How many files and directories ignore files (`.gitignore`, `.ignore`) kept out of the
     /// walk.
     pub(crate) fn ignored(&self) -> (usize, usize) {
-        let ignored = self
-            .skipped
-            .iter()
-            .filter(|(_, skip)| *skip == Skip::IgnoreFile);
-        let directories = ignored.clone().filter(|(path, _)| path.is_dir()).count();
-        (ignored.count() - directories, directories)
+        self.skipped_for(&Skip::IgnoreFile)
     }
 
     /// How many files and directories (charts, overlays) the default excludes kept out.
     pub(crate) fn default_excluded(&self) -> (usize, usize) {
-        let excluded = self
-            .skipped
-            .iter()
-            .filter(|(_, skip)| *skip == Skip::DefaultExcluded);
-        let directories = excluded.clone().filter(|(path, _)| path.is_dir()).count();
-        (excluded.count() - directories, directories)
+        self.skipped_for(&Skip::DefaultExcluded)
+    }
+
+    /// How many files and directories were skipped for `reason`.
+    fn skipped_for(&self, reason: &Skip) -> (usize, usize) {
+        let skipped = self.skipped.iter().filter(|(_, skip)| skip == reason);
+        let directories = skipped.clone().filter(|(path, _)| path.is_dir()).count();
+        (skipped.count() - directories, directories)
     }
 
     /// How many walked files were not linted because they are not Kubernetes manifests.

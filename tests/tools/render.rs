@@ -133,8 +133,9 @@ pub fn trials() -> Vec<Trial> {
     ]
 }
 
-/// `--fix` on a patch: the findings are the overlay build's, which no fix is written for, and
-/// the closing line says so rather than only "Fixed 0 findings".
+/// `--fix` on an overlay's patch (here inline in its kustomization): the findings are the
+/// overlay build's, which no fix is written for, and the closing line says so rather than only
+/// "Fixed 0 findings".
 fn fix_says_why_an_overlays_findings_are_not_fixed() {
     let dir = tempfile::tempdir().unwrap();
     copy_tree(Path::new("testdata/render/sidecar-add"), dir.path());
@@ -144,7 +145,7 @@ fn fix_says_why_an_overlays_findings_are_not_fixed() {
             "check",
             "--no-cache",
             "--fix",
-            "overlays/prod/add-container.yaml",
+            "overlays/prod/kustomization.yaml",
         ])
         .output()
         .unwrap();
@@ -247,8 +248,8 @@ fn a_json_patch_that_appends_a_container_is_credited_with_it_alone() {
                 17
             ),
             (
-                "testdata/render/sidecar-add/overlays/prod/add-container.yaml".to_owned(),
-                7
+                "testdata/render/sidecar-add/overlays/prod/kustomization.yaml".to_owned(),
+                14
             ),
         ]
     );
