@@ -615,6 +615,10 @@ impl ObjectLint<'_, '_, '_, '_> {
                 finding.fixes.clear();
                 crate::rules::refused_by_controller(&mut finding, rule, &self.object.object.kind);
             }
+            let document = self.document.document;
+            if absent_beside_unknown(document, &self.object.prefix, &finding, &decoded) {
+                return;
+            }
             let diagnostic = self.diagnostic(rule, finding);
             self.document.found.push(diagnostic);
         });
@@ -789,6 +793,34 @@ pub(crate) fn locate(document: &Document, path: &FieldPath, part: Part) -> Span 
         (true, Part::Value, _) | (_, _, None) => located.value,
         (_, _, Some(key)) => key,
     }
+}
+
+/// Whether a pod rule's finding is about a field that is not written, in a mapping where a
+/// field the type does not have is: most likely that field misspelt (`grpcPort` for
+/// `containerPort`), which `unknown-field` reports. One cause gets one finding: the value the
+/// rule saw missing is missing only because the field was not read.
+fn absent_beside_unknown(
+    document: &Document,
+    prefix: &FieldPath,
+    finding: &crate::rules::Finding,
+    decoded: &podcycle_k8s::Decoded,
+) -> bool {
+    let Some((_, parent)) = finding
+        .position
+        .field()
+        .and_then(|field| field.segments().split_last())
+    else {
+        return false;
+    };
+    let unknown_beside = decoded
+        .unknown_fields
+        .iter()
+        .any(|unknown| unknown.path.split_last().is_some_and(|(_, p)| p == parent));
+    let Some(root) = document.root else {
+        return false;
+    };
+    let field = finding.position.field().map(|f| prefix.join(f.segments()));
+    unknown_beside && field.is_some_and(|field| !lookup(document, root, field.segments()).complete)
 }
 
 /// "the 2nd container" for a finding about a container without a name, from the container

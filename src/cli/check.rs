@@ -480,8 +480,14 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
         (Some(config), false) => config.path.display().to_string(),
         (None, false) => "none: no .podcycle.yaml in the file's directory or above".to_owned(),
     };
+    let default_excluded = config
+        .as_deref()
+        .is_none_or(crate::config::Config::keeps_default_excludes)
+        && crate::discovery::default_excluded(Path::new(""), file);
     let excluded = if options.excludes(config.as_deref(), file) {
         "yes: `exclude` matches it; it is linted only when named, without --force-exclude"
+    } else if default_excluded {
+        "yes, by default (testdata, golden files): linted only when named or below a directory named so, without --force-exclude; `exclude` in .podcycle.yaml replaces the defaults"
     } else {
         "no"
     };
@@ -496,9 +502,17 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
         .filter(|rule| plan.settings.enabled(rule.name).is_none())
         .map(|rule| rule.name)
         .collect();
-    let role = match plan.role {
-        FileRole::Manifest => "manifest",
-        FileRole::Patch => "Kustomize patch (document checks only)",
+    // As `--show-files` says it: a chart's own files and templates are read through the
+    // rendered chart, not linted as they are.
+    let role = if crate::render::helm::chart_of_template(file).is_some() {
+        "Helm template: linted through the rendered chart"
+    } else if crate::discovery::classify::is_chart_file(file) {
+        "chart file: read through the rendered chart"
+    } else {
+        match plan.role {
+            FileRole::Manifest => "manifest",
+            FileRole::Patch => "Kustomize patch (document checks only)",
+        }
     };
     let mut out = io::stdout().lock();
     if args.format == Format::Json {

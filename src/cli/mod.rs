@@ -228,6 +228,10 @@ pub struct RenderArgs {
     /// Do not render Helm charts or build Kustomize overlays (each is reported as not rendered).
     #[arg(long, help_heading = "Rendering")]
     pub no_render: bool,
+    /// Show what each renderer printed on standard error (Helm's and Kustomize's warnings) in
+    /// full, instead of a count per renderer.
+    #[arg(long, help_heading = "Rendering")]
+    pub verbose: bool,
     /// The `helm` executable [default: `helm` on PATH].
     #[arg(long, value_name = "PATH", help_heading = "Rendering")]
     pub helm: Option<PathBuf>,
@@ -287,6 +291,7 @@ impl RenderArgs {
         crate::run::Rendering {
             untrusted,
             disabled: self.no_render,
+            verbose: self.verbose,
             helm: self.helm.clone(),
             kustomize: self.kustomize.clone(),
             timeout: std::time::Duration::from_secs(self.render_timeout),
@@ -389,8 +394,11 @@ fn completions(shell: clap_complete::Shell) -> io::Result<u8> {
 pub fn write_completions(shell: clap_complete::Shell, out: &mut dyn Write) -> io::Result<()> {
     use clap::CommandFactory;
     let mut command = Cli::command();
-    clap_complete::generate(shell, &mut command, "podcycle", out);
-    Ok(())
+    // Generated in memory: clap_complete panics when its writer fails, and a closed pipe
+    // (`podcycle completions bash | head`) is not worth a panic.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "podcycle", &mut script);
+    out.write_all(&script)
 }
 
 fn parse_kube_version(

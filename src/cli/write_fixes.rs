@@ -31,6 +31,8 @@ pub(crate) struct FixRun {
     pub in_json: usize,
     /// Findings that only an unsafe fix resolves, when unsafe fixes are not applied.
     pub unsafe_only: usize,
+    /// Findings of rendered charts and overlays, which are never fixed.
+    pub rendered: usize,
 }
 
 impl FixRun {
@@ -59,7 +61,18 @@ impl FixRun {
         if self.in_json > 0 {
             reasons.push(self.json_clause());
         }
+        if self.rendered > 0 {
+            reasons.push(self.rendered_clause());
+        }
         reasons
+    }
+
+    /// Why the findings of charts and overlays are not fixed.
+    fn rendered_clause(&self) -> String {
+        format!(
+            "{} of Helm charts and Kustomize overlays not fixed: they are found in the rendered output, and fixes are written only to files linted as they are",
+            plural(self.rendered, "finding")
+        )
     }
 
     fn json_clause(&self) -> String {
@@ -100,6 +113,10 @@ impl FixRun {
             line.push_str("; ");
             line.push_str(&self.json_clause());
         }
+        if self.rendered > 0 {
+            line.push_str("; ");
+            line.push_str(&self.rendered_clause());
+        }
         line.push('.');
         line
     }
@@ -130,9 +147,11 @@ pub(crate) fn fix_files(
         allowed,
         in_json: 0,
         unsafe_only: 0,
+        rendered: 0,
     };
     for entry in checked.iter_mut() {
         let diagnostics = &mut entry.report.diagnostics;
+        run.rendered += diagnostics.iter().filter(|d| d.rendered.is_some()).count();
         if !edits_file(&entry.report.file.path) {
             // Said once in the closing line; the report does not call them fixable.
             run.in_json += diagnostics.iter().filter(|d| !d.fixes.is_empty()).count();

@@ -70,7 +70,14 @@ impl<'d> Checker<'d> {
             selection,
             severities: self.severities(raw.severity.as_ref()),
             fail_on: self.fail_on(raw.fail_on.as_deref()),
-            exclude: self.exclude(raw.exclude.as_deref()),
+            exclude: raw
+                .exclude
+                .as_deref()
+                .map(|patterns| self.exclude("exclude", patterns)),
+            extend_exclude: self.exclude(
+                "extend-exclude",
+                raw.extend_exclude.as_deref().unwrap_or_default(),
+            ),
             per_path_ignores: self.per_path_ignores(raw.per_path_ignores.as_ref()),
             sidecars: Arc::new(Sidecars::new(self.sidecars(raw.sidecars.as_deref()))),
             charts: self.charts(raw.helm.as_ref()),
@@ -203,10 +210,10 @@ impl<'d> Checker<'d> {
         parsed
     }
 
-    fn exclude(&mut self, patterns: Option<&[String]>) -> GlobSet {
+    fn exclude(&mut self, name: &str, patterns: &[String]) -> GlobSet {
         let mut exclude = GlobSetBuilder::new();
-        for (index, pattern) in patterns.unwrap_or_default().iter().enumerate() {
-            if let Some(glob) = self.glob(&key("exclude").index(index), Part::Value, pattern) {
+        for (index, pattern) in patterns.iter().enumerate() {
+            if let Some(glob) = self.glob(&key(name).index(index), Part::Value, pattern) {
                 exclude.add(glob);
             }
         }

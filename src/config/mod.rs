@@ -15,7 +15,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 pub use schema::json_schema;
+#[cfg(test)]
 pub(crate) use starter::STARTER;
+pub(crate) use starter::starter_for;
 
 use crate::diagnostics::Severity;
 use crate::lifecycle::Sidecars;
@@ -68,10 +70,14 @@ pub(crate) struct ConfigFile {
     #[schemars(schema_with = "schema::fail_on")]
     pub fail_on: Option<String>,
     /// Globs of files and directories not to lint when walking directories, relative to this
-    /// file's directory. A glob without `/` also matches a file or directory name anywhere
+    /// file's directory, replacing the default excludes (`testdata`, `golden`, `*.golden.*`):
+    /// `[]` lints them too. A glob without `/` also matches a file or directory name anywhere
     /// (`vendor`). Files named on the command line are still linted unless `--force-exclude` is
     /// given.
     pub exclude: Option<Vec<String>>,
+    /// Globs of files and directories not to lint, besides `exclude` (or the default
+    /// excludes, when `exclude` is not set).
+    pub extend_exclude: Option<Vec<String>>,
     /// Rules or categories not to run for the files a glob matches (relative to this file's
     /// directory, or a file name).
     #[schemars(schema_with = "schema::per_path_ignores")]
@@ -185,7 +191,10 @@ pub struct Config {
     pub selection: Selection,
     pub severities: Vec<(&'static Rule, Severity)>,
     pub fail_on: Option<FailOn>,
-    exclude: GlobSet,
+    /// `exclude`; `None`: the default excludes apply.
+    exclude: Option<GlobSet>,
+    /// `extend-exclude`.
+    extend_exclude: GlobSet,
     per_path_ignores: Vec<(GlobMatcher, Vec<Selector>)>,
     pub sidecars: Arc<Sidecars>,
     /// Helm charts and how to render them (paths relative to `root`).
@@ -353,10 +362,18 @@ impl Config {
             .collect()
     }
 
-    /// Whether `exclude` matches the file (or a directory it is in).
+    /// Whether `exclude` or `extend-exclude` matches the file (or a directory it is in); the
+    /// default excludes are [`Config::keeps_default_excludes`].
     pub(crate) fn excludes(&self, path: &Path) -> bool {
         let relative = self.relative(path);
-        path_matches(&relative, |p| self.exclude.is_match(p))
+        let sets = self.exclude.iter().chain([&self.extend_exclude]);
+        sets.into_iter()
+            .any(|set| path_matches(&relative, |p| set.is_match(p)))
+    }
+
+    /// Whether the default excludes apply under this configuration: `exclude` replaces them.
+    pub(crate) fn keeps_default_excludes(&self) -> bool {
+        self.exclude.is_none()
     }
 
     /// The rules and categories `per-path-ignores` turns off for the file.

@@ -51,7 +51,8 @@ pub(crate) fn classify(path: &Path, text: &str) -> FileClass {
         return FileClass::ChartFile;
     }
     let marker = first_marker(text);
-    if marker.is_none() && root_keys(text) {
+    let placeholder = has_placeholder(text);
+    if marker.is_none() && !placeholder && root_keys(text) {
         // The common case, decided without parsing: a stream of block-style manifests.
         return FileClass::Manifest;
     }
@@ -59,6 +60,12 @@ pub(crate) fn classify(path: &Path, text: &str) -> FileClass {
         return FileClass::NotManifest;
     }
     let read = read_documents(text);
+    if let Some(error) = read.first_error
+        && let Some(marker) = placeholder_near(text, error)
+    {
+        let line = LineIndex::new(text).line_of(error) + 1;
+        return FileClass::Template { marker, line };
+    }
     if let Some((marker, offset)) = marker
         && (read.syntax_error || read.template_node)
     {
@@ -104,6 +111,51 @@ fn first_marker(text: &str) -> Option<(&'static str, usize)> {
     })
 }
 
+/// The placeholders other tools fill in before a file is YAML: `make`'s and `sed`'s
+/// `{SERVICE_IP}`, envsubst's and Terraform's `${VAR}`, Kubernetes' own `$(VAR)` (which a
+/// container's `command` expands, and which parses). Each with the name shown for it.
+const PLACEHOLDERS: [(&str, &str, &str); 3] = [
+    ("${", "}", "${VAR}"),
+    ("$(", ")", "$(VAR)"),
+    ("{", "}", "{VAR}"),
+];
+
+/// Whether the text may hold a placeholder: a `{` or `$(`, cheap to look for.
+fn has_placeholder(text: &str) -> bool {
+    text.contains('{') || text.contains("$(")
+}
+
+/// The placeholder on the line of a syntax error at `at`, or on the line before (a parser
+/// reports some errors at the next token): where a file that fails to parse fails because
+/// another tool has not filled it in yet.
+fn placeholder_near(text: &str, at: usize) -> Option<&'static str> {
+    let at = at.min(text.len());
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let previous_start = text[..line_start.saturating_sub(1)]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    placeholder_in(&text[previous_start..line_end])
+}
+
+/// The first placeholder in `line`: an opener, a name (`[A-Za-z_][A-Za-z0-9_.-]*`), a closer.
+fn placeholder_in(line: &str) -> Option<&'static str> {
+    PLACEHOLDERS.iter().find_map(|(open, close, shown)| {
+        line.match_indices(open).find_map(|(at, _)| {
+            let rest = &line[at + open.len()..];
+            let name_len = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+                .unwrap_or(rest.len());
+            let name = &rest[..name_len];
+            let named = name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+            (named && rest[name_len..].starts_with(close)).then_some(*shown)
+        })
+    })
+}
+
 /// Whether `apiVersion:` and `kind:` both start a line: the root keys of a block-style
 /// manifest.
 fn root_keys(text: &str) -> bool {
@@ -143,6 +195,8 @@ fn keys_on_lines(text: &str) -> bool {
 struct Read {
     /// A document does not parse.
     syntax_error: bool,
+    /// Where the first syntax error is.
+    first_error: Option<usize>,
     /// A document's root is a mapping with `apiVersion` and `kind`.
     object: bool,
     /// A mapping is written `{{ … }}`: a Go template expression that happens to be valid
@@ -153,7 +207,11 @@ struct Read {
 fn read_documents(text: &str) -> Read {
     let mut read = Read::default();
     yaml::for_each_document_with(text, Comments::Skip, |document| {
-        read.syntax_error |= document.errors.iter().any(|error| !error.too_large);
+        let error = document.errors.iter().find(|error| !error.too_large);
+        read.syntax_error |= error.is_some();
+        if read.first_error.is_none() {
+            read.first_error = error.map(|error| error.span.start as usize);
+        }
         read.object |= document.root.is_some_and(|root| {
             document.mapping(root).is_some_and(|entries| {
                 let has = |key: &str| {
@@ -230,6 +288,30 @@ mod tests {
                 marker: "{{",
                 line: 4
             }
+        );
+        // Placeholders another tool fills in, where the file fails to parse.
+        assert_eq!(
+            class("apiVersion: v1\nkind: Service\nspec:\n  clusterIP: {SERVICE_IP_PREFIX}.16\n"),
+            FileClass::Template {
+                marker: "{VAR}",
+                line: 4
+            }
+        );
+        assert_eq!(
+            class("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: ${A}: b\n"),
+            FileClass::Template {
+                marker: "${VAR}",
+                line: 4
+            }
+        );
+        // A placeholder that parses is a value; a syntax error elsewhere is a manifest's.
+        assert_eq!(
+            class("apiVersion: v1\nkind: Pod\nspec:\n  image: ${IMAGE}\n"),
+            FileClass::Manifest
+        );
+        assert_eq!(
+            class("apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${NAME}\n\n\nspec: [\n"),
+            FileClass::Manifest
         );
         // A GitHub Actions workflow is other YAML whatever its expressions.
         assert_eq!(

@@ -5,6 +5,7 @@
 //! why.
 
 pub(crate) mod classify;
+pub(crate) mod fixtures;
 pub mod owners;
 pub mod roles;
 
@@ -44,6 +45,25 @@ pub(crate) const TOOL_DIRECTORIES: [&str; 14] = [
     ".direnv",
 ];
 
+/// What is not linted by default when walking directories: Go's tools skip directories named
+/// `testdata`, and golden files are a test's expected output — fixtures, not what a
+/// repository deploys. The configuration's `exclude` replaces them, `extend-exclude` adds to
+/// them. Matched against the names of the file and of the directories below the walked root.
+pub(crate) const DEFAULT_EXCLUDES: [&str; 3] = ["testdata", "golden", "*.golden.*"];
+
+/// Whether a default exclude matches `path` below `root`, the directory named on the command
+/// line it was found under: a directory named `testdata` on the command line is linted.
+pub(crate) fn default_excluded(root: &Path, path: &Path) -> bool {
+    static DEFAULTS: std::sync::LazyLock<GlobSet> = std::sync::LazyLock::new(|| {
+        let globs = DEFAULT_EXCLUDES.map(str::to_owned);
+        exclude_set(&globs).unwrap_or_else(|_| GlobSet::empty())
+    });
+    let below = path.strip_prefix(root).unwrap_or(path);
+    below
+        .components()
+        .any(|component| DEFAULTS.is_match(Path::new(component.as_os_str())))
+}
+
 /// How a walk treats ignore files.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WalkOptions {
@@ -82,12 +102,19 @@ impl Discovered {
     /// How many files and directories ignore files (`.gitignore`, `.ignore`) kept out of the
     /// walk.
     pub(crate) fn ignored(&self) -> (usize, usize) {
-        let ignored = self
-            .skipped
-            .iter()
-            .filter(|(_, skip)| *skip == Skip::IgnoreFile);
-        let directories = ignored.clone().filter(|(path, _)| path.is_dir()).count();
-        (ignored.count() - directories, directories)
+        self.skipped_for(&Skip::IgnoreFile)
+    }
+
+    /// How many files and directories (charts, overlays) the default excludes kept out.
+    pub(crate) fn default_excluded(&self) -> (usize, usize) {
+        self.skipped_for(&Skip::DefaultExcluded)
+    }
+
+    /// How many files and directories were skipped for `reason`.
+    fn skipped_for(&self, reason: &Skip) -> (usize, usize) {
+        let skipped = self.skipped.iter().filter(|(_, skip)| skip == reason);
+        let directories = skipped.clone().filter(|(path, _)| path.is_dir()).count();
+        (skipped.count() - directories, directories)
     }
 
     /// How many walked files were not linted because they are not Kubernetes manifests.
@@ -111,6 +138,8 @@ impl Discovered {
 pub(crate) enum Skip {
     /// `--exclude` or the configuration's `exclude`.
     Excluded,
+    /// The default excludes ([`DEFAULT_EXCLUDES`]).
+    DefaultExcluded,
     /// A `.gitignore`, `.ignore` or global ignore file.
     IgnoreFile,
     /// A version-control or tool directory.
@@ -146,6 +175,9 @@ impl fmt::Display for Skip {
                 );
             }
             Skip::Excluded => "excluded",
+            Skip::DefaultExcluded => {
+                "excluded by default: testdata and golden files (`exclude` in .podcycle.yaml replaces the defaults)"
+            }
             Skip::IgnoreFile => {
                 "ignored by an ignore file (.gitignore, .ignore; --isolated lints it)"
             }

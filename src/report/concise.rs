@@ -40,12 +40,34 @@ pub(crate) fn write(out: &mut dyn Write, reports: &[FileReport], color: bool) ->
             });
             writeln!(
                 out,
-                "{place}{path}:{line}:{column}:{place:#} {level}{}[{}]{level:#} {}",
+                "{place}{path}:{line}:{column}:{place:#} {level}{}[{}]{level:#} {}{}",
                 diagnostic.severity,
                 diagnostic.rule,
-                escape_controls(&diagnostic.message)
+                escape_controls(&diagnostic.message),
+                values_set_at(diagnostic)
             )?;
         }
     }
     Ok(())
+}
+
+/// ` (value set at values.yaml:12:9)`: where the values a chart's finding comes from were set,
+/// which the full format labels. A line such as `{{- toYaml . | nindent 12 }}` says nothing of
+/// the value without it.
+fn values_set_at(diagnostic: &crate::diagnostics::Diagnostic) -> String {
+    let places: Vec<String> = diagnostic
+        .labels
+        .iter()
+        .filter(|label| label.message.starts_with("`.Values."))
+        .filter_map(|label| {
+            let file = label.file.as_ref()?;
+            let (line, column, _, _) = range(file, label.span);
+            Some(format!("{}:{line}:{column}", escape_controls(&file.path)))
+        })
+        .collect();
+    match places.len() {
+        0 => String::new(),
+        1 => format!(" (value set at {})", places[0]),
+        _ => format!(" (values set at {})", places.join(", ")),
+    }
 }

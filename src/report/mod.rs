@@ -122,6 +122,9 @@ pub struct RunNotes {
     /// Files and directories that ignore files (`.gitignore`, `.ignore`) kept out.
     pub ignored_files: usize,
     pub ignored_directories: usize,
+    /// Files, and charts and overlays, the default excludes (`testdata`, golden files) kept
+    /// out.
+    pub default_excluded: (usize, usize),
     /// Files found by walking that are not Kubernetes manifests, so not linted.
     pub not_manifests: NotManifests,
     /// Charts and overlays rendered because files named on the command line belong to them.
@@ -272,6 +275,25 @@ impl RunNotes {
             }
             lines.push(format!(
                 "{} skipped by ignore files (.gitignore, .ignore; --isolated lints them)",
+                parts.join(" and ")
+            ));
+        }
+        let (files, directories) = self.default_excluded;
+        if files + directories > 0 {
+            let mut parts = Vec::new();
+            if files > 0 {
+                parts.push(summary::plural(files, "file"));
+            }
+            if directories > 0 {
+                parts.push(summary::plural(directories, "directory"));
+            }
+            let them = if files + directories == 1 {
+                "it"
+            } else {
+                "them"
+            };
+            lines.push(format!(
+                "{} in testdata or golden files not linted: excluded by default (`--show-files` lists {them}; name {them} to lint {them}, or set `exclude` in .podcycle.yaml, which replaces the defaults)",
                 parts.join(" and ")
             ));
         }

@@ -19,6 +19,9 @@ pub use context::{
     Claim, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Position,
     RolloutContext, ScopeContext, ScopeObject, Target,
 };
+pub(crate) use correctness::duplicate_key::{
+    RULE as DUPLICATE_KEY, for_helm_output as duplicate_key_for_helm,
+};
 pub(crate) use correctness::invalid_type::friendly_type_error;
 pub(crate) use correctness::yaml_syntax::RULE as YAML_SYNTAX;
 pub use registry::{

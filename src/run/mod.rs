@@ -81,6 +81,8 @@ pub(crate) struct Checking {
     notes: RunNotes,
     fail_on_unrendered: bool,
     stdin: bool,
+    /// `--verbose`: each renderer warning is shown, not counted.
+    verbose: bool,
 }
 
 /// What a `check` run found.
@@ -98,6 +100,7 @@ impl Checking {
     pub(crate) fn new(options: &RunOptions) -> Checking {
         Checking {
             fail_on_unrendered: options.fail_on_unrendered,
+            verbose: options.rendering.verbose,
             ..Checking::default()
         }
     }
@@ -159,12 +162,17 @@ impl Checking {
         }
         let outcomes = renderer.render_and_lint_all(jobs);
         let mut counted: Vec<(RenderTool, String)> = Vec::new();
+        let mut printed = RendererWarnings::default();
         for (job, outcome) in jobs.iter().zip(outcomes) {
             self.fail_on_unrendered |= job.fail_on_unrendered;
             match outcome {
                 Ok(linted) => {
-                    for warning in &linted.warnings {
-                        warnings.push(format!("{} {}: {warning}", linted.tool, linted.input));
+                    if self.verbose {
+                        for warning in &linted.warnings {
+                            warnings.push(format!("{} {}: {warning}", linted.tool, linted.input));
+                        }
+                    } else {
+                        printed.add(linted.tool, &linted.warnings);
                     }
                     let key = (linted.tool, linted.input);
                     if !counted.contains(&key) {
@@ -189,7 +197,10 @@ impl Checking {
                     if self.notes.unrendered.contains(&unrendered) {
                         continue;
                     }
-                    warnings.push(unrendered.sentence());
+                    // Asked for: the summary counts what `--no-render` left out, once.
+                    if !renderer.disabled() {
+                        warnings.push(unrendered.sentence());
+                    }
                     if !job.named_templates.is_empty() {
                         let named: Vec<String> = job
                             .named_templates
@@ -208,6 +219,7 @@ impl Checking {
                 }
             }
         }
+        warnings.extend(printed.sentences());
         warnings
     }
 
@@ -248,6 +260,7 @@ impl Checking {
         let (ignored_files, ignored_directories) = discovered.ignored();
         self.notes.ignored_files = ignored_files;
         self.notes.ignored_directories = ignored_directories;
+        self.notes.default_excluded = discovered.default_excluded();
         self.notes.not_manifests = discovered.not_manifests();
         after_lint::order(&mut self.reports, self.stdin);
         let files = self
@@ -284,4 +297,74 @@ fn not_read_through(job: &RenderJob) -> Option<String> {
         "not linted: {} (a chart's files are read through the rendered chart)",
         named.join(", ")
     ))
+}
+
+/// What the renderers printed on standard error, counted per renderer: Kustomize prints a
+/// deprecation for every kustomization that has it, which at a repository's root is dozens of
+/// lines that say one thing. `--verbose` shows them.
+#[derive(Debug, Default)]
+struct RendererWarnings {
+    /// Per renderer: lines printed, and whether every one was a deprecation.
+    counts: Vec<(RenderTool, usize, bool)>,
+}
+
+impl RendererWarnings {
+    /// Counts one render's warnings, as `render` keeps them: each distinct line once, with
+    /// `(N times)` when it came more than once, and `and N more lines` past the kept ones.
+    fn add(&mut self, tool: RenderTool, warnings: &[String]) {
+        if warnings.is_empty() {
+            return;
+        }
+        let mut lines = 0;
+        let mut deprecations = true;
+        for warning in warnings {
+            let (line, times) = times_printed(warning);
+            lines += times;
+            deprecations &= line.to_ascii_lowercase().contains("deprecat");
+        }
+        match self.counts.iter_mut().find(|(t, ..)| *t == tool) {
+            Some((_, count, all_deprecations)) => {
+                *count += lines;
+                *all_deprecations &= deprecations;
+            }
+            None => self.counts.push((tool, lines, deprecations)),
+        }
+    }
+
+    /// `kustomize printed 41 deprecation warnings; `--verbose` shows them`, per renderer.
+    fn sentences(&self) -> Vec<String> {
+        self.counts
+            .iter()
+            .map(|(tool, count, deprecations)| {
+                let what = if *deprecations {
+                    "deprecation warning"
+                } else {
+                    "warning"
+                };
+                let them = if *count == 1 { "it" } else { "them" };
+                format!(
+                    "{} printed {}; `--verbose` shows {them}",
+                    tool.as_str(),
+                    crate::text::plural(*count, what)
+                )
+            })
+            .collect()
+    }
+}
+
+/// A kept warning line and how many lines it stands for.
+fn times_printed(warning: &str) -> (&str, usize) {
+    if let Some(more) = warning
+        .strip_prefix("and ")
+        .and_then(|rest| rest.strip_suffix(" lines").or(rest.strip_suffix(" line")))
+        .and_then(|n| n.parse().ok())
+    {
+        return ("", more);
+    }
+    if let Some((line, times)) = warning.rsplit_once(" (")
+        && let Some(times) = times.strip_suffix(" times)").and_then(|n| n.parse().ok())
+    {
+        return (line, times);
+    }
+    (warning, 1)
 }

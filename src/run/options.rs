@@ -71,6 +71,8 @@ pub struct HelmOverrides {
 pub struct Rendering {
     /// `--no-render`: every chart and overlay is reported as not rendered.
     pub disabled: bool,
+    /// `--verbose`: the renderers' warnings in full, not counted per renderer.
+    pub verbose: bool,
     /// `--helm`; `None` looks for `helm` on `PATH`.
     pub helm: Option<PathBuf>,
     /// `--kustomize`; `None` looks for `kustomize`, then `kubectl`, on `PATH`.
@@ -105,6 +107,7 @@ impl Default for Rendering {
     fn default() -> Rendering {
         Rendering {
             disabled: false,
+            verbose: false,
             helm: None,
             kustomize: None,
             timeout: DEFAULT_TIMEOUT,

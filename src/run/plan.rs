@@ -9,7 +9,7 @@ use super::options::{FilePlan, RunOptions};
 use crate::config::Config;
 use crate::discovery::owners::{add_owner, chart_of_file, overlays_using};
 use crate::discovery::roles::role_by_name;
-use crate::discovery::{Discovered, FoundChart, Skip, discover_with};
+use crate::discovery::{self, Discovered, FoundChart, Skip, discover_with};
 use crate::lint::FileRole;
 use crate::render::{HelmOptions, Input, kustomize};
 
@@ -112,6 +112,8 @@ impl RunPlan {
             let config = configs.for_file(&path);
             if options.leaves_out(config.as_deref(), &path, walked.contains(&path)) {
                 discovered.skipped.push((path, Skip::Excluded));
+            } else if default_excluded(options, config.as_deref(), &walked, &path) {
+                discovered.skipped.push((path, Skip::DefaultExcluded));
             } else {
                 let role = patches.role(&path);
                 let file_plan = options.file_plan(config.as_deref(), Some(&path), role);
@@ -131,6 +133,10 @@ impl RunPlan {
             };
             if left_out {
                 discovered.skipped.push((chart.dir, Skip::Excluded));
+            } else if chart.named_templates.is_empty()
+                && default_excluded(options, config.as_deref(), &walked, &chart.dir)
+            {
+                discovered.skipped.push((chart.dir, Skip::DefaultExcluded));
             } else {
                 let rendered_for = owners.chart_files(&chart.dir);
                 plan.renders.extend(
@@ -153,6 +159,10 @@ impl RunPlan {
             let config = configs.for_file(&overlay_marker(overlay));
             if config.as_deref().is_some_and(|c| c.excludes(overlay)) {
                 discovered.skipped.push((overlay.clone(), Skip::Excluded));
+            } else if default_excluded(options, config.as_deref(), &walked, overlay) {
+                discovered
+                    .skipped
+                    .push((overlay.clone(), Skip::DefaultExcluded));
             } else {
                 overlays.push((overlay.clone(), config));
             }
@@ -179,8 +189,47 @@ impl RunPlan {
                 plan.renders.push(job);
             }
         }
+        // What walking found under the default excludes and set aside as not manifests was
+        // not linted because of the excludes: counted with them.
+        for (path, skip) in &mut discovered.skipped {
+            let not_manifest = matches!(
+                skip,
+                Skip::Template { .. } | Skip::NotManifest | Skip::ChartFile
+            );
+            if not_manifest {
+                let config = configs.for_file(path);
+                if default_excluded(options, config.as_deref(), &walked, path) {
+                    *skip = Skip::DefaultExcluded;
+                }
+            }
+        }
         plan.discovered = discovered;
         plan
+    }
+}
+
+/// Whether the default excludes keep `path` out of the run: when its configuration does not
+/// replace them, a path below the directory named on the command line it was found under
+/// matches one; a file named on the command line only with `--force-exclude`.
+fn default_excluded(
+    options: &RunOptions,
+    config: Option<&Config>,
+    walked: &[PathBuf],
+    path: &Path,
+) -> bool {
+    if !config.is_none_or(Config::keeps_default_excludes) {
+        return false;
+    }
+    let root = walked
+        .iter()
+        .filter(|root| path.starts_with(root))
+        .max_by_key(|root| root.components().count());
+    match root {
+        Some(root) if root == path => {
+            options.walk.force_exclude && discovery::default_excluded(Path::new(""), path)
+        }
+        Some(root) => discovery::default_excluded(root, path),
+        None => false,
     }
 }
 

@@ -58,6 +58,11 @@ impl Renderer {
         }
     }
 
+    /// Whether rendering is off (`--no-render`).
+    pub(crate) fn disabled(&self) -> bool {
+        self.tools.is_none()
+    }
+
     /// Renders one chart or overlay.
     pub(crate) fn render(&self, job: &RenderJob) -> Result<Output, NotRendered> {
         match &self.tools {
@@ -347,6 +352,11 @@ fn place_rendered(
         // A fix names places in the rendered output, not in the template, base or patch the
         // finding is reported in: --fix edits only files linted as they are.
         diagnostic.fixes.clear();
+        if diagnostic.rule == crate::rules::DUPLICATE_KEY.name
+            && job.input.tool() == crate::diagnostics::RenderTool::Helm
+        {
+            diagnostic.message = crate::rules::duplicate_key_for_helm(&diagnostic.message);
+        }
         let (file, diagnostic) = output.place(diagnostic);
         if !named.is_empty() && !named.contains(&file.path) {
             continue;

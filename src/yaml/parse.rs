@@ -45,6 +45,50 @@ pub enum Comments {
 /// [`for_each_document`], keeping comments or not.
 pub fn for_each_document_with(text: &str, comments: Comments, on_document: impl FnMut(Document)) {
     let mut builder = Builder::new(text, on_document);
+    match json_stream(text) {
+        Some(values) => {
+            for value in values {
+                builder.base = value.start;
+                read(&mut builder, &text[value], comments);
+            }
+        }
+        None => read(&mut builder, text, comments),
+    }
+    builder.finish();
+}
+
+/// The objects of a JSON stream, read as kubectl reads a file: `YAMLOrJSONDecoder` in
+/// k8s.io/apimachinery/pkg/util/yaml/decoder.go decodes a stream whose first non-space byte
+/// is `{` as a series of JSON values (`{}{}`, one per line, or back to back), and once it has
+/// decoded more than one it never reads the rest as YAML. `None` when the text is not such a
+/// stream (YAML, or a single JSON document, which YAML reads the same); what follows the last
+/// value that decodes is read as one more part, whose syntax error is then reported.
+fn json_stream(text: &str) -> Option<Vec<std::ops::Range<usize>>> {
+    let first = text.find(|c: char| !c.is_whitespace())?;
+    if !text[first..].starts_with('{') {
+        return None;
+    }
+    let mut values = Vec::new();
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+    let mut start = first;
+    while let Some(Ok(_)) = stream.next() {
+        let end = stream.byte_offset();
+        values.push(start..end);
+        start = text[end..]
+            .find(|c: char| !c.is_whitespace())
+            .map_or(text.len(), |at| end + at);
+    }
+    if values.len() < 2 {
+        return None;
+    }
+    if start < text.len() {
+        values.push(start..text.len());
+    }
+    Some(values)
+}
+
+/// Reads the documents of `text`, a part of the builder's text at its `base`.
+fn read<F: FnMut(Document)>(builder: &mut Builder<'_, F>, text: &str, comments: Comments) {
     let mut parser = Parser::new_from_str_with_options(text, parser_options(comments));
     loop {
         match parser.next_event() {
@@ -63,7 +107,6 @@ pub fn for_each_document_with(text: &str, comments: Comments, on_document: impl 
             }
         }
     }
-    builder.finish();
 }
 
 fn parser_options(comments: Comments) -> granit_parser::Options {
@@ -164,6 +207,8 @@ struct Builder<'t, F: FnMut(Document)> {
     pending_comments: Vec<Comment>,
     /// The last document read, kept until the next one starts or the stream ends.
     held: Option<Document>,
+    /// Where the part being read starts in `text`: the parser's offsets are within the part.
+    base: usize,
 }
 
 impl<'t, F: FnMut(Document)> Builder<'t, F> {
@@ -181,18 +226,20 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
             abandoned: false,
             pending_comments: Vec::new(),
             held: None,
+            base: 0,
         }
     }
 
     fn offset(&self, marker: Marker) -> usize {
         // granit reports byte offsets for string input; the character index is a fallback
         // that is only wrong for non-ASCII text.
-        marker.byte_offset().unwrap_or_else(|| {
-            self.text
+        let offset = marker.byte_offset().unwrap_or_else(|| {
+            self.text[self.base..]
                 .char_indices()
                 .nth(marker.index())
-                .map_or(self.text.len(), |(i, _)| i)
-        })
+                .map_or(self.text.len() - self.base, |(i, _)| i)
+        });
+        self.base + offset
     }
 
     fn document(&mut self, at: usize) -> &mut Document {

@@ -102,3 +102,29 @@ fn nodes_stay_small() {
     // Every scalar of a long flow sequence is a node: their size is most of a tree's memory.
     assert!(std::mem::size_of::<super::node::Node>() <= 24);
 }
+
+#[test]
+fn a_json_stream_is_read_object_by_object_as_kubectl_reads_it() {
+    let text = "{\"kind\": \"Pod\",\n \"a\": [1]}\n{\"kind\": \"Service\"}{\"kind\": \"Job\"}\n";
+    let documents = parse_stream(text);
+    let kinds: Vec<&str> = documents
+        .iter()
+        .map(|d| {
+            assert!(d.errors.is_empty(), "{:?}", d.errors);
+            let root = d.root.expect("an object");
+            let (_, kind) = d.mapping(root).unwrap()[0];
+            &text[d.node(kind).span.range()]
+        })
+        .collect();
+    assert_eq!(kinds, ["\"Pod\"", "\"Service\"", "\"Job\""]);
+    // What follows the objects and is not one is an error where it is.
+    let text = "{\"a\": 1}\n{\"b\": 2}\nc: [\n";
+    let errors: Vec<usize> = parse_stream(text)
+        .iter()
+        .flat_map(|d| d.errors.iter().map(|e| e.span.start as usize))
+        .collect();
+    assert!(!errors.is_empty());
+    assert!(errors.iter().all(|at| *at >= text.find("c:").unwrap()));
+    // One object followed by YAML is YAML, as kubectl reads it.
+    assert_eq!(parse_stream("{\"a\": 1}\n---\nb: 2\n").len(), 2);
+}

@@ -488,6 +488,20 @@ fn show_settings_names_the_configuration() {
     let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(value["configuration"], serde_json::Value::Null);
     assert_eq!(value["kube_version"], "1.37");
+    // A chart's values and templates: as `--show-files` says, read through the chart.
+    for (file, role) in [
+        (
+            "testdata/render/web/values.yaml",
+            "chart file: read through the rendered chart",
+        ),
+        (
+            "testdata/render/web/templates/deployment.yaml",
+            "Helm template: linted through the rendered chart",
+        ),
+    ] {
+        let text = stdout(&run(&["check", "--show-settings", file]));
+        assert!(text.contains(&format!("\nrole: {role}\n")), "{text}");
+    }
 }
 
 #[test]

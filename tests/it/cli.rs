@@ -280,13 +280,18 @@ fn repository_with_other_files(root: &Path) {
     );
     write(
         root,
-        "test/testdata/inject.yaml",
+        "test/templates/inject.yaml",
         "{{- define \"resources\" }}\n  requests: {}\n{{- end }}\napiVersion: v1\nkind: Pod\n",
     );
     write(
         root,
-        "test/testdata/namespace.yaml",
+        "test/templates/namespace.yaml",
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {{ .ns }}\n",
+    );
+    write(
+        root,
+        "make/config/bind/service.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: bind\nspec:\n  clusterIP: {SERVICE_IP_PREFIX}.16\n",
     );
     write(
         root,
@@ -349,7 +354,7 @@ fn walked_files_that_are_not_manifests_are_counted_not_judged() {
     );
     assert!(out.contains("Found 1 error in 1 of 2 files."), "{out}");
     assert!(
-        out.contains("\n3 templated files and 3 other YAML or JSON files not linted: they are not Kubernetes manifests (`--show-files` lists them)\n"),
+        out.contains("\n4 templated files and 3 other YAML or JSON files not linted: they are not Kubernetes manifests (`--show-files` lists them)\n"),
         "{out}"
     );
     assert!(
@@ -363,9 +368,10 @@ fn walked_files_that_are_not_manifests_are_counted_not_judged() {
     let listing = stdout(&check(&["--show-files"]));
     for line in [
         "deploy/broken.yaml: lint",
-        "test/testdata/inject.yaml: skip (template for another tool (`{{` on line 1): not a manifest as it is)",
-        "test/testdata/namespace.yaml: skip (template for another tool (`{{` on line 4): not a manifest as it is)",
+        "test/templates/inject.yaml: skip (template for another tool (`{{` on line 1): not a manifest as it is)",
+        "test/templates/namespace.yaml: skip (template for another tool (`{{` on line 4): not a manifest as it is)",
         "docs/snippets/secret.yaml: skip (template for another tool (`{%` on line 1): not a manifest as it is)",
+        "make/config/bind/service.yaml: skip (template for another tool (`{VAR}` on line 6): not a manifest as it is)",
         ".devcontainer/devcontainer.json: skip (not a Kubernetes manifest: no document has apiVersion and kind)",
         "keps/1/kep.yaml: skip (not a Kubernetes manifest: no document has apiVersion and kind)",
         ".github/workflows/ci.yaml: skip (not a Kubernetes manifest: no document has apiVersion and kind)",
@@ -380,13 +386,15 @@ fn walked_files_that_are_not_manifests_are_counted_not_judged() {
 
     // A file named on the command line is linted whatever it is, as pre-commit passes it.
     let named = check(&[
-        "test/testdata/inject.yaml",
+        "test/templates/inject.yaml",
         ".devcontainer/devcontainer.json",
+        "make/config/bind/service.yaml",
     ]);
     assert_eq!(code(&named), 1);
     let out = stdout(&named);
-    assert!(out.contains("test/testdata/inject.yaml:1:"), "{out}");
+    assert!(out.contains("test/templates/inject.yaml:1:"), "{out}");
     assert!(out.contains(".devcontainer/devcontainer.json:3:"), "{out}");
+    assert!(out.contains("make/config/bind/service.yaml:6:"), "{out}");
 
     // Nothing but files that are not manifests: said, not passed off as a clean run.
     let only_other = check(&["keps", "docs"]);
@@ -491,6 +499,20 @@ fn a_closed_pipe_ends_quietly() {
     child.stdout.take().unwrap().read_exact(&mut first).unwrap();
     // Dropping the reader closes the pipe while podcycle is still writing.
     let output = child.wait_with_output().unwrap();
+    assert_eq!(code(&output), 0);
+    assert_eq!(stderr(&output), "");
+}
+
+#[test]
+fn completions_into_a_closed_pipe_end_quietly() {
+    // `podcycle completions bash | head -2`: the reader is gone before the script is written.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = podcycle()
+        .args(["completions", "bash"])
+        .stdout(writer)
+        .output()
+        .unwrap();
     assert_eq!(code(&output), 0);
     assert_eq!(stderr(&output), "");
 }

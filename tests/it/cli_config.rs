@@ -271,6 +271,48 @@ fn exclude_and_per_path_ignores() {
 }
 
 #[test]
+fn testdata_and_golden_files_are_excluded_by_default_and_counted() {
+    let dir = workspace("default-excludes");
+    write(&dir, "deploy/probe.yaml", PROBE);
+    write(&dir, "pkg/testdata/probe.yaml", PROBE);
+    write(&dir, "render/golden/probe.yaml", PROBE);
+    write(&dir, "render/probe.golden.yaml", PROBE);
+    let output = run(&dir, &["check", "--format", "concise", "."]);
+    let out = stdout(&output);
+    assert!(out.contains("deploy/probe.yaml:"), "{out}");
+    assert!(!out.contains("testdata/probe.yaml:"), "{out}");
+    assert!(!out.contains("golden/probe.yaml:"), "{out}");
+    assert!(!out.contains("probe.golden.yaml:"), "{out}");
+    assert!(
+        out.contains("3 files in testdata or golden files not linted: excluded by default"),
+        "{out}"
+    );
+    // Named on the command line, a file or a directory is linted.
+    let output = run(
+        &dir,
+        &["check", "--format", "json", "pkg/testdata/probe.yaml"],
+    );
+    assert_eq!(findings(&output).len(), 1);
+    let output = run(&dir, &["check", "--format", "json", "pkg/testdata"]);
+    assert_eq!(findings(&output).len(), 1);
+    // `extend-exclude` adds to the defaults; `exclude` replaces them.
+    write(&dir, ".podcycle.yaml", "extend-exclude: [deploy]\n");
+    let output = run(&dir, &["check", "--format", "json", "."]);
+    assert_eq!(findings(&output), []);
+    write(&dir, ".podcycle.yaml", "exclude: [golden]\n");
+    let output = run(&dir, &["check", "--format", "json", "."]);
+    let files: Vec<String> = findings(&output).into_iter().map(|f| f.0).collect();
+    assert_eq!(
+        files,
+        [
+            "deploy/probe.yaml",
+            "pkg/testdata/probe.yaml",
+            "render/probe.golden.yaml"
+        ]
+    );
+}
+
+#[test]
 fn configuration_errors_are_located_and_exit_2() {
     let dir = workspace("invalid");
     write(&dir, "pod.yaml", POD);
@@ -378,6 +420,35 @@ fn init_writes_a_starter_configuration_once() {
     assert_eq!(
         findings(&output),
         [finding("pod.yaml", "poststart-delays-containers", "info")]
+    );
+}
+
+#[test]
+fn init_writes_the_excludes_it_detects() {
+    let dir = workspace("init-excludes");
+    write(&dir, "deploy/probe.yaml", PROBE);
+    write(&dir, "tests/probe.yaml", PROBE);
+    write(&dir, "docs/test/readme.md", "no manifests\n");
+    write(&dir, "pkg/testdata/probe.yaml", PROBE);
+    let output = run(&dir, &["init"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let written = fs::read_to_string(dir.join(".podcycle.yaml")).unwrap();
+    assert!(
+        written.contains("\nextend-exclude: [\"tests\"]\n"),
+        "{written}"
+    );
+    assert!(
+        written.contains("# Skipped here by the default excludes: pkg/testdata.\n"),
+        "{written}"
+    );
+    let output = run(&dir, &["check", "--format", "json", "."]);
+    assert_eq!(
+        findings(&output),
+        [finding(
+            "deploy/probe.yaml",
+            "init-container-probe",
+            "error"
+        )]
     );
 }
 

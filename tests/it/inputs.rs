@@ -58,6 +58,13 @@ fn flow_style_and_json_have_exact_columns() {
 }
 
 #[test]
+fn a_json_stream_is_read_object_by_object_as_kubectl_reads_it() {
+    // Objects one after another, on their own lines or back to back: k8s.io/apimachinery's
+    // YAMLOrJSONDecoder decodes them in turn.
+    assert_eq!(findings("stream.json"), [f("init-container-probe", 8, 7)]);
+}
+
+#[test]
 fn bom_and_crlf_do_not_move_positions() {
     assert_eq!(findings("bom.yaml"), [f("init-container-probe", 9, 5)]);
     assert_eq!(findings("crlf.yaml"), [f("init-container-probe", 9, 5)]);

@@ -136,8 +136,14 @@ fn what_would_reach_the_network_is_not_rendered() {
 
 #[test]
 fn no_render_is_said_and_show_files_lists_what_is_rendered_and_skipped() {
-    let output = check(&["--no-render", "testdata/render/web"]);
-    assert!(stderr(&output).contains("Helm chart testdata/render/web not rendered: --no-render"));
+    // Asked for, so said once under the summary, and nothing on standard error.
+    let output = check(&["--no-render", "testdata/render"]);
+    assert_eq!(stderr(&output), "");
+    let out = stdout(&output);
+    assert!(
+        out.contains("\n9 Helm charts not rendered: --no-render\n"),
+        "{out}"
+    );
     let listing = stdout(&check(&["--show-files", "testdata/render"]));
     for line in [
         "testdata/render/web: render (Helm chart)",

@@ -110,7 +110,149 @@ pub fn trials() -> Vec<Trial> {
             "render::an_overlay_is_judged_as_deployed_when_build_metadata_changes_its_build",
             an_overlay_is_judged_as_deployed_when_build_metadata_changes_its_build,
         ),
+        needs(
+            Tool::Renderers,
+            "render::a_json_patch_that_appends_a_container_is_credited_with_it_alone",
+            a_json_patch_that_appends_a_container_is_credited_with_it_alone,
+        ),
+        needs(
+            Tool::Renderers,
+            "render::renderer_warnings_are_counted_once_per_renderer",
+            renderer_warnings_are_counted_once_per_renderer,
+        ),
+        needs(
+            Tool::Renderers,
+            "render::a_duplicate_key_in_a_chart_says_nothing_of_kustomize",
+            a_duplicate_key_in_a_chart_says_nothing_of_kustomize,
+        ),
+        needs(
+            Tool::Renderers,
+            "render::fix_says_why_an_overlays_findings_are_not_fixed",
+            fix_says_why_an_overlays_findings_are_not_fixed,
+        ),
     ]
+}
+
+/// `--fix` on an overlay's patch (here inline in its kustomization): the findings are the
+/// overlay build's, which no fix is written for, and the closing line says so rather than only
+/// "Fixed 0 findings".
+fn fix_says_why_an_overlays_findings_are_not_fixed() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(Path::new("testdata/render/sidecar-add"), dir.path());
+    let output = crate::common::podcycle()
+        .current_dir(dir.path())
+        .args([
+            "check",
+            "--no-cache",
+            "--fix",
+            "overlays/prod/kustomization.yaml",
+        ])
+        .output()
+        .unwrap();
+    let out = stdout(&output) + &stderr(&output);
+    assert!(
+        out.contains("Fixed 0 findings in 0 files; 2 findings of Helm charts and Kustomize overlays not fixed: they are found in the rendered output"),
+        "{out}"
+    );
+}
+
+/// A chart is rendered by Helm: what `kustomize build` would do is no concern of its findings.
+fn a_duplicate_key_in_a_chart_says_nothing_of_kustomize() {
+    let output = check(&[
+        "--format",
+        "json",
+        "--no-cache",
+        "testdata/render/duplicated",
+    ]);
+    let items = json(&output);
+    let duplicate = finding(&items, "duplicate-key", "templates/deployment.yaml");
+    assert_eq!(
+        duplicate["message"],
+        "`app` is written twice: `kubectl apply -f` keeps only the last value"
+    );
+}
+
+/// Kustomize prints a deprecation for every kustomization that has one: counted once per
+/// renderer, shown with `--verbose`.
+fn renderer_warnings_are_counted_once_per_renderer() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let base = std::fs::read_to_string("testdata/render/sidecar-add/base/deployment.yaml")
+        .unwrap()
+        .replace("seconds: 30", "seconds: 5");
+    crate::common::write(root, "base/deployment.yaml", &base);
+    crate::common::write(
+        root,
+        "base/kustomization.yaml",
+        "resources:\n  - deployment.yaml\n",
+    );
+    for overlay in ["a", "b", "c"] {
+        crate::common::write(
+            root,
+            &format!("{overlay}/kustomization.yaml"),
+            "bases:\n  - ../base\ncommonLabels:\n  tier: web\n",
+        );
+    }
+    let run = |verbose: bool| {
+        let mut command = crate::common::podcycle();
+        command.current_dir(root).args(["check", "--no-cache"]);
+        if verbose {
+            command.arg("--verbose");
+        }
+        command.output().unwrap()
+    };
+    let output = run(false);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        "podcycle: warning: kustomize printed 6 deprecation warnings; `--verbose` shows them\n"
+    );
+    let verbose = stderr(&run(true));
+    assert_eq!(verbose.lines().count(), 6, "{verbose}");
+    assert!(
+        verbose.contains("podcycle: warning: kustomize a: # Warning: 'bases' is deprecated."),
+        "{verbose}"
+    );
+}
+
+/// A JSON 6902 `add` to `containers/-` writes the container it adds, not the base's: the
+/// base's finding stays in the base, reported once, with no patch said to override it.
+fn a_json_patch_that_appends_a_container_is_credited_with_it_alone() {
+    let output = check(&[
+        "--format",
+        "json",
+        "--no-cache",
+        "testdata/render/sidecar-add",
+    ]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let items = json(&output);
+    let placed: Vec<(String, u64)> = items
+        .iter()
+        .map(|d| {
+            assert_eq!(d["rule"], "prestop-exceeds-grace-period", "{d:#}");
+            assert!(
+                !labels(d).iter().any(|(_, _, m)| m.contains("patch")),
+                "{d:#}"
+            );
+            (
+                d["file"].as_str().unwrap().to_owned(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        placed,
+        [
+            (
+                "testdata/render/sidecar-add/base/deployment.yaml".to_owned(),
+                17
+            ),
+            (
+                "testdata/render/sidecar-add/overlays/prod/kustomization.yaml".to_owned(),
+                14
+            ),
+        ]
+    );
 }
 
 pub fn json(output: &Output) -> Vec<Value> {
@@ -295,6 +437,11 @@ fn every_format_uses_the_same_mapping() {
     let concise = stdout(&check(&["--format", "concise", "testdata/render/web"]));
     assert!(
         concise.contains("testdata/render/web/templates/deployment.yaml:22:13: error[prestop-exceeds-grace-period]"),
+        "{concise}"
+    );
+    // Where the values were set, which the full format labels, on the same line.
+    assert!(
+        concise.contains(" (values set at testdata/render/web/values.yaml:5:3, testdata/render/web/values.yaml:3:16)\n"),
         "{concise}"
     );
     let full = stdout(&check(&["--format", "full", "testdata/render/web"]));

@@ -316,7 +316,7 @@ impl KustomizeMap {
                 }
                 // A JSON 6902 patch: the last operation that sets the field or a parent of it.
                 let mut found = None;
-                for &op in ops {
+                for (at, &op) in ops.iter().enumerate() {
                     let Some(pointer) = string_at(document, op, &["path"]) else {
                         continue;
                     };
@@ -329,6 +329,19 @@ impl KustomizeMap {
                         continue;
                     }
                     let value = yaml::lookup(document, op, &[PathSegment::Key("value".into())]);
+                    if is_append(&segments) {
+                        let later = ops[at + 1..]
+                            .iter()
+                            .filter(|&&later| {
+                                string_at(document, later, &["path"]).as_deref()
+                                    == Some(pointer.as_str())
+                            })
+                            .count();
+                        let added = value.complete.then_some((document, value.node));
+                        if !appended_here(rendered, root, &path[..segments.len()], added, later) {
+                            continue;
+                        }
+                    }
                     let rest = &path[segments.len().min(path.len())..];
                     let (place, written) = if value.complete {
                         let rendered_node =
@@ -621,6 +634,38 @@ fn prefix_matches(pointer: &[PathSegment], path: &[PathSegment]) -> bool {
             (PathSegment::Key(k), PathSegment::Index(_)) => k == "-",
             (a, b) => a == b,
         })
+}
+
+/// Whether a JSON pointer ends in `-`: an `add` that appends one item to a list.
+fn is_append(pointer: &[PathSegment]) -> bool {
+    pointer.last() == Some(&PathSegment::Key("-".into()))
+}
+
+/// Whether the rendered list item at `item` (a path ending in its index) is the one an
+/// appending operation added, and not an item of the base or of another operation: the item
+/// with the added value's `name` (containers, volumes, ports and env are matched by it), else,
+/// for a value without one, the item `later` places from the end of the list, `later` being the
+/// operations of the patch that append to the same list after it.
+fn appended_here(
+    rendered: &Document,
+    root: NodeId,
+    item: &[PathSegment],
+    added: Option<(&Document, NodeId)>,
+    later: usize,
+) -> bool {
+    let Some((list_path, [PathSegment::Index(index)])) = item.split_last_chunk::<1>() else {
+        return false;
+    };
+    let added_name = added.and_then(|(document, value)| string_at(document, value, &["name"]));
+    if let Some(added_name) = added_name {
+        return node_at(rendered, root, item)
+            .and_then(|node| string_at(rendered, node, &["name"]))
+            .is_some_and(|name| name == added_name);
+    }
+    let length = node_at(rendered, root, list_path)
+        .and_then(|list| rendered.sequence(list))
+        .map_or(0, <[NodeId]>::len);
+    length.checked_sub(later + 1) == Some(*index)
 }
 
 /// Kustomize matches `target.name` as a regular expression over the whole name; podcycle

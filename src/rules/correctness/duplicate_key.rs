@@ -116,6 +116,30 @@ fn check(ctx: &DocumentContext<'_>, findings: &mut Findings) {
     }
 }
 
+/// What Kustomize does with a duplicate key, as the messages of this rule say it; a chart's
+/// output is not built by Kustomize, so [`for_helm_output`] leaves it out there.
+const KUSTOMIZE_CLAUSES: [&str; 3] = [
+    ": `kustomize build` rejects the document (`kubectl apply -f` reads it)",
+    ", and `kustomize build` rejects the document",
+    " and `kustomize build` rejects it",
+];
+
+/// The message of a finding of this rule in a Helm chart's output: without what `kustomize
+/// build` would do, which has nothing to do with a chart (and a same-value duplicate, which
+/// `kubectl apply -f` reads, says so).
+pub(crate) fn for_helm_output(message: &str) -> String {
+    KUSTOMIZE_CLAUSES
+        .iter()
+        .fold(message.to_owned(), |message, clause| {
+            let replacement = if clause.contains("reads it") {
+                " (`kubectl apply -f` reads it)"
+            } else {
+                ""
+            };
+            message.replace(clause, replacement)
+        })
+}
+
 /// Reports two objects written as one document — `apiVersion` or `kind` repeated at its top,
 /// the `---` between them forgotten — once, where the second object starts; returns whether
 /// it did, so that the keys repeated at the top are not each reported on their own.

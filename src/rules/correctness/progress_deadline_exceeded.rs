@@ -151,11 +151,17 @@ fn check(ctx: &RolloutContext<'_>, findings: &mut Findings) {
             let Some((ProbeKind::Startup, window)) = &times.unanswered_kill else {
                 return;
             };
+            // A window that straddles the deadline is not "longer than" it: it can be.
+            let longer = if window.bounds().min > f64::from(deadline) {
+                "longer than"
+            } else {
+                "which can be longer than"
+            };
             let finding = findings
                 .report(
                     Target::key(life.path.key("startupProbe").key("failureThreshold")),
                     format!(
-                        "the startupProbe of {} gives it {} after its start before it is restarted, longer than {deadline_words}: a start that slow succeeds, but the rollout of {name} is reported failed (ProgressDeadlineExceeded) on the way",
+                        "the startupProbe of {} gives it {} after its start before it is restarted, {longer} {deadline_words}: a start that slow succeeds, but the rollout of {name} is reported failed (ProgressDeadlineExceeded) on the way",
                         life.quoted(),
                         text::range(window.bounds().min, window.bounds().max)
                     ),

@@ -8,6 +8,10 @@ declare_rule! {
     /// (`imagePullPolice`), a field at the wrong level (`livenessProbe` under `ports`), or a
     /// field of a newer API. Suggests the closest real field name.
     ///
+    /// The misspelt field is reported once: another rule's finding about a field that is not
+    /// written beside it (`containerPort` 0 where `grpcPort` was written) is not reported, since
+    /// the value is missing only because the field was not read.
+    ///
     /// Objects written against a legacy API version (`extensions/v1beta1`, `apps/v1beta2`,
     /// `batch/v1beta1`) are checked only inside their pod template, whose fields have not
     /// changed.
