@@ -58,6 +58,11 @@ pub fn trials() -> Vec<Trial> {
             "fidelity::rollout_counts_agree_with_kubernetes",
             rollout_counts_agree_with_kubernetes,
         ),
+        needs(
+            Tool::Oracle,
+            "fidelity::restart_delays_agree_with_the_kubelet",
+            restart_delays_agree_with_the_kubelet,
+        ),
         test(
             "fidelity::allow_list_leaves_the_lifecycle_in_scope",
             allow_list_leaves_the_lifecycle_in_scope,
@@ -224,13 +229,20 @@ fn in_scope(rejection: &Rejection) -> bool {
                 .any(|p| under(p));
         }
         "HorizontalPodAutoscaler" => {
-            return [
-                "spec.minReplicas",
-                "spec.maxReplicas",
-                "spec.scaleTargetRef",
-            ]
-            .iter()
-            .any(|p| under(p));
+            // `spec.metrics` itself: scaling to zero without a metric from outside the pods.
+            return field == "spec.metrics"
+                || [
+                    "spec.minReplicas",
+                    "spec.maxReplicas",
+                    "spec.scaleTargetRef",
+                ]
+                .iter()
+                .any(|p| under(p));
+        }
+        "Job" | "CronJob"
+            if job_retry_field(field.strip_prefix("spec.jobTemplate.").unwrap_or(field)) =>
+        {
+            return true;
         }
         kind if WORKLOADS.contains(&kind)
             && [
@@ -284,6 +296,24 @@ fn in_scope(rejection: &Rejection) -> bool {
             | "restartPolicyRules"
             | "ports"
     )
+}
+
+/// A Job's retry limits and its failure policy's actions, from the Job spec: what decides when
+/// the Job fails.
+fn job_retry_field(field: &str) -> bool {
+    let under = |prefix: &str| {
+        field == prefix
+            || field.starts_with(&format!("{prefix}."))
+            || field.starts_with(&format!("{prefix}["))
+    };
+    under("spec.backoffLimit")
+        || under("spec.backoffLimitPerIndex")
+        || field
+            .strip_prefix("spec.podFailurePolicy.rules[")
+            .and_then(|rest| rest.split_once(']'))
+            .is_some_and(|(index, after)| {
+                index.bytes().all(|b| b.is_ascii_digit()) && after == ".action"
+            })
 }
 
 /// `fidelity/out-of-scope.txt`: patterns of fields podcycle does not judge, each with its reason.
@@ -1164,6 +1194,65 @@ fn allow_list_leaves_the_lifecycle_in_scope() {
         "spec.containers[0].lifecycle.preStop.sleep"
     ));
     assert!(!related("spec.containers[0]", "spec.containers[01]"));
+    for field in [
+        "spec.backoffLimitPerIndex",
+        "spec.podFailurePolicy.rules[3].action",
+    ] {
+        assert!(job_retry_field(field), "{field}");
+        assert!(
+            !out_of_scope()
+                .iter()
+                .any(|(pattern, _)| glob(pattern, field)),
+            "{field} is hidden"
+        );
+    }
+    assert!(!job_retry_field(
+        "spec.podFailurePolicy.rules[3].onExitCodes"
+    ));
+    assert!(
+        !out_of_scope()
+            .iter()
+            .any(|(pattern, _)| glob(pattern, "spec.metrics")),
+        "an autoscaler's `metrics` itself is hidden"
+    );
+}
+
+// ---- restarts: podcycle's back-off against the kubelet's own ----
+
+/// A restart's wait as the kubelet's back-off gives it (`oracle --restart-delays`).
+#[derive(Debug, Deserialize)]
+struct RestartDelay {
+    restart: i64,
+    seconds: f64,
+}
+
+/// The waits before a failing container's restarts (`restartPolicy: OnFailure`, which a Job's
+/// attempts are made of): podcycle's against client-go's `flowcontrol.Backoff`, driven as the
+/// kubelet's `doBackOff` drives it, past the cap.
+fn restart_delays_agree_with_the_kubelet() {
+    use podcycle::lifecycle::rollout::{JobRestarts, retry_delay};
+    let output = Command::new(oracle())
+        .args(["--restart-delays", "12"])
+        .output()
+        .expect("the oracle runs");
+    assert!(
+        output.status.success(),
+        "the oracle failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let delays: Vec<RestartDelay> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("the oracle prints JSON lines"))
+        .collect();
+    assert_eq!(delays.len(), 12);
+    for delay in delays {
+        assert_eq!(
+            retry_delay(JobRestarts::OnFailure, delay.restart),
+            delay.seconds,
+            "the wait before restart {}",
+            delay.restart
+        );
+    }
 }
 
 // ---- rollout counts: podcycle's resolution against the controllers' own functions ----

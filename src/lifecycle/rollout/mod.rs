@@ -25,12 +25,12 @@ mod statefulset;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub use daemonset::{DaemonSetPlan, DaemonSetStrategy};
+pub use daemonset::{DaemonSetPlan, DaemonSetStrategy, HostPort};
 pub use deployment::{
     DEFAULT_PROGRESS_DEADLINE_SECONDS, DeadlineVerdict, DeploymentPlan, DeploymentStrategy,
     NO_PROGRESS_DEADLINE, ProgressDeadline, Resolved, Wave, rolling_waves,
 };
-pub use job::{Attempt, CronJobPlan, JobPlan, JobRestarts, backoff_before};
+pub use job::{Attempt, CronJobPlan, JobPlan, JobRestarts, backoff_before, retry_delay};
 pub use statefulset::{PodManagement, StatefulSetPlan, StatefulSetUpdate};
 
 use super::time::{Bounds, Window};
@@ -227,7 +227,9 @@ impl Rollout {
                 &pod,
                 source.kube,
             )),
-            Controller::DaemonSet(spec) => Plan::DaemonSet(DaemonSetPlan::new(spec, &pod)),
+            Controller::DaemonSet(spec) => {
+                Plan::DaemonSet(DaemonSetPlan::new(spec, &pod, source.life))
+            }
             Controller::Job(spec) => Plan::Job(JobPlan::new(spec, source.life, &pod)),
             Controller::CronJob(spec) => Plan::CronJob(CronJobPlan::new(spec, source.life, &pod)),
         };

@@ -1,6 +1,7 @@
 //! Rules for likely bugs with a runtime consequence.
 
 pub(crate) mod active_deadline_too_short;
+pub(crate) mod autoscalers_share_target;
 pub mod disruption_budget_blocks_eviction;
 pub mod disruption_budget_selects_nothing;
 pub(crate) mod init_container_never_exits;
