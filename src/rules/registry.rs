@@ -54,6 +54,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &suspicious::job_deadline_cuts_retries::RULE,
     &suspicious::statefulset_rollout_exceeds_budget::RULE,
     &suspicious::autoscalers_share_target::RULE,
+    &suspicious::replicas_with_autoscaler::RULE,
     &advice::poststart_delays_containers::RULE,
     &advice::sidecar_startup_probe::RULE,
     &advice::probe_grace_shorter_than_prestop::RULE,

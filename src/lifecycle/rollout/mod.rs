@@ -132,15 +132,21 @@ pub struct Replicas {
     /// The fewest the workload runs with (for an autoscaled workload, `minReplicas`).
     pub least: i32,
     pub source: ReplicaSource,
+    /// `spec.replicas` as written, whoever sets the count.
+    pub written: Option<i32>,
 }
 
 impl Replicas {
     fn of(written: Option<i32>, autoscaler: Option<&Autoscaler>) -> Replicas {
+        // An autoscaler disables itself on a target of 0 replicas (`horizontal.go`,
+        // `ScalingDisabled`): the workload keeps none.
+        let autoscaler = autoscaler.filter(|_| written != Some(0));
         if let Some((min, max)) = autoscaler.and_then(Autoscaler::replicas) {
             return Replicas {
                 count: max.max(0),
                 least: min.max(0),
                 source: ReplicaSource::Autoscaler { min, max },
+                written,
             };
         }
         let count = written.unwrap_or(1).max(0);
@@ -152,6 +158,7 @@ impl Replicas {
             } else {
                 ReplicaSource::Default
             },
+            written,
         }
     }
 }

@@ -314,7 +314,21 @@ impl Scope {
         self.index.autoscaler = self
             .workloads
             .iter()
-            .map(|workload| self.autoscaler_index(&workload.object))
+            .map(|workload| {
+                // An autoscaler disables itself on a target of 0 replicas (`ScalingDisabled`).
+                let zero = matches!(
+                    workload.pods,
+                    PodCount::Replicas {
+                        replicas: 0,
+                        written: true
+                    }
+                );
+                if zero {
+                    None
+                } else {
+                    self.autoscaler_index(&workload.object)
+                }
+            })
             .collect();
     }
 

@@ -11,6 +11,7 @@ pub(crate) mod liveness_restart_never;
 pub mod overlapping_disruption_budgets;
 pub(crate) mod poststart_blocks_sidecar;
 pub(crate) mod probe_port_not_tcp;
+pub(crate) mod replicas_with_autoscaler;
 pub mod rolling_update_takes_all_replicas;
 pub(crate) mod sidecar_readiness_gating;
 pub mod statefulset_rollout_exceeds_budget;
