@@ -401,10 +401,22 @@ fn blocker_words(blocker: &Blocker) -> String {
             desired,
             pods,
         } => format!("`minAvailable: {written}` keeps {desired} of {pods} pods"),
+        Blocker::NoScale { workload } if workload.kind == "CronJob" => format!(
+            "the Jobs `{}` creates own its pods and have no scale subresource, so the disruption controller cannot count them",
+            workload.display_name()
+        ),
         Blocker::NoScale { workload } => format!(
             "`{}` has no scale subresource, so the disruption controller cannot count its pods",
             workload.display_name()
         ),
         Blocker::NoLimit => "neither `minAvailable` nor `maxUnavailable` is set".to_owned(),
+        Blocker::Unmanaged {
+            field,
+            written,
+            workload,
+        } => format!(
+            "`{field}: {written}` counts the pods' controllers, and `{}` has none: 0 pods expected",
+            workload.display_name()
+        ),
     }
 }
