@@ -86,6 +86,7 @@ declare_rule! {
         name: "replicas-with-autoscaler",
         category: Suspicious,
         enforcement: Runtime,
+        fix: Sometimes,
         summary: "spec.replicas written on a workload an autoscaler scales, reset at every apply",
         check: crate::rules::Check::Rollout(check),
     }
