@@ -19,6 +19,7 @@
 mod generate;
 
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -1231,19 +1232,8 @@ struct RestartDelay {
 /// kubelet's `doBackOff` drives it, past the cap.
 fn restart_delays_agree_with_the_kubelet() {
     use podcycle::lifecycle::rollout::{JobRestarts, retry_delay};
-    let output = Command::new(oracle())
-        .args(["--restart-delays", "12"])
-        .output()
-        .expect("the oracle runs");
-    assert!(
-        output.status.success(),
-        "the oracle failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let delays: Vec<RestartDelay> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("the oracle prints JSON lines"))
-        .collect();
+    let delays: Vec<RestartDelay> =
+        oracle_lines(&[OsString::from("--restart-delays"), OsString::from("12")]);
     assert_eq!(delays.len(), 12);
     for delay in delays {
         assert_eq!(
@@ -1279,26 +1269,34 @@ struct NodeResolution {
 }
 
 fn resolve(files: &[PathBuf], version: KubeVersion) -> Vec<Resolution> {
-    let oracle = oracle();
     let mut resolutions = Vec::new();
     for batch in files.chunks(500) {
-        let output = Command::new(oracle)
-            .arg("--kube-version")
-            .arg(version.to_string())
-            .arg("--resolve")
-            .args(batch)
-            .output()
-            .expect("the oracle runs");
-        assert!(
-            output.status.success(),
-            "the oracle failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        for line in String::from_utf8_lossy(&output.stdout).lines() {
-            resolutions.push(serde_json::from_str(line).expect("the oracle prints JSON lines"));
-        }
+        let mut args = vec![
+            OsString::from("--kube-version"),
+            OsString::from(version.to_string()),
+            OsString::from("--resolve"),
+        ];
+        args.extend(batch.iter().map(OsString::from));
+        resolutions.extend(oracle_lines(&args));
     }
     resolutions
+}
+
+/// Runs the oracle with `args`, which must succeed, and reads the JSON object of each line.
+fn oracle_lines<T: serde::de::DeserializeOwned>(args: &[OsString]) -> Vec<T> {
+    let output = Command::new(oracle())
+        .args(args)
+        .output()
+        .expect("the oracle runs");
+    assert!(
+        output.status.success(),
+        "the oracle failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("the oracle prints JSON lines"))
+        .collect()
 }
 
 /// Compares podcycle's rollout model with the controllers' resolution for every object of a

@@ -46,7 +46,8 @@ pub enum Blocker {
         /// `maxUnavailable` or `minAvailable`, as written.
         field: &'static str,
         written: String,
-        workload: ObjectRef,
+        /// Boxed: the blocker travels in a `Result`, and this variant is the largest.
+        workload: Box<ObjectRef>,
     },
 }
 
@@ -233,7 +234,7 @@ pub(super) fn judge_budget(
         Eviction::Never(Blocker::Unmanaged {
             field,
             written: written(value).unwrap_or_default(),
-            workload: workload.object.clone(),
+            workload: Box::new(workload.object.clone()),
         })
     } else if expected <= 0 || allowed <= 0 {
         Eviction::Never(limit)
