@@ -5,6 +5,7 @@
 // Usage:
 //
 //	oracle [--kube-version X.Y] [--resolve] FILE...
+//	oracle --restart-delays N
 //
 // It prints one JSON object per line for every problem found:
 //
@@ -13,6 +14,8 @@
 // and exits 0 when nothing is rejected, 1 when something is, 2 on a usage error or an
 // unreadable file. With --resolve it prints instead, for every Deployment, StatefulSet and
 // DaemonSet the API server accepts, the rollout counts the controllers resolve, and exits 0.
+// With --restart-delays N it prints the kubelet's waits before the first N restarts of a
+// container that keeps failing, one `{"restart","seconds"}` per line, and exits 0.
 // See README.md for the meaning of each field.
 package main
 
@@ -62,12 +65,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	flags.SetOutput(stderr)
 	kubeVersion := flags.String("kube-version", DefaultVersion, "the Kubernetes version to judge for (1.MINOR)")
 	resolve := flags.Bool("resolve", false, "print the rollout counts the controllers resolve instead of the problems")
+	restartDelays := flags.Int("restart-delays", 0, "print the kubelet's waits before this many restarts of a failing container")
 	flags.Usage = func() {
-		fmt.Fprintf(stderr, "usage: oracle [--kube-version X.Y] [--resolve] FILE...\n")
+		fmt.Fprintf(stderr, "usage: oracle [--kube-version X.Y] [--resolve] FILE...\n       oracle --restart-delays N\n")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(args); err != nil {
 		return exitUsage
+	}
+	if *restartDelays > 0 && *restartDelays <= 1000 {
+		encoder := json.NewEncoder(stdout)
+		for _, delay := range RestartDelays(*restartDelays) {
+			if err := encoder.Encode(delay); err != nil {
+				fmt.Fprintf(stderr, "oracle: %v\n", err)
+				return exitUsage
+			}
+		}
+		return exitClean
 	}
 	if flags.NArg() == 0 {
 		flags.Usage()

@@ -82,6 +82,15 @@ pub enum Enforcement {
     Renderer,
 }
 
+/// Whether these findings of one object say that kubectl or the API server refuses it: then
+/// nothing of it runs, and nothing is claimed about what its controller would do.
+pub fn rejects(found: &[Diagnostic]) -> bool {
+    found.iter().any(|d| {
+        d.severity == Severity::Error
+            && matches!(d.enforcement, Enforcement::Decoder | Enforcement::ApiServer)
+    })
+}
+
 impl Enforcement {
     pub const ALL: [Enforcement; 6] = [
         Enforcement::Decoder,

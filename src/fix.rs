@@ -98,6 +98,9 @@ pub enum FixEdit {
         key: String,
         fields: Vec<(String, String)>,
     },
+    /// Removes the entry at `path`, a scalar written on a line of its own in a block mapping
+    /// with no comment on it: the fix is not offered otherwise.
+    Remove { path: FieldPath },
 }
 
 /// A change of the text: `span` is replaced by `text` (an insertion when `span` is empty).
@@ -149,6 +152,7 @@ impl Fix {
                         key,
                         fields,
                     },
+                    FixEdit::Remove { path } => FixEdit::Remove { path: rebase(path) },
                 })
                 .collect(),
             placement: Placement::Pending,
@@ -194,6 +198,7 @@ pub fn text_edits_in(
         .map(|edit| match edit {
             FixEdit::Set { path, value } => tree.set(path, value),
             FixEdit::Replace { path, key, fields } => tree.replace(path, key, fields),
+            FixEdit::Remove { path } => tree.remove(path),
         })
         .collect::<Option<Vec<_>>>()?;
     edits.sort_by_key(|edit| (edit.span.start, edit.span.end));
@@ -428,6 +433,39 @@ impl Tree<'_> {
         })
     }
 
+    /// Deletes the line of a `key: scalar` entry of a block mapping, when nothing else is on it
+    /// (no comment, no other entry) and the mapping keeps another entry.
+    fn remove(&self, path: &FieldPath) -> Option<TextEdit> {
+        let found = self.direct(path)?;
+        self.document.scalar(found.node)?;
+        let key = found.key?;
+        let parent = self.direct(&path.parent()).map_or(self.root, |p| p.node);
+        if self.is_flow(self.document.node(parent).span) || self.document.mapping(parent)?.len() < 2
+        {
+            return None;
+        }
+        let line = self.lines.line_of(key.start as usize);
+        if self.lines.line_of(found.value.end as usize) != line {
+            return None;
+        }
+        let start = self.lines.line_start(line);
+        let end = if line + 1 < self.lines.line_count() {
+            self.lines.line_start(line + 1)
+        } else {
+            self.text.len()
+        };
+        let before = &self.text[start..key.start as usize];
+        let after = &self.text[found.value.end as usize..end];
+        if !before.trim().is_empty() || !after.trim().is_empty() {
+            // A list item's `- ` or a comment shares the line.
+            return None;
+        }
+        Some(TextEdit {
+            span: Span::new(start, end),
+            text: String::new(),
+        })
+    }
+
     /// How much deeper than `column` the entries of a block mapping at `node` are indented.
     fn indent_step(&self, node: NodeId, column: usize) -> Option<usize> {
         let span = self.document.node(node).span;
@@ -513,6 +551,27 @@ mod tests {
             fixed(&block, vec![edit]).unwrap(),
             crlf("preStop:\n  sleep:\n    seconds: 5\nnext: 1\n")
         );
+    }
+
+    #[test]
+    fn remove_deletes_an_entry_line_and_keeps_everything_else() {
+        let remove = || FixEdit::Remove {
+            path: FieldPath::from_keys(&["spec", "replicas"]),
+        };
+        let text = "spec:\n  # scaled by the autoscaler\n  replicas: 3\n  selector: {}\n";
+        assert_eq!(
+            fixed(text, vec![remove()]).unwrap(),
+            "spec:\n  # scaled by the autoscaler\n  selector: {}\n"
+        );
+        let crlf = "spec:\r\n  replicas: 3\r\n  selector: {}";
+        assert_eq!(
+            fixed(crlf, vec![remove()]).unwrap(),
+            "spec:\r\n  selector: {}"
+        );
+        // A comment on the line, a flow mapping, or the only entry: not offered.
+        assert!(fixed("spec:\n  replicas: 3 # three\n  x: 1\n", vec![remove()]).is_none());
+        assert!(fixed("spec: {replicas: 3, x: 1}\n", vec![remove()]).is_none());
+        assert!(fixed("spec:\n  replicas: 3\n", vec![remove()]).is_none());
     }
 
     #[test]

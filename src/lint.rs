@@ -635,7 +635,9 @@ impl ObjectLint<'_, '_, '_, '_> {
                 kube: settings.kube_version,
             }),
         };
-        if let Some(rollout) = &rollout {
+        // An object the API server rejects has no rollout: its rejection is the finding.
+        let rejected = crate::diagnostics::rejects(&self.document.found[first..]);
+        if let Some(rollout) = rollout.as_ref().filter(|_| !rejected) {
             let context = RolloutContext {
                 site: &site,
                 life: &life,

@@ -413,6 +413,9 @@ pub struct Lifecycle<'a> {
     /// A bare Pod's spec, which the API server defaults as a Pod before it validates it; a
     /// template's is not.
     pub bare_pod: bool,
+    /// `hostNetwork: true`: the API server sets every declared port's `hostPort` to its
+    /// `containerPort` (`SetDefaults_PodSpec`).
+    pub host_network: bool,
     schedule: OnceCell<Schedule>,
     shutdown: OnceCell<ShutdownPlan>,
     completion: OnceCell<ShutdownPlan>,
@@ -475,6 +478,7 @@ impl<'a> Lifecycle<'a> {
             restart_policy: RestartPolicy::of(spec.restart_policy.as_deref()),
             kube,
             bare_pod: site.origin == crate::model::Origin::Pod,
+            host_network: spec.host_network == Some(true),
             schedule: OnceCell::new(),
             shutdown: OnceCell::new(),
             completion: OnceCell::new(),

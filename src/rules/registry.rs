@@ -34,6 +34,9 @@ pub static ALL_RULES: &[&Rule] = &[
     &correctness::min_ready_reaches_progress_deadline::RULE,
     &correctness::invalid_disruption_budget::RULE,
     &correctness::invalid_autoscaler::RULE,
+    &correctness::invalid_job_failure_policy::RULE,
+    &correctness::daemonset_surge_host_port::RULE,
+    &correctness::cronjob_starting_deadline_too_short::RULE,
     &correctness::render_error::RULE,
     &suspicious::poststart_blocks_sidecar::RULE,
     &suspicious::init_container_never_exits::RULE,
@@ -50,6 +53,8 @@ pub static ALL_RULES: &[&Rule] = &[
     &suspicious::rolling_update_takes_all_replicas::RULE,
     &suspicious::job_deadline_cuts_retries::RULE,
     &suspicious::statefulset_rollout_exceeds_budget::RULE,
+    &suspicious::autoscalers_share_target::RULE,
+    &suspicious::replicas_with_autoscaler::RULE,
     &advice::poststart_delays_containers::RULE,
     &advice::sidecar_startup_probe::RULE,
     &advice::probe_grace_shorter_than_prestop::RULE,
@@ -104,6 +109,14 @@ pub fn rules_named(name: &str) -> &'static [&'static Rule] {
 /// Rules whose `runtime` findings are errors: each means the pod can never run or become
 /// Ready, which is the only reason a finding the API server accepts may be an error.
 pub static RUNTIME_ERRORS: &[(&str, &str)] = &[
+    (
+        "cronjob-starting-deadline-too-short",
+        "with a starting deadline of 0 every run is missed, so the CronJob never creates a Job",
+    ),
+    (
+        "daemonset-surge-host-port",
+        "the surge pod can never be scheduled beside the old one, so the update never progresses",
+    ),
     (
         "poststart-deadlock",
         "the hook waits for a container that starts only after it returns",

@@ -239,6 +239,7 @@ impl<'s, W: Write> Explaining<'s, W> {
                 object,
                 life,
                 rollout,
+                rejected: crate::diagnostics::rejects(visit.diagnostics),
                 findings,
             });
             self.pending.push(Pending {

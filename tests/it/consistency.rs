@@ -773,8 +773,10 @@ fn check_file(path: &str, text: &str, settings: &Settings) {
             kube,
             services: &[],
         };
+        // An object Kubernetes refuses has no rollout: no rollout rule judges it.
+        let rejected = podcycle::diagnostics::rejects(visit.diagnostics);
         for rule in settings.rules() {
-            match (rule.check, visit.rollout) {
+            match (rule.check, visit.rollout.filter(|_| !rejected)) {
                 (Check::Pod(check), _) => {
                     check(&pod_context, &mut findings);
                     collect(rule, &mut findings);
@@ -813,6 +815,7 @@ fn check_file(path: &str, text: &str, settings: &Settings) {
                 object: &visit.object.object,
                 life,
                 rollout,
+                rejected,
                 findings: Vec::<podcycle::report::JsonDiagnostic>::new(),
             });
             serde_json::to_value(&explained).expect("the rollout serializes")

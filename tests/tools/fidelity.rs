@@ -19,6 +19,7 @@
 mod generate;
 
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,6 +58,11 @@ pub fn trials() -> Vec<Trial> {
             Tool::Oracle,
             "fidelity::rollout_counts_agree_with_kubernetes",
             rollout_counts_agree_with_kubernetes,
+        ),
+        needs(
+            Tool::Oracle,
+            "fidelity::restart_delays_agree_with_the_kubelet",
+            restart_delays_agree_with_the_kubelet,
         ),
         test(
             "fidelity::allow_list_leaves_the_lifecycle_in_scope",
@@ -224,13 +230,20 @@ fn in_scope(rejection: &Rejection) -> bool {
                 .any(|p| under(p));
         }
         "HorizontalPodAutoscaler" => {
-            return [
-                "spec.minReplicas",
-                "spec.maxReplicas",
-                "spec.scaleTargetRef",
-            ]
-            .iter()
-            .any(|p| under(p));
+            // `spec.metrics` itself: scaling to zero without a metric from outside the pods.
+            return field == "spec.metrics"
+                || [
+                    "spec.minReplicas",
+                    "spec.maxReplicas",
+                    "spec.scaleTargetRef",
+                ]
+                .iter()
+                .any(|p| under(p));
+        }
+        "Job" | "CronJob"
+            if job_retry_field(field.strip_prefix("spec.jobTemplate.").unwrap_or(field)) =>
+        {
+            return true;
         }
         kind if WORKLOADS.contains(&kind)
             && [
@@ -284,6 +297,24 @@ fn in_scope(rejection: &Rejection) -> bool {
             | "restartPolicyRules"
             | "ports"
     )
+}
+
+/// A Job's retry limits and its failure policy's actions, from the Job spec: what decides when
+/// the Job fails.
+fn job_retry_field(field: &str) -> bool {
+    let under = |prefix: &str| {
+        field == prefix
+            || field.starts_with(&format!("{prefix}."))
+            || field.starts_with(&format!("{prefix}["))
+    };
+    under("spec.backoffLimit")
+        || under("spec.backoffLimitPerIndex")
+        || field
+            .strip_prefix("spec.podFailurePolicy.rules[")
+            .and_then(|rest| rest.split_once(']'))
+            .is_some_and(|(index, after)| {
+                index.bytes().all(|b| b.is_ascii_digit()) && after == ".action"
+            })
 }
 
 /// `fidelity/out-of-scope.txt`: patterns of fields podcycle does not judge, each with its reason.
@@ -1164,6 +1195,54 @@ fn allow_list_leaves_the_lifecycle_in_scope() {
         "spec.containers[0].lifecycle.preStop.sleep"
     ));
     assert!(!related("spec.containers[0]", "spec.containers[01]"));
+    for field in [
+        "spec.backoffLimitPerIndex",
+        "spec.podFailurePolicy.rules[3].action",
+    ] {
+        assert!(job_retry_field(field), "{field}");
+        assert!(
+            !out_of_scope()
+                .iter()
+                .any(|(pattern, _)| glob(pattern, field)),
+            "{field} is hidden"
+        );
+    }
+    assert!(!job_retry_field(
+        "spec.podFailurePolicy.rules[3].onExitCodes"
+    ));
+    assert!(
+        !out_of_scope()
+            .iter()
+            .any(|(pattern, _)| glob(pattern, "spec.metrics")),
+        "an autoscaler's `metrics` itself is hidden"
+    );
+}
+
+// ---- restarts: podcycle's back-off against the kubelet's own ----
+
+/// A restart's wait as the kubelet's back-off gives it (`oracle --restart-delays`).
+#[derive(Debug, Deserialize)]
+struct RestartDelay {
+    restart: i64,
+    seconds: f64,
+}
+
+/// The waits before a failing container's restarts (`restartPolicy: OnFailure`, which a Job's
+/// attempts are made of): podcycle's against client-go's `flowcontrol.Backoff`, driven as the
+/// kubelet's `doBackOff` drives it, past the cap.
+fn restart_delays_agree_with_the_kubelet() {
+    use podcycle::lifecycle::rollout::{JobRestarts, retry_delay};
+    let delays: Vec<RestartDelay> =
+        oracle_lines(&[OsString::from("--restart-delays"), OsString::from("12")]);
+    assert_eq!(delays.len(), 12);
+    for delay in delays {
+        assert_eq!(
+            retry_delay(JobRestarts::OnFailure, delay.restart),
+            delay.seconds,
+            "the wait before restart {}",
+            delay.restart
+        );
+    }
 }
 
 // ---- rollout counts: podcycle's resolution against the controllers' own functions ----
@@ -1190,26 +1269,34 @@ struct NodeResolution {
 }
 
 fn resolve(files: &[PathBuf], version: KubeVersion) -> Vec<Resolution> {
-    let oracle = oracle();
     let mut resolutions = Vec::new();
     for batch in files.chunks(500) {
-        let output = Command::new(oracle)
-            .arg("--kube-version")
-            .arg(version.to_string())
-            .arg("--resolve")
-            .args(batch)
-            .output()
-            .expect("the oracle runs");
-        assert!(
-            output.status.success(),
-            "the oracle failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        for line in String::from_utf8_lossy(&output.stdout).lines() {
-            resolutions.push(serde_json::from_str(line).expect("the oracle prints JSON lines"));
-        }
+        let mut args = vec![
+            OsString::from("--kube-version"),
+            OsString::from(version.to_string()),
+            OsString::from("--resolve"),
+        ];
+        args.extend(batch.iter().map(OsString::from));
+        resolutions.extend(oracle_lines(&args));
     }
     resolutions
+}
+
+/// Runs the oracle with `args`, which must succeed, and reads the JSON object of each line.
+fn oracle_lines<T: serde::de::DeserializeOwned>(args: &[OsString]) -> Vec<T> {
+    let output = Command::new(oracle())
+        .args(args)
+        .output()
+        .expect("the oracle runs");
+    assert!(
+        output.status.success(),
+        "the oracle failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("the oracle prints JSON lines"))
+        .collect()
 }
 
 /// Compares podcycle's rollout model with the controllers' resolution for every object of a

@@ -4,8 +4,8 @@
 
 use super::{
     Allowance, AmountInfo, AttemptInfo, AutoscalerInfo, BudgetInfo, CronJobInfo, DaemonSetInfo,
-    DeadlineInfo, DeploymentInfo, JobInfo, NodesInfo, OrdinalInfo, PodSummary, ReplicasInfo,
-    RolloutExplanation, StatefulSetInfo, StaticInfo, WaveInfo,
+    DeadlineInfo, DeploymentInfo, HostPortInfo, JobInfo, NodesInfo, OrdinalInfo, PodSummary,
+    ReplicasInfo, RolloutExplanation, StatefulSetInfo, StaticInfo, WaveInfo,
 };
 use crate::explain::build::delay_info;
 use crate::explain::units::{Range, Secs};
@@ -35,6 +35,8 @@ pub struct RolloutSource<'a, 'l, F> {
     /// The pod's lifecycle, for the words of its delays.
     pub life: &'a Lifecycle<'l>,
     pub rollout: &'a Rollout,
+    /// kubectl or the API server refuses the object (its findings say why): it has no rollout.
+    pub rejected: bool,
     /// The findings, as `check --format json` writes them.
     pub findings: Vec<F>,
 }
@@ -49,6 +51,7 @@ pub fn explain_rollout<F>(source: RolloutSource<'_, '_, F>) -> RolloutExplanatio
         object: source.object.clone(),
         kind: rollout.kind.name(),
         kube_version: life.kube.to_string(),
+        rejected: source.rejected,
         pod: pod_summary(life, rollout),
         replicas: None,
         deployment: None,
@@ -83,6 +86,10 @@ pub fn explain_rollout<F>(source: RolloutSource<'_, '_, F>) -> RolloutExplanatio
             .collect(),
         findings: source.findings,
     };
+    if source.rejected {
+        explanation.disruption_budgets.clear();
+        return explanation;
+    }
     let replicas_info = |replicas: &Replicas| ReplicasInfo {
         count: replicas.count,
         fewest: replicas.least,
@@ -323,6 +330,10 @@ fn daemonset(plan: &DaemonSetPlan) -> DaemonSetInfo {
                 })
             })
             .collect(),
+        surge_blocked_by: plan.surge_blocked_by.as_ref().map(|port| HostPortInfo {
+            container: port.container.clone(),
+            port: port.port,
+        }),
     }
 }
 
@@ -390,10 +401,22 @@ fn blocker_words(blocker: &Blocker) -> String {
             desired,
             pods,
         } => format!("`minAvailable: {written}` keeps {desired} of {pods} pods"),
+        Blocker::NoScale { workload } if workload.kind == "CronJob" => format!(
+            "the Jobs `{}` creates own its pods and have no scale subresource, so the disruption controller cannot count them",
+            workload.display_name()
+        ),
         Blocker::NoScale { workload } => format!(
             "`{}` has no scale subresource, so the disruption controller cannot count its pods",
             workload.display_name()
         ),
         Blocker::NoLimit => "neither `minAvailable` nor `maxUnavailable` is set".to_owned(),
+        Blocker::Unmanaged {
+            field,
+            written,
+            workload,
+        } => format!(
+            "`{field}: {written}` counts the pods' controllers, and `{}` has none: 0 pods expected",
+            workload.display_name()
+        ),
     }
 }

@@ -20,6 +20,14 @@ pub fn write_rollout(
     writeln!(out)?;
     writeln!(out, "`{}:{}`", rollout.file, rollout.line)?;
     writeln!(out)?;
+    if rollout.rejected {
+        // Its pod is still drawn: what one pod would do, not what a controller does with many.
+        writeln!(
+            out,
+            "Kubernetes refuses this object (see the findings): nothing of it runs, so it has no rollout."
+        )?;
+        writeln!(out)?;
+    }
     if let Some(chart) = chart(rollout) {
         writeln!(out, "```mermaid")?;
         write!(out, "{chart}")?;

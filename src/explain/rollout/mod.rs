@@ -26,6 +26,9 @@ pub struct RolloutExplanation<F> {
     pub kind: &'static str,
     /// The Kubernetes version the rollout is for (`--kube-version`).
     pub kube_version: String,
+    /// kubectl or the API server refuses the object (`findings` say why): nothing of it runs,
+    /// so no rollout is shown.
+    pub rejected: bool,
     pub pod: PodSummary,
     /// `null` for a DaemonSet, a Job or a CronJob, whose pod count the manifest does not set.
     pub replicas: Option<ReplicasInfo>,
@@ -192,6 +195,15 @@ pub struct DaemonSetInfo {
     pub round_seconds: Range,
     /// The rounds for a few cluster sizes: the manifest does not say how many nodes run it.
     pub by_nodes: Vec<NodesInfo>,
+    /// With surge, the host port the new pod needs while the old one holds it on its node: the
+    /// update never gets past its first round.
+    pub surge_blocked_by: Option<HostPortInfo>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct HostPortInfo {
+    pub container: String,
+    pub port: i32,
 }
 
 #[derive(Debug, Serialize)]

@@ -21,6 +21,14 @@ pub fn write_rollout(
         rollout.line,
         rollout.kube_version
     )?;
+    if rollout.rejected {
+        line(
+            out,
+            "rejected",
+            "Kubernetes refuses this object (see the findings): nothing of it runs, so it has no rollout",
+        )?;
+        return write_notes_and_findings(out, &[], &rollout.findings, &ListStyle::TEXT);
+    }
     let pod = &rollout.pod;
     let because: Vec<&str> = pod.ready_delays.iter().map(|d| d.what.as_str()).collect();
     let because = if because.is_empty() {
@@ -101,6 +109,16 @@ pub fn write_rollout(
                 daemonset.round_seconds
             ),
         )?;
+        if let Some(blocked) = &daemonset.surge_blocked_by {
+            line(
+                out,
+                "",
+                &format!(
+                    "a surge pod never schedules beside the old one: `{}` takes host port {}, which the old pod holds",
+                    blocked.container, blocked.port
+                ),
+            )?;
+        }
         for nodes in &daemonset.by_nodes {
             let how = if nodes.surge { "surging" } else { "replacing" };
             line(

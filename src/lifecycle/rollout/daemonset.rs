@@ -11,13 +11,19 @@
 //!   new pod's startup and `minReadySeconds`. With surge, the new pod starts beside the old on
 //!   up to `maxSurge` nodes, and the old one is deleted once the new one is available: each
 //!   round is the new pod's startup and `minReadySeconds`.
+//! - A surge pod that needs a host port its old pod holds cannot be scheduled on that node (the
+//!   scheduler's `NodePorts` filter, `pkg/scheduler/util/utils.go` `GetHostPorts`: app
+//!   containers and sidecars), and the old pod is deleted only once the new one is available:
+//!   the rolling update never gets past its first round (kubernetes/kubernetes#106417).
 
 use podcycle_k8s::k8s_openapi::api::apps::v1::DaemonSetSpec;
 
 use super::{PodTimes, rounds, times};
 use crate::lifecycle::time::{Bounds, seconds};
+use crate::lifecycle::{Lifecycle, Role};
 use crate::model::IntOrString;
 use crate::model::amount::{Amount, daemonset_counts};
+use crate::model::path::FieldPath;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DaemonSetStrategy {
@@ -38,12 +44,53 @@ pub struct DaemonSetPlan {
     /// From a pod's start until it is available.
     pub available_after: Bounds,
     /// One round of the rolling update: the nodes it replaces go from old pod to new available
-    /// pod.
+    /// pod; never when a surge pod waits for a host port its old pod holds.
     pub round: Bounds,
+    /// With surge, the first host port of the pod: the new pod needs it while the old one
+    /// holds it on the same node.
+    pub surge_blocked_by: Option<HostPort>,
+}
+
+/// A port a container takes on its node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostPort {
+    pub container: String,
+    pub port: i32,
+    /// The port's entry in the container's `ports`.
+    pub path: FieldPath,
+    /// Set by `hostNetwork: true` rather than written.
+    pub from_host_network: bool,
+}
+
+/// The first port a running container (app or sidecar) of the pod takes on its node.
+fn host_port(life: &Lifecycle<'_>) -> Option<HostPort> {
+    life.containers
+        .iter()
+        .filter(|c| matches!(c.role, Role::App | Role::Sidecar))
+        .find_map(|c| {
+            c.container
+                .ports
+                .iter()
+                .flatten()
+                .enumerate()
+                .find_map(|(index, port)| {
+                    let written = port.host_port.filter(|p| *p > 0);
+                    let taken = written.or_else(|| {
+                        (life.host_network && port.container_port > 0)
+                            .then_some(port.container_port)
+                    })?;
+                    Some(HostPort {
+                        container: c.name.to_owned(),
+                        port: taken,
+                        path: c.path.key("ports").index(index),
+                        from_host_network: written.is_none(),
+                    })
+                })
+        })
 }
 
 impl DaemonSetPlan {
-    pub fn new(spec: &DaemonSetSpec, pod: &PodTimes) -> DaemonSetPlan {
+    pub fn new(spec: &DaemonSetSpec, pod: &PodTimes, life: &Lifecycle<'_>) -> DaemonSetPlan {
         let strategy = spec.update_strategy.as_ref();
         let rolling = strategy.and_then(|s| s.rolling_update.as_ref());
         let strategy = match strategy.and_then(|s| s.type_.as_deref()) {
@@ -64,7 +111,10 @@ impl DaemonSetPlan {
             .plus(Bounds::exact(seconds(i64::from(min_ready_seconds.max(0)))));
         let surging = matches!(&strategy, DaemonSetStrategy::RollingUpdate { max_surge, .. }
             if Amount::read(max_surge).is_some_and(|a| a != Amount::Count(0) && a != Amount::Percent(0)));
-        let round = if surging {
+        let surge_blocked_by = surging.then(|| host_port(life)).flatten();
+        let round = if surge_blocked_by.is_some() {
+            Bounds::NEVER
+        } else if surging {
             available_after
         } else {
             pod.termination.plus(available_after)
@@ -74,6 +124,7 @@ impl DaemonSetPlan {
             min_ready_seconds,
             available_after,
             round,
+            surge_blocked_by,
         }
     }
 

@@ -264,9 +264,10 @@ fn strategy(spec: &DeploymentSpec, replicas: i32) -> DeploymentStrategy {
         Amount::read(value).map_or_else(|| format!("{value:?}"), Amount::text)
     };
     // Both written as 0 is rejected (`ValidateRollingUpdateDeployment`); both resolving to 0
-    // is what `ResolveFenceposts` raises.
-    let raised = Amount::read(&surge_value)
-        .is_some_and(|a| a.scaled(i64::from(replicas), true) == 0)
+    // is what `ResolveFenceposts` raises; at 0 replicas `MaxUnavailable` is 0 whatever it
+    // raised, so nothing is.
+    let raised = replicas > 0
+        && Amount::read(&surge_value).is_some_and(|a| a.scaled(i64::from(replicas), true) == 0)
         && Amount::read(&unavailable_value)
             .is_some_and(|a| a.scaled(i64::from(replicas), false) == 0);
     DeploymentStrategy::RollingUpdate {

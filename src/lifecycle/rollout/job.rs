@@ -10,10 +10,12 @@
 //!   `MaxJobPodFailureBackOff`; `backoff_utils.go`, `getRemainingTimeForFailuresCount`). The
 //!   Job fails once more pods have failed than `backoffLimit` (`syncJob`:
 //!   `failed > backoffLimit`): `backoffLimit + 1` attempts.
-//! - `restartPolicy: OnFailure`: the kubelet restarts the container in the same pod, after its
-//!   own back-off (`pkg/kubelet/kubelet.go`, `backOffPeriod` 10 s, doubling to the kubelet's
-//!   `MaxContainerBackOff`, 300 s by default); the Job fails once the restarts reach
-//!   `backoffLimit` (`pastBackoffLimitOnFailure`).
+//! - `restartPolicy: OnFailure`: the kubelet restarts the container in the same pod: the first
+//!   time at once, then after its own back-off, 10 s doubling to `MaxContainerBackOff`, 300 s by
+//!   default (`pkg/kubelet/kuberuntime/kuberuntime_manager.go`, `doBackOff`: client-go's
+//!   `flowcontrol.Backoff.IsInBackOffSince` is false while the container has no entry, and
+//!   `Next` then creates it at `initialCrashLoopBackOff`, 10 s); the Job fails once the
+//!   restarts reach `backoffLimit` (`pastBackoffLimitOnFailure`).
 //! - `activeDeadlineSeconds` counts from the Job's start, before its first pod, and fails it
 //!   with `DeadlineExceeded` whatever the back-off limit (`pastActiveDeadline`).
 //! - A pod's work runs once its last container has started; each attempt takes at least that
@@ -33,8 +35,9 @@ use crate::lifecycle::{Lifecycle, RestartPolicy};
 /// The controller's first back-off after a failed pod, and its cap (`job_controller.go`).
 pub const JOB_BACKOFF_SECONDS: f64 = 10.0;
 pub const JOB_BACKOFF_CAP_SECONDS: f64 = 600.0;
-/// The kubelet's first back-off before restarting a container, and its default cap
-/// (`pkg/kubelet/kubelet.go`, `backOffPeriod`; `MaxContainerBackOff`).
+/// The kubelet's first back-off before restarting a container (its second restart: the first is
+/// immediate), and its default cap (`pkg/kubelet/kubelet.go`, `initialCrashLoopBackOff`;
+/// `MaxContainerBackOff`).
 pub const KUBELET_BACKOFF_SECONDS: f64 = 10.0;
 pub const KUBELET_BACKOFF_CAP_SECONDS: f64 = 300.0;
 /// Attempts listed one by one; the rest are counted.
@@ -62,6 +65,18 @@ pub fn backoff_before(n: i64, first: f64, cap: f64) -> f64 {
         }
     }
     delay.min(cap)
+}
+
+/// The wait before retry `n` (1 for the first) of a Job whose pods are retried as `restarts`
+/// says: the controller waits before every new pod; the kubelet restarts a container the first
+/// time at once, then waits 10 s, doubling (`doBackOff`).
+pub fn retry_delay(restarts: JobRestarts, n: i64) -> f64 {
+    match restarts {
+        JobRestarts::Never => backoff_before(n, JOB_BACKOFF_SECONDS, JOB_BACKOFF_CAP_SECONDS),
+        JobRestarts::OnFailure => {
+            backoff_before(n - 1, KUBELET_BACKOFF_SECONDS, KUBELET_BACKOFF_CAP_SECONDS)
+        }
+    }
 }
 
 /// The waits before the first `n` retries, added up, in closed form past the cap.
@@ -146,7 +161,13 @@ impl JobPlan {
             JobRestarts::Never => (JOB_BACKOFF_SECONDS, JOB_BACKOFF_CAP_SECONDS),
             JobRestarts::OnFailure => (KUBELET_BACKOFF_SECONDS, KUBELET_BACKOFF_CAP_SECONDS),
         };
-        let backoff_total = backoff_sum(retries, first, cap);
+        // The kubelet's first restart does not wait: its back-off starts at the second.
+        let immediate = match restarts {
+            JobRestarts::Never => 0,
+            JobRestarts::OnFailure => 1,
+        };
+        let waits = |n: i64| backoff_sum((n - immediate).max(0), first, cap);
+        let backoff_total = waits(retries);
         let single = parallelism == 1 && per_index.is_none();
         // The start of attempt `n`, if every attempt before it failed as early as it can:
         // after its last container started (a restarted container's own start is not
@@ -158,14 +179,14 @@ impl JobPlan {
         let start_of = |n: i64| {
             #[allow(clippy::cast_precision_loss)]
             let earlier = (n - 1) as f64;
-            earlier * per_failure + backoff_sum(n - 1, first, cap)
+            earlier * per_failure + waits(n - 1)
         };
         let total_attempts = retries + 1;
         let attempts = if single {
             (1..=total_attempts.min(LISTED_ATTEMPTS))
                 .map(|number| Attempt {
                     number,
-                    backoff: backoff_before(number - 1, first, cap),
+                    backoff: retry_delay(restarts, number - 1),
                     start: start_of(number),
                 })
                 .collect()
@@ -274,6 +295,17 @@ mod tests {
                 JOB_BACKOFF_CAP_SECONDS
             ),
             630.0 + 600.0 * f64::from(i32::MAX - 6)
+        );
+    }
+
+    #[test]
+    fn the_kubelet_restarts_at_once_then_backs_off() {
+        let delays: Vec<f64> = (1..=9)
+            .map(|n| retry_delay(JobRestarts::OnFailure, n))
+            .collect();
+        assert_eq!(
+            delays,
+            [0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 300.0, 300.0, 300.0]
         );
     }
 }

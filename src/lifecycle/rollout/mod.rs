@@ -25,12 +25,12 @@ mod statefulset;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub use daemonset::{DaemonSetPlan, DaemonSetStrategy};
+pub use daemonset::{DaemonSetPlan, DaemonSetStrategy, HostPort};
 pub use deployment::{
     DEFAULT_PROGRESS_DEADLINE_SECONDS, DeadlineVerdict, DeploymentPlan, DeploymentStrategy,
     NO_PROGRESS_DEADLINE, ProgressDeadline, Resolved, Wave, rolling_waves,
 };
-pub use job::{Attempt, CronJobPlan, JobPlan, JobRestarts, backoff_before};
+pub use job::{Attempt, CronJobPlan, JobPlan, JobRestarts, backoff_before, retry_delay};
 pub use statefulset::{PodManagement, StatefulSetPlan, StatefulSetUpdate};
 
 use super::time::{Bounds, Window};
@@ -132,15 +132,21 @@ pub struct Replicas {
     /// The fewest the workload runs with (for an autoscaled workload, `minReplicas`).
     pub least: i32,
     pub source: ReplicaSource,
+    /// `spec.replicas` as written, whoever sets the count.
+    pub written: Option<i32>,
 }
 
 impl Replicas {
     fn of(written: Option<i32>, autoscaler: Option<&Autoscaler>) -> Replicas {
+        // An autoscaler disables itself on a target of 0 replicas (`horizontal.go`,
+        // `ScalingDisabled`): the workload keeps none.
+        let autoscaler = autoscaler.filter(|_| written != Some(0));
         if let Some((min, max)) = autoscaler.and_then(Autoscaler::replicas) {
             return Replicas {
                 count: max.max(0),
                 least: min.max(0),
                 source: ReplicaSource::Autoscaler { min, max },
+                written,
             };
         }
         let count = written.unwrap_or(1).max(0);
@@ -152,6 +158,7 @@ impl Replicas {
             } else {
                 ReplicaSource::Default
             },
+            written,
         }
     }
 }
@@ -227,7 +234,9 @@ impl Rollout {
                 &pod,
                 source.kube,
             )),
-            Controller::DaemonSet(spec) => Plan::DaemonSet(DaemonSetPlan::new(spec, &pod)),
+            Controller::DaemonSet(spec) => {
+                Plan::DaemonSet(DaemonSetPlan::new(spec, &pod, source.life))
+            }
             Controller::Job(spec) => Plan::Job(JobPlan::new(spec, source.life, &pod)),
             Controller::CronJob(spec) => Plan::CronJob(CronJobPlan::new(spec, source.life, &pod)),
         };

@@ -40,6 +40,15 @@ pub enum Blocker {
     NoScale { workload: ObjectRef },
     /// Neither `minAvailable` nor `maxUnavailable`: the expected count stays 0.
     NoLimit,
+    /// A percentage or `maxUnavailable` over pods without a controller only: the disruption
+    /// controller leaves them out of the expected count (`getExpectedScale`), which stays 0.
+    Unmanaged {
+        /// `maxUnavailable` or `minAvailable`, as written.
+        field: &'static str,
+        written: String,
+        /// Boxed: the blocker travels in a `Result`, and this variant is the largest.
+        workload: Box<ObjectRef>,
+    },
 }
 
 /// What a budget allows at full strength.
@@ -208,7 +217,26 @@ pub(super) fn judge_budget(
         return judgement;
     }
     let allowed = healthy.saturating_sub(desired);
-    judgement.eviction = if expected <= 0 || allowed <= 0 {
+    // Pods but an expected count of 0: every one is unmanaged.
+    let unmanaged = (expected <= 0)
+        .then(|| {
+            selected
+                .iter()
+                .find(|w| matches!(w.scale, ScaleLookup::Unmanaged))
+        })
+        .flatten();
+    judgement.eviction = if let Some(workload) = unmanaged {
+        let (field, value) = match (&spec.min_available, &spec.max_unavailable) {
+            (Some(min), _) => ("minAvailable", min),
+            (None, Some(max)) => ("maxUnavailable", max),
+            (None, None) => unreachable!("a limit is set here"),
+        };
+        Eviction::Never(Blocker::Unmanaged {
+            field,
+            written: written(value).unwrap_or_default(),
+            workload: Box::new(workload.object.clone()),
+        })
+    } else if expected <= 0 || allowed <= 0 {
         Eviction::Never(limit)
     } else {
         Eviction::Allowed(allowed)

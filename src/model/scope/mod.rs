@@ -10,7 +10,9 @@
 //!   `policy/v1beta1`; a workload's pods carry its template's labels;
 //! - a HorizontalPodAutoscaler scales the object its `scaleTargetRef` names in its own namespace
 //!   (`pkg/controller/podautoscaler/horizontal.go`, `reconcileAutoscaler`: the group and kind of
-//!   the reference, its name, the HPA's namespace).
+//!   the reference, its name, the HPA's namespace); where two or more name the same object,
+//!   each finds the pods of the other (`selectorTracker.HPAsMatchingPods`) and stops with
+//!   `AmbiguousSelector`: none of them scales it.
 //!
 //! A namespace left out on either side is taken to be the same one, as for Services: a chart or
 //! an overlay applies its objects to one namespace.
@@ -312,7 +314,21 @@ impl Scope {
         self.index.autoscaler = self
             .workloads
             .iter()
-            .map(|workload| self.autoscaler_index(&workload.object))
+            .map(|workload| {
+                // An autoscaler disables itself on a target of 0 replicas (`ScalingDisabled`).
+                let zero = matches!(
+                    workload.pods,
+                    PodCount::Replicas {
+                        replicas: 0,
+                        written: true
+                    }
+                );
+                if zero {
+                    None
+                } else {
+                    self.autoscaler_index(&workload.object)
+                }
+            })
             .collect();
     }
 
@@ -477,28 +493,63 @@ impl Scope {
         })
     }
 
-    /// The autoscaler that scales `object`, if one in the scope names it.
+    /// The autoscaler that scales `object`, if exactly one in the scope names it: where more
+    /// do, none scales it (`AmbiguousSelector`).
     pub fn autoscaler_of(&self, object: &ObjectRef) -> Option<&Autoscaler> {
         self.autoscaler_index(object).map(|a| &self.autoscalers[a])
     }
 
     fn autoscaler_index(&self, object: &ObjectRef) -> Option<usize> {
         let name = object.name.as_deref()?;
-        let key = (
+        let mut naming = self.autoscalers_naming(
             target_group(&object.api_version),
-            object.kind.as_str(),
+            &object.kind,
             name,
+            object.namespace.as_deref(),
         );
+        let first = naming.next()?;
+        naming.next().is_none().then_some(first)
+    }
+
+    /// The other autoscalers of the scope that name the target `autoscaler` names, in its
+    /// namespace.
+    pub fn autoscalers_beside<'s>(
+        &'s self,
+        autoscaler: &'s Autoscaler,
+    ) -> impl Iterator<Item = &'s Autoscaler> + 's {
+        let target = autoscaler.spec.as_ref().ok().map(|spec| {
+            let target = &spec.scale_target_ref;
+            (
+                target_group(target.api_version.as_deref().unwrap_or_default()),
+                target.kind.as_str(),
+                target.name.as_str(),
+            )
+        });
+        target
+            .into_iter()
+            .flat_map(move |(group, kind, name)| {
+                self.autoscalers_naming(group, kind, name, autoscaler.object.namespace.as_deref())
+            })
+            .map(|a| &self.autoscalers[a])
+            .filter(move |other| !std::ptr::eq(*other, autoscaler))
+    }
+
+    /// The autoscalers that name a target, by their positions.
+    fn autoscalers_naming<'s>(
+        &'s self,
+        group: &str,
+        kind: &str,
+        name: &str,
+        namespace: Option<&'s str>,
+    ) -> impl Iterator<Item = usize> + 's {
         self.index
             .autoscalers_by_target
-            .get(&(key.0.to_owned(), key.1.to_owned(), key.2.to_owned()))?
-            .iter()
+            .get(&(group.to_owned(), kind.to_owned(), name.to_owned()))
+            .into_iter()
+            .flatten()
             .copied()
-            .find(|&a| {
-                same_namespace(
-                    self.autoscalers[a].object.namespace.as_deref(),
-                    object.namespace.as_deref(),
-                )
+            .filter(move |&a| {
+                same_namespace(self.autoscalers[a].object.namespace.as_deref(), namespace)
             })
     }
 }

@@ -1,3 +1,5 @@
+use podcycle_k8s::k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec;
+
 use crate::model::path::FieldPath;
 use crate::rules::{Findings, ScopeContext, ScopeObject, Target, declare_rule};
 use crate::versions::HPA_SCALE_TO_ZERO;
@@ -6,7 +8,8 @@ declare_rule! {
     /// ## What it does
     /// Finds a HorizontalPodAutoscaler whose replica range or target the API server rejects:
     /// `maxReplicas` missing or below 1, below `minReplicas`, a `minReplicas` below 1 (below 0
-    /// where the target version allows scaling to zero), or a `scaleTargetRef` without a kind
+    /// where the target version allows scaling to zero), a `minReplicas` of 0 without an
+    /// `Object` or `External` metric, or a `scaleTargetRef` without a kind
     /// or a name, with a name that cannot be a path segment, or with an `apiVersion` without
     /// a group (only a ReplicationController is in the core group).
     ///
@@ -51,6 +54,9 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/registry/autoscaling/horizontalpodautoscaler/strategy.go`,
     ///   `validationOptionsForHorizontalPodAutoscaler`: `minReplicas` at least 1, or 0 with the
     ///   `HPAScaleToZero` gate (on by default from 1.37).
+    /// - kubernetes/kubernetes `pkg/apis/autoscaling/validation/validation.go`, `validateMetrics`:
+    ///   `minReplicas: 0` is forbidden unless a metric is of type `Object` or `External` (at zero
+    ///   replicas there is no pod to measure), whether or not the gate allows 0.
     pub(crate) static RULE = {
         name: "invalid-autoscaler",
         category: Correctness,
@@ -84,6 +90,10 @@ fn check(ctx: &ScopeContext<'_>, findings: &mut Findings) {
             Target::value(path.key("minReplicas")),
             format!("`minReplicas` is {min}; it must be at least {lowest}"),
         );
+    }
+    // Checked whatever the gate (`validateMetrics` does not look at it).
+    if spec.min_replicas == Some(0) {
+        scale_to_zero_needs_outside_metric(spec, &path, findings);
     }
     let max = spec.max_replicas;
     if max < 1 {
@@ -133,6 +143,34 @@ fn check(ctx: &ScopeContext<'_>, findings: &mut Findings) {
             )
             .help("write the group and version, `apps/v1` for a Deployment or a StatefulSet");
     }
+}
+
+/// At zero replicas no pod reports a metric: the autoscaler can only wake the workload on a
+/// metric from outside it (`validateMetrics`).
+fn scale_to_zero_needs_outside_metric(
+    spec: &HorizontalPodAutoscalerSpec,
+    path: &FieldPath,
+    findings: &mut Findings,
+) {
+    let outside = spec
+        .metrics
+        .iter()
+        .flatten()
+        .any(|metric| matches!(metric.type_.as_str(), "Object" | "External"));
+    if outside {
+        return;
+    }
+    findings
+        .report(
+            // Kubernetes places the rejection at `metrics`; without them, at the spec.
+            Target::key(path.key("metrics")),
+            "`minReplicas: 0` needs at least one `Object` or `External` metric: at zero replicas no pod reports a metric to scale up on",
+        )
+        .label(
+            Target::value(path.key("minReplicas")),
+            "scales to zero",
+        )
+        .help("add a metric of type `Object` or `External` (a queue length, a request rate), or set `minReplicas: 1`");
 }
 
 /// Why a name cannot be a path segment (`content.IsPathSegmentName`): `.`, `..`, or a `/` or

@@ -1,6 +1,8 @@
 //! Rules for manifests the API server rejects, or pods that can never run or become Ready.
 
 pub(crate) mod container_restart_policy;
+pub(crate) mod cronjob_starting_deadline_too_short;
+pub(crate) mod daemonset_surge_host_port;
 pub(crate) mod duplicate_container_name;
 pub(crate) mod duplicate_key;
 pub(crate) mod init_container_lifecycle;
@@ -11,6 +13,7 @@ pub(crate) mod invalid_container_name;
 pub(crate) mod invalid_container_port;
 pub mod invalid_disruption_budget;
 pub(crate) mod invalid_handler;
+pub(crate) mod invalid_job_failure_policy;
 pub mod invalid_rollout_field;
 pub(crate) mod invalid_sleep;
 pub(crate) mod invalid_type;

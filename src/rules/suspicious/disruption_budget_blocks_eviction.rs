@@ -11,7 +11,11 @@ declare_rule! {
     /// - `minAvailable` at or above the pods it covers — the workloads' `replicas`, or for an
     ///   autoscaled workload its HorizontalPodAutoscaler's `minReplicas` — or `100%`;
     /// - a percentage, or any `maxUnavailable`, over the pods of a DaemonSet, Job or CronJob,
-    ///   which have no `scale` subresource, so the disruption controller cannot count them;
+    ///   which have no `scale` subresource, so the disruption controller cannot count them (a
+    ///   CronJob's pods belong to the Jobs it creates: the lookup fails on the Job);
+    /// - a percentage, or any `maxUnavailable`, over bare Pods only: the disruption controller
+    ///   leaves pods without a controller out of the count, which stays 0 (its `UnmanagedPods`
+    ///   event asks for an integer `minAvailable`);
     /// - neither `minAvailable` nor `maxUnavailable`.
     ///
     /// The workloads are those of the same directory, rendered chart or overlay, matched by
@@ -85,7 +89,9 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/controller/disruption/disruption.go`:
     ///   `getExpectedPodCount`, `getExpectedScale` and its finders (`getScaleController`:
     ///   "does not implement the scale subresource"), `updatePdbStatus` (no disruption when
-    ///   `currentHealthy − desiredHealthy ≤ 0` or the expected count is 0), `failSafe`.
+    ///   `currentHealthy − desiredHealthy ≤ 0` or the expected count is 0), `failSafe`;
+    ///   `getExpectedScale` skips a pod without a controller (`unmanagedPods`) and
+    ///   `trySync` records the `UnmanagedPods` event.
     /// - kubernetes/kubernetes `pkg/registry/core/pod/storage/eviction.go`,
     ///   `checkAndDecrement`: 429 while `disruptionsAllowed` is 0.
     /// - kubernetes/kubectl `pkg/drain/drain.go`, `evictPods`: a 429 is retried every 5 s
@@ -160,21 +166,42 @@ fn check(ctx: &ScopeContext<'_>, findings: &mut Findings) {
             } else {
                 "minAvailable"
             };
+            // A CronJob's pods are owned by the Jobs it creates: the lookup fails on those.
+            let owner = if workload.kind == "CronJob" {
+                format!(
+                    "the Jobs `{}` creates, which own its pods and have",
+                    workload.display_name()
+                )
+            } else {
+                format!("`{}`, which has", workload.display_name())
+            };
             findings
                 .report(
                     Target::value(path.key(field)),
                     format!(
-                        "{} needs the scale of `{}`, which has no `scale` subresource: the disruption controller cannot count its pods and allows no eviction, so {consequence}",
+                        "{} needs the scale of {owner} no `scale` subresource: the disruption controller cannot count the pods and allows no eviction, so {consequence}",
                         if field == "maxUnavailable" {
                             "`maxUnavailable`"
                         } else {
                             "a percentage `minAvailable`"
                         },
-                        workload.display_name()
                     ),
                 )
                 .help("give a count of pods as `minAvailable`, or leave this workload's pods out of the selector")
         }
+        Blocker::Unmanaged {
+            field,
+            written,
+            workload,
+        } => findings
+            .report(
+                Target::value(path.key(field)),
+                format!(
+                    "`{field}: {written}` is counted against the pods' controllers, and `{}` has none: the disruption controller leaves it out, expects 0 pods and allows no eviction, so {consequence}",
+                    workload.display_name()
+                ),
+            )
+            .help("give the pods to keep as an integer `minAvailable` (`minAvailable: 0` lets every one go), or run the pods under a controller"),
         Blocker::NoLimit => findings
             .report(
                 Target::key(path.clone()),

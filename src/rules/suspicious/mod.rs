@@ -1,6 +1,7 @@
 //! Rules for likely bugs with a runtime consequence.
 
 pub(crate) mod active_deadline_too_short;
+pub(crate) mod autoscalers_share_target;
 pub mod disruption_budget_blocks_eviction;
 pub mod disruption_budget_selects_nothing;
 pub(crate) mod init_container_never_exits;
@@ -10,6 +11,7 @@ pub(crate) mod liveness_restart_never;
 pub mod overlapping_disruption_budgets;
 pub(crate) mod poststart_blocks_sidecar;
 pub(crate) mod probe_port_not_tcp;
+pub(crate) mod replicas_with_autoscaler;
 pub mod rolling_update_takes_all_replicas;
 pub(crate) mod sidecar_readiness_gating;
 pub mod statefulset_rollout_exceeds_budget;

@@ -3,6 +3,7 @@ use crate::lifecycle::seconds;
 use crate::model::path::FieldPath;
 use crate::rules::{Claim, Findings, RolloutContext, Target, declare_rule};
 use crate::text;
+use crate::versions::MAX_UNAVAILABLE_STATEFULSET;
 
 declare_rule! {
     /// ## What it does
@@ -124,7 +125,14 @@ fn check(ctx: &RolloutContext<'_>, findings: &mut Findings) {
                     text::seconds(budget)
                 ),
             )
-            .help("replace several ordinals at once (`updateStrategy.rollingUpdate.maxUnavailable`), shorten the pods' startup, or raise `rollout-budget-seconds` and the timeouts of whatever waits for the rollout")
+            .help(if !MAX_UNAVAILABLE_STATEFULSET.enabled(ctx.kube) {
+                // The API server drops the field at this version: advising it would not help.
+                "shorten the pods' startup, or raise `rollout-budget-seconds` and the timeouts of whatever waits for the rollout (`updateStrategy.rollingUpdate.maxUnavailable`, which replaces several ordinals at once, is dropped by the API server while the `MaxUnavailableStatefulSet` gate is off)"
+            } else if *batch > 1 {
+                "replace more ordinals at once (a higher `updateStrategy.rollingUpdate.maxUnavailable`), shorten the pods' startup, or raise `rollout-budget-seconds` and the timeouts of whatever waits for the rollout"
+            } else {
+                "replace several ordinals at once (`updateStrategy.rollingUpdate.maxUnavailable`), shorten the pods' startup, or raise `rollout-budget-seconds` and the timeouts of whatever waits for the rollout"
+            })
             .claim(Claim::CertainUpdate(update.min));
         return;
     }

@@ -35,6 +35,8 @@ pub struct Spec {
     rollout: Option<RolloutFields>,
     /// A budget's or an autoscaler's fields, for those kinds.
     scope: ScopeFields,
+    /// A Job's retry fields (Job, CronJob).
+    job: JobFields,
     /// An apiVersion the kind is not served under (`apps/v1` for a Pod, `extensions/v1beta1`).
     wrong_api_version: bool,
     grace: Option<i64>,
@@ -97,6 +99,18 @@ struct ScopeFields {
     max_replicas: Option<i64>,
     target_api_version: &'static str,
     target_kind: &'static str,
+    /// The type of the autoscaler's one metric (`Resource`, `Pods`, `Object`, `External`).
+    metric: Option<&'static str>,
+}
+
+/// A Job's retry limits and failure policy (valid apart from the fields generated here).
+#[derive(Clone, Debug)]
+struct JobFields {
+    indexed: Option<bool>,
+    backoff_limit: Option<i64>,
+    backoff_limit_per_index: Option<i64>,
+    /// The action of the failure policy's one rule.
+    failure_action: Option<&'static str>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -393,6 +407,15 @@ fn scope_fields() -> impl Strategy<Value = ScopeFields> {
         ),
         prop_oneof![6 => Just("apps/v1"), 1 => Just("v1"), 1 => Just("")],
         prop_oneof![4 => Just("Deployment"), 1 => Just("ReplicationController"), 1 => Just("")],
+        option::weighted(
+            0.5,
+            prop_oneof![
+                Just("Resource"),
+                Just("Pods"),
+                Just("Object"),
+                Just("External")
+            ],
+        ),
     )
         .prop_map(
             |(
@@ -403,6 +426,7 @@ fn scope_fields() -> impl Strategy<Value = ScopeFields> {
                 max_replicas,
                 target_api_version,
                 target_kind,
+                metric,
             )| ScopeFields {
                 min_available,
                 max_unavailable,
@@ -411,6 +435,33 @@ fn scope_fields() -> impl Strategy<Value = ScopeFields> {
                 max_replicas,
                 target_api_version,
                 target_kind,
+                metric,
+            },
+        )
+}
+
+fn job_fields() -> impl Strategy<Value = JobFields> {
+    (
+        option::weighted(0.4, proptest::bool::ANY),
+        option::weighted(0.3, -1i64..4),
+        option::weighted(0.3, -1i64..3),
+        option::weighted(
+            0.3,
+            prop_oneof![
+                Just("FailJob"),
+                Just("FailIndex"),
+                Just("Ignore"),
+                Just("Count"),
+                Just("failIndex")
+            ],
+        ),
+    )
+        .prop_map(
+            |(indexed, backoff_limit, backoff_limit_per_index, failure_action)| JobFields {
+                indexed,
+                backoff_limit,
+                backoff_limit_per_index,
+                failure_action,
             },
         )
 }
@@ -434,7 +485,7 @@ fn spec() -> impl Strategy<Value = Spec> {
     (
         kind,
         option::weighted(0.6, rollout_fields()),
-        scope_fields(),
+        (scope_fields(), job_fields()),
         proptest::bool::weighted(0.03),
         option::weighted(0.5, seconds()),
         option::weighted(0.1, prop_oneof![Just(0i64), Just(-5), Just(1), Just(600)]),
@@ -454,7 +505,7 @@ fn spec() -> impl Strategy<Value = Spec> {
             |(
                 kind,
                 rollout,
-                scope,
+                (scope, job),
                 wrong_api_version,
                 grace,
                 active_deadline,
@@ -465,6 +516,7 @@ fn spec() -> impl Strategy<Value = Spec> {
                 kind,
                 rollout,
                 scope,
+                job,
                 wrong_api_version,
                 grace,
                 active_deadline,
@@ -563,14 +615,18 @@ impl Spec {
                 6
             }
             Kind::Job => {
-                let _ = writeln!(out, "spec:\n  template:\n    spec:");
+                out.push_str("spec:\n");
+                self.job.write(&mut out, "  ");
+                let _ = writeln!(out, "  template:\n    spec:");
                 6
             }
             Kind::CronJob => {
                 let _ = writeln!(
                     out,
-                    "spec:\n  schedule: \"@daily\"\n  jobTemplate:\n    spec:\n      template:\n        spec:"
+                    "spec:\n  schedule: \"@daily\"\n  jobTemplate:\n    spec:"
                 );
+                self.job.write(&mut out, "      ");
+                let _ = writeln!(out, "      template:\n        spec:");
                 10
             }
             Kind::PodDisruptionBudget | Kind::HorizontalPodAutoscaler => unreachable!(),
@@ -689,6 +745,53 @@ impl ScopeFields {
         }
         if let Some(max) = self.max_replicas {
             let _ = writeln!(out, "  maxReplicas: {max}");
+        }
+        let source = match self.metric {
+            None => return,
+            Some("Resource") => {
+                "resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}"
+            }
+            Some("Pods") => {
+                "pods: {metric: {name: requests}, target: {type: AverageValue, averageValue: \"10\"}}"
+            }
+            Some("Object") => {
+                "object: {describedObject: {apiVersion: v1, kind: Service, name: gen}, metric: {name: requests}, target: {type: Value, value: \"10\"}}"
+            }
+            Some(_) => {
+                "external: {metric: {name: queue}, target: {type: AverageValue, averageValue: \"30\"}}"
+            }
+        };
+        let _ = writeln!(
+            out,
+            "  metrics:\n  - type: {}\n    {source}",
+            self.metric.unwrap_or_default()
+        );
+    }
+}
+
+impl JobFields {
+    /// The Job spec's retry fields, at `pad` (the Job spec's indentation).
+    fn write(&self, out: &mut String, pad: &str) {
+        match self.indexed {
+            Some(true) => {
+                let _ = writeln!(out, "{pad}completionMode: Indexed\n{pad}completions: 3");
+            }
+            Some(false) => {
+                let _ = writeln!(out, "{pad}completionMode: NonIndexed");
+            }
+            None => {}
+        }
+        if let Some(limit) = self.backoff_limit {
+            let _ = writeln!(out, "{pad}backoffLimit: {limit}");
+        }
+        if let Some(limit) = self.backoff_limit_per_index {
+            let _ = writeln!(out, "{pad}backoffLimitPerIndex: {limit}");
+        }
+        if let Some(action) = self.failure_action {
+            let _ = writeln!(
+                out,
+                "{pad}podFailurePolicy:\n{pad}  rules:\n{pad}  - action: {action}\n{pad}    onExitCodes: {{operator: In, values: [42]}}"
+            );
         }
     }
 }
