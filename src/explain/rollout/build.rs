@@ -13,7 +13,7 @@ use crate::lifecycle::Lifecycle;
 use crate::lifecycle::rollout::{
     DaemonSetPlan, DaemonSetStrategy, DeadlineVerdict, DeploymentPlan, DeploymentStrategy, JobPlan,
     JobRestarts, Plan, PodManagement, ReplicaSource, Replicas, Resolved, Rollout, StatefulSetPlan,
-    StatefulSetUpdate,
+    StatefulSetUpdate, Waves,
 };
 use crate::model::amount::Amount;
 use crate::model::scope::budget::{Blocker, Eviction};
@@ -22,6 +22,9 @@ use crate::text;
 
 /// Ordinals listed one by one; a StatefulSet of thousands would otherwise print thousands.
 const LISTED_ORDINALS: i32 = 10;
+/// A rolling update's waves listed from its start and its end; the waves between are counted.
+const LISTED_FIRST_WAVES: i64 = 5;
+const LISTED_LAST_WAVES: i64 = 3;
 /// The cluster sizes a DaemonSet's rollout is shown for.
 const NODE_COUNTS: [i32; 4] = [1, 3, 10, 100];
 
@@ -227,24 +230,30 @@ fn deployment(plan: &DeploymentPlan, rollout: &Rollout, life: &Lifecycle<'_>) ->
         },
         paused: plan.paused,
         available_after_seconds: plan.available_after.into(),
-        waves: plan
-            .waves
-            .iter()
-            .enumerate()
-            .map(|(index, wave)| WaveInfo {
-                number: index + 1,
-                new_pods: wave.new_pods,
-                available: wave.available,
-                pods: wave.pods,
-                start_seconds: wave.start.into(),
-                ready_seconds: wave.ready.into(),
-                end_seconds: wave.end.into(),
-            })
-            .collect(),
+        waves: waves(&plan.waves),
+        wave_count: plan.waves.len(),
         complete_seconds: plan.complete.map(Range::from),
         downtime_seconds: plan.downtime.map(Range::from),
         deadline,
     }
+}
+
+/// The first and last waves; `number` says where each one is, so the gap is counted.
+fn waves(waves: &Waves) -> Vec<WaveInfo> {
+    let (first, _, last) = waves.ends(LISTED_FIRST_WAVES, LISTED_LAST_WAVES);
+    first
+        .into_iter()
+        .chain(last)
+        .map(|(index, wave)| WaveInfo {
+            number: index + 1,
+            new_pods: wave.new_pods,
+            available: wave.available,
+            pods: wave.pods,
+            start_seconds: wave.start.into(),
+            ready_seconds: wave.ready.into(),
+            end_seconds: wave.end.into(),
+        })
+        .collect()
 }
 
 fn statefulset(plan: &StatefulSetPlan) -> StatefulSetInfo {

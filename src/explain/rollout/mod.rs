@@ -113,7 +113,11 @@ pub struct DeploymentInfo {
     pub paused: bool,
     /// From a pod's start until it is available: Ready, then `minReadySeconds`.
     pub available_after_seconds: Range,
+    /// The first waves and the last ones; those between are counted in `wave_count`, not
+    /// listed, so that a rollout of millions of pods is as short as one of ten.
     pub waves: Vec<WaveInfo>,
+    /// Every wave of the rollout, listed or not.
+    pub wave_count: i64,
     /// From the start of the rollout until every new pod is available; `null` when no rollout
     /// runs.
     pub complete_seconds: Option<Range>,
@@ -124,12 +128,13 @@ pub struct DeploymentInfo {
 
 #[derive(Debug, Serialize)]
 pub struct WaveInfo {
-    pub number: usize,
-    pub new_pods: i32,
+    /// From 1; a gap in the numbers is the waves not listed.
+    pub number: i64,
+    pub new_pods: i64,
     /// Pods available while the wave's pods start.
-    pub available: i32,
+    pub available: i64,
     /// Pods counted while they start (terminating old pods come on top).
-    pub pods: i32,
+    pub pods: i64,
     pub start_seconds: Range,
     pub ready_seconds: Range,
     pub end_seconds: Range,

@@ -192,13 +192,19 @@ fn write_deployment(out: &mut dyn Write, deployment: &DeploymentInfo) -> io::Res
             out,
             "  waves  (times in seconds from the start of the rollout)"
         )?;
+        let mut previous = 0;
         for wave in &deployment.waves {
+            let between = wave.number - previous - 1;
+            if between > 0 {
+                writeln!(out, "         … {} …", plural(between, "more wave"))?;
+            }
+            previous = wave.number;
             writeln!(
                 out,
                 "    {:>3}  from {:8} {:>9}, {} available, {} in all; first Ready {}, all available {}",
                 wave.number,
                 at_least(wave.start_seconds.min),
-                plural(i64::from(wave.new_pods), "new pod"),
+                plural(wave.new_pods, "new pod"),
                 wave.available,
                 wave.pods,
                 at_least(wave.ready_seconds.min),

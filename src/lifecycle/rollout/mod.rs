@@ -28,7 +28,7 @@ use std::sync::Arc;
 pub use daemonset::{DaemonSetPlan, DaemonSetStrategy};
 pub use deployment::{
     DEFAULT_PROGRESS_DEADLINE_SECONDS, DeadlineVerdict, DeploymentPlan, DeploymentStrategy,
-    NO_PROGRESS_DEADLINE, ProgressDeadline, Resolved, Wave, rolling_waves,
+    NO_PROGRESS_DEADLINE, ProgressDeadline, Resolved, RollingWaves, Wave, Waves,
 };
 pub use job::{Attempt, CronJobPlan, JobPlan, JobRestarts, backoff_before};
 pub use statefulset::{PodManagement, StatefulSetPlan, StatefulSetUpdate};
