@@ -355,3 +355,61 @@ fn the_largest_counts_cost_what_small_ones_do() {
         [1, 2, 3, 4, 5, 2_147_483_645, 2_147_483_646, 2_147_483_647]
     );
 }
+
+/// `n` Deployments and `n` PodDisruptionBudgets in one file, every budget over every
+/// Deployment's pods.
+fn budgets_over_workloads(n: usize) -> String {
+    let mut yaml = String::new();
+    for i in 0..n {
+        yaml.push_str(&format!(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web-{i}}}\nspec:\n  replicas: 3\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{containers: [{{name: web, image: example/web:1}}]}}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: pdb-{i}}}\nspec:\n  maxUnavailable: 1\n  selector: {{matchLabels: {{app: web}}}}\n"
+        ));
+    }
+    yaml
+}
+
+#[test]
+fn budgets_over_many_workloads_are_written_once() {
+    // Every workload's entry repeated every budget with its list of covered workloads: the
+    // output grew with the cube of their number. Now a rollout names its budgets by id (the
+    // matches) and each budget is written once: the square.
+    let json_bytes = |n: usize| {
+        let output = output_with_stdin(
+            common::podcycle().args(["explain", "--rollout", "--format", "json", "-"]),
+            budgets_over_workloads(n).as_bytes(),
+        );
+        assert!(
+            matches!(output.status.code(), Some(0 | 1)),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output.stdout
+    };
+    let small = json_bytes(40);
+    let json: serde_json::Value = serde_json::from_slice(&small).unwrap();
+    assert_eq!(
+        json["disruption_budgets"].as_array().map(Vec::len),
+        Some(40)
+    );
+    let first = &json["rollouts"][0]["disruption_budgets"];
+    assert_eq!(first.as_array().map(Vec::len), Some(40));
+    assert_eq!(first[0], json["disruption_budgets"][0]["id"]);
+    let large = json_bytes(160);
+    let ratio = large.len() as f64 / small.len() as f64;
+    assert!(
+        ratio < 20.0,
+        "4 times the budgets and workloads gave {ratio:.1} times the output ({} → {} bytes)",
+        small.len(),
+        large.len()
+    );
+    // And the text counts the budgets of one selector after the first few.
+    let text = output_with_stdin(
+        common::podcycle().args(["explain", "--rollout", "-"]),
+        budgets_over_workloads(40).as_bytes(),
+    );
+    let text = stdout(&text);
+    assert!(
+        text.contains("… and 37 more budgets with the same selector"),
+        "{text}"
+    );
+}

@@ -7,13 +7,16 @@ use super::{
     DeadlineInfo, DeploymentInfo, JobInfo, NodesInfo, OrdinalInfo, PodSummary, ReplicasInfo,
     RolloutExplanation, StatefulSetInfo, StaticInfo, WaveInfo,
 };
+use std::sync::Arc;
+
+use super::Covers;
 use crate::explain::build::delay_info;
 use crate::explain::units::{Range, Secs};
 use crate::lifecycle::Lifecycle;
 use crate::lifecycle::rollout::{
-    DaemonSetPlan, DaemonSetStrategy, DeadlineVerdict, DeploymentPlan, DeploymentStrategy, JobPlan,
-    JobRestarts, Plan, PodManagement, ReplicaSource, Replicas, Resolved, Rollout, StatefulSetPlan,
-    StatefulSetUpdate, Waves,
+    CoveringBudget, DaemonSetPlan, DaemonSetStrategy, DeadlineVerdict, DeploymentPlan,
+    DeploymentStrategy, JobPlan, JobRestarts, Plan, PodManagement, ReplicaSource, Replicas,
+    Resolved, Rollout, StatefulSetPlan, StatefulSetUpdate, Waves,
 };
 use crate::model::amount::Amount;
 use crate::model::scope::budget::{Blocker, Eviction};
@@ -63,27 +66,10 @@ pub fn explain_rollout<F>(source: RolloutSource<'_, '_, F>) -> RolloutExplanatio
         disruption_budgets: rollout
             .budgets
             .iter()
-            .map(|budget| {
-                let judgement = &budget.judgement;
-                let (allowed, blocks) = match &judgement.eviction {
-                    Eviction::Allowed(n) => (Some(*n), None),
-                    Eviction::Never(blocker) => (Some(0), Some(blocker_words(blocker))),
-                    Eviction::Unknown => (None, None),
-                };
-                BudgetInfo {
-                    object: budget.object.clone(),
-                    covers: judgement
-                        .selected
-                        .iter()
-                        .map(ObjectRef::display_name)
-                        .collect(),
-                    pods: judgement.pods,
-                    desired_healthy: judgement.desired_healthy,
-                    evictions_allowed: allowed,
-                    blocks_because: blocks,
-                }
-            })
+            .flat_map(|group| group.iter())
+            .map(budget_id)
             .collect(),
+        budget_groups: rollout.budgets.clone(),
         findings: source.findings,
     };
     let replicas_info = |replicas: &Replicas| ReplicasInfo {
@@ -385,6 +371,37 @@ fn written(value: &IntOrString) -> String {
             IntOrString::Int(n) => n.to_string(),
             IntOrString::String(s) => s.clone(),
         },
+    }
+}
+
+/// A budget's id in a run's output: its file, the document, and where it is in a `List`.
+pub(crate) fn budget_id(budget: &CoveringBudget) -> String {
+    let at = &budget.at;
+    if at.prefix.segments().is_empty() {
+        format!("{}#{}", at.file, at.document)
+    } else {
+        format!("{}#{}/{}", at.file, at.document, at.prefix)
+    }
+}
+
+/// A budget, judged, as the run's list of budgets shows it once.
+pub(crate) fn budget_info(budget: &CoveringBudget) -> BudgetInfo {
+    let judgement = &budget.judgement;
+    let (allowed, blocks) = match &judgement.eviction {
+        Eviction::Allowed(n) => (Some(*n), None),
+        Eviction::Never(blocker) => (Some(0), Some(blocker_words(blocker))),
+        Eviction::Unknown => (None, None),
+    };
+    BudgetInfo {
+        id: budget_id(budget),
+        object: budget.object.clone(),
+        file: budget.at.file.to_string(),
+        line: budget.at.line,
+        covers: Covers(Arc::clone(&judgement.selected)),
+        pods: judgement.pods,
+        desired_healthy: judgement.desired_healthy,
+        evictions_allowed: allowed,
+        blocks_because: blocks,
     }
 }
 

@@ -137,23 +137,39 @@ pub fn write_rollout(
     if let Some(job) = &rollout.job {
         write_job(out, job)?;
     }
-    for budget in &rollout.disruption_budgets {
-        let allows = match (budget.evictions_allowed, &budget.blocks_because) {
-            (_, Some(why)) => format!("allows no eviction: {why}"),
-            (Some(n), None) => format!(
-                "allows {n} eviction{} at a time when all pods are healthy",
-                if n == 1 { "" } else { "s" }
-            ),
-            (None, None) => "allows what the pods' count decides".to_owned(),
-        };
-        line(
-            out,
-            "budget",
-            &format!("{} {allows}", budget.object.display_name()),
-        )?;
+    for group in &rollout.budget_groups {
+        for budget in group.iter().take(LISTED_BUDGETS) {
+            let budget = super::budget_info(budget);
+            let allows = match (budget.evictions_allowed, &budget.blocks_because) {
+                (_, Some(why)) => format!("allows no eviction: {why}"),
+                (Some(n), None) => format!(
+                    "allows {n} eviction{} at a time when all pods are healthy",
+                    if n == 1 { "" } else { "s" }
+                ),
+                (None, None) => "allows what the pods' count decides".to_owned(),
+            };
+            line(
+                out,
+                "budget",
+                &format!("{} {allows}", budget.object.display_name()),
+            )?;
+        }
+        if group.len() > LISTED_BUDGETS {
+            line(
+                out,
+                "",
+                &format!(
+                    "… and {} with the same selector",
+                    plural((group.len() - LISTED_BUDGETS) as i64, "more budget")
+                ),
+            )?;
+        }
     }
     write_notes_and_findings(out, &[], &rollout.findings, &ListStyle::TEXT)
 }
+
+/// The budgets of one selector listed under a rollout; the rest are counted.
+const LISTED_BUDGETS: usize = 3;
 
 fn write_deployment(out: &mut dyn Write, deployment: &DeploymentInfo) -> io::Result<()> {
     let strategy = match (&deployment.max_surge, &deployment.max_unavailable) {
