@@ -8,7 +8,7 @@
 //! objects and never disagree. Only directories where a file names a budget or an autoscaler
 //! get one: elsewhere a file's own scope says the same.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use super::files::{read_path, text_of};
 use super::options::FilePlan;
 use crate::lint::FileRole;
-use crate::model::scope::{Scope, may_hold_scope};
+use crate::model::scope::{Placed, Scope, may_hold_scope};
 use crate::safe_fs::Reader;
 use crate::source::SourceFile;
 
@@ -72,11 +72,47 @@ pub fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)]) {
                 Some(Scope::read_part(&file, plan.settings.pod_templates()))
             })
             .collect();
+        if let Some(why) = alternatives(&scopes) {
+            let why: Arc<str> = Arc::from(why);
+            for index in members {
+                files[index].1.alone_because = Some(Arc::clone(&why));
+            }
+            continue;
+        }
         let scope = Arc::new(Scope::union(scopes));
         for index in members {
             files[index].1.scope = Some(Arc::clone(&scope));
         }
     }
+}
+
+/// Why the files of one directory are alternatives rather than one deployment: the first
+/// object of a kind, namespace and name that two of them hold.
+fn alternatives(parts: &[Scope]) -> Option<String> {
+    let mut first: HashMap<(&str, Option<&str>, &str), &Placed> = HashMap::new();
+    for part in parts {
+        for (object, at) in part.placed_objects() {
+            let Some(name) = object.name.as_deref() else {
+                continue;
+            };
+            let key = (object.kind.as_str(), object.namespace.as_deref(), name);
+            match first.get(&key) {
+                Some(earlier) if earlier.file != at.file => {
+                    return Some(format!(
+                        "`{}` is in both {} and {}, so the files of this directory are alternatives, not judged together",
+                        object.display_name(),
+                        earlier.display(),
+                        at.display()
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    first.insert(key, at);
+                }
+            }
+        }
+    }
+    None
 }
 
 fn directory_of(path: &Path) -> PathBuf {

@@ -301,6 +301,14 @@ impl Scope {
         &self.autoscalers
     }
 
+    /// Every workload, budget and autoscaler, with where it is.
+    pub fn placed_objects(&self) -> impl Iterator<Item = (&ObjectRef, &Placed)> {
+        let workloads = self.workloads.iter().map(|w| (&w.object, &w.at));
+        let budgets = self.budgets.iter().map(|b| (&b.object, &b.at));
+        let autoscalers = self.autoscalers.iter().map(|a| (&a.object, &a.at));
+        workloads.chain(budgets).chain(autoscalers)
+    }
+
     /// Custom resources of kinds podcycle does not know, whose operators may create pods it
     /// cannot see.
     pub fn opaque(&self) -> &[ObjectRef] {
