@@ -348,6 +348,9 @@ impl RollingWaves {
     }
 }
 
+/// Waves, each with its index from 0.
+pub type Numbered = Vec<(i64, Wave)>;
+
 /// The waves of a rollout, each computed when asked for: a rolling update's by formula
 /// ([`RollingWaves`]), a `Recreate`'s one wave.
 #[derive(Clone, Debug, PartialEq)]
@@ -402,9 +405,9 @@ impl Waves {
 
     /// The first `first` waves and the last `last`, each with its index, and how many lie
     /// between: what a reader is shown of a rollout of any length.
-    pub fn ends(&self, first: i64, last: i64) -> (Vec<(i64, Wave)>, i64, Vec<(i64, Wave)>) {
+    pub fn ends(&self, first: i64, last: i64) -> (Numbered, i64, Numbered) {
         let count = self.len();
-        let listed = |range: std::ops::Range<i64>| -> Vec<(i64, Wave)> {
+        let listed = |range: std::ops::Range<i64>| -> Numbered {
             range
                 .filter_map(|index| Some((index, self.nth(index)?)))
                 .collect()
