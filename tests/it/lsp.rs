@@ -1225,3 +1225,22 @@ fn the_editor_reports_what_check_reports() {
         "check only: {missing:#?}\neditor only: {extra:#?}"
     );
 }
+
+#[test]
+fn the_largest_counts_are_judged_in_the_editor() {
+    // A wave per replica made the server allocate without bound on this file and die.
+    let text = include_str!("../../testdata/scale/largest-counts.yaml");
+    let mut client = Client::start(capabilities(false));
+    let counts = uri("/work/deploy/counts.yaml");
+    client.open(&counts, 1, text);
+    let published = client.diagnostics(&counts, Some(1));
+    assert!(
+        published.diagnostics.iter().any(|d| d.code
+            == Some(NumberOrString::String(
+                "job-deadline-cuts-retries".to_owned()
+            ))),
+        "{:?}",
+        published.diagnostics
+    );
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
