@@ -8,6 +8,11 @@
 //!   select the same pods, N = 1,000 and 4,000. Target: 4,000 in at most 6 times the time of
 //!   1,000 and 200 MB; `explain --rollout --format json` of 1,000 × 1,000 under 2 s.
 //!
+//! - `one small file`: `podcycle check testdata/small-app.yaml` named alone (pre-commit's run)
+//!   in a git checkout of a few files and in one of 20,000 files in 2,000 directories. Target:
+//!   under 5 ms in both; the owners of a named file are found from git's index, not by walking
+//!   the tree.
+//!
 //! `cargo bench --bench scope`; `PODCYCLE_BENCH_ROUNDS` (default 3) sets the rounds. Each
 //! round runs every case once, in turn, so that a busy neighbour slows all alike; the table
 //! gives the median wall time and the largest peak resident set size.
@@ -40,7 +45,11 @@ fn main() {
         std::fs::write(dir.path().join(format!("budgets-{n}.yaml")), budgets(n))
             .expect("writing the budgets");
     }
-    let cases: Vec<(String, Vec<String>)> = [
+    let small_tree = tempfile::tempdir().expect("a temporary directory");
+    let large_tree = tempfile::tempdir().expect("a temporary directory");
+    checkout(small_tree.path(), 0);
+    checkout(large_tree.path(), 2_000);
+    let mut cases: Vec<(String, Vec<String>)> = [
         ("check", "counts.yaml"),
         ("check --format json", "counts.yaml"),
         ("explain", "counts.yaml"),
@@ -58,16 +67,37 @@ fn main() {
         (format!("{command} {file}"), args)
     })
     .collect();
+    let one_file = |dir: &Path| {
+        vec![
+            "--in".to_owned(),
+            dir.display().to_string(),
+            "check".to_owned(),
+            "--no-render".to_owned(),
+            "one.yaml".to_owned(),
+        ]
+    };
+    cases.push((
+        "check one.yaml, a checkout of 2 files".to_owned(),
+        one_file(small_tree.path()),
+    ));
+    cases.push((
+        "check one.yaml, a checkout of 20,000 files".to_owned(),
+        one_file(large_tree.path()),
+    ));
 
     let before = machine_load();
     let mut runs: Vec<Vec<Run>> = vec![Vec::new(); cases.len()];
     for _ in 0..rounds {
         for (case, (_, args)) in cases.iter().enumerate() {
+            let (run_in, args) = match args.split_first() {
+                Some((flag, rest)) if flag == "--in" => (Path::new(&rest[0]), &rest[1..]),
+                _ => (dir.path(), &args[..]),
+            };
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             runs[case].push(process::measure(
                 Path::new(env!("CARGO_BIN_EXE_podcycle")),
                 &args,
-                dir.path(),
+                run_in,
             ));
         }
     }
@@ -101,6 +131,40 @@ fn main() {
          are not.",
         machine_load()
     );
+}
+
+/// A git checkout in `dir` holding `one.yaml` (the small app), a kustomization, and
+/// `directories` directories of ten manifests each, all tracked.
+fn checkout(dir: &Path, directories: usize) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(root.join("testdata/small-app.yaml"), dir.join("one.yaml"))
+        .expect("copying the small app");
+    std::fs::write(dir.join("kustomization.yaml"), "resources: [one.yaml]\n")
+        .expect("writing a kustomization");
+    for d in 0..directories {
+        let sub = dir.join(format!("d{}/e{d}", d % 50));
+        std::fs::create_dir_all(&sub).expect("a directory");
+        for f in 0..10 {
+            std::fs::write(
+                sub.join(format!("m{f}.yaml")),
+                "apiVersion: v1\nkind: ConfigMap\n",
+            )
+            .expect("a manifest");
+        }
+    }
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("git runs");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
 }
 
 /// One file of `n` Deployments and `n` PodDisruptionBudgets, every budget selecting the pods

@@ -5,6 +5,7 @@
 //! why.
 
 pub(crate) mod classify;
+mod git_index;
 pub mod owners;
 pub mod roles;
 
