@@ -19,15 +19,16 @@ const MAX_INDEX_BYTES: u64 = 256 << 20;
 const FIXED: usize = 62;
 const EXTENDED: u16 = 0x4000;
 
-/// The paths the index of the repository at `root` tracks, relative to `root`, with `/`
-/// between components; `None` when there is no index podcycle reads.
-pub(crate) fn tracked_paths(root: &Path) -> Option<Vec<String>> {
+/// The paths the index of the repository at `root` tracks that `keep` keeps (it sees each
+/// path's bytes; only those kept are copied), relative to `root`, with `/` between
+/// components; `None` when there is no index podcycle reads.
+pub(crate) fn tracked_paths(root: &Path, keep: impl Fn(&[u8]) -> bool) -> Option<Vec<String>> {
     let index = git_dir(root)?.join("index");
     let metadata = std::fs::symlink_metadata(&index).ok()?;
     if !metadata.is_file() || metadata.len() > MAX_INDEX_BYTES {
         return None;
     }
-    parse(&std::fs::read(&index).ok()?)
+    parse(&std::fs::read(&index).ok()?, keep)
 }
 
 /// The repository's git directory: `.git`, or where a linked worktree's `.git` file points
@@ -46,7 +47,7 @@ fn git_dir(root: &Path) -> Option<std::path::PathBuf> {
     Some(root.join(target))
 }
 
-fn parse(bytes: &[u8]) -> Option<Vec<String>> {
+fn parse(bytes: &[u8], keep: impl Fn(&[u8]) -> bool) -> Option<Vec<String>> {
     let word = |at: usize| -> Option<u32> {
         Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
     };
@@ -58,9 +59,10 @@ fn parse(bytes: &[u8]) -> Option<Vec<String>> {
         return None;
     }
     let count = usize::try_from(word(8)?).ok()?;
-    let mut paths = Vec::with_capacity(count.min(bytes.len() / FIXED));
+    let mut paths = Vec::new();
     let mut at = 12;
-    let mut previous: Vec<u8> = Vec::new();
+    // The current path: version 4 builds each from the one before.
+    let mut path: Vec<u8> = Vec::new();
     for _ in 0..count {
         let start = at;
         let flags = u16::from_be_bytes(bytes.get(at + 60..at + 62)?.try_into().ok()?);
@@ -68,25 +70,24 @@ fn parse(bytes: &[u8]) -> Option<Vec<String>> {
         if version >= 3 && flags & EXTENDED != 0 {
             at += 2;
         }
-        let path = if version == 4 {
+        if version == 4 {
             let (drop, read) = varint(bytes.get(at..)?)?;
             at += read;
             let end = at + bytes.get(at..)?.iter().position(|&b| b == 0)?;
-            let keep = previous.len().checked_sub(drop)?;
-            let mut path = previous[..keep].to_vec();
+            let keep = path.len().checked_sub(drop)?;
+            path.truncate(keep);
             path.extend_from_slice(&bytes[at..end]);
             at = end + 1;
-            path
         } else {
             let end = at + bytes.get(at..)?.iter().position(|&b| b == 0)?;
-            let path = bytes[at..end].to_vec();
+            path.clear();
+            path.extend_from_slice(&bytes[at..end]);
             // The entry, path and at least one NUL, padded to a multiple of 8.
-            let length = (end - start + 8) & !7;
-            at = start + length;
-            path
-        };
-        paths.push(String::from_utf8(path.clone()).ok()?);
-        previous = path;
+            at = start + ((end - start + 8) & !7);
+        }
+        if keep(&path) {
+            paths.push(String::from_utf8(path.clone()).ok()?);
+        }
     }
     Some(paths)
 }
@@ -144,7 +145,7 @@ mod tests {
         assert!(git(root, &["add", "."]));
         for version in ["2", "3", "4"] {
             assert!(git(root, &["update-index", "--index-version", version]));
-            let mut paths = tracked_paths(root).expect("an index");
+            let mut paths = tracked_paths(root, |_| true).expect("an index");
             paths.sort();
             let mut expected: Vec<&str> = names.to_vec();
             expected.sort();
@@ -154,8 +155,9 @@ mod tests {
 
     #[test]
     fn a_malformed_index_is_not_read() {
-        assert_eq!(parse(b"DIRC\0\0\0\x02\0\0\0\x05"), None);
-        assert_eq!(parse(b"NOPE"), None);
-        assert_eq!(parse(b""), None);
+        let all = |_: &[u8]| true;
+        assert_eq!(parse(b"DIRC\0\0\0\x02\0\0\0\x05", all), None);
+        assert_eq!(parse(b"NOPE", all), None);
+        assert_eq!(parse(b"", all), None);
     }
 }

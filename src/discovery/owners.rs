@@ -221,7 +221,12 @@ impl Graph {
 /// those `exclude` or a tool's directory leave out; `None` when `root` has no index podcycle
 /// reads (then the tree is walked).
 fn kustomizations_tracked(root: &Path, exclude: &GlobSet) -> Option<Vec<PathBuf>> {
-    let paths = super::git_index::tracked_paths(root)?;
+    let paths = super::git_index::tracked_paths(root, |path| {
+        let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+        kustomize::KUSTOMIZATION_FILES
+            .iter()
+            .any(|file| file.as_bytes() == name)
+    })?;
     let mut dirs: Vec<PathBuf> = paths
         .iter()
         .filter_map(|path| {
