@@ -11,7 +11,7 @@ use crate::model::custom::{self, FoundTemplate, PodTemplateKind};
 use crate::model::patch::{PATCH_DIRECTIVES, has_assertion_expressions, has_patch_directives};
 use crate::model::path::FieldPath;
 use crate::model::path::PathSegment;
-use crate::model::scope::{Placed, Scope};
+use crate::model::scope::{Placed, Scope, ScopeMember};
 use crate::model::services::{Service, services_in};
 use crate::model::tree::ObjectTree;
 use crate::model::{
@@ -411,20 +411,24 @@ impl DocumentLint<'_, '_> {
             return;
         }
         let settings = self.file.settings;
+        let members = scope.members_in(&self.file.file.path, self.document.index);
+        if members.is_empty() {
+            return;
+        }
         for object in self.objects {
             let here =
                 |at: &Placed| at.is(&self.file.file.path, self.document.index, &object.prefix);
-            let target = match (
-                scope.budgets().iter().find(|budget| here(&budget.at)),
-                scope
-                    .autoscalers()
-                    .iter()
-                    .find(|autoscaler| here(&autoscaler.at)),
-            ) {
-                (Some(budget), _) => ScopeObject::Budget(budget),
-                (None, Some(autoscaler)) => ScopeObject::Autoscaler(autoscaler),
-                (None, None) => continue,
-            };
+            let target = members.iter().find_map(|member| match *member {
+                ScopeMember::Budget(b) => {
+                    let budget = &scope.budgets()[b];
+                    here(&budget.at).then_some(ScopeObject::Budget(budget))
+                }
+                ScopeMember::Autoscaler(a) => {
+                    let autoscaler = &scope.autoscalers()[a];
+                    here(&autoscaler.at).then_some(ScopeObject::Autoscaler(autoscaler))
+                }
+            });
+            let Some(target) = target else { continue };
             let context = ScopeContext {
                 scope,
                 object: target,

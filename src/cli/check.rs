@@ -222,12 +222,18 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
     if plan.stdin.is_some() {
         lines.push(("-".to_owned(), "lint (standard input)".to_owned()));
     }
-    for (path, plan) in &plan.files {
-        let what = match plan.role {
-            FileRole::Manifest => "lint",
-            FileRole::Patch => "lint (patch or expected state: document checks only)",
+    // Which directories hold alternatives rather than one deployment, as the run would find.
+    let mut files = plan.files.clone();
+    crate::run::share_directory_scopes(&mut files);
+    for (path, plan) in &files {
+        let what = match (plan.role, &plan.alone_because) {
+            (FileRole::Manifest, None) => "lint".to_owned(),
+            (FileRole::Manifest, Some(why)) => format!("lint (its own scope: {why})"),
+            (FileRole::Patch, _) => {
+                "lint (patch or expected state: document checks only)".to_owned()
+            }
         };
-        lines.push((render::display(path), what.to_owned()));
+        lines.push((render::display(path), what));
     }
     for job in &plan.renders {
         let what = match &job.input {

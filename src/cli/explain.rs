@@ -245,6 +245,7 @@ pub fn explain_text(
         role: FileRole::Manifest,
         keep_text: false,
         scope: None,
+        alone_because: None,
     };
     run.file(path.to_owned(), text.as_bytes().to_vec(), &plan)
         .expect("writing to memory");

@@ -6,6 +6,7 @@
 
 pub(crate) mod classify;
 pub(crate) mod fixtures;
+mod git_index;
 pub mod owners;
 pub mod roles;
 

@@ -122,6 +122,14 @@ const MAX_KUSTOMIZATIONS: usize = 10_000;
 impl Graph {
     fn read(root: &Path, exclude: &GlobSet, options: WalkOptions) -> Graph {
         let mut graph = Graph::default();
+        // A checkout's index names every kustomization it tracks: one read instead of a walk
+        // of the whole tree.
+        if let Some(dirs) = kustomizations_tracked(root, exclude) {
+            for dir in dirs.iter().take(MAX_KUSTOMIZATIONS) {
+                graph.add(dir);
+            }
+            return graph;
+        }
         let ignore_files = !options.no_ignore_files;
         let exclude = exclude.clone();
         let walk = WalkBuilder::new(root)
@@ -146,37 +154,42 @@ impl Graph {
             if !entry.file_type().is_some_and(|t| t.is_dir()) {
                 continue;
             }
-            let Ok(kustomization) = kustomize::read_kustomization(entry.path()) else {
-                continue;
-            };
-            let dir = canonical(&kustomization.dir);
-            let mut used = vec![canonical(&kustomization.file)];
-            used.extend(
-                kustomization
-                    .loads
-                    .iter()
-                    // A remote address names no file here, and matches none.
-                    .map(|load| canonical(&kustomization.dir.join(&load.value))),
-            );
-            used.extend(
-                kustomization
-                    .bases
-                    .iter()
-                    .chain(&kustomization.components)
-                    .chain(&kustomization.plugin_dirs)
-                    .map(|d| canonical(d)),
-            );
-            for path in used {
-                let users = graph.users.entry(path).or_default();
-                if !users.contains(&dir) {
-                    users.push(dir.clone());
-                }
-            }
-            let overlay = !kustomization.component
-                && (kustomization.transforms() || !kustomization.bases.is_empty());
-            graph.overlays.insert(dir, overlay);
+            graph.add(entry.path());
         }
         graph
+    }
+
+    /// Adds the kustomization of `dir`, if it has one podcycle reads.
+    fn add(&mut self, dir: &Path) {
+        let Ok(kustomization) = kustomize::read_kustomization(dir) else {
+            return;
+        };
+        let dir = canonical(&kustomization.dir);
+        let mut used = vec![canonical(&kustomization.file)];
+        used.extend(
+            kustomization
+                .loads
+                .iter()
+                // A remote address names no file here, and matches none.
+                .map(|load| canonical(&kustomization.dir.join(&load.value))),
+        );
+        used.extend(
+            kustomization
+                .bases
+                .iter()
+                .chain(&kustomization.components)
+                .chain(&kustomization.plugin_dirs)
+                .map(|d| canonical(d)),
+        );
+        for path in used {
+            let users = self.users.entry(path).or_default();
+            if !users.contains(&dir) {
+                users.push(dir.clone());
+            }
+        }
+        let overlay = !kustomization.component
+            && (kustomization.transforms() || !kustomization.bases.is_empty());
+        self.overlays.insert(dir, overlay);
     }
 
     /// Every overlay that builds from `file` (canonical), directly or not.
@@ -202,6 +215,43 @@ impl Graph {
         found.sort();
         found
     }
+}
+
+/// The directories of the kustomizations the index of the checkout at `root` tracks, less
+/// those `exclude` or a tool's directory leave out; `None` when `root` has no index podcycle
+/// reads (then the tree is walked).
+fn kustomizations_tracked(root: &Path, exclude: &GlobSet) -> Option<Vec<PathBuf>> {
+    let paths = super::git_index::tracked_paths(root, |path| {
+        let name = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+        kustomize::KUSTOMIZATION_FILES
+            .iter()
+            .any(|file| file.as_bytes() == name)
+    })?;
+    let mut dirs: Vec<PathBuf> = paths
+        .iter()
+        .filter_map(|path| {
+            let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+            kustomize::KUSTOMIZATION_FILES
+                .contains(&name)
+                .then(|| root.join(dir))
+        })
+        .filter(|dir| {
+            let relative = dir.strip_prefix(root).unwrap_or(dir);
+            // Only paths inside the checkout: an index names none other, but is not trusted to.
+            relative
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+                && !relative.components().any(|c| {
+                    TOOL_DIRECTORIES
+                        .iter()
+                        .any(|tool| c.as_os_str() == OsStr::new(tool))
+                })
+                && !excluded(exclude, dir)
+        })
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    Some(dirs)
 }
 
 fn canonical(path: &Path) -> PathBuf {
@@ -305,5 +355,49 @@ mod tests {
         assert_eq!(of(&conf), [root.join("uses-comp")]);
         // Only a kustomization that lists files: linted as they are, nothing to build.
         assert!(of(&lone).is_empty());
+    }
+
+    #[test]
+    fn a_checkouts_index_names_its_kustomizations_without_a_walk() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .args(args)
+                .current_dir(&root)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", &root)
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if !git(&["init", "-q"]) {
+            eprintln!("git is not available: skipped");
+            return;
+        }
+        write(
+            &root,
+            "base/kustomization.yaml",
+            "resources: [deploy.yaml]\n",
+        );
+        let deploy = write(&root, "base/deploy.yaml", "");
+        write(
+            &root,
+            "prod/kustomization.yaml",
+            "resources: [../base]\nnamePrefix: prod-\n",
+        );
+        assert!(git(&["add", "base", "prod"]));
+        // Not tracked: the index does not name it, so it is not read.
+        write(
+            &root,
+            "draft/kustomization.yaml",
+            "resources: [../base]\nnamePrefix: draft-\n",
+        );
+        let owners = overlays_using(
+            std::slice::from_ref(&deploy),
+            &GlobSet::empty(),
+            WalkOptions::default(),
+        );
+        let dirs: Vec<PathBuf> = owners.iter().map(|(dir, _)| canonical(dir)).collect();
+        assert_eq!(dirs, [root.join("prod")]);
     }
 }

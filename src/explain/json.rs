@@ -32,6 +32,31 @@ pub fn finish(out: &mut dyn Write, key: &str, written: usize) -> io::Result<()> 
     }
 }
 
+/// Closes the list `key` and adds the list `more_key` of `more`, whole: `{"rollouts": [...],
+/// "disruption_budgets": [...]}`.
+pub fn finish_with(
+    out: &mut dyn Write,
+    key: &str,
+    written: usize,
+    more_key: &str,
+    more: &[impl Serialize],
+) -> io::Result<()> {
+    if written == 0 {
+        write!(out, "{{\n  \"{key}\": [],\n  \"{more_key}\": [")?;
+    } else {
+        write!(out, "\n  ],\n  \"{more_key}\": [")?;
+    }
+    for (index, item) in more.iter().enumerate() {
+        out.write_all(if index == 0 { b"\n    " } else { b",\n    " })?;
+        serde_json::to_writer_pretty(Indented { out }, item)?;
+    }
+    if more.is_empty() {
+        out.write_all(b"]\n}\n")
+    } else {
+        out.write_all(b"\n  ]\n}\n")
+    }
+}
+
 /// Indents every line after the first by the two levels of the `pods` array. JSON strings
 /// hold no raw newline (serde escapes it), so every newline is the printer's own.
 struct Indented<'w> {

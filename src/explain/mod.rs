@@ -18,6 +18,7 @@ mod select;
 mod text;
 mod units;
 
+use std::collections::HashSet;
 use std::io::{self, Write};
 
 pub use build::{PodSource, explain_pod};
@@ -62,6 +63,12 @@ pub(crate) struct ExplainWriter<W: Write> {
     written: usize,
     /// The key of the JSON list: `pods`, or `rollouts`.
     key: &'static str,
+    /// The disruption budgets the rollouts written so far name, each once, for the JSON
+    /// list beside them.
+    budgets: Vec<rollout::BudgetInfo>,
+    /// The groups of budgets already in `budgets`, by address: the rollouts of one scope
+    /// share them.
+    budget_groups_seen: HashSet<usize>,
 }
 
 impl<W: Write> ExplainWriter<W> {
@@ -72,6 +79,8 @@ impl<W: Write> ExplainWriter<W> {
             format,
             written: 0,
             key: "pods",
+            budgets: Vec::new(),
+            budget_groups_seen: HashSet::new(),
         }
     }
 
@@ -88,7 +97,15 @@ impl<W: Write> ExplainWriter<W> {
         let first = self.written == 0;
         self.written += 1;
         match self.format {
-            ExplainFormat::Json => json::write_item(&mut self.out, self.key, rollout, first),
+            ExplainFormat::Json => {
+                for group in &rollout.budget_groups {
+                    // The address of a group's shared list: equal for every rollout it covers.
+                    if self.budget_groups_seen.insert(group.as_ptr() as usize) {
+                        self.budgets.extend(group.iter().map(rollout::budget_info));
+                    }
+                }
+                json::write_item(&mut self.out, self.key, rollout, first)
+            }
             ExplainFormat::Text | ExplainFormat::Mermaid => {
                 let mut out = crate::escape::ControlFilter::new(&mut self.out);
                 if !first {
@@ -133,8 +150,16 @@ impl<W: Write> ExplainWriter<W> {
     /// Ends the output (closes the JSON document, `{"pods": []}` when nothing was written)
     /// and flushes it.
     pub(crate) fn finish(mut self) -> io::Result<W> {
-        if self.format == ExplainFormat::Json {
-            json::finish(&mut self.out, self.key, self.written)?;
+        match (self.format, self.key) {
+            (ExplainFormat::Json, "rollouts") => json::finish_with(
+                &mut self.out,
+                self.key,
+                self.written,
+                "disruption_budgets",
+                &self.budgets,
+            )?,
+            (ExplainFormat::Json, _) => json::finish(&mut self.out, self.key, self.written)?,
+            _ => {}
         }
         self.out.flush()?;
         Ok(self.out)

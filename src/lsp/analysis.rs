@@ -1,15 +1,19 @@
-//! What the server reports for a text: the diagnostics of [`lint_file_as`] — the call
-//! `podcycle check` makes — in the documents that hold Kubernetes workloads. The language
+//! What the server reports for a text: the diagnostics of [`lint_file_in_scope`] — the call
+//! `podcycle check` makes, with the scope `check` gives the file on its directory (the budgets
+//! and autoscalers of the manifests beside it, `run::editor_scope`) — in the documents that
+//! files that hold a Kubernetes object, every document of them as `check` reports it (a
+//! PodDisruptionBudget beside a Deployment, a broken document beside a Pod). The language
 //! server runs next to general YAML servers, so a YAML file that is not a Kubernetes manifest
 //! (a CI workflow, a Helm values file) gets nothing, not even a syntax error.
 
 use lsp_types::Uri;
 
-use super::config::display_name;
+use super::config::{display_name, file_path};
 use super::convert::{self, ClientInfo, Text};
 use crate::diagnostics::Diagnostic;
-use crate::lint::{FileRole, lint_file_as};
-use crate::model::{WorkloadKind, workload_objects};
+use crate::lint::{FileRole, lint_file_as, lint_file_in_scope};
+use crate::model::scope::Scope;
+use crate::run::editor_scope;
 use crate::settings::Settings;
 use crate::source::{LineIndex, SourceFile};
 use crate::yaml::{Document, parse_stream};
@@ -22,7 +26,7 @@ pub fn lsp_diagnostics(
     role: FileRole,
     client: ClientInfo,
 ) -> Vec<lsp_types::Diagnostic> {
-    let found = analyse(&display_name(uri), text, settings, role);
+    let found = analyse_in_directory(uri, text, settings, role);
     if found.is_empty() {
         return Vec::new();
     }
@@ -38,11 +42,36 @@ pub fn lsp_diagnostics(
         .collect()
 }
 
-/// Lints `text` the way `check` lints a file, and keeps the diagnostics of the documents that
-/// hold Kubernetes workloads.
+/// Lints an open document the way `check` lints its file on its directory: within the scope
+/// of the manifests beside it.
+pub fn analyse_in_directory(
+    uri: &Uri,
+    text: &str,
+    settings: &Settings,
+    role: FileRole,
+) -> Vec<Diagnostic> {
+    let scope = file_path(uri).and_then(|path| editor_scope(&path, text, settings, role).0);
+    analyse_in(&display_name(uri), text, settings, role, scope.as_deref())
+}
+
+/// Lints `text` the way `check` lints a file given alone; nothing when no document of it is a
+/// Kubernetes object.
 pub fn analyse(path: &str, text: &str, settings: &Settings, role: FileRole) -> Vec<Diagnostic> {
+    analyse_in(path, text, settings, role, None)
+}
+
+fn analyse_in(
+    path: &str,
+    text: &str,
+    settings: &Settings,
+    role: FileRole,
+    scope: Option<&Scope>,
+) -> Vec<Diagnostic> {
     let file = SourceFile::new(path, text);
-    let mut diagnostics = lint_file_as(&file, settings, role);
+    let mut diagnostics = match scope {
+        Some(scope) => lint_file_in_scope(&file, settings, role, scope, &mut |_| {}).diagnostics,
+        None => lint_file_as(&file, settings, role),
+    };
     if diagnostics.is_empty() {
         return diagnostics;
     }
@@ -60,52 +89,30 @@ pub fn analyse(path: &str, text: &str, settings: &Settings, role: FileRole) -> V
             }
         })
         .collect();
-    let kubernetes: Vec<(u32, bool)> = documents
-        .iter()
-        .enumerate()
-        .map(|(i, document)| {
-            let end = starts.get(i + 1).copied().unwrap_or(text.len());
-            let source = text.get(starts[i]..end).unwrap_or_default();
-            (
-                u32::try_from(starts[i]).unwrap_or(u32::MAX),
-                holds_workloads(document, source, settings),
-            )
-        })
-        .collect();
-    diagnostics.retain(|diagnostic| {
-        // The document a diagnostic belongs to is the last one starting at or before it.
-        let index = kubernetes
-            .partition_point(|&(start, _)| start <= diagnostic.span.start)
-            .saturating_sub(1);
-        kubernetes.get(index).is_some_and(|&(_, yes)| yes)
+    // A file with a Kubernetes object in it is a manifest, and `check` reports every one of
+    // its documents; any other YAML file is left to other tools.
+    let manifest = documents.iter().enumerate().any(|(i, document)| {
+        let end = starts.get(i + 1).copied().unwrap_or(text.len());
+        holds_objects(document, text.get(starts[i]..end).unwrap_or_default())
     });
+    if !manifest {
+        diagnostics.clear();
+    }
     diagnostics
 }
 
-/// Whether a document holds Kubernetes workloads. A document that a syntax error cut short
-/// (typing in progress) has no tree; its top-level `apiVersion` and `kind` lines decide.
-fn holds_workloads(document: &Document, source: &str, settings: &Settings) -> bool {
-    if !workload_objects(document).is_empty() {
-        return true;
-    }
-    let kinds = settings.pod_templates();
-    if !crate::model::custom_workloads_among(document, &crate::model::objects(document), kinds)
-        .is_empty()
-    {
+/// Whether a document holds Kubernetes objects (`apiVersion` and `kind`). A document that a
+/// syntax error cut short (typing in progress) has no tree; its top-level `apiVersion` and
+/// `kind` lines decide.
+fn holds_objects(document: &Document, source: &str) -> bool {
+    if !crate::model::objects(document).is_empty() {
         return true;
     }
     if document.root.is_some() {
         return false;
     }
     let (api_version, kind) = top_level_type(source);
-    match (api_version, kind) {
-        (Some(api_version), Some(kind)) => {
-            kind.ends_with("List")
-                || WorkloadKind::from_type(api_version, kind).is_some()
-                || settings.pod_templates().find(api_version, kind).is_some()
-        }
-        _ => false,
-    }
+    api_version.is_some() && kind.is_some()
 }
 
 /// The values of the first `apiVersion:` and `kind:` keys at the start of a line (YAML), or of

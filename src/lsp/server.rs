@@ -29,7 +29,7 @@ use lsp_types::{
 };
 
 use super::actions::{code_actions, requested};
-use super::analysis::analyse;
+use super::analysis::analyse_in_directory;
 use super::config::{
     CONFIG_FILES_GLOB, changes_config, config_diagnostics, display_name, file_path, is_config_file,
 };
@@ -527,7 +527,7 @@ impl Server<'_> {
         let diagnostics = open.diagnostics.get_or_init(|| {
             // A document the configuration excludes gets no findings, as with `check`.
             open.plan.as_ref().map_or_else(Vec::new, |plan| {
-                analyse(&display_name(uri), &open.text, &plan.settings, plan.role)
+                analyse_in_directory(uri, &open.text, &plan.settings, plan.role)
             })
         });
         let text = Text {

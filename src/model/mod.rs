@@ -51,13 +51,6 @@ pub struct ObjectSite {
     pub kind: WorkloadKind,
 }
 
-/// The workload objects of a document: the document itself, or the items of a `List`.
-/// Everything else (Services, ConfigMaps, custom resources, files that are not Kubernetes
-/// objects at all) yields nothing.
-pub(crate) fn workload_objects(document: &Document) -> Vec<ObjectSite> {
-    workloads_among(document, &objects(document))
-}
-
 /// The workload objects among `objects` of the document.
 pub(crate) fn workloads_among(document: &Document, objects: &[AnyObject]) -> Vec<ObjectSite> {
     objects

@@ -48,7 +48,7 @@ pub use options::{
 };
 pub(crate) use plan::{RenderJob, RunPlan, StdinPlan};
 pub(crate) use rendering::{RenderedOutput, Renderer};
-pub use scopes::share_directory_scopes;
+pub use scopes::{editor_scope, share_directory_scopes};
 
 use crate::diagnostics::RenderTool;
 use crate::discovery::Discovered;

@@ -143,6 +143,10 @@ pub struct FilePlan {
     /// directory — when they hold a PodDisruptionBudget or HorizontalPodAutoscaler to match
     /// across files ([`super::scopes`]); `None`: the file is its own scope.
     pub scope: Option<Arc<Scope>>,
+    /// Why the file is its own scope though its directory holds a budget or an autoscaler:
+    /// two of its files hold an object of the same kind, namespace and name, so they are
+    /// alternatives (golden outputs, variants), not one deployment (`--show-files` says so).
+    pub alone_because: Option<Arc<str>>,
 }
 
 impl RunOptions {
@@ -161,6 +165,7 @@ impl RunOptions {
             role,
             keep_text: self.keep_text,
             scope: None,
+            alone_because: None,
         }
     }
 

@@ -775,3 +775,43 @@ fn budgets_are_matched_with_the_workloads_of_their_directory_only() {
         "{elsewhere}"
     );
 }
+
+#[test]
+fn files_holding_the_same_object_are_alternatives_not_one_deployment() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // Two golden renders of one chart's budget, and a DaemonSet its selector would pick.
+    let budget = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: agent}\nspec:\n  maxUnavailable: 1\n  selector: {matchLabels: {app: agent}}\n";
+    write(root, "golden/default.yaml", budget);
+    write(root, "golden/prod.yaml", budget);
+    write(
+        root,
+        "golden/agent.yaml",
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec: {containers: [{name: agent, image: agent}]}\n",
+    );
+    let output = podcycle()
+        .current_dir(root)
+        .args(["check", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    // Judged together, they were two overlapping budgets, each over a DaemonSet without a
+    // scale; alone, each budget selects nothing its own file shows.
+    assert_eq!(
+        rules_by_file(&output),
+        Vec::<String>::new(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let shown = podcycle()
+        .current_dir(root)
+        .args(["check", "--no-config", "--show-files", "."])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8(shown.stdout).unwrap();
+    assert!(
+        shown.contains(
+            "golden/agent.yaml: lint (its own scope: `PodDisruptionBudget/agent` is in both golden/default.yaml:3 and golden/prod.yaml:3, so the files of this directory are alternatives, not judged together)"
+        ),
+        "{shown}"
+    );
+}

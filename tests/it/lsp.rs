@@ -16,7 +16,7 @@ use podcycle::lsp::{Ending, actions, analyse, lsp_diagnostics};
 use podcycle::settings::Settings;
 use podcycle::source::{LineIndex, Span};
 
-use crate::lsp_client::{Client, apply, capabilities, position, uri};
+use crate::lsp_client::{Client, apply, capabilities, offset, position, uri};
 
 const WEB: &str = include_str!("../../testdata/lsp/web.yaml");
 
@@ -215,7 +215,7 @@ fn labels_go_into_the_message_without_related_information() {
 }
 
 #[test]
-fn yaml_that_is_not_kubernetes_gets_no_diagnostics() {
+fn yaml_that_is_not_kubernetes_gets_no_diagnostics_and_objects_do() {
     let mut client = Client::start(capabilities(false));
     let workflow = uri("/work/.github/workflows/ci.yaml");
     client.open(&workflow, 1, "on: [push\njobs:\n  build: {a: 1, a: 2}\n");
@@ -231,7 +231,12 @@ fn yaml_that_is_not_kubernetes_gets_no_diagnostics() {
         1,
         "apiVersion: v1\nkind: Service\nmetadata: {name: a, name: b}\n",
     );
-    assert!(client.diagnostics(&service, Some(1)).diagnostics.is_empty());
+    // A Service is a Kubernetes object: what `check` says of it, the editor shows.
+    let published = client.diagnostics(&service, Some(1)).diagnostics;
+    assert_eq!(
+        published.iter().map(|d| d.code.clone()).collect::<Vec<_>>(),
+        [Some(NumberOrString::String("duplicate-key".to_owned()))]
+    );
     assert_eq!(client.shutdown(), Ending::Clean);
 }
 
@@ -307,11 +312,15 @@ fn rules_left(text: &str) -> Vec<&'static str> {
 }
 
 #[test]
-fn only_documents_with_kubernetes_workloads_get_diagnostics() {
+fn only_files_with_kubernetes_objects_get_diagnostics() {
     // A syntax error in a file that is not a manifest is left to other tools.
     assert!(rules_left("jobs:\n  build: [\n").is_empty());
     assert!(rules_left("a: 1\na: 2\n").is_empty());
-    assert!(rules_left("apiVersion: v1\nkind: Service\nmetadata: {a: 1, a: 2}\n").is_empty());
+    // A Kubernetes object that is not a workload is judged as `check` judges it.
+    assert_eq!(
+        rules_left("apiVersion: v1\nkind: Service\nmetadata: {a: 1, a: 2}\n"),
+        ["duplicate-key"]
+    );
     // A manifest cut short by a syntax error still gets it.
     assert_eq!(
         rules_left("apiVersion: apps/v1\nkind: Deployment\nspec:\n  template: [\n"),
@@ -321,9 +330,10 @@ fn only_documents_with_kubernetes_workloads_get_diagnostics() {
         rules_left("{\"apiVersion\": \"v1\",\n \"kind\": \"Pod\",\n \"spec\": [\n"),
         ["yaml-syntax"]
     );
-    // Documents are judged one by one.
+    // A file with a Kubernetes object in it is a manifest: every document of it is reported,
+    // as `check` reports it.
     let stream = "a: [\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: a, name: b}\n";
-    assert_eq!(rules_left(stream), ["duplicate-key"]);
+    assert_eq!(rules_left(stream), ["yaml-syntax", "duplicate-key"]);
 }
 
 #[test]
@@ -1132,6 +1142,152 @@ fn an_untrusted_workspace_renders_nothing() {
             .diagnostics(&document, Some(1))
             .diagnostics
             .is_empty()
+    );
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+/// `(file name, rule, line, column, severity)` of each finding, 1-based, sorted.
+type Found = Vec<(String, String, u64, u64, String)>;
+
+/// What `check --format json .` reports in `root`, by file name relative to it.
+fn checked(root: &std::path::Path) -> Found {
+    let output = crate::common::podcycle()
+        .current_dir(root)
+        .args(["check", "--no-render", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&output.stderr)));
+    let mut found: Found = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap().to_owned(),
+                d["rule"].as_str().unwrap().to_owned(),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+                d["severity"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn the_editor_reports_what_check_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let mut files: Vec<String> = Vec::new();
+    // Every rule fixture, each alone in its directory.
+    for rule in std::fs::read_dir("rules").unwrap() {
+        let rule = rule.unwrap().path();
+        for fixture in std::fs::read_dir(&rule).into_iter().flatten() {
+            let fixture = fixture.unwrap().path();
+            if fixture.extension().and_then(|e| e.to_str()) != Some("yaml") {
+                continue;
+            }
+            let name = format!(
+                "{}/{}/fixture.yaml",
+                rule.file_name().unwrap().to_str().unwrap(),
+                fixture.file_stem().unwrap().to_str().unwrap()
+            );
+            crate::common::write(&root, &name, &std::fs::read_to_string(&fixture).unwrap());
+            files.push(name);
+        }
+    }
+    // A workload, its budget and its autoscaler in three files of one directory, and a file
+    // holding a Deployment and a bad budget.
+    let multi = [
+        (
+            "multi/deploy.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx}]}\n",
+        ),
+        (
+            "multi/pdb.yaml",
+            "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  minAvailable: 100%\n  selector: {matchLabels: {app: web}}\n",
+        ),
+        (
+            "multi/hpa.yaml",
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 6\n  maxReplicas: 4\n",
+        ),
+        (
+            "both/web.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n    spec: {containers: [{name: api, image: nginx}]}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: api}\nspec:\n  maxUnavailable: 0\n  selector: {matchLabels: {app: api}}\n",
+        ),
+    ];
+    for (name, text) in multi {
+        crate::common::write(&root, name, text);
+        files.push(name.to_owned());
+    }
+    let expected = checked(&root);
+    for (file, rule) in [
+        ("multi/pdb.yaml", "disruption-budget-blocks-eviction"),
+        ("multi/hpa.yaml", "invalid-autoscaler"),
+        ("both/web.yaml", "disruption-budget-blocks-eviction"),
+    ] {
+        assert!(
+            expected.iter().any(|f| f.0 == file && f.1 == rule),
+            "check reports {rule} in {file}: {expected:?}"
+        );
+    }
+
+    let mut client = Client::start(capabilities(true));
+    let mut published: Found = Vec::new();
+    for name in &files {
+        let path = root.join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let document = uri(path.to_str().unwrap());
+        client.open(&document, 1, &text);
+        for diagnostic in client.diagnostics(&document, Some(1)).diagnostics {
+            let Some(NumberOrString::String(rule)) = diagnostic.code else {
+                continue;
+            };
+            let start = offset(&text, diagnostic.range.start);
+            let line_start = text[..start].rfind('\n').map_or(0, |at| at + 1);
+            published.push((
+                name.clone(),
+                rule,
+                u64::from(diagnostic.range.start.line) + 1,
+                text[line_start..start].chars().count() as u64 + 1,
+                match diagnostic.severity {
+                    Some(DiagnosticSeverity::ERROR) => "error",
+                    Some(DiagnosticSeverity::WARNING) => "warning",
+                    Some(DiagnosticSeverity::INFORMATION | DiagnosticSeverity::HINT) => "info",
+                    _ => "other",
+                }
+                .to_owned(),
+            ));
+        }
+        client.close(&document);
+    }
+    assert_eq!(client.shutdown(), Ending::Clean);
+    published.sort();
+    let missing: Vec<_> = expected.iter().filter(|f| !published.contains(f)).collect();
+    let extra: Vec<_> = published.iter().filter(|f| !expected.contains(f)).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "check only: {missing:#?}\neditor only: {extra:#?}"
+    );
+}
+
+#[test]
+fn the_largest_counts_are_judged_in_the_editor() {
+    // A wave per replica made the server allocate without bound on this file and die.
+    let text = include_str!("../../testdata/scale/largest-counts.yaml");
+    let mut client = Client::start(capabilities(false));
+    let counts = uri("/work/deploy/counts.yaml");
+    client.open(&counts, 1, text);
+    let published = client.diagnostics(&counts, Some(1));
+    assert!(
+        published.diagnostics.iter().any(|d| d.code
+            == Some(NumberOrString::String(
+                "job-deadline-cuts-retries".to_owned()
+            ))),
+        "{:?}",
+        published.diagnostics
     );
     assert_eq!(client.shutdown(), Ending::Clean);
 }

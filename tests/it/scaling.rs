@@ -241,3 +241,175 @@ fn a_document_over_the_value_limit_is_reported_and_the_next_one_linted() {
         Some(2 * podcycle::yaml::MAX_DOCUMENT_VALUES as u64)
     );
 }
+
+/// Every count a manifest can set to the largest value the API server takes: a Deployment
+/// rolled one pod at a time, one scaled by an autoscaler, a StatefulSet's ordinals and a Job's
+/// attempts.
+const LARGEST_COUNTS: &str = include_str!("../../testdata/scale/largest-counts.yaml");
+
+/// Runs podcycle with `args` in `dir`, stopping it (and failing) once its resident memory
+/// passes `limit` bytes or it runs for a minute; returns its output and peak memory.
+fn bounded(args: &[&str], dir: &Path, limit: u64) -> (std::process::Output, u64) {
+    let mut peak = 0;
+    let mut command = common::podcycle();
+    command.args(args).current_dir(dir).stdin(Stdio::null());
+    let output = common::watched(
+        std::time::Duration::from_secs(60),
+        &mut command,
+        &mut |pid| {
+            peak = peak.max(common::high_water(pid));
+            if peak > limit {
+                // SAFETY: `pid` is our own child, still running.
+                unsafe { libc::kill(libc::pid_t::try_from(pid).unwrap(), libc::SIGKILL) };
+            }
+        },
+    );
+    assert!(
+        peak <= limit,
+        "{args:?} passed {limit} bytes of memory ({peak}): {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output, peak)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_largest_counts_cost_what_small_ones_do() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("counts.yaml"), LARGEST_COUNTS).unwrap();
+    // A run that listed a wave per replica aborted on a 1.6 GB allocation, or grew to many
+    // GB; a small file's run stays near the binary's own size.
+    const LIMIT: u64 = 200 << 20;
+    for args in [
+        &["check", "--no-config", "counts.yaml"][..],
+        &["check", "--no-config", "--format", "json", "counts.yaml"],
+        &["explain", "--no-config", "counts.yaml"],
+        &["explain", "--no-config", "--format", "json", "counts.yaml"],
+        &["explain", "--no-config", "--rollout", "counts.yaml"],
+        &[
+            "explain",
+            "--no-config",
+            "--rollout",
+            "--format",
+            "json",
+            "counts.yaml",
+        ],
+        &[
+            "explain",
+            "--no-config",
+            "--rollout",
+            "--format",
+            "mermaid",
+            "counts.yaml",
+        ],
+    ] {
+        let (output, _) = bounded(args, dir.path(), LIMIT);
+        assert!(
+            matches!(output.status.code(), Some(0 | 1)),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            output.stdout.len() < 200_000,
+            "{args:?} wrote {} bytes",
+            output.stdout.len()
+        );
+    }
+    let (text, _) = bounded(
+        &["explain", "--no-config", "--rollout", "counts.yaml"],
+        dir.path(),
+        LIMIT,
+    );
+    let text = stdout(&text);
+    assert!(
+        text.contains("… 2147483639 more waves …"),
+        "the waves between the first and the last are counted:\n{text}"
+    );
+    let (json, _) = bounded(
+        &[
+            "explain",
+            "--no-config",
+            "--rollout",
+            "--format",
+            "json",
+            "counts.yaml",
+        ],
+        dir.path(),
+        LIMIT,
+    );
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let web = json["rollouts"]
+        .as_array()
+        .and_then(|all| all.iter().find(|r| r["object"]["name"] == "web"))
+        .unwrap_or_else(|| panic!("web is explained: {json}"));
+    let deployment = &web["deployment"];
+    assert_eq!(deployment["wave_count"], 2_147_483_647_i64);
+    let numbers: Vec<i64> = deployment["waves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|wave| wave["number"].as_i64().unwrap())
+        .collect();
+    assert_eq!(
+        numbers,
+        [1, 2, 3, 4, 5, 2_147_483_645, 2_147_483_646, 2_147_483_647]
+    );
+}
+
+/// `n` Deployments and `n` PodDisruptionBudgets in one file, every budget over every
+/// Deployment's pods.
+fn budgets_over_workloads(n: usize) -> String {
+    let mut yaml = String::new();
+    for i in 0..n {
+        yaml.push_str(&format!(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web-{i}}}\nspec:\n  replicas: 3\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{containers: [{{name: web, image: example/web:1}}]}}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: pdb-{i}}}\nspec:\n  maxUnavailable: 1\n  selector: {{matchLabels: {{app: web}}}}\n"
+        ));
+    }
+    yaml
+}
+
+#[test]
+fn budgets_over_many_workloads_are_written_once() {
+    // Every workload's entry repeated every budget with its list of covered workloads: the
+    // output grew with the cube of their number. Now a rollout names its budgets by id (the
+    // matches) and each budget is written once: the square.
+    let json_bytes = |n: usize| {
+        let output = output_with_stdin(
+            common::podcycle().args(["explain", "--rollout", "--format", "json", "-"]),
+            budgets_over_workloads(n).as_bytes(),
+        );
+        assert!(
+            matches!(output.status.code(), Some(0 | 1)),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output.stdout
+    };
+    let small = json_bytes(40);
+    let json: serde_json::Value = serde_json::from_slice(&small).unwrap();
+    assert_eq!(
+        json["disruption_budgets"].as_array().map(Vec::len),
+        Some(40)
+    );
+    let first = &json["rollouts"][0]["disruption_budgets"];
+    assert_eq!(first.as_array().map(Vec::len), Some(40));
+    assert_eq!(first[0], json["disruption_budgets"][0]["id"]);
+    let large = json_bytes(160);
+    let ratio = large.len() as f64 / small.len() as f64;
+    assert!(
+        ratio < 20.0,
+        "4 times the budgets and workloads gave {ratio:.1} times the output ({} → {} bytes)",
+        small.len(),
+        large.len()
+    );
+    // And the text counts the budgets of one selector after the first few.
+    let text = output_with_stdin(
+        common::podcycle().args(["explain", "--rollout", "-"]),
+        budgets_over_workloads(40).as_bytes(),
+    );
+    let text = stdout(&text);
+    assert!(
+        text.contains("… and 37 more budgets with the same selector"),
+        "{text}"
+    );
+}

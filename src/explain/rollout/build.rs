@@ -7,13 +7,16 @@ use super::{
     DeadlineInfo, DeploymentInfo, HostPortInfo, JobInfo, NodesInfo, OrdinalInfo, PodSummary,
     ReplicasInfo, RolloutExplanation, StatefulSetInfo, StaticInfo, WaveInfo,
 };
+use std::sync::Arc;
+
+use super::Covers;
 use crate::explain::build::delay_info;
 use crate::explain::units::{Range, Secs};
 use crate::lifecycle::Lifecycle;
 use crate::lifecycle::rollout::{
-    DaemonSetPlan, DaemonSetStrategy, DeadlineVerdict, DeploymentPlan, DeploymentStrategy, JobPlan,
-    JobRestarts, Plan, PodManagement, ReplicaSource, Replicas, Resolved, Rollout, StatefulSetPlan,
-    StatefulSetUpdate,
+    CoveringBudget, DaemonSetPlan, DaemonSetStrategy, DeadlineVerdict, DeploymentPlan,
+    DeploymentStrategy, JobPlan, JobRestarts, Plan, PodManagement, ReplicaSource, Replicas,
+    Resolved, Rollout, StatefulSetPlan, StatefulSetUpdate, Waves,
 };
 use crate::model::amount::Amount;
 use crate::model::scope::budget::{Blocker, Eviction};
@@ -22,6 +25,9 @@ use crate::text;
 
 /// Ordinals listed one by one; a StatefulSet of thousands would otherwise print thousands.
 const LISTED_ORDINALS: i32 = 10;
+/// A rolling update's waves listed from its start and its end; the waves between are counted.
+const LISTED_FIRST_WAVES: i64 = 5;
+const LISTED_LAST_WAVES: i64 = 3;
 /// The cluster sizes a DaemonSet's rollout is shown for.
 const NODE_COUNTS: [i32; 4] = [1, 3, 10, 100];
 
@@ -63,27 +69,10 @@ pub fn explain_rollout<F>(source: RolloutSource<'_, '_, F>) -> RolloutExplanatio
         disruption_budgets: rollout
             .budgets
             .iter()
-            .map(|budget| {
-                let judgement = &budget.judgement;
-                let (allowed, blocks) = match &judgement.eviction {
-                    Eviction::Allowed(n) => (Some(*n), None),
-                    Eviction::Never(blocker) => (Some(0), Some(blocker_words(blocker))),
-                    Eviction::Unknown => (None, None),
-                };
-                BudgetInfo {
-                    object: budget.object.clone(),
-                    covers: judgement
-                        .selected
-                        .iter()
-                        .map(ObjectRef::display_name)
-                        .collect(),
-                    pods: judgement.pods,
-                    desired_healthy: judgement.desired_healthy,
-                    evictions_allowed: allowed,
-                    blocks_because: blocks,
-                }
-            })
+            .flat_map(|group| group.iter())
+            .map(budget_id)
             .collect(),
+        budget_groups: rollout.budgets.clone(),
         findings: source.findings,
     };
     if source.rejected {
@@ -234,24 +223,30 @@ fn deployment(plan: &DeploymentPlan, rollout: &Rollout, life: &Lifecycle<'_>) ->
         },
         paused: plan.paused,
         available_after_seconds: plan.available_after.into(),
-        waves: plan
-            .waves
-            .iter()
-            .enumerate()
-            .map(|(index, wave)| WaveInfo {
-                number: index + 1,
-                new_pods: wave.new_pods,
-                available: wave.available,
-                pods: wave.pods,
-                start_seconds: wave.start.into(),
-                ready_seconds: wave.ready.into(),
-                end_seconds: wave.end.into(),
-            })
-            .collect(),
+        waves: waves(&plan.waves),
+        wave_count: plan.waves.len(),
         complete_seconds: plan.complete.map(Range::from),
         downtime_seconds: plan.downtime.map(Range::from),
         deadline,
     }
+}
+
+/// The first and last waves; `number` says where each one is, so the gap is counted.
+fn waves(waves: &Waves) -> Vec<WaveInfo> {
+    let (first, _, last) = waves.ends(LISTED_FIRST_WAVES, LISTED_LAST_WAVES);
+    first
+        .into_iter()
+        .chain(last)
+        .map(|(index, wave)| WaveInfo {
+            number: index + 1,
+            new_pods: wave.new_pods,
+            available: wave.available,
+            pods: wave.pods,
+            start_seconds: wave.start.into(),
+            ready_seconds: wave.ready.into(),
+            end_seconds: wave.end.into(),
+        })
+        .collect()
 }
 
 fn statefulset(plan: &StatefulSetPlan) -> StatefulSetInfo {
@@ -387,6 +382,37 @@ fn written(value: &IntOrString) -> String {
             IntOrString::Int(n) => n.to_string(),
             IntOrString::String(s) => s.clone(),
         },
+    }
+}
+
+/// A budget's id in a run's output: its file, the document, and where it is in a `List`.
+pub(crate) fn budget_id(budget: &CoveringBudget) -> String {
+    let at = &budget.at;
+    if at.prefix.segments().is_empty() {
+        format!("{}#{}", at.file, at.document)
+    } else {
+        format!("{}#{}/{}", at.file, at.document, at.prefix)
+    }
+}
+
+/// A budget, judged, as the run's list of budgets shows it once.
+pub(crate) fn budget_info(budget: &CoveringBudget) -> BudgetInfo {
+    let judgement = &budget.judgement;
+    let (allowed, blocks) = match &judgement.eviction {
+        Eviction::Allowed(n) => (Some(*n), None),
+        Eviction::Never(blocker) => (Some(0), Some(blocker_words(blocker))),
+        Eviction::Unknown => (None, None),
+    };
+    BudgetInfo {
+        id: budget_id(budget),
+        object: budget.object.clone(),
+        file: budget.at.file.to_string(),
+        line: budget.at.line,
+        covers: Covers(Arc::clone(&judgement.selected)),
+        pods: judgement.pods,
+        desired_healthy: judgement.desired_healthy,
+        evictions_allowed: allowed,
+        blocks_because: blocks,
     }
 }
 

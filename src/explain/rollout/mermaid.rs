@@ -81,7 +81,16 @@ fn plan_chart(rollout: &RolloutExplanation<impl ShownFinding>, name: &str) -> Op
             return None;
         }
         let mut chart = Chart::new(&format!("{name} rollout, seconds from its start"));
+        let mut previous = 0;
         for wave in &deployment.waves {
+            if wave.number > previous + 1 {
+                chart.section(&format!(
+                    "waves {} to {} (not drawn)",
+                    previous + 1,
+                    wave.number - 1
+                ));
+            }
+            previous = wave.number;
             chart.section(&format!("wave {}", wave.number));
             let id = format!("w{}", wave.number);
             bar(

@@ -8,13 +8,28 @@ mod build;
 pub(super) mod mermaid;
 pub(super) mod text;
 
-use serde::Serialize;
+use std::sync::Arc;
 
+use serde::{Serialize, Serializer};
+
+pub(crate) use build::budget_info;
 pub use build::{RolloutSource, explain_rollout};
 
 use super::model::DelayInfo;
 use super::units::{Range, Secs};
 use crate::model::ObjectRef;
+use crate::model::scope::CoveringBudget;
+
+/// The workloads a budget covers, shared with every budget of the same selector, written as
+/// `Kind/name`.
+#[derive(Debug)]
+pub struct Covers(pub Arc<[ObjectRef]>);
+
+impl Serialize for Covers {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(ObjectRef::display_name))
+    }
+}
 
 /// One workload's rollout explained, with its findings.
 #[derive(Debug, Serialize)]
@@ -40,8 +55,13 @@ pub struct RolloutExplanation<F> {
     pub daemonset: Option<DaemonSetInfo>,
     pub job: Option<JobInfo>,
     pub cronjob: Option<CronJobInfo>,
-    /// The PodDisruptionBudgets of the same directory, chart or overlay over its pods.
-    pub disruption_budgets: Vec<BudgetInfo>,
+    /// The PodDisruptionBudgets of the same directory, chart or overlay over its pods, by
+    /// their `id` in the run's list of budgets (`disruption_budgets` beside `rollouts`): a
+    /// budget over many workloads is written once, not once for each.
+    pub disruption_budgets: Vec<String>,
+    /// The same budgets, judged, in groups of equal selectors, for the writers.
+    #[serde(skip)]
+    pub budget_groups: Vec<Arc<[CoveringBudget]>>,
     /// The findings of `check` in this object, in the shape of `check --format json`.
     pub findings: Vec<F>,
 }
@@ -116,7 +136,11 @@ pub struct DeploymentInfo {
     pub paused: bool,
     /// From a pod's start until it is available: Ready, then `minReadySeconds`.
     pub available_after_seconds: Range,
+    /// The first waves and the last ones; those between are counted in `wave_count`, not
+    /// listed, so that a rollout of millions of pods is as short as one of ten.
     pub waves: Vec<WaveInfo>,
+    /// Every wave of the rollout, listed or not.
+    pub wave_count: i64,
     /// From the start of the rollout until every new pod is available; `null` when no rollout
     /// runs.
     pub complete_seconds: Option<Range>,
@@ -127,12 +151,13 @@ pub struct DeploymentInfo {
 
 #[derive(Debug, Serialize)]
 pub struct WaveInfo {
-    pub number: usize,
-    pub new_pods: i32,
+    /// From 1; a gap in the numbers is the waves not listed.
+    pub number: i64,
+    pub new_pods: i64,
     /// Pods available while the wave's pods start.
-    pub available: i32,
+    pub available: i64,
     /// Pods counted while they start (terminating old pods come on top).
-    pub pods: i32,
+    pub pods: i64,
     pub start_seconds: Range,
     pub ready_seconds: Range,
     pub end_seconds: Range,
@@ -267,9 +292,13 @@ pub struct CronJobInfo {
 
 #[derive(Debug, Serialize)]
 pub struct BudgetInfo {
+    /// What rollouts name it by: its file, the document (from 0) and its place in a `List`.
+    pub id: String,
     pub object: ObjectRef,
+    pub file: String,
+    pub line: usize,
     /// The workloads whose pods it covers (`Kind/name`).
-    pub covers: Vec<String>,
+    pub covers: Covers,
     /// The pods it covers at the fewest replicas, when known.
     pub pods: Option<i32>,
     pub desired_healthy: Option<i32>,

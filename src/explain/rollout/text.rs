@@ -155,23 +155,39 @@ pub fn write_rollout(
     if let Some(job) = &rollout.job {
         write_job(out, job)?;
     }
-    for budget in &rollout.disruption_budgets {
-        let allows = match (budget.evictions_allowed, &budget.blocks_because) {
-            (_, Some(why)) => format!("allows no eviction: {why}"),
-            (Some(n), None) => format!(
-                "allows {n} eviction{} at a time when all pods are healthy",
-                if n == 1 { "" } else { "s" }
-            ),
-            (None, None) => "allows what the pods' count decides".to_owned(),
-        };
-        line(
-            out,
-            "budget",
-            &format!("{} {allows}", budget.object.display_name()),
-        )?;
+    for group in &rollout.budget_groups {
+        for budget in group.iter().take(LISTED_BUDGETS) {
+            let budget = super::budget_info(budget);
+            let allows = match (budget.evictions_allowed, &budget.blocks_because) {
+                (_, Some(why)) => format!("allows no eviction: {why}"),
+                (Some(n), None) => format!(
+                    "allows {n} eviction{} at a time when all pods are healthy",
+                    if n == 1 { "" } else { "s" }
+                ),
+                (None, None) => "allows what the pods' count decides".to_owned(),
+            };
+            line(
+                out,
+                "budget",
+                &format!("{} {allows}", budget.object.display_name()),
+            )?;
+        }
+        if group.len() > LISTED_BUDGETS {
+            line(
+                out,
+                "",
+                &format!(
+                    "… and {} with the same selector",
+                    plural((group.len() - LISTED_BUDGETS) as i64, "more budget")
+                ),
+            )?;
+        }
     }
     write_notes_and_findings(out, &[], &rollout.findings, &ListStyle::TEXT)
 }
+
+/// The budgets of one selector listed under a rollout; the rest are counted.
+const LISTED_BUDGETS: usize = 3;
 
 fn write_deployment(out: &mut dyn Write, deployment: &DeploymentInfo) -> io::Result<()> {
     let strategy = match (&deployment.max_surge, &deployment.max_unavailable) {
@@ -210,13 +226,19 @@ fn write_deployment(out: &mut dyn Write, deployment: &DeploymentInfo) -> io::Res
             out,
             "  waves  (times in seconds from the start of the rollout)"
         )?;
+        let mut previous = 0;
         for wave in &deployment.waves {
+            let between = wave.number - previous - 1;
+            if between > 0 {
+                writeln!(out, "         … {} …", plural(between, "more wave"))?;
+            }
+            previous = wave.number;
             writeln!(
                 out,
                 "    {:>3}  from {:8} {:>9}, {} available, {} in all; first Ready {}, all available {}",
                 wave.number,
                 at_least(wave.start_seconds.min),
-                plural(i64::from(wave.new_pods), "new pod"),
+                plural(wave.new_pods, "new pod"),
                 wave.available,
                 wave.pods,
                 at_least(wave.ready_seconds.min),

@@ -71,12 +71,12 @@ pub struct ProgressDeadline {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Wave {
     /// New pods the wave starts.
-    pub new_pods: i32,
+    pub new_pods: i64,
     /// Pods available while they start (new ones of earlier waves and old ones left).
-    pub available: i32,
-    /// Pods counted while they start, at most `replicas + maxSurge` (old pods that are
-    /// terminating are not counted, and come on top).
-    pub pods: i32,
+    pub available: i64,
+    /// Pods counted while they start, at most `replicas + maxSurge`, which may pass the
+    /// largest `replicas` (old pods that are terminating are not counted, and come on top).
+    pub pods: i64,
     /// From the start of the rollout: the wave's pods are created, the first is Ready, all are
     /// available.
     pub start: Bounds,
@@ -95,7 +95,7 @@ pub struct DeploymentPlan {
     pub paused: bool,
     /// From a pod's start until it is available: Ready, then `minReadySeconds`.
     pub available_after: Bounds,
-    pub waves: Vec<Wave>,
+    pub waves: Waves,
     /// From the start of the rollout until every new pod is available; `None` when no rollout
     /// runs (paused, no replicas, a strategy the API server rejects).
     pub complete: Option<Bounds>,
@@ -149,7 +149,7 @@ impl DeploymentPlan {
             progress_deadline,
             paused,
             available_after,
-            waves: Vec::new(),
+            waves: Waves::None,
             complete: None,
             downtime: None,
         };
@@ -160,34 +160,24 @@ impl DeploymentPlan {
             DeploymentStrategy::RollingUpdate {
                 surge, unavailable, ..
             } => {
-                let shape = rolling_waves(replicas.count, surge.pods, unavailable.pods);
-                plan.waves = shape
-                    .iter()
-                    .enumerate()
-                    .map(|(index, &(new_pods, available, pods))| {
-                        let before = times(index as i64, available_after);
-                        Wave {
-                            new_pods,
-                            available,
-                            pods,
-                            start: before,
-                            ready: before.plus(pod.ready_bounds()),
-                            end: before.plus(available_after),
-                        }
-                    })
-                    .collect();
-                plan.complete = Some(times(shape.len() as i64, available_after));
+                let shape = RollingWaves::new(replicas.count, surge.pods, unavailable.pods);
+                plan.complete = Some(times(shape.count(), available_after));
+                plan.waves = Waves::Rolling {
+                    shape,
+                    ready: pod.ready_bounds(),
+                    available_after,
+                };
             }
             DeploymentStrategy::Recreate => {
                 let start = pod.termination;
-                plan.waves = vec![Wave {
-                    new_pods: replicas.count,
+                plan.waves = Waves::Recreate(Wave {
+                    new_pods: i64::from(replicas.count),
                     available: 0,
-                    pods: replicas.count,
+                    pods: i64::from(replicas.count),
                     start,
                     ready: start.plus(pod.ready_bounds()),
                     end: start.plus(available_after),
-                }];
+                });
                 plan.downtime = Some(start.plus(pod.ready_bounds()));
                 plan.complete = Some(start.plus(available_after));
             }
@@ -295,66 +285,245 @@ fn strategy(spec: &DeploymentSpec, replicas: i32) -> DeploymentStrategy {
 /// Each sync scales up (`NewRSNewReplicas`: up to `replicas + surge` in all, and no more new
 /// pods than `replicas`), then down (`reconcileOldReplicaSets`: at most
 /// `all − (replicas − unavailable) − unavailable new pods`, and no more than available pods
-/// above `replicas − unavailable`), until neither changes anything.
-pub fn rolling_waves(replicas: i32, surge: i32, unavailable: i32) -> Vec<(i32, i32, i32)> {
-    let replicas = i64::from(replicas.max(0));
-    let surge = i64::from(surge.max(0));
-    let unavailable = i64::from(unavailable.clamp(0, i32::MAX));
-    let min_available = replicas - unavailable.min(replicas);
-    let (mut new, mut old, mut new_available) = (0i64, replicas, 0i64);
-    let mut waves = Vec::new();
-    // Every wave adds a pod at least (the fenceposts never leave both at 0), so there are at
-    // most `replicas` of them; the bound keeps a mistake from looping.
-    for _ in 0..=replicas {
-        loop {
-            let mut changed = false;
-            let all = new + old;
-            if all < replicas + surge && new < replicas {
-                let up = (replicas + surge - all).min(replicas - new);
-                if up > 0 {
-                    new += up;
-                    changed = true;
-                }
-            }
-            let max_scaled_down = (new + old) - min_available - (new - new_available);
-            let available = new_available + old;
-            if max_scaled_down > 0 && old > 0 && available > min_available {
-                let down = (available - min_available).min(old);
-                old -= down;
-                changed = true;
-            }
-            if !changed {
-                break;
-            }
+/// above `replicas − unavailable`), until neither changes anything. With `a` new pods
+/// available, that leaves `max(minAvailable − a, 0)` old pods and `min(replicas, replicas +
+/// surge − old)` new ones: while `a` is below `minAvailable` a wave starts `surge +
+/// unavailable` pods (fewer for the last), with `minAvailable` pods available; the wave that
+/// starts at or past `minAvailable` starts all the rest. So the waves are counted and each is
+/// computed by formula, never listed: a `replicas` of 2147483647 costs what 3 does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RollingWaves {
+    replicas: i64,
+    /// `surge + unavailable`: the new pods a wave starts while the old pods are the floor.
+    step: i64,
+    /// `replicas − unavailable`.
+    min_available: i64,
+    /// Waves of `step` pods (the last of them maybe fewer) started below `min_available`.
+    stepped: i64,
+}
+
+impl RollingWaves {
+    pub fn new(replicas: i32, surge: i32, unavailable: i32) -> RollingWaves {
+        let replicas = i64::from(replicas.max(0));
+        let surge = i64::from(surge.max(0));
+        let unavailable = i64::from(unavailable.max(0)).min(replicas);
+        let step = surge + unavailable;
+        let min_available = replicas - unavailable;
+        let stepped = if step == 0 {
+            0
+        } else {
+            super::rounds(min_available, step)
+        };
+        RollingWaves {
+            replicas,
+            step,
+            min_available,
+            stepped,
         }
-        let started = new - new_available;
-        if started == 0 {
-            break;
-        }
-        waves.push((
-            i32::try_from(started).unwrap_or(i32::MAX),
-            i32::try_from(new_available + old).unwrap_or(i32::MAX),
-            i32::try_from(new + old).unwrap_or(i32::MAX),
-        ));
-        new_available = new;
     }
-    waves
+
+    /// How many waves the rolling update takes.
+    pub fn count(&self) -> i64 {
+        if self.replicas == 0 || (self.step == 0 && self.min_available > 0) {
+            // Nothing to roll, or fenceposts that let nothing move (the controller raises
+            // them, so only a caller's mistake gets here).
+            return 0;
+        }
+        let rest = self.replicas - (self.stepped * self.step).min(self.replicas);
+        self.stepped + i64::from(rest > 0)
+    }
+
+    /// Wave `index` (from 0): the new pods it starts, the pods available and the pods counted
+    /// meanwhile; `None` past the last.
+    pub fn nth(&self, index: i64) -> Option<(i64, i64, i64)> {
+        if index < 0 || index >= self.count() {
+            return None;
+        }
+        let before = index.saturating_mul(self.step).min(self.replicas);
+        Some(if index < self.stepped {
+            let started = (self.replicas - before).min(self.step);
+            (started, self.min_available, self.min_available + started)
+        } else {
+            (self.replicas - before, before, self.replicas)
+        })
+    }
+}
+
+/// Waves, each with its index from 0.
+pub type Numbered = Vec<(i64, Wave)>;
+
+/// The waves of a rollout, each computed when asked for: a rolling update's by formula
+/// ([`RollingWaves`]), a `Recreate`'s one wave.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Waves {
+    /// No rollout runs.
+    None,
+    Rolling {
+        shape: RollingWaves,
+        /// From a new pod's start until it is Ready, and until it is available.
+        ready: Bounds,
+        available_after: Bounds,
+    },
+    Recreate(Wave),
+}
+
+impl Waves {
+    pub fn len(&self) -> i64 {
+        match self {
+            Waves::None => 0,
+            Waves::Rolling { shape, .. } => shape.count(),
+            Waves::Recreate(_) => 1,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Wave `index`, from 0.
+    pub fn nth(&self, index: i64) -> Option<Wave> {
+        match self {
+            Waves::None => None,
+            Waves::Recreate(wave) => (index == 0).then(|| wave.clone()),
+            Waves::Rolling {
+                shape,
+                ready,
+                available_after,
+            } => {
+                let (new_pods, available, pods) = shape.nth(index)?;
+                let before = times(index, *available_after);
+                Some(Wave {
+                    new_pods,
+                    available,
+                    pods,
+                    start: before,
+                    ready: before.plus(*ready),
+                    end: before.plus(*available_after),
+                })
+            }
+        }
+    }
+
+    /// The first `first` waves and the last `last`, each with its index, and how many lie
+    /// between: what a reader is shown of a rollout of any length.
+    pub fn ends(&self, first: i64, last: i64) -> (Numbered, i64, Numbered) {
+        let count = self.len();
+        let listed = |range: std::ops::Range<i64>| -> Numbered {
+            range
+                .filter_map(|index| Some((index, self.nth(index)?)))
+                .collect()
+        };
+        if count <= first + last {
+            return (listed(0..count), 0, Vec::new());
+        }
+        (
+            listed(0..first),
+            count - first - last,
+            listed(count - last..count),
+        )
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn listed(replicas: i32, surge: i32, unavailable: i32) -> Vec<(i64, i64, i64)> {
+        let waves = RollingWaves::new(replicas, surge, unavailable);
+        (0..waves.count()).filter_map(|i| waves.nth(i)).collect()
+    }
+
+    /// The controller's syncs played one by one, as the formula's reference: every wave's
+    /// pods become available together.
+    fn simulated(replicas: i32, surge: i32, unavailable: i32) -> Vec<(i64, i64, i64)> {
+        let replicas = i64::from(replicas.max(0));
+        let surge = i64::from(surge.max(0));
+        let unavailable = i64::from(unavailable.max(0));
+        let min_available = replicas - unavailable.min(replicas);
+        let (mut new, mut old, mut new_available) = (0i64, replicas, 0i64);
+        let mut waves = Vec::new();
+        for _ in 0..=replicas {
+            loop {
+                let mut changed = false;
+                let all = new + old;
+                if all < replicas + surge && new < replicas {
+                    let up = (replicas + surge - all).min(replicas - new);
+                    if up > 0 {
+                        new += up;
+                        changed = true;
+                    }
+                }
+                let max_scaled_down = (new + old) - min_available - (new - new_available);
+                let available = new_available + old;
+                if max_scaled_down > 0 && old > 0 && available > min_available {
+                    old -= (available - min_available).min(old);
+                    changed = true;
+                }
+                if !changed {
+                    break;
+                }
+            }
+            let started = new - new_available;
+            if started == 0 {
+                break;
+            }
+            waves.push((started, new_available + old, new + old));
+            new_available = new;
+        }
+        waves
+    }
+
     #[test]
     fn waves_follow_surge_and_unavailable() {
         // 10 replicas, 25%: surge 3, unavailable 2. Five new pods per wave, eight available.
-        assert_eq!(rolling_waves(10, 3, 2), [(5, 8, 13), (5, 8, 13)]);
+        assert_eq!(listed(10, 3, 2), [(5, 8, 13), (5, 8, 13)]);
         // Surge only: one new pod at a time, all old ones serving.
-        assert_eq!(rolling_waves(3, 1, 0), [(1, 3, 4), (1, 3, 4), (1, 3, 4)]);
+        assert_eq!(listed(3, 1, 0), [(1, 3, 4), (1, 3, 4), (1, 3, 4)]);
         // Unavailable only: one old pod goes, one new comes.
-        assert_eq!(rolling_waves(2, 0, 1), [(1, 1, 2), (1, 1, 2)]);
+        assert_eq!(listed(2, 0, 1), [(1, 1, 2), (1, 1, 2)]);
         // Everything at once.
-        assert_eq!(rolling_waves(4, 0, 4), [(4, 0, 4)]);
-        assert!(rolling_waves(0, 1, 0).is_empty());
+        assert_eq!(listed(4, 0, 4), [(4, 0, 4)]);
+        assert!(listed(0, 1, 0).is_empty());
+    }
+
+    #[test]
+    fn the_formula_is_the_controllers_syncs() {
+        for replicas in 0..=40 {
+            for surge in 0..=12 {
+                for unavailable in 0..=12 {
+                    if surge == 0 && unavailable == 0 {
+                        continue;
+                    }
+                    assert_eq!(
+                        listed(replicas, surge, unavailable),
+                        simulated(replicas, surge, unavailable),
+                        "replicas {replicas}, surge {surge}, unavailable {unavailable}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_largest_replica_count_is_counted_not_listed() {
+        let waves = RollingWaves::new(i32::MAX, 1, 0);
+        assert_eq!(waves.count(), i64::from(i32::MAX));
+        let most = i64::from(i32::MAX);
+        // `replicas + maxSurge` pods in all: one more than an i32 holds.
+        assert_eq!(waves.nth(0), Some((1, most, most + 1)));
+        assert_eq!(waves.nth(most - 1), Some((1, most, most + 1)));
+        assert_eq!(waves.nth(i64::from(i32::MAX)), None);
+        let all = Waves::Rolling {
+            shape: waves,
+            ready: Bounds::exact(5.0),
+            available_after: Bounds::exact(5.0),
+        };
+        let (first, between, last) = all.ends(3, 2);
+        assert_eq!(
+            (first.len(), between, last.len()),
+            (3, i64::from(i32::MAX) - 5, 2)
+        );
+        assert_eq!(last[1].0, i64::from(i32::MAX) - 1);
+        assert_eq!(last[1].1.end, Bounds::exact(5.0 * f64::from(i32::MAX)));
     }
 }

@@ -28,15 +28,15 @@ use std::sync::Arc;
 pub use daemonset::{DaemonSetPlan, DaemonSetStrategy, HostPort};
 pub use deployment::{
     DEFAULT_PROGRESS_DEADLINE_SECONDS, DeadlineVerdict, DeploymentPlan, DeploymentStrategy,
-    NO_PROGRESS_DEADLINE, ProgressDeadline, Resolved, Wave, rolling_waves,
+    NO_PROGRESS_DEADLINE, ProgressDeadline, Resolved, RollingWaves, Wave, Waves,
 };
 pub use job::{Attempt, CronJobPlan, JobPlan, JobRestarts, backoff_before, retry_delay};
 pub use statefulset::{PodManagement, StatefulSetPlan, StatefulSetUpdate};
 
 use super::time::{Bounds, Window};
 use super::{Lifecycle, ProbeKind};
-use crate::model::scope::budget::BudgetJudgement;
-use crate::model::scope::{Autoscaler, Budget, Scope};
+pub use crate::model::scope::CoveringBudget;
+use crate::model::scope::{Autoscaler, Scope};
 use crate::model::{Controller, ObjectRef, WorkloadKind};
 use crate::versions::KubeVersion;
 
@@ -178,23 +178,15 @@ pub enum Plan {
     CronJob(CronJobPlan),
 }
 
-/// A PodDisruptionBudget over the workload's pods, judged.
-#[derive(Clone, Debug)]
-pub struct CoveringBudget {
-    pub object: ObjectRef,
-    /// Shared by every workload the budget covers: it lists them all, so a copy per workload
-    /// would cost the square of their number.
-    pub judgement: Arc<BudgetJudgement>,
-}
-
 /// The rollout of one workload.
 #[derive(Clone, Debug)]
 pub struct Rollout {
     pub kind: WorkloadKind,
     pub pod: PodTimes,
     pub plan: Plan,
-    /// The budgets of the scope over its pods.
-    pub budgets: Vec<CoveringBudget>,
+    /// The budgets of the scope over its pods, in groups of equal selectors (shared by every
+    /// workload they cover, so a rollout costs the same whatever their number).
+    pub budgets: Vec<Arc<[CoveringBudget]>>,
     /// The autoscaler of the scope that scales it.
     pub autoscaler: Option<ObjectRef>,
 }
@@ -242,12 +234,7 @@ impl Rollout {
         };
         let budgets = source
             .scope
-            .budgets_of(source.object, source.pod_labels)
-            .map(|budget: &Budget| CoveringBudget {
-                object: budget.object.clone(),
-                judgement: Arc::clone(source.scope.judgement(budget)),
-            })
-            .collect();
+            .budget_groups_selecting(source.object.namespace.as_deref(), source.pod_labels);
         Some(Rollout {
             kind: source.kind,
             pod,

@@ -20,6 +20,8 @@
 //! An autoscaled workload is counted at its autoscaler's `minReplicas`: the fewest pods it
 //! runs with, where a budget bites first.
 
+use std::sync::Arc;
+
 use super::{Budget, PodCount, ScaleLookup, ScopedWorkload};
 use crate::model::amount::Amount;
 use crate::model::{IntOrString, ObjectRef};
@@ -66,8 +68,8 @@ pub enum Eviction {
 /// A budget judged against the workloads of its scope.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BudgetJudgement {
-    /// The workloads whose pods it covers.
-    pub selected: Vec<ObjectRef>,
+    /// The workloads whose pods it covers: shared by every budget with the same selector.
+    pub selected: Arc<[ObjectRef]>,
     /// The pods it covers, at the fewest the workloads run with, when known.
     pub pods: Option<i32>,
     /// `desiredHealthy`, when known.
@@ -81,7 +83,7 @@ impl BudgetJudgement {
     /// A budget that selects nothing the manifest shows.
     pub fn unknown() -> BudgetJudgement {
         BudgetJudgement {
-            selected: Vec::new(),
+            selected: Arc::from([]),
             pods: None,
             desired_healthy: None,
             eviction: Eviction::Unknown,
@@ -90,62 +92,91 @@ impl BudgetJudgement {
     }
 }
 
-/// Judges `budget` against the workloads it covers (`selected`), each with the
-/// `(minReplicas, maxReplicas)` of the autoscaler that scales it, if any. [`super::Scope`]
+/// What the workloads one selector picks add up to, counted once for every budget with that
+/// selector: judging a budget then costs the same whatever the number of its workloads.
+#[derive(Debug)]
+pub(super) struct Selection {
+    selected: Arc<[ObjectRef]>,
+    /// Every pod, with or without a controller, when each count is known.
+    pods: Option<i32>,
+    /// The expected count by the pods' controllers' scale (`getExpectedScale`), or the
+    /// workload whose scale cannot be found.
+    scaled: Result<Option<i32>, Blocker>,
+    autoscaled: bool,
+    /// The first workload without a controller, whose pods the expected count leaves out.
+    unmanaged: Option<ObjectRef>,
+}
+
+impl Selection {
+    /// The workloads a selector picks, each with the `(minReplicas, maxReplicas)` of the
+    /// autoscaler that scales it, if any.
+    pub(super) fn of(selected: &[(&ScopedWorkload, Option<(i32, i32)>)]) -> Selection {
+        let mut autoscaled = false;
+        let mut count_of =
+            |workload: &ScopedWorkload, autoscaler: Option<(i32, i32)>| -> Option<i32> {
+                if let Some((min, _)) = autoscaler {
+                    autoscaled = true;
+                    return Some(min.max(0));
+                }
+                match workload.pods {
+                    PodCount::Replicas { replicas, .. } => Some(replicas.max(0)),
+                    PodCount::One => Some(1),
+                    PodCount::PerNode | PodCount::Unknown => None,
+                }
+            };
+        let counts: Vec<Option<i32>> = selected.iter().map(|(w, a)| count_of(w, *a)).collect();
+        let pods = counts
+            .iter()
+            .try_fold(0i32, |sum, count| Some(sum.saturating_add((*count)?)));
+        let scaled = (|| {
+            let mut expected = 0i32;
+            for ((workload, _), count) in selected.iter().zip(&counts) {
+                match workload.scale {
+                    ScaleLookup::NoScale => {
+                        return Err(Blocker::NoScale {
+                            workload: workload.object.clone(),
+                        });
+                    }
+                    ScaleLookup::Unmanaged => {}
+                    ScaleLookup::Replicas | ScaleLookup::Custom => match count {
+                        Some(count) => expected = expected.saturating_add(*count),
+                        None => return Ok(None),
+                    },
+                }
+            }
+            Ok(Some(expected))
+        })();
+        Selection {
+            selected: selected.iter().map(|(w, _)| w.object.clone()).collect(),
+            pods,
+            scaled,
+            autoscaled,
+            unmanaged: selected
+                .iter()
+                .find(|(w, _)| matches!(w.scale, ScaleLookup::Unmanaged))
+                .map(|(w, _)| w.object.clone()),
+        }
+    }
+}
+
+/// Judges `budget` against the workloads its selector picks (`selection`). [`super::Scope`]
 /// judges each of its budgets once.
-pub(super) fn judge_budget(
-    budget: &Budget,
-    selected: &[(&ScopedWorkload, Option<(i32, i32)>)],
-) -> BudgetJudgement {
-    let mut autoscaled = false;
-    let mut count_of = |workload: &ScopedWorkload, autoscaler: Option<(i32, i32)>| -> Option<i32> {
-        if let Some((min, _)) = autoscaler {
-            autoscaled = true;
-            return Some(min.max(0));
-        }
-        match workload.pods {
-            PodCount::Replicas { replicas, .. } => Some(replicas.max(0)),
-            PodCount::One => Some(1),
-            PodCount::PerNode | PodCount::Unknown => None,
-        }
-    };
-    let counts: Vec<Option<i32>> = selected.iter().map(|(w, a)| count_of(w, *a)).collect();
-    let selected: Vec<&ScopedWorkload> = selected.iter().map(|(w, _)| *w).collect();
-    let pods: Option<i32> = counts
-        .iter()
-        .try_fold(0i32, |sum, count| Some(sum.saturating_add((*count)?)));
+pub(super) fn judge_budget(budget: &Budget, selection: &Selection) -> BudgetJudgement {
+    let pods = selection.pods;
     let mut judgement = BudgetJudgement {
-        selected: selected.iter().map(|w| w.object.clone()).collect(),
+        selected: Arc::clone(&selection.selected),
         pods,
         desired_healthy: None,
         eviction: Eviction::Unknown,
-        autoscaled,
+        autoscaled: selection.autoscaled,
     };
     let Ok(spec) = &budget.spec else {
         return judgement;
     };
-    if selected.is_empty() {
+    if selection.selected.is_empty() {
         return judgement;
     }
-    // The expected count by the pods' controllers' scale.
-    let scaled = || -> Result<Option<i32>, Blocker> {
-        let mut expected = 0i32;
-        for (workload, count) in selected.iter().zip(&counts) {
-            match workload.scale {
-                ScaleLookup::NoScale => {
-                    return Err(Blocker::NoScale {
-                        workload: workload.object.clone(),
-                    });
-                }
-                ScaleLookup::Unmanaged => {}
-                ScaleLookup::Replicas | ScaleLookup::Custom => match count {
-                    Some(count) => expected = expected.saturating_add(*count),
-                    None => return Ok(None),
-                },
-            }
-        }
-        Ok(Some(expected))
-    };
+    let scaled = || selection.scaled.clone();
     let written = |value: &IntOrString| Amount::read(value).map(Amount::text);
     let (expected, desired, limit) = match (&spec.min_available, &spec.max_unavailable) {
         (Some(_), Some(_)) => return judgement,
@@ -219,11 +250,7 @@ pub(super) fn judge_budget(
     let allowed = healthy.saturating_sub(desired);
     // Pods but an expected count of 0: every one is unmanaged.
     let unmanaged = (expected <= 0)
-        .then(|| {
-            selected
-                .iter()
-                .find(|w| matches!(w.scale, ScaleLookup::Unmanaged))
-        })
+        .then_some(selection.unmanaged.as_ref())
         .flatten();
     judgement.eviction = if let Some(workload) = unmanaged {
         let (field, value) = match (&spec.min_available, &spec.max_unavailable) {
@@ -234,7 +261,7 @@ pub(super) fn judge_budget(
         Eviction::Never(Blocker::Unmanaged {
             field,
             written: written(value).unwrap_or_default(),
-            workload: Box::new(workload.object.clone()),
+            workload: Box::new(workload.clone()),
         })
     } else if expected <= 0 || allowed <= 0 {
         Eviction::Never(limit)

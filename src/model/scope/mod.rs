@@ -18,13 +18,16 @@
 //! an overlay applies its objects to one namespace.
 //!
 //! [`Scope::read`] reads one file; a scope of many files is the union of theirs
-//! ([`Scope::union`]), which the rules read the same way. Matching is done once per scope, by
-//! distinct labels, and each budget is judged once ([`Scope::judgement`]), so that a file of many
-//! budgets and workloads stays near linear.
+//! ([`Scope::union`]), which the rules read the same way. Matching is a join, done once per
+//! scope: budgets with equal selectors form one group, matched once; the workloads' distinct
+//! label sets are indexed by namespace and label, so a selector looks only at the label sets
+//! that carry one of its labels; what a group's workloads add up to is counted once, and each
+//! budget is judged from that ([`Scope::judgement`]). The cost is linear in the objects plus
+//! the matches, never the product of budgets and workloads.
 
 pub mod budget;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, OnceLock};
 
 use podcycle_k8s::k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscalerSpec;
@@ -38,7 +41,7 @@ use super::tree::ObjectTree;
 use super::{AnyObject, ObjectRef, WorkloadKind, object_ref, objects};
 use crate::source::{SourceFile, Span};
 use crate::yaml::{self, Comments, Document, lookup};
-use budget::{BudgetJudgement, judge_budget};
+use budget::{BudgetJudgement, Selection, judge_budget};
 
 /// Where an object of the scope is: its file, the document and the object's path in it, and
 /// the line of its `metadata.name` (or of the object itself).
@@ -145,24 +148,65 @@ pub struct Scope {
     /// cannot see (a database cluster, a message queue).
     opaque: Vec<ObjectRef>,
     index: Index,
-    /// Each budget judged, once, when first asked for.
-    judgements: OnceLock<Vec<Arc<BudgetJudgement>>>,
+    /// Each budget judged, and each group's budgets as rollouts list them, once, when first
+    /// asked for.
+    judged: OnceLock<Judged>,
 }
 
 /// The labels of a pod template.
 type Labels = BTreeMap<String, String>;
 
+/// A PodDisruptionBudget over a workload's pods, judged.
+#[derive(Clone, Debug)]
+pub struct CoveringBudget {
+    pub object: ObjectRef,
+    pub at: Placed,
+    /// Shared by every workload the budget covers.
+    pub judgement: Arc<BudgetJudgement>,
+}
+
+/// Budgets with equal selectors (and namespace), matched as one.
+#[derive(Clone, Debug, Default)]
+struct Group {
+    /// The budgets, by position.
+    members: Vec<usize>,
+    /// The workloads whose pods they cover, by position, in order.
+    covered: Vec<usize>,
+}
+
+/// Every budget judged, and every group as a list of judged budgets.
+#[derive(Clone, Debug)]
+struct Judged {
+    budgets: Vec<Arc<BudgetJudgement>>,
+    groups: Vec<Arc<[CoveringBudget]>>,
+}
+
 /// Who matches whom, by position in the scope's lists.
 #[derive(Clone, Debug, Default)]
 struct Index {
-    /// For each budget, the workloads whose pods it covers.
-    covered: Vec<Vec<usize>>,
-    /// For each workload, the budgets that cover its pods.
+    /// The budgets grouped by equal selectors.
+    groups: Vec<Group>,
+    /// For each budget, its group.
+    group_of: Vec<usize>,
+    /// For each workload, the groups whose budgets cover its pods.
     covering: Vec<Vec<usize>>,
+    /// For each distinct namespace and label set of the workloads' pods, the groups that
+    /// cover it.
+    by_labels: HashMap<(Option<String>, Labels), Vec<usize>>,
     /// For each workload, the autoscaler that scales it.
     autoscaler: Vec<Option<usize>>,
     /// The autoscalers by the group (`extensions` read as `apps`), kind and name they target.
     autoscalers_by_target: BTreeMap<(String, String, String), Vec<usize>>,
+    /// The budgets and autoscalers by file and document, so that linting a document finds its
+    /// own without a search of the scope.
+    by_document: HashMap<(Arc<str>, usize), Vec<ScopeMember>>,
+}
+
+/// A budget or an autoscaler, by position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScopeMember {
+    Budget(usize),
+    Autoscaler(usize),
 }
 
 /// The group of a target's `apiVersion`: `extensions` served the same Deployments, ReplicaSets
@@ -259,40 +303,92 @@ impl Scope {
         &self.autoscalers
     }
 
+    /// Every workload, budget and autoscaler, with where it is.
+    pub fn placed_objects(&self) -> impl Iterator<Item = (&ObjectRef, &Placed)> {
+        let workloads = self.workloads.iter().map(|w| (&w.object, &w.at));
+        let budgets = self.budgets.iter().map(|b| (&b.object, &b.at));
+        let autoscalers = self.autoscalers.iter().map(|a| (&a.object, &a.at));
+        workloads.chain(budgets).chain(autoscalers)
+    }
+
     /// Custom resources of kinds podcycle does not know, whose operators may create pods it
     /// cannot see.
     pub fn opaque(&self) -> &[ObjectRef] {
         &self.opaque
     }
 
-    /// Matches budgets and autoscalers with the workloads, once: each budget's selector is
-    /// read against each distinct namespace and label set, not against every workload.
+    /// Matches budgets and autoscalers with the workloads, once, as a hash join: budgets
+    /// with equal selectors are matched as one group, and a group's selector is read only
+    /// against the label sets that hold one of its labels (all of them only for a selector
+    /// with no label to look up, which selects most of them anyway).
     fn match_objects(&mut self) {
-        self.judgements = OnceLock::new();
-        // The workloads by the namespace and the labels of their pods.
-        let mut by_labels: BTreeMap<(Option<&str>, &Labels), Vec<usize>> = BTreeMap::new();
+        self.judged = OnceLock::new();
+        // The distinct namespaces and label sets of the workloads' pods, and the workloads of
+        // each.
+        let mut sets: Vec<(Option<&str>, &Labels, Vec<usize>)> = Vec::new();
+        let mut set_of: HashMap<(Option<&str>, &Labels), usize> = HashMap::new();
         for (index, workload) in self.workloads.iter().enumerate() {
             for labels in &workload.pod_labels {
-                by_labels
-                    .entry((workload.object.namespace.as_deref(), labels))
-                    .or_default()
-                    .push(index);
-            }
-        }
-        let mut covered: Vec<Vec<usize>> = vec![Vec::new(); self.budgets.len()];
-        let mut covering: Vec<Vec<usize>> = vec![Vec::new(); self.workloads.len()];
-        for (b, budget) in self.budgets.iter().enumerate() {
-            for ((namespace, labels), workloads) in &by_labels {
-                if budget.selects(*namespace, labels) {
-                    covered[b].extend(workloads);
+                let key = (workload.object.namespace.as_deref(), labels);
+                let set = *set_of.entry(key).or_insert_with(|| {
+                    sets.push((key.0, key.1, Vec::new()));
+                    sets.len() - 1
+                });
+                if sets[set].2.last() != Some(&index) {
+                    sets[set].2.push(index);
                 }
             }
-            covered[b].sort_unstable();
-            covered[b].dedup();
-            for &w in &covered[b] {
-                covering[w].push(b);
+        }
+        // The label sets by each label they hold, and by each key.
+        let mut by_pair: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+        let mut by_key: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (set, (_, labels, _)) in sets.iter().enumerate() {
+            for (key, value) in labels.iter() {
+                by_pair.entry((key, value)).or_default().push(set);
+                by_key.entry(key).or_default().push(set);
             }
         }
+        // Budgets with equal selectors, in one group.
+        let mut groups: Vec<Group> = Vec::new();
+        let mut group_of = Vec::with_capacity(self.budgets.len());
+        let mut group_by_key: HashMap<String, usize> = HashMap::new();
+        for (b, budget) in self.budgets.iter().enumerate() {
+            let key = budget.match_key();
+            let g = *group_by_key.entry(key).or_insert_with(|| {
+                groups.push(Group::default());
+                groups.len() - 1
+            });
+            groups[g].members.push(b);
+            group_of.push(g);
+        }
+        let all_sets: Vec<usize> = (0..sets.len()).collect();
+        let mut covering: Vec<Vec<usize>> = vec![Vec::new(); self.workloads.len()];
+        let mut sets_covered_by: Vec<Vec<usize>> = vec![Vec::new(); sets.len()];
+        for (g, group) in groups.iter_mut().enumerate() {
+            let budget = &self.budgets[group.members[0]];
+            let candidates = budget.candidates(&by_pair, &by_key, &all_sets);
+            let mut covered = Vec::new();
+            for &set in candidates {
+                let (namespace, labels, workloads) = &sets[set];
+                if budget.selects(*namespace, labels) {
+                    covered.extend_from_slice(workloads);
+                    sets_covered_by[set].push(g);
+                }
+            }
+            covered.sort_unstable();
+            covered.dedup();
+            for &w in &covered {
+                covering[w].push(g);
+            }
+            group.covered = covered;
+        }
+        let by_labels = sets
+            .iter()
+            .zip(sets_covered_by)
+            .map(|((namespace, labels, _), groups)| {
+                ((namespace.map(str::to_owned), (*labels).clone()), groups)
+            })
+            .collect();
         let mut autoscalers_by_target: BTreeMap<(String, String, String), Vec<usize>> =
             BTreeMap::new();
         for (a, autoscaler) in self.autoscalers.iter().enumerate() {
@@ -305,11 +401,32 @@ impl Scope {
                     .push(a);
             }
         }
+        let mut by_document: HashMap<(Arc<str>, usize), Vec<ScopeMember>> = HashMap::new();
+        let placed = self
+            .budgets
+            .iter()
+            .enumerate()
+            .map(|(b, budget)| (&budget.at, ScopeMember::Budget(b)))
+            .chain(
+                self.autoscalers
+                    .iter()
+                    .enumerate()
+                    .map(|(a, autoscaler)| (&autoscaler.at, ScopeMember::Autoscaler(a))),
+            );
+        for (at, member) in placed {
+            by_document
+                .entry((Arc::clone(&at.file), at.document))
+                .or_default()
+                .push(member);
+        }
         self.index = Index {
-            covered,
+            groups,
+            group_of,
             covering,
+            by_labels,
             autoscaler: Vec::new(),
             autoscalers_by_target,
+            by_document,
         };
         self.index.autoscaler = self
             .workloads
@@ -332,19 +449,25 @@ impl Scope {
             .collect();
     }
 
-    /// The position of a budget of this scope.
+    /// The position of a budget of this scope, from its address.
     fn position(&self, budget: &Budget) -> Option<usize> {
-        self.budgets.iter().position(|b| std::ptr::eq(b, budget))
+        let size = std::mem::size_of::<Budget>();
+        let offset =
+            (budget as *const Budget as usize).checked_sub(self.budgets.as_ptr() as usize)?;
+        let index = offset / size;
+        (offset % size == 0 && index < self.budgets.len()).then_some(index)
     }
 
-    /// What `budget` allows once its pods are healthy, judged once for the scope.
-    pub fn judgement(&self, budget: &Budget) -> &Arc<BudgetJudgement> {
-        let judgements = self.judgements.get_or_init(|| {
-            self.budgets
+    /// Every budget judged, and every group's budgets, once.
+    fn judged(&self) -> &Judged {
+        self.judged.get_or_init(|| {
+            let selections: Vec<Selection> = self
+                .index
+                .groups
                 .iter()
-                .zip(&self.index.covered)
-                .map(|(budget, covered)| {
-                    let selected: Vec<(&ScopedWorkload, Option<(i32, i32)>)> = covered
+                .map(|group| {
+                    let selected: Vec<(&ScopedWorkload, Option<(i32, i32)>)> = group
+                        .covered
                         .iter()
                         .map(|&w| {
                             let autoscaler = self.index.autoscaler[w]
@@ -352,14 +475,78 @@ impl Scope {
                             (&self.workloads[w], autoscaler)
                         })
                         .collect();
-                    Arc::new(judge_budget(budget, &selected))
+                    Selection::of(&selected)
                 })
-                .collect()
-        });
+                .collect();
+            let budgets: Vec<Arc<BudgetJudgement>> = self
+                .budgets
+                .iter()
+                .zip(&self.index.group_of)
+                .map(|(budget, &g)| Arc::new(judge_budget(budget, &selections[g])))
+                .collect();
+            let groups = self
+                .index
+                .groups
+                .iter()
+                .map(|group| {
+                    group
+                        .members
+                        .iter()
+                        .map(|&b| CoveringBudget {
+                            object: self.budgets[b].object.clone(),
+                            at: self.budgets[b].at.clone(),
+                            judgement: Arc::clone(&budgets[b]),
+                        })
+                        .collect()
+                })
+                .collect();
+            Judged { budgets, groups }
+        })
+    }
+
+    /// What `budget` allows once its pods are healthy, judged once for the scope.
+    pub fn judgement(&self, budget: &Budget) -> &Arc<BudgetJudgement> {
         static UNKNOWN: OnceLock<Arc<BudgetJudgement>> = OnceLock::new();
         self.position(budget)
-            .and_then(|b| judgements.get(b))
+            .and_then(|b| self.judged().budgets.get(b))
             .unwrap_or_else(|| UNKNOWN.get_or_init(|| Arc::new(BudgetJudgement::unknown())))
+    }
+
+    /// The budgets that cover a pod with `labels` in `namespace`, judged, in groups of equal
+    /// selectors: a workload's rollout holds its groups, not a copy of every budget.
+    pub fn budget_groups_selecting(
+        &self,
+        namespace: Option<&str>,
+        labels: &Labels,
+    ) -> Vec<Arc<[CoveringBudget]>> {
+        if self.budgets.is_empty() {
+            return Vec::new();
+        }
+        let judged = self.judged();
+        let key = (namespace.map(str::to_owned), labels.clone());
+        match self.index.by_labels.get(&key) {
+            Some(groups) => groups
+                .iter()
+                .map(|&g| Arc::clone(&judged.groups[g]))
+                .collect(),
+            // Labels no workload of the scope has: each group's selector is read.
+            None => self
+                .index
+                .groups
+                .iter()
+                .enumerate()
+                .filter(|(_, group)| self.budgets[group.members[0]].selects(namespace, labels))
+                .map(|(g, _)| Arc::clone(&judged.groups[g]))
+                .collect(),
+        }
+    }
+
+    /// The budgets and autoscalers of document `document` of `file`.
+    pub fn members_in(&self, file: &str, document: usize) -> &[ScopeMember] {
+        self.index
+            .by_document
+            .get(&(Arc::from(file), document))
+            .map_or(&[], Vec::as_slice)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -445,6 +632,7 @@ impl Scope {
     }
 
     /// The budgets that cover a pod with `labels` in `namespace`.
+    #[cfg(test)]
     pub fn budgets_selecting<'s>(
         &'s self,
         namespace: Option<&'s str>,
@@ -455,41 +643,42 @@ impl Scope {
             .filter(move |budget| budget.selects(namespace, labels))
     }
 
-    /// The budgets that cover the pods of `workload`.
-    pub fn budgets_of<'s>(
-        &'s self,
-        object: &'s ObjectRef,
-        pod_labels: &'s BTreeMap<String, String>,
-    ) -> impl Iterator<Item = &'s Budget> + 's {
-        self.budgets_selecting(object.namespace.as_deref(), pod_labels)
-    }
-
     /// The workloads whose pods `budget` covers.
     pub fn selected_by<'s>(
         &'s self,
         budget: &'s Budget,
     ) -> impl Iterator<Item = &'s ScopedWorkload> + 's {
-        self.position(budget)
-            .and_then(|b| self.index.covered.get(b))
-            .into_iter()
-            .flatten()
-            .map(|&w| &self.workloads[w])
+        self.covered(budget).iter().map(|&w| &self.workloads[w])
     }
 
-    /// The other budgets that cover the pods of a workload `budget` covers, with that
-    /// workload: the first such workload only.
+    /// How many workloads' pods `budget` covers.
+    pub fn selected_count(&self, budget: &Budget) -> usize {
+        self.covered(budget).len()
+    }
+
+    fn covered(&self, budget: &Budget) -> &[usize] {
+        self.position(budget)
+            .map(|b| self.index.groups[self.index.group_of[b]].covered.as_slice())
+            .unwrap_or_default()
+    }
+
+    /// Another budget that covers the pods of a workload `budget` covers, with that workload:
+    /// the first such workload only. A budget with the same selector covers all of them.
     pub fn overlapping<'s>(
         &'s self,
         budget: &'s Budget,
-    ) -> Option<(&'s ScopedWorkload, Vec<&'s Budget>)> {
+    ) -> Option<(&'s ScopedWorkload, &'s Budget)> {
         let b = self.position(budget)?;
-        self.index.covered[b].iter().find_map(|&w| {
-            let others: Vec<&Budget> = self.index.covering[w]
-                .iter()
-                .filter(|&&other| other != b)
-                .map(|&other| &self.budgets[other])
-                .collect();
-            (!others.is_empty()).then(|| (&self.workloads[w], others))
+        let g = self.index.group_of[b];
+        let group = &self.index.groups[g];
+        let first = *group.covered.first()?;
+        if let Some(&other) = group.members.iter().find(|&&other| other != b) {
+            return Some((&self.workloads[first], &self.budgets[other]));
+        }
+        group.covered.iter().find_map(|&w| {
+            let other = self.index.covering[w].iter().find(|&&other| other != g)?;
+            let member = self.index.groups[*other].members[0];
+            Some((&self.workloads[w], &self.budgets[member]))
         })
     }
 
@@ -555,6 +744,80 @@ impl Scope {
 }
 
 impl Budget {
+    /// What two budgets must share to select the same pods: the namespace, the selector, and
+    /// whether an empty selector selects nothing (`policy/v1beta1`, or a spec that could not
+    /// be read).
+    fn match_key(&self) -> String {
+        match &self.spec {
+            Ok(spec) => format!(
+                "{:?}\u{0}{}\u{0}{:?}",
+                self.object.namespace, self.beta, spec.selector
+            ),
+            Err(_) => String::new(),
+        }
+    }
+
+    /// The label sets (by position in `all`) the budget's selector may select: those holding
+    /// one of its `matchLabels`, else one of an `In` expression's values, else the key of an
+    /// `Exists` expression, else every one.
+    fn candidates<'i>(
+        &'i self,
+        by_pair: &'i HashMap<(&str, &str), Vec<usize>>,
+        by_key: &'i HashMap<&str, Vec<usize>>,
+        all: &'i [usize],
+    ) -> Box<dyn Iterator<Item = &'i usize> + 'i> {
+        let Ok(spec) = &self.spec else {
+            return Box::new(std::iter::empty());
+        };
+        let Some(selector) = &spec.selector else {
+            return Box::new(std::iter::empty());
+        };
+        let empty: &'i [usize] = &[];
+        if let Some(labels) = selector.match_labels.as_ref().filter(|l| !l.is_empty()) {
+            // Every label must hold: the rarest one names every candidate.
+            let rarest = labels
+                .iter()
+                .map(|(k, v)| {
+                    by_pair
+                        .get(&(k.as_str(), v.as_str()))
+                        .map_or(empty, Vec::as_slice)
+                })
+                .min_by_key(|sets| sets.len())
+                .unwrap_or(empty);
+            return Box::new(rarest.iter());
+        }
+        for expression in selector.match_expressions.iter().flatten() {
+            match expression.operator.as_str() {
+                "In" => {
+                    let mut sets: Vec<usize> = expression
+                        .values
+                        .iter()
+                        .flatten()
+                        .flat_map(|v| {
+                            by_pair
+                                .get(&(expression.key.as_str(), v.as_str()))
+                                .map_or(empty, Vec::as_slice)
+                        })
+                        .copied()
+                        .collect();
+                    sets.sort_unstable();
+                    sets.dedup();
+                    return Box::new(sets.into_iter().map(move |set| &all[set]));
+                }
+                "Exists" => {
+                    return Box::new(
+                        by_key
+                            .get(expression.key.as_str())
+                            .map_or(empty, Vec::as_slice)
+                            .iter(),
+                    );
+                }
+                _ => {}
+            }
+        }
+        Box::new(all.iter())
+    }
+
     /// Whether the budget covers a pod with `labels` in `namespace`.
     pub fn selects(&self, namespace: Option<&str>, labels: &BTreeMap<String, String>) -> bool {
         let Ok(spec) = &self.spec else {
@@ -698,9 +961,11 @@ spec:
             }
         );
         assert_eq!(scope.workloads()[1].scale, ScaleLookup::NoScale);
-        let covering: Vec<&str> = scope
-            .budgets_of(&web.object, &web.pod_labels[0])
-            .filter_map(|b| b.object.name.as_deref())
+        let covering: Vec<String> = scope
+            .budget_groups_selecting(web.object.namespace.as_deref(), &web.pod_labels[0])
+            .iter()
+            .flat_map(|group| group.iter())
+            .filter_map(|b| b.object.name.clone())
             .collect();
         assert_eq!(covering, ["web"]);
         let selected: Vec<&str> = scope
@@ -736,5 +1001,37 @@ spec:
             .filter_map(|b| b.object.name.as_deref())
             .collect();
         assert_eq!(names, ["a"]);
+    }
+
+    #[test]
+    fn budgets_with_equal_selectors_are_matched_once() {
+        let mut text = String::from(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web, tier: front}}\n    spec: {containers: [{name: web, image: nginx}]}\n",
+        );
+        for i in 0..50 {
+            text.push_str(&format!(
+                "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: same-{i}}}\nspec: {{maxUnavailable: 1, selector: {{matchLabels: {{app: web}}}}}}\n"
+            ));
+        }
+        text.push_str("---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: tier}\nspec: {maxUnavailable: 1, selector: {matchExpressions: [{key: tier, operator: In, values: [front, back]}]}}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: none}\nspec: {maxUnavailable: 1, selector: {matchLabels: {app: db}}}\n");
+        let scope = scope_of(&text);
+        // Fifty budgets of one selector, one of another, one over nothing: three groups.
+        assert_eq!(scope.index.groups.len(), 3);
+        assert_eq!(scope.index.covering[0].len(), 2);
+        let web = &scope.workloads()[0];
+        let groups = scope.budget_groups_selecting(None, &web.pod_labels[0]);
+        assert_eq!(groups.iter().map(|g| g.len()).sum::<usize>(), 51);
+        // The groups are shared, not copied for each workload.
+        let again = scope.budget_groups_selecting(None, &web.pod_labels[0]);
+        assert!(Arc::ptr_eq(&groups[0], &again[0]));
+        let (workload, other) = scope.overlapping(&scope.budgets()[0]).expect("overlap");
+        assert_eq!(workload.object.name.as_deref(), Some("web"));
+        assert_eq!(other.object.name.as_deref(), Some("same-1"));
+        let tier = &scope.budgets()[50];
+        assert_eq!(scope.selected_count(tier), 1);
+        let (_, other) = scope.overlapping(tier).expect("overlap");
+        assert_eq!(other.object.name.as_deref(), Some("same-0"));
+        assert_eq!(scope.selected_count(&scope.budgets()[51]), 0);
+        assert!(scope.overlapping(&scope.budgets()[51]).is_none());
     }
 }

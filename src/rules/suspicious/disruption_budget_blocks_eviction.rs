@@ -1,5 +1,4 @@
 use crate::model::path::FieldPath;
-use crate::model::scope::ScopedWorkload;
 use crate::model::scope::budget::{Blocker, Eviction};
 use crate::rules::{Findings, ScopeContext, Target, declare_rule};
 
@@ -118,12 +117,11 @@ fn check(ctx: &ScopeContext<'_>, findings: &mut Findings) {
     let Eviction::Never(blocker) = &judgement.eviction else {
         return;
     };
-    let selected: Vec<&ScopedWorkload> = ctx.scope.selected_by(budget).collect();
     let names = crate::text::short_phrase_list(
-        selected
-            .iter()
+        ctx.scope
+            .selected_by(budget)
             .map(|w| format!("`{}`", w.object.display_name())),
-        selected.len(),
+        ctx.scope.selected_count(budget),
     );
     let consequence = "every node drain that meets one of them waits forever (`kubectl drain` retries the eviction every 5s)";
     let path = FieldPath::from_keys(&["spec"]);
@@ -211,7 +209,7 @@ fn check(ctx: &ScopeContext<'_>, findings: &mut Findings) {
             )
             .help("set `maxUnavailable: 1`"),
     };
-    for workload in selected.iter().take(3) {
+    for workload in ctx.scope.selected_by(budget).take(3) {
         if workload.at.file == budget.at.file {
             finding.span_label(
                 workload.at.span,

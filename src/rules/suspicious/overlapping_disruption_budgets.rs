@@ -98,10 +98,9 @@ fn check(ctx: &ScopeContext<'_>, findings: &mut Findings) {
         return;
     };
     // One finding per budget: the first workload it shares says enough.
-    let Some((workload, others)) = ctx.scope.overlapping(budget) else {
+    let Some((workload, other)) = ctx.scope.overlapping(budget) else {
         return;
     };
-    let other = others[0];
     let finding = findings
         .report(
             Target::key(FieldPath::from_keys(&["spec", "selector"])),

@@ -1,0 +1,180 @@
+//! What judging objects together costs: the release binary, run as a user runs it, on the
+//! inputs whose cost must follow their size and never their numbers.
+//!
+//! - `largest counts` (`testdata/scale/largest-counts.yaml`): `replicas`, `maxReplicas`, a
+//!   StatefulSet's ordinals and a Job's `backoffLimit` at 2147483647, through `check`,
+//!   `explain` and `explain --rollout` in each format. Target: under 50 ms and 20 MB each.
+//! - `budgets × workloads`: one file of N Deployments and N PodDisruptionBudgets that all
+//!   select the same pods, N = 1,000 and 4,000. Target: 4,000 in at most 6 times the time of
+//!   1,000 and 200 MB; `explain --rollout --format json` of 1,000 × 1,000 under 2 s.
+//!
+//! - `one small file`: `podcycle check testdata/small-app.yaml` named alone (pre-commit's run)
+//!   in a git checkout of a few files and in one of 20,000 files in 2,000 directories. Target:
+//!   under 5 ms in both; the owners of a named file are found from git's index, not by walking
+//!   the tree.
+//!
+//! `cargo bench --bench scope`; `PODCYCLE_BENCH_ROUNDS` (default 3) sets the rounds. Each
+//! round runs every case once, in turn, so that a busy neighbour slows all alike; the table
+//! gives the median wall time and the largest peak resident set size.
+
+#[allow(dead_code)]
+mod process;
+
+use std::path::Path;
+use std::time::Duration;
+
+use process::{Run, machine_load, median};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if process::serve_measure(&args) {
+        return;
+    }
+    if !process::selected(&args, "scope") {
+        return;
+    }
+    let rounds = process::env_number("PODCYCLE_BENCH_ROUNDS", 3);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(
+        root.join("testdata/scale/largest-counts.yaml"),
+        dir.path().join("counts.yaml"),
+    )
+    .expect("copying the largest counts");
+    for n in [1_000, 4_000] {
+        std::fs::write(dir.path().join(format!("budgets-{n}.yaml")), budgets(n))
+            .expect("writing the budgets");
+    }
+    let small_tree = tempfile::tempdir().expect("a temporary directory");
+    let large_tree = tempfile::tempdir().expect("a temporary directory");
+    checkout(small_tree.path(), 0);
+    checkout(large_tree.path(), 2_000);
+    let mut cases: Vec<(String, Vec<String>)> = [
+        ("check", "counts.yaml"),
+        ("check --format json", "counts.yaml"),
+        ("explain", "counts.yaml"),
+        ("explain --format json", "counts.yaml"),
+        ("explain --rollout", "counts.yaml"),
+        ("explain --rollout --format json", "counts.yaml"),
+        ("check", "budgets-1000.yaml"),
+        ("check", "budgets-4000.yaml"),
+        ("explain --rollout --format json", "budgets-1000.yaml"),
+    ]
+    .iter()
+    .map(|(command, file)| {
+        let mut args: Vec<String> = command.split(' ').map(str::to_owned).collect();
+        args.extend(["--no-config".to_owned(), (*file).to_owned()]);
+        (format!("{command} {file}"), args)
+    })
+    .collect();
+    let one_file = |dir: &Path| {
+        vec![
+            "--in".to_owned(),
+            dir.display().to_string(),
+            "check".to_owned(),
+            "--no-render".to_owned(),
+            "one.yaml".to_owned(),
+        ]
+    };
+    cases.push((
+        "check one.yaml, a checkout of 2 files".to_owned(),
+        one_file(small_tree.path()),
+    ));
+    cases.push((
+        "check one.yaml, a checkout of 20,000 files".to_owned(),
+        one_file(large_tree.path()),
+    ));
+
+    let before = machine_load();
+    let mut runs: Vec<Vec<Run>> = vec![Vec::new(); cases.len()];
+    for _ in 0..rounds {
+        for (case, (_, args)) in cases.iter().enumerate() {
+            let (run_in, args) = match args.split_first() {
+                Some((flag, rest)) if flag == "--in" => (Path::new(&rest[0]), &rest[1..]),
+                _ => (dir.path(), &args[..]),
+            };
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            runs[case].push(process::measure(
+                Path::new(env!("CARGO_BIN_EXE_podcycle")),
+                &args,
+                run_in,
+            ));
+        }
+    }
+    println!(
+        "\n`podcycle` on inputs whose numbers are large, {rounds} rounds, output to /dev/null\n"
+    );
+    println!("| case | median wall | median CPU | peak RSS |");
+    println!("| --- | ---: | ---: | ---: |");
+    let mut walls = Vec::new();
+    for ((name, _), runs) in cases.iter().zip(&runs) {
+        let wall = median(runs.iter().map(|r| r.wall));
+        let cpu: Duration = median(runs.iter().map(Run::cpu));
+        let peak = runs.iter().map(|r| r.max_rss).max().unwrap_or(0);
+        walls.push(wall);
+        println!(
+            "| {name} | {:.1} ms | {:.1} ms | {:.1} MB |",
+            wall.as_secs_f64() * 1e3,
+            cpu.as_secs_f64() * 1e3,
+            peak as f64 / 1e6
+        );
+    }
+    let small = walls[6].as_secs_f64();
+    let large = walls[7].as_secs_f64();
+    println!(
+        "\n4,000 budgets × 4,000 workloads took {:.2}× the time of 1,000 × 1,000 (target ≤ 6×; \
+         linear is 4×).",
+        large / small
+    );
+    println!(
+        "\nThe machine: {before} before; {} after. Under load, the times are long; the peaks \
+         are not.",
+        machine_load()
+    );
+}
+
+/// A git checkout in `dir` holding `one.yaml` (the small app), a kustomization, and
+/// `directories` directories of ten manifests each, all tracked.
+fn checkout(dir: &Path, directories: usize) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(root.join("testdata/small-app.yaml"), dir.join("one.yaml"))
+        .expect("copying the small app");
+    std::fs::write(dir.join("kustomization.yaml"), "resources: [one.yaml]\n")
+        .expect("writing a kustomization");
+    for d in 0..directories {
+        let sub = dir.join(format!("d{}/e{d}", d % 50));
+        std::fs::create_dir_all(&sub).expect("a directory");
+        for f in 0..10 {
+            std::fs::write(
+                sub.join(format!("m{f}.yaml")),
+                "apiVersion: v1\nkind: ConfigMap\n",
+            )
+            .expect("a manifest");
+        }
+    }
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("git runs");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+}
+
+/// One file of `n` Deployments and `n` PodDisruptionBudgets, every budget selecting the pods
+/// of every Deployment.
+fn budgets(n: usize) -> String {
+    let mut yaml = String::new();
+    for i in 0..n {
+        yaml.push_str(&format!(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web-{i}}}\nspec:\n  replicas: 3\n  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec: {{containers: [{{name: web, image: example/web:1}}]}}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: pdb-{i}}}\nspec:\n  maxUnavailable: 1\n  selector: {{matchLabels: {{app: web}}}}\n"
+        ));
+    }
+    yaml
+}
