@@ -281,6 +281,8 @@ pub(crate) fn confine(
             Landlock::Enforced { abi } => Some(landlock_ruleset(*abi, program, access)?),
             Landlock::Unavailable(_) => None,
         };
+        #[cfg(target_os = "linux")]
+        let no_unix_sockets = no_unix_sockets();
         #[cfg(not(target_os = "linux"))]
         let _ = (program, access);
         let limit = libc::rlimit {
@@ -308,6 +310,18 @@ pub(crate) fn confine(
                             ruleset.as_raw_fd(),
                             0 as libc::c_uint,
                         ) != 0
+                    {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    let filter = libc::sock_fprog {
+                        len: no_unix_sockets.len() as libc::c_ushort,
+                        filter: no_unix_sockets.as_ptr().cast_mut(),
+                    };
+                    if libc::prctl(
+                        libc::PR_SET_SECCOMP,
+                        libc::SECCOMP_MODE_FILTER,
+                        &raw const filter,
+                    ) != 0
                     {
                         return Err(std::io::Error::last_os_error());
                     }
@@ -384,6 +398,32 @@ fn landlock_ruleset(
         .map_err(error)?;
     let fd: Option<std::os::fd::OwnedFd> = created.into();
     fd.ok_or_else(|| "the kernel did not create a Landlock ruleset".to_owned())
+}
+
+/// A seccomp filter that refuses `socket(AF_UNIX, …)` with `EACCES`: a path-named Unix socket
+/// (a container runtime's, an agent's) is reachable through neither a network namespace nor
+/// Landlock, and neither renderer needs one to render. Every other call is allowed.
+#[cfg(target_os = "linux")]
+fn no_unix_sockets() -> Vec<libc::sock_filter> {
+    const LOAD: u16 = (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS) as u16;
+    const JUMP_IF_EQUAL: u16 = (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16;
+    const RETURN: u16 = (libc::BPF_RET | libc::BPF_K) as u16;
+    // `struct seccomp_data`: the call's number at 0, its first argument's low half at 16 on a
+    // little-endian machine, 20 on a big-endian one.
+    const FIRST_ARGUMENT: u32 = if cfg!(target_endian = "little") {
+        16
+    } else {
+        20
+    };
+    let op = |code, jt, jf, k| libc::sock_filter { code, jt, jf, k };
+    vec![
+        op(LOAD, 0, 0, 0),
+        op(JUMP_IF_EQUAL, 0, 3, libc::SYS_socket as u32),
+        op(LOAD, 0, 0, FIRST_ARGUMENT),
+        op(JUMP_IF_EQUAL, 0, 1, libc::AF_UNIX as u32),
+        op(RETURN, 0, 0, libc::SECCOMP_RET_ERRNO | libc::EACCES as u32),
+        op(RETURN, 0, 0, libc::SECCOMP_RET_ALLOW),
+    ]
 }
 
 /// Where the dynamic loader and the system's shared libraries live: a dynamically linked

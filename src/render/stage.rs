@@ -25,16 +25,28 @@ use crate::safe_fs::{self, FileKind, ReadError, describe_io_error};
 #[derive(Debug)]
 pub(crate) struct Tracked {
     files: Option<HashSet<PathBuf>>,
+    /// Every directory that holds one of `files`, the root's (empty) path among them.
+    dirs: HashSet<PathBuf>,
     root: PathBuf,
     untrusted: bool,
 }
 
 impl Tracked {
-    /// Whether the file at `path` (canonical, under the root) may be staged.
+    /// Whether the file (or link) at `path` (under the root) may be staged.
     fn allows(&self, path: &Path) -> bool {
         match (&self.files, path.strip_prefix(&self.root)) {
             (None, _) => true,
             (Some(files), Ok(relative)) => files.contains(relative),
+            (Some(_), Err(_)) => false,
+        }
+    }
+
+    /// Whether the directory at `path` (under the root) holds a file that may be staged: any
+    /// other is not walked at all (an ignored `node_modules/`, a virtual environment's links).
+    fn holds(&self, path: &Path) -> bool {
+        match (&self.files, path.strip_prefix(&self.root)) {
+            (None, _) => true,
+            (Some(_), Ok(relative)) => self.dirs.contains(relative),
             (Some(_), Err(_)) => false,
         }
     }
@@ -66,8 +78,17 @@ impl Listings {
         } else {
             None
         };
+        let mut dirs = HashSet::new();
+        for file in files.iter().flatten() {
+            for dir in file.ancestors().skip(1) {
+                if !dirs.insert(dir.to_owned()) {
+                    break;
+                }
+            }
+        }
         let tracked = Arc::new(Tracked {
             files,
+            dirs,
             root: root.to_owned(),
             untrusted,
         });
@@ -85,7 +106,8 @@ fn git_ls_files(root: &Path, untrusted: bool) -> Result<HashSet<PathBuf>, StageE
         root: root.to_owned(),
         why,
     };
-    let output = std::process::Command::new("git")
+    let git = absolute_git().ok_or_else(|| failed("git is not on PATH".to_owned()))?;
+    let output = std::process::Command::new(git)
         .arg("-C")
         .arg(root)
         .args([
@@ -126,6 +148,16 @@ fn git_ls_files(root: &Path, untrusted: bool) -> Result<HashSet<PathBuf>, StageE
         .collect())
 }
 
+/// `git` from the directories of `PATH` that are absolute: a relative entry (`.`, or an empty
+/// one) would find a `git` the checkout holds.
+fn absolute_git() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(if cfg!(windows) { "git.exe" } else { "git" }))
+        .find(|candidate| candidate.is_file())
+}
+
 #[cfg(unix)]
 fn path_of_bytes(bytes: &[u8]) -> PathBuf {
     use std::os::unix::ffi::OsStrExt;
@@ -143,6 +175,9 @@ fn path_of_bytes(bytes: &[u8]) -> PathBuf {
 const MAX_COPY_BYTES: u64 = 100 * 1024 * 1024;
 /// Directories nested deeper than this are refused (a link cycle made of many links).
 const MAX_DEPTH: usize = 64;
+/// The most files and directories one stage holds: links that fan out to the same directories
+/// would otherwise copy them without end.
+const MAX_ENTRIES: usize = 50_000;
 
 /// A chart copied for Helm, and how to name its copies in messages.
 #[derive(Debug)]
@@ -190,6 +225,10 @@ pub(crate) enum StageError {
     LinkLoop { shown: String },
     #[error("`{shown}` is nested more than {MAX_DEPTH} directories deep")]
     TooDeep { shown: String },
+    #[error(
+        "a renderer would read more than {MAX_ENTRIES} files and directories (links that lead to the same directories again?), the most podcycle copies for one"
+    )]
+    TooMany,
     #[error(
         "the files a renderer would read hold more than {} MiB, the most podcycle copies for one",
         MAX_COPY_BYTES >> 20
@@ -263,6 +302,8 @@ pub(crate) fn stage(
     let mut copier = Copier {
         boundary: &boundary,
         tracked: &tracked,
+        entries: 0,
+        max_entries: MAX_ENTRIES,
         bytes: 0,
         within: Vec::new(),
         base: base.clone(),
@@ -354,6 +395,8 @@ pub(crate) fn stage_tree(
     let mut copier = Copier {
         boundary,
         tracked: &tracked,
+        entries: 0,
+        max_entries: MAX_ENTRIES,
         bytes: 0,
         within: Vec::new(),
         base: base.clone(),
@@ -471,6 +514,9 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), StageError> {
 
 struct Copier<'a> {
     boundary: &'a Boundary,
+    /// Files and directories copied so far, and the most it copies.
+    entries: usize,
+    max_entries: usize,
     /// The files it may copy.
     tracked: &'a Tracked,
     bytes: u64,
@@ -524,6 +570,18 @@ impl Copier<'_> {
                 continue;
             }
             let path = source.join(&name);
+            // What git does not give a renderer is not looked at: not walked, no link of it
+            // resolved, no special file opened.
+            let given = match std::fs::symlink_metadata(&path) {
+                Ok(kind) if kind.is_dir() => self.tracked.holds(&path),
+                Ok(kind) if kind.is_file() || kind.file_type().is_symlink() => {
+                    self.tracked.allows(&path)
+                }
+                _ => false,
+            };
+            if !given {
+                continue;
+            }
             let shown = format!("{shown}/{}", name.to_string_lossy());
             self.copy_entry(&path, &target.join(&name), &shown, depth)?;
         }
@@ -542,6 +600,10 @@ impl Copier<'_> {
             shown: shown.to_owned(),
             source,
         };
+        self.entries += 1;
+        if self.entries > self.max_entries {
+            return Err(StageError::TooMany);
+        }
         let metadata = std::fs::symlink_metadata(path).map_err(no_metadata)?;
         let (resolved, metadata) = if metadata.file_type().is_symlink() {
             let resolved = self.boundary.resolve(path, shown)?;
@@ -558,7 +620,8 @@ impl Copier<'_> {
             }
             return self.copy_dir(&resolved, target, shown, depth + 1);
         }
-        if !self.tracked.allows(&resolved) {
+        // A link git tracks to a file it does not give, or to what is no file (a FIFO).
+        if !metadata.is_file() || !self.tracked.allows(&resolved) {
             return Ok(());
         }
         let bytes =
@@ -658,6 +721,52 @@ mod tests {
             staged(false),
             ["Chart.yaml", "gha-creds.json", "templates/a.yaml"]
         );
+    }
+
+    /// Links that lead to the same directories again copied a tree of millions of entries;
+    /// the copy stops at its cap. What git does not give is not walked: an ignored virtual
+    /// environment's link out of the repository does not stop the chart.
+    #[test]
+    fn a_fan_of_links_stops_at_the_cap_and_untracked_links_are_not_followed() {
+        let (_dir, root) = repository();
+        for level in 0..4 {
+            std::fs::create_dir_all(root.join(format!("web/t/d{level}"))).unwrap();
+            for link in 0..4 {
+                symlink(
+                    format!("../d{}", level + 1),
+                    root.join(format!("web/t/d{level}/l{link}")),
+                )
+                .unwrap();
+            }
+        }
+        std::fs::create_dir_all(root.join("web/t/d4")).unwrap();
+        std::fs::write(root.join("web/t/d4/f"), "x").unwrap();
+        let boundary = Boundary::of(&root);
+        let listings = Listings::default();
+        let tracked = listings.tracked(boundary.root(), false).unwrap();
+        let base = tempfile::tempdir().unwrap();
+        let mut copier = Copier {
+            boundary: &boundary,
+            tracked: &tracked,
+            entries: 0,
+            max_entries: 200,
+            bytes: 0,
+            within: Vec::new(),
+            base: base.path().to_owned(),
+            digest: blake3::Hasher::new(),
+        };
+        let error = copier
+            .copy_dir(&root.join("web"), &base.path().join("web"), "web", 0)
+            .unwrap_err();
+        assert!(matches!(error, StageError::TooMany), "{error}");
+
+        let (_dir, root) = repository();
+        std::fs::write(root.join(".gitignore"), ".venv/\n").unwrap();
+        std::fs::create_dir_all(root.join("web/.venv/bin")).unwrap();
+        symlink("/usr/bin/python3", root.join("web/.venv/bin/python")).unwrap();
+        let staged = stage(&root.join("web"), "web", &[], &Listings::default(), false).unwrap();
+        assert!(!staged.chart.join(".venv").exists());
+        assert!(staged.chart.join("Chart.yaml").exists());
     }
 
     #[test]

@@ -156,6 +156,11 @@ pub fn trials() -> Vec<Trial> {
             "confinement::every_file_of_the_stage_is_in_the_cache_key",
             every_file_of_the_stage_is_in_the_cache_key,
         ),
+        needs_or_skips(
+            Tool::Renderers,
+            "confinement::a_renderer_opens_no_unix_socket",
+            a_renderer_opens_no_unix_socket,
+        ),
         // Run by the test above, in a process of its own on an emulated machine.
         Trial::test(CHILD, child_builds_a_remote_resource).with_ignored_flag(true),
         needs_or_skips(
@@ -475,5 +480,34 @@ fn every_file_of_the_stage_is_in_the_cache_key() -> Result<(), Skipped> {
     let (status, text) = check();
     assert_eq!(status, 1, "{text}");
     assert!(text.contains("Bad_Name"), "{text}");
+    Ok(())
+}
+
+/// A path-named Unix socket (a container runtime's) is reachable through neither a network
+/// namespace nor Landlock: a renderer cannot open one. Debian's Python stands in for a
+/// renderer that would try; an Internet socket it may still make (no address to reach).
+fn a_renderer_opens_no_unix_socket() -> Result<(), Skipped> {
+    machine_confines()?;
+    let python = Path::new("/usr/bin/python3");
+    if !python.is_file() {
+        return Err(Skipped("/usr/bin/python3 is not installed".to_owned()));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let script = "import socket\nfor family in (socket.AF_INET, socket.AF_UNIX):\n    try:\n        socket.socket(family)\n        print(family.name, 'made')\n    except PermissionError:\n        print(family.name, 'refused')\n";
+    let outcome = run(
+        python,
+        &[std::ffi::OsStr::new("-c"), std::ffi::OsStr::new(script)],
+        dir.path(),
+        &Access {
+            read: vec![dir.path().to_owned()],
+            write: Vec::new(),
+        },
+        &Limits::new(LIMIT),
+        &podcycle::render::Budget::unlimited(),
+    );
+    let Outcome::Output { text, .. } = &outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(text, "AF_INET made\nAF_UNIX refused\n", "{outcome:?}");
     Ok(())
 }
