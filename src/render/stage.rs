@@ -277,6 +277,16 @@ pub(crate) enum StageError {
     Copy(#[source] io::Error),
 }
 
+/// A new temporary directory for a stage, and its absolute path.
+fn new_stage_dir(prefix: &str) -> Result<(tempfile::TempDir, PathBuf), StageError> {
+    let dir = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(StageError::TempDir)?;
+    let base = std::path::absolute(dir.path()).map_err(StageError::TempDir)?;
+    Ok((dir, base))
+}
+
 /// Copies `chart` (shown to users as `shown`) and the values files into a new temporary
 /// directory.
 pub(crate) fn stage(
@@ -286,11 +296,7 @@ pub(crate) fn stage(
     listings: &Listings,
     untrusted: bool,
 ) -> Result<Staged, StageError> {
-    let dir = tempfile::Builder::new()
-        .prefix("podcycle-chart-")
-        .tempdir()
-        .map_err(StageError::TempDir)?;
-    let base = std::path::absolute(dir.path()).map_err(StageError::TempDir)?;
+    let (dir, base) = new_stage_dir("podcycle-chart-")?;
     let name = chart
         .canonicalize()
         .ok()
@@ -299,16 +305,7 @@ pub(crate) fn stage(
     let copy = base.join("chart").join(name);
     let boundary = Boundary::of(chart);
     let tracked = listings.tracked(boundary.root(), untrusted)?;
-    let mut copier = Copier {
-        boundary: &boundary,
-        tracked: &tracked,
-        entries: 0,
-        max_entries: MAX_ENTRIES,
-        bytes: 0,
-        within: Vec::new(),
-        base: base.clone(),
-        digest: blake3::Hasher::new(),
-    };
+    let mut copier = Copier::new(&boundary, &tracked, &base);
     let source = chart.canonicalize().map_err(|source| StageError::NoChart {
         shown: shown.to_owned(),
         source,
@@ -380,11 +377,7 @@ pub(crate) fn stage_tree(
     listings: &Listings,
     untrusted: bool,
 ) -> Result<StagedTree, StageError> {
-    let dir = tempfile::Builder::new()
-        .prefix("podcycle-overlay-")
-        .tempdir()
-        .map_err(StageError::TempDir)?;
-    let base = std::path::absolute(dir.path()).map_err(StageError::TempDir)?;
+    let (dir, base) = new_stage_dir("podcycle-overlay-")?;
     let name = boundary
         .root()
         .file_name()
@@ -392,16 +385,7 @@ pub(crate) fn stage_tree(
         .map_or_else(|| "repository".into(), ToOwned::to_owned);
     let repository = base.join(&name);
     let tracked = listings.tracked(boundary.root(), untrusted)?;
-    let mut copier = Copier {
-        boundary,
-        tracked: &tracked,
-        entries: 0,
-        max_entries: MAX_ENTRIES,
-        bytes: 0,
-        within: Vec::new(),
-        base: base.clone(),
-        digest: blake3::Hasher::new(),
-    };
+    let mut copier = Copier::new(boundary, &tracked, &base);
     let inside = |path: &Path| -> Result<(PathBuf, PathBuf), StageError> {
         let canonical = path.canonicalize().map_err(|source| StageError::NoChart {
             shown: crate::render::display(path),
@@ -528,7 +512,20 @@ struct Copier<'a> {
     digest: blake3::Hasher,
 }
 
-impl Copier<'_> {
+impl<'a> Copier<'a> {
+    fn new(boundary: &'a Boundary, tracked: &'a Tracked, base: &Path) -> Copier<'a> {
+        Copier {
+            boundary,
+            tracked,
+            entries: 0,
+            max_entries: MAX_ENTRIES,
+            bytes: 0,
+            within: Vec::new(),
+            base: base.to_owned(),
+            digest: blake3::Hasher::new(),
+        }
+    }
+
     /// Adds an entry of the copy to the digest: its kind, its path in the copy and its bytes,
     /// each length-prefixed.
     fn record(&mut self, kind: u8, target: &Path, bytes: &[u8]) {
@@ -745,16 +742,8 @@ mod tests {
         let listings = Listings::default();
         let tracked = listings.tracked(boundary.root(), false).unwrap();
         let base = tempfile::tempdir().unwrap();
-        let mut copier = Copier {
-            boundary: &boundary,
-            tracked: &tracked,
-            entries: 0,
-            max_entries: 200,
-            bytes: 0,
-            within: Vec::new(),
-            base: base.path().to_owned(),
-            digest: blake3::Hasher::new(),
-        };
+        let mut copier = Copier::new(&boundary, &tracked, base.path());
+        copier.max_entries = 200;
         let error = copier
             .copy_dir(&root.join("web"), &base.path().join("web"), "web", 0)
             .unwrap_err();

@@ -782,11 +782,11 @@ fn files_holding_the_same_object_are_alternatives_not_one_deployment() {
     let root = dir.path();
     // Two golden renders of one chart's budget, and a DaemonSet its selector would pick.
     let budget = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: agent}\nspec:\n  maxUnavailable: 1\n  selector: {matchLabels: {app: agent}}\n";
-    write(root, "golden/default.yaml", budget);
-    write(root, "golden/prod.yaml", budget);
+    write(root, "renders/default.yaml", budget);
+    write(root, "renders/prod.yaml", budget);
     write(
         root,
-        "golden/agent.yaml",
+        "renders/agent.yaml",
         "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec: {containers: [{name: agent, image: agent}]}\n",
     );
     let output = podcycle()
@@ -810,7 +810,7 @@ fn files_holding_the_same_object_are_alternatives_not_one_deployment() {
     let shown = String::from_utf8(shown.stdout).unwrap();
     assert!(
         shown.contains(
-            "golden/agent.yaml: lint (its own scope: `PodDisruptionBudget/agent` is in both golden/default.yaml:3 and golden/prod.yaml:3, so the files of this directory are alternatives, not judged together)"
+            "renders/agent.yaml: lint (its own scope: `PodDisruptionBudget/agent` is in both renders/default.yaml:3 and renders/prod.yaml:3, so the files of this directory are alternatives, not judged together)"
         ),
         "{shown}"
     );

@@ -9,13 +9,9 @@
 //! `--fail-on-unrendered` and reaches SARIF. Outside untrusted mode the run renders and says
 //! once, on standard error and in SARIF, what the confinement lacked.
 
-use std::io::Read;
-use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use podcycle::render::process::{Limits, Outcome, find_executable, run};
@@ -25,6 +21,7 @@ use libtest_mimic::{Failed, Trial};
 use serde_json::Value;
 
 use crate::common::{code, podcycle, stderr, stdout, watched, write};
+use crate::security::Server;
 use crate::tool::{Skipped, Tool, needs_or_skips};
 use crate::tool::{git, git_init};
 
@@ -336,44 +333,6 @@ fn a_renderer_reads_only_what_it_is_given() -> Result<(), Skipped> {
     Ok(())
 }
 
-/// A server on the runner's loopback, counting connections.
-struct Server {
-    port: u16,
-    accepted: Arc<AtomicUsize>,
-}
-
-impl Server {
-    fn start() -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let accepted = Arc::new(AtomicUsize::new(0));
-        let counter = Arc::clone(&accepted);
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                counter.fetch_add(1, Ordering::SeqCst);
-                if let Ok(mut stream) = stream {
-                    let mut request = [0; 1024];
-                    let _ = stream.read(&mut request);
-                    let body = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fetched}\n";
-                    let _ = std::io::Write::write_all(
-                        &mut stream,
-                        format!(
-                            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
-                            body.len()
-                        )
-                        .as_bytes(),
-                    );
-                }
-            }
-        });
-        Server { port, accepted }
-    }
-
-    fn requests(&self) -> usize {
-        self.accepted.load(Ordering::SeqCst)
-    }
-}
-
 const CHILD: &str = "confinement::child_builds_a_remote_resource";
 
 /// Where user namespaces are refused there is no network namespace: Landlock's TCP rules alone
@@ -387,10 +346,7 @@ fn without_namespaces_landlock_keeps_renderers_off_loopback() -> Result<(), Skip
         let output = machine.run(
             Command::new(std::env::current_exe().unwrap())
                 .args(["--exact", CHILD, "--ignored", "--test-threads", "1"])
-                .env(
-                    "PODCYCLE_TEST_URL",
-                    format!("http://127.0.0.1:{}/x.yaml", server.port),
-                ),
+                .env("PODCYCLE_TEST_URL", server.url()),
         );
         assert!(
             output.status.success(),

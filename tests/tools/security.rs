@@ -357,13 +357,13 @@ fn an_overlay_reads_nothing_of_git_or_outside_the_repository() {
 }
 
 /// A server on the runner's loopback, counting the connections it accepts.
-struct Server {
+pub(crate) struct Server {
     port: u16,
     accepted: Arc<AtomicUsize>,
 }
 
 impl Server {
-    fn start() -> Server {
+    pub(crate) fn start() -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let accepted = Arc::new(AtomicUsize::new(0));
@@ -389,11 +389,11 @@ impl Server {
         Server { port, accepted }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}/x.yaml", self.port)
     }
 
-    fn requests(&self) -> usize {
+    pub(crate) fn requests(&self) -> usize {
         self.accepted.load(Ordering::SeqCst)
     }
 }
