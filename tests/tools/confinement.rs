@@ -158,6 +158,11 @@ pub fn trials() -> Vec<Trial> {
             "confinement::a_renderer_opens_no_unix_socket",
             a_renderer_opens_no_unix_socket,
         ),
+        needs_or_skips(
+            Tool::Renderers,
+            "confinement::the_reproductions_hold_on_every_machine",
+            the_reproductions_hold_on_every_machine,
+        ),
         // Run by the test above, in a process of its own on an emulated machine.
         Trial::test(CHILD, child_builds_a_remote_resource).with_ignored_flag(true),
         needs_or_skips(
@@ -465,5 +470,103 @@ fn a_renderer_opens_no_unix_socket() -> Result<(), Skipped> {
         panic!("{outcome:?}");
     };
     assert_eq!(text, "AF_INET made\nAF_UNIX refused\n", "{outcome:?}");
+    Ok(())
+}
+
+/// What a hostile pull request did, on every kind of machine, in untrusted mode and not: a
+/// release name that was a flag of Helm's ran a shell; a plugin configuration spelled
+/// `apiVersion: /builtin` printed `.git/config`; a values file outside the repository was read;
+/// a chart's `fail "dial tcp"` was taken for the network and passed. Whatever the machine
+/// confines, none does now.
+fn the_reproductions_hold_on_every_machine() -> Result<(), Skipped> {
+    machine_confines()?;
+    let secret = "Hunter2_SECRET_7f3a";
+    let tree = tempfile::tempdir().unwrap();
+    let root = tree.path().canonicalize().unwrap();
+    git_init(&root);
+    let config = std::fs::read_to_string(root.join(".git/config")).unwrap();
+    write(&root, ".git/config", &format!("{config}# {secret}\n"));
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "values.yaml", &format!("x: {secret}\n"));
+    let marker = root.join("ran");
+    write(
+        &root,
+        "web/Chart.yaml",
+        "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+    );
+    write(&root, "web/values.yaml", "x: 1\n");
+    write(
+        &root,
+        "web/templates/s.yaml",
+        &format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: s}}\ndata:\n  s: |\n    true; touch '{}'; exit 0\n",
+            marker.display()
+        ),
+    );
+    write(
+        &root,
+        "red/Chart.yaml",
+        "apiVersion: v2\nname: red\nversion: 1.0.0\n",
+    );
+    write(&root, "red/templates/pod.yaml", BAD);
+    write(
+        &root,
+        "red/templates/zz.yaml",
+        "{{ fail \"dial tcp 10.0.0.1:443: connection refused\" }}\n",
+    );
+    write(
+        &root,
+        "app/pod.yaml",
+        include_str!("../../testdata/cli/good.yaml"),
+    );
+    write(
+        &root,
+        "app/kustomization.yaml",
+        "resources: [pod.yaml]\ngenerators: [g.yaml]\nreplacements:\n- source: {kind: ConfigMap, name: leak, fieldPath: data.cfg}\n  targets:\n  - select: {kind: Pod}\n    fieldPaths: [spec.containers.0.name]\n",
+    );
+    write(
+        &root,
+        "app/g.yaml",
+        "apiVersion: /builtin\nkind: ConfigMapGenerator\nmetadata: {name: leak}\noptions: {disableNameSuffixHash: true}\nfiles: [cfg=../.git/config]\n",
+    );
+    git(&root, &["add", "-A"]);
+    let configs = [
+        "helm:\n  charts:\n  - path: web\n    release: --post-renderer=/bin/sh\n".to_owned(),
+        format!(
+            "helm:\n  charts:\n  - path: web\n    values: [{}]\n",
+            outside.path().join("values.yaml").display()
+        ),
+    ];
+    for machine in MACHINES {
+        for isolated in [false, true] {
+            let check = |config: Option<&str>, args: &[&str]| {
+                let mut command = podcycle();
+                command.current_dir(&root).args(["check", "--no-cache"]);
+                if isolated {
+                    command.args(["--isolated", "--fail-on-unrendered"]);
+                }
+                if let Some(config) = config {
+                    // In the checkout's root, as the CI recipe puts the base branch's.
+                    let file = root.join(".podcycle-base.yaml");
+                    std::fs::write(&file, config).unwrap();
+                    command.arg("--config").arg(file);
+                }
+                let output = machine.run(command.args(args));
+                let text = format!("{}{}", stdout(&output), stderr(&output));
+                assert!(!text.contains(secret), "{machine:?} {isolated}: {text}");
+                (code(&output), text)
+            };
+            let case = format!("{machine:?}, isolated: {isolated}");
+            for config in &configs {
+                let (status, text) = check(Some(config), &["web"]);
+                assert_eq!(status, 2, "{case}: {text}");
+                assert!(!marker.exists(), "{case}: the post-renderer ran");
+            }
+            let (status, text) = check(None, &["app"]);
+            assert!(status != 0 || !isolated, "{case}: {text}");
+            let (status, text) = check(None, &["red"]);
+            assert_eq!(status, 1, "{case}: {text}");
+        }
+    }
     Ok(())
 }
