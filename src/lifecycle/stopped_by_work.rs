@@ -57,6 +57,35 @@ pub(crate) fn stopped_by_work(spec: &PodSpec, helper: &Container) -> Option<Stri
         })
 }
 
+/// When another container in `containers` mentions `quitquitquit` without a call that
+/// [`stopped_by_work`] reads as stopping `helper`: what such a call looks like, for a note.
+pub(crate) fn quit_not_called(spec: &PodSpec, helper: &Container) -> Option<String> {
+    let work = spec
+        .containers
+        .iter()
+        .filter(|work| work.name != helper.name)
+        .find(|work| {
+            work.command
+                .iter()
+                .chain(&work.args)
+                .flatten()
+                .any(|arg| arg.contains("quitquitquit"))
+        })?;
+    let call = match recognise(helper).map(|k| k.description) {
+        Some("Istio proxy") => {
+            "a `curl` or `wget` POST to `/quitquitquit` (the endpoint refuses other methods), or `pilot-agent request POST quitquitquit`"
+        }
+        Some("Cloud SQL Auth Proxy") => {
+            "a `curl` or `wget` of `/quitquitquit`, with the proxy run with `--quitquitquit` (without it there is no such endpoint)"
+        }
+        _ => "a call podcycle reads only for the Istio proxy and the Cloud SQL Auth Proxy",
+    };
+    Some(format!(
+        "`{}` mentions `quitquitquit`, but none of its commands stops `{}`: that takes {call}",
+        work.name, helper.name
+    ))
+}
+
 fn names_any(words: &[String], programs: &[String]) -> bool {
     words
         .iter()

@@ -1,5 +1,5 @@
 use crate::diagnostics::Severity;
-use crate::lifecycle::{Role, stopped_by_work};
+use crate::lifecycle::{Role, quit_not_called, stopped_by_work};
 use crate::model::path::PathSegment;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 use crate::versions::SIDECAR_CONTAINERS;
@@ -32,8 +32,12 @@ declare_rule! {
     ///   helper's program (`pkill cloud_sql_proxy`, `kill $(pidof envoy)`); without it the
     ///   work cannot see the helper's processes.
     ///
-    /// A quit call made from the work's own code, not its command, is not seen: suppress the
-    /// finding with the reason, or make the helper a native sidecar.
+    /// When the work's command mentions `quitquitquit` but none of its commands makes such a
+    /// call, the finding says what the call must look like. A folded scalar (`>`) is a common
+    /// cause: it joins the script's lines into one command, so the `curl` on its last line is
+    /// only an argument of the command before it. A quit call made from the work's own code,
+    /// not its command, is not seen: suppress the finding with the reason, or make the helper
+    /// a native sidecar.
     ///
     /// A Job whose only container is written to run forever (`command: [sleep, infinity]`)
     /// holds its pod until the Job is deleted, which is sometimes the point — a placeholder
@@ -169,7 +173,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 .container(container.name);
             continue;
         }
-        findings
+        let finding = findings
             .report(
                 at,
                 format!(
@@ -180,5 +184,10 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             )
             .help(help)
             .container(container.name);
+        // A quit call that does not run as written (a folded `>` scalar joins its lines into
+        // one command; a GET where a POST is needed; a proxy without its quit flag).
+        if let Some(note) = quit_not_called(ctx.site.spec, container.container) {
+            finding.note(note);
+        }
     }
 }
