@@ -591,6 +591,7 @@ impl ObjectLint<'_, '_, '_, '_> {
         // it.
         site.spec_path = FieldPath::from_keys(decoding.kind.pod_spec_path());
         site.job_active_deadline_seconds = workload.job_active_deadline_seconds;
+        site.controller = Some(&workload.controller);
         let life = Lifecycle::derive(&site, settings.sidecars(), settings.kube_version);
         let namespace = self.object.object.namespace.as_deref();
         let selecting: Vec<&Service> = self

@@ -24,6 +24,7 @@ mod schedule;
 mod shell;
 mod shutdown;
 pub(crate) mod sidecars;
+mod stopped_by_work;
 mod time;
 
 use std::borrow::Cow;
@@ -39,6 +40,7 @@ pub(crate) use shutdown::ShutdownPlan;
 pub use sidecars::{
     KnownContainer, KnownKind, SidecarPattern, Sidecars, known_sidecars_markdown, recognise,
 };
+pub(crate) use stopped_by_work::{quit_not_called, stopped_by_work};
 pub(crate) use time::{Bounds, Delay, Window, seconds};
 
 /// Which probe.

@@ -3,7 +3,7 @@
 use super::ObjectRef;
 use super::core::PodSpec;
 use super::path::FieldPath;
-use podcycle_k8s::WorkloadKind;
+use podcycle_k8s::{Controller, WorkloadKind};
 
 /// Whether the pod spec is a bare Pod's or a controller's template.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +26,9 @@ pub struct PodSite<'a> {
     /// A Job's (or a CronJob's job template's) own `activeDeadlineSeconds`, which the Job
     /// controller enforces on the whole Job (set by the pipeline after [`PodSite::new`]).
     pub job_active_deadline_seconds: Option<i64>,
+    /// The controller whose template this is, as decoded (set by the pipeline after
+    /// [`PodSite::new`]), for rules about a controller field that decides what its pods get.
+    pub controller: Option<&'a Controller>,
 }
 
 impl<'a> PodSite<'a> {
@@ -47,6 +50,7 @@ impl<'a> PodSite<'a> {
             spec,
             has_pod_failure_policy,
             job_active_deadline_seconds: None,
+            controller: None,
         }
     }
 

@@ -1,10 +1,13 @@
 use crate::diagnostics::Severity;
 use crate::lifecycle::{ContainerLife, HandlerUse, handlers};
+use crate::model::path::FieldPath;
 use crate::rules::{Claim, Enforcement, Finding, Findings, PodContext, Target, declare_rule};
 use crate::versions::{
     CONTAINER_RESTART_RULES, CONTAINER_STOP_SIGNALS, Feature, GRPC_CONTAINER_PROBE, GateOff,
-    POD_LIFECYCLE_SLEEP_ACTION, PROBE_TERMINATION_GRACE_PERIOD, SIDECAR_CONTAINERS, Stage,
+    MAX_UNAVAILABLE_STATEFULSET, POD_LIFECYCLE_SLEEP_ACTION, PROBE_TERMINATION_GRACE_PERIOD,
+    SIDECAR_CONTAINERS, Stage,
 };
+use podcycle_k8s::Controller;
 
 declare_rule! {
     /// ## What it does
@@ -16,14 +19,16 @@ declare_rule! {
     /// - `lifecycle.stopSignal`;
     /// - `restartPolicyRules`;
     /// - a probe's own `terminationGracePeriodSeconds`;
-    /// - `grpc` probes.
+    /// - `grpc` probes;
+    /// - a StatefulSet's `updateStrategy.rollingUpdate.maxUnavailable`.
     ///
     /// ## Why is this bad?
     /// When a gate is off, the API server silently drops the field on create. The manifest is
     /// accepted and then behaves differently from what it says: a native sidecar becomes a
     /// classic init container that must exit before anything else starts (so the pod never
     /// starts, or is rejected if the sidecar has probes), a `sleep` preStop gives no drain
-    /// delay, a custom stop signal is replaced by the image's. On a version without the field,
+    /// delay, a custom stop signal is replaced by the image's, and a StatefulSet meant to
+    /// replace several ordinals at once replaces them one at a time. On a version without the field,
     /// `kubectl` rejects it as unknown.
     ///
     /// A dropped field is a `runtime` finding: an error for a native sidecar (the pod never
@@ -67,10 +72,16 @@ declare_rule! {
     /// ## References
     /// - kubernetes/kubernetes `pkg/features/kube_features.go`: the stages of
     ///   `SidecarContainers`, `PodLifecycleSleepAction`, `ContainerStopSignals`,
-    ///   `ContainerRestartRules`, `ProbeTerminationGracePeriod` and `GRPCContainerProbe`.
+    ///   `ContainerRestartRules`, `ProbeTerminationGracePeriod`, `GRPCContainerProbe` and
+    ///   `MaxUnavailableStatefulSet`.
     /// - kubernetes/kubernetes `pkg/api/pod/util.go`: `dropDisabledFields`,
     ///   `dropPodLifecycleSleepAction`, `dropContainerStopSignals` drop the fields whose gate is
     ///   off.
+    /// - kubernetes/kubernetes `pkg/registry/apps/statefulset/strategy.go`:
+    ///   `dropStatefulSetDisabledFields` sets `rollingUpdate.maxUnavailable` to nil on create,
+    ///   and on update unless the old object already had it, while `MaxUnavailableStatefulSet`
+    ///   is off; `pkg/controller/statefulset/stateful_set_control.go` then replaces one ordinal
+    ///   at a time.
     /// - [Feature gates](https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/)
     pub(crate) static RULE = {
         name: "unsupported-feature",
@@ -82,6 +93,7 @@ declare_rule! {
 }
 
 fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
+    statefulset_max_unavailable(ctx, findings);
     for (index, container) in ctx.life.containers.iter().enumerate() {
         let c = container.container;
         if container.declared_sidecar {
@@ -172,15 +184,49 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
     }
 }
 
+/// A StatefulSet's `maxUnavailable`, which the API server drops while its gate is off.
+fn statefulset_max_unavailable(ctx: &PodContext<'_>, findings: &mut Findings) {
+    let Some(Controller::StatefulSet(spec)) = ctx.site.controller else {
+        return;
+    };
+    let Some(strategy) = spec.update_strategy.as_ref() else {
+        return;
+    };
+    // `OnDelete` with `rollingUpdate` is rejected whatever the gate (`invalid-rollout-field`).
+    if strategy
+        .type_
+        .as_deref()
+        .is_some_and(|t| t != "RollingUpdate")
+        || strategy
+            .rolling_update
+            .as_ref()
+            .and_then(|r| r.max_unavailable.as_ref())
+            .is_none()
+    {
+        return;
+    }
+    let path = FieldPath::from_keys(&["spec", "updateStrategy", "rollingUpdate", "maxUnavailable"]);
+    if let Some(finding) = report(
+        ctx,
+        findings,
+        &MAX_UNAVAILABLE_STATEFULSET,
+        Target::key(path),
+        "the StatefulSet sets `updateStrategy.rollingUpdate.maxUnavailable`".to_owned(),
+        None,
+    ) {
+        finding.note("without it the StatefulSet controller replaces one ordinal at a time");
+    }
+}
+
 /// Reports a feature the target version lacks or leaves off, with the claim and severity that
 /// follow; `None` when the version has it on.
-fn report<'f>(
+fn report<'f, 'c>(
     ctx: &PodContext<'_>,
     findings: &'f mut Findings,
     feature: &Feature,
     target: Target,
     what: String,
-    container: &str,
+    container: impl Into<Option<&'c str>>,
 ) -> Option<&'f mut Finding> {
     let stage = feature.stage(ctx.kube);
     if feature.enabled(ctx.kube) {
@@ -215,8 +261,10 @@ fn report<'f>(
         .report(target, format!("{what}: {state}"))
         .help(format!(
             "{needs}; set `--kube-version` to the cluster's version"
-        ))
-        .container(container);
+        ));
+    if let Some(container) = container.into() {
+        finding.container(container);
+    }
     // A field the version lacks fails strict field validation, and a gate that rejects
     // fails validation; so does a dropped handler, which leaves its probe or hook without
     // one. Another dropped field is accepted: what follows happens at run time, and only a

@@ -1,5 +1,5 @@
 use crate::diagnostics::Severity;
-use crate::lifecycle::Role;
+use crate::lifecycle::{Role, quit_not_called, stopped_by_work};
 use crate::model::path::PathSegment;
 use crate::rules::{Findings, PodContext, Target, declare_rule};
 use crate::versions::SIDECAR_CONTAINERS;
@@ -21,6 +21,23 @@ declare_rule! {
     /// This is what native sidecars are for: an init container with `restartPolicy: Always`
     /// starts before the work, runs beside it, and is stopped by the kubelet once every
     /// container in `containers` has exited, so the pod can succeed.
+    ///
+    /// A helper that the work stops when it is done is not reported. What counts is what the
+    /// work's command shows:
+    /// - a call to the helper's quit endpoint: for an Istio proxy, `pilot-agent request POST
+    ///   quitquitquit` or a `curl`/`wget` POST to `/quitquitquit` (the endpoint refuses other
+    ///   methods); for the Cloud SQL Auth Proxy, a `curl`/`wget` of `/quitquitquit` when the
+    ///   proxy runs with `--quitquitquit` (without the flag there is no such endpoint);
+    /// - with `shareProcessNamespace: true`, a `kill`, `pkill` or `killall` that names the
+    ///   helper's program (`pkill cloud_sql_proxy`, `kill $(pidof envoy)`); without it the
+    ///   work cannot see the helper's processes.
+    ///
+    /// When the work's command mentions `quitquitquit` but none of its commands makes such a
+    /// call, the finding says what the call must look like. A folded scalar (`>`) is a common
+    /// cause: it joins the script's lines into one command, so the `curl` on its last line is
+    /// only an argument of the command before it. A quit call made from the work's own code,
+    /// not its command, is not seen: suppress the finding with the reason, or make the helper
+    /// a native sidecar.
     ///
     /// A Job whose only container is written to run forever (`command: [sleep, infinity]`)
     /// holds its pod until the Job is deleted, which is sometimes the point — a placeholder
@@ -67,8 +84,19 @@ declare_rule! {
     ///
     /// ## References
     /// - kubernetes/kubernetes `pkg/kubelet/kuberuntime/kuberuntime_manager.go`,
-    ///   `computePodActions`: the pod is killed (and its sidecars with it) only when no
-    ///   container in `containers` is running or to be restarted; a running one keeps it up.
+    ///   `computePodActions`: the pod is killed only when no container in `containers` is
+    ///   running or to be restarted (`keepCount == 0 && len(changes.ContainersToStart) == 0`
+    ///   sets `KillPod`), and then `InitContainersToStart` is cleared so that restartable init
+    ///   containers — native sidecars — are stopped with it rather than keeping the pod alive;
+    ///   a running container in `containers` keeps the pod up.
+    /// - istio/istio `pilot/cmd/pilot-agent/status/server.go`, `handleQuit`: the quit endpoint
+    ///   on port 15020 answers anything but a POST with 405, and on a POST stops the agent.
+    /// - GoogleCloudPlatform/cloud-sql-proxy `cmd/root.go`: `--quitquitquit` enables the
+    ///   `/quitquitquit` endpoint on the admin port (9091 by default);
+    ///   `examples/k8s-sidecar/job_with_shutdown_hook.yaml` calls it from the work with `curl`.
+    /// - [Share Process Namespace between Containers in a Pod](https://kubernetes.io/docs/tasks/configure-pod-container/share-process-namespace/):
+    ///   with `shareProcessNamespace: true`, processes are visible to, and can be signalled
+    ///   from, the other containers of the pod.
     /// - kubernetes/kubernetes `pkg/controller/job/job_controller.go`: a Job counts a
     ///   completion when a pod has succeeded.
     /// - [Sidecar containers: Jobs with sidecar containers](https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/#jobs-with-sidecar-containers):
@@ -103,6 +131,10 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             ),
             (None, None) => continue,
         };
+        // Stopped by the work when it is done (a quit endpoint, a signal): the pod can end.
+        if stopped_by_work(ctx.site.spec, container.container).is_some() {
+            continue;
+        }
         let help = if SIDECAR_CONTAINERS.enabled(ctx.kube) {
             format!(
                 "if {} runs beside the work, move it to `initContainers` with `restartPolicy: Always`: the kubelet stops a native sidecar once the work has exited; otherwise give it a command that ends",
@@ -141,7 +173,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                 .container(container.name);
             continue;
         }
-        findings
+        let finding = findings
             .report(
                 at,
                 format!(
@@ -152,5 +184,10 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
             )
             .help(help)
             .container(container.name);
+        // A quit call that does not run as written (a folded `>` scalar joins its lines into
+        // one command; a GET where a POST is needed; a proxy without its quit flag).
+        if let Some(note) = quit_not_called(ctx.site.spec, container.container) {
+            finding.note(note);
+        }
     }
 }

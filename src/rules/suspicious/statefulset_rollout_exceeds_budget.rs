@@ -106,8 +106,14 @@ fn check(ctx: &RolloutContext<'_>, findings: &mut Findings) {
     let name = format!("`{}`", ctx.site.object.display_name());
     let spec = FieldPath::from_keys(&["spec"]);
     let each = text::seconds(plan.available_after.min);
-    if let (StatefulSetUpdate::RollingUpdate { batch, .. }, Some(update)) =
-        (&plan.update, plan.update_time)
+    if let (
+        StatefulSetUpdate::RollingUpdate {
+            batch,
+            max_unavailable,
+            ..
+        },
+        Some(update),
+    ) = (&plan.update, plan.update_time)
         && update.min > budget
     {
         let per = if *batch > 1 {
@@ -128,7 +134,8 @@ fn check(ctx: &RolloutContext<'_>, findings: &mut Findings) {
             .help(if !MAX_UNAVAILABLE_STATEFULSET.enabled(ctx.kube) {
                 // The API server drops the field at this version: advising it would not help.
                 "shorten the pods' startup, or raise `rollout-budget-seconds` and the timeouts of whatever waits for the rollout (`updateStrategy.rollingUpdate.maxUnavailable`, which replaces several ordinals at once, is dropped by the API server while the `MaxUnavailableStatefulSet` gate is off)"
-            } else if *batch > 1 {
+            } else if *batch > 1 || max_unavailable.is_some() {
+                // Written already (`maxUnavailable: 1`): raise it, rather than set it.
                 "replace more ordinals at once (a higher `updateStrategy.rollingUpdate.maxUnavailable`), shorten the pods' startup, or raise `rollout-budget-seconds` and the timeouts of whatever waits for the rollout"
             } else {
                 "replace several ordinals at once (`updateStrategy.rollingUpdate.maxUnavailable`), shorten the pods' startup, or raise `rollout-budget-seconds` and the timeouts of whatever waits for the rollout"
