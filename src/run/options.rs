@@ -87,7 +87,7 @@ pub struct Rendering {
     /// Where renders are kept between runs.
     pub cache: CacheChoice,
     /// What is rendered must not be trusted: `--isolated`, and the editor in an untrusted
-    /// workspace ([`crate::render::Tools::untrusted`]).
+    /// workspace (`render::Tools::untrusted`).
     pub untrusted: bool,
 }
 

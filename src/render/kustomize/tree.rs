@@ -474,7 +474,7 @@ pub(crate) fn is_builtin(api_version: &str) -> bool {
 /// loader does (`api/internal/plugins/loader/loader.go`): a `…List` with `items` stands for its
 /// items (`RNodesFromBytes` in `api/resource/factory.go`); a function is a document with the
 /// annotation `config.kubernetes.io/function` (or `config.k8s.io/function`), read from the
-/// decoded key, so no escape in the YAML hides it; a builtin plugin ([`is_builtin`]) loads the
+/// decoded key, so no escape in the YAML hides it; a builtin plugin (`is_builtin`) loads the
 /// files its fields name (`api/internal/builtins`); any other is an external plugin, which
 /// podcycle does not run. A document podcycle cannot read is refused: what it cannot read it
 /// cannot screen.
