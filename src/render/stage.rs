@@ -212,15 +212,15 @@ pub(crate) enum StageError {
     /// A link that leaves the repository or reaches what renderers must not read.
     #[error(transparent)]
     Refused(#[from] Escape),
-    /// The chart directory itself resolves outside the repository.
+    /// A directory to copy (a chart's, a kustomization's) resolves outside the repository.
     #[error(
-        "the chart directory leads to {}, outside the repository ({})",
+        "the directory leads to {}, outside the repository ({})",
         resolved.display(),
         root.display()
     )]
-    ChartOutside { resolved: PathBuf, root: PathBuf },
+    Outside { resolved: PathBuf, root: PathBuf },
     #[error(
-        "`{shown}` is a symbolic link to a directory that holds it; Helm would read it without end"
+        "`{shown}` is a symbolic link to a directory that holds it; a renderer would read it without end"
     )]
     LinkLoop { shown: String },
     #[error("`{shown}` is nested more than {MAX_DEPTH} directories deep")]
@@ -247,9 +247,9 @@ pub(crate) enum StageError {
         #[source]
         source: ReadError,
     },
-    /// The chart directory cannot be found.
+    /// A directory or file to copy cannot be found.
     #[error("{shown}: {}", describe_io_error(source))]
-    NoChart {
+    Missing {
         shown: String,
         #[source]
         source: io::Error,
@@ -306,12 +306,12 @@ pub(crate) fn stage(
     let boundary = Boundary::of(chart);
     let tracked = listings.tracked(boundary.root(), untrusted)?;
     let mut copier = Copier::new(&boundary, &tracked, &base);
-    let source = chart.canonicalize().map_err(|source| StageError::NoChart {
+    let source = chart.canonicalize().map_err(|source| StageError::Missing {
         shown: shown.to_owned(),
         source,
     })?;
     if !source.starts_with(boundary.root()) {
-        return Err(StageError::ChartOutside {
+        return Err(StageError::Outside {
             resolved: source,
             root: boundary.root().to_owned(),
         });
@@ -387,7 +387,7 @@ pub(crate) fn stage_tree(
     let tracked = listings.tracked(boundary.root(), untrusted)?;
     let mut copier = Copier::new(boundary, &tracked, &base);
     let inside = |path: &Path| -> Result<(PathBuf, PathBuf), StageError> {
-        let canonical = path.canonicalize().map_err(|source| StageError::NoChart {
+        let canonical = path.canonicalize().map_err(|source| StageError::Missing {
             shown: crate::render::display(path),
             source,
         })?;
@@ -395,7 +395,7 @@ pub(crate) fn stage_tree(
             Ok(relative) if !boundary.names_git(&canonical) => {
                 Ok((canonical.clone(), relative.to_owned()))
             }
-            _ => Err(StageError::ChartOutside {
+            _ => Err(StageError::Outside {
                 resolved: canonical.clone(),
                 root: boundary.root().to_owned(),
             }),

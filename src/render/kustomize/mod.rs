@@ -106,8 +106,9 @@ pub(crate) fn render(
     let (limits, budget) = (&tools.limits, &tools.budget);
     let not_rendered = |e: &dyn std::fmt::Display| Verdict::NotRendered(e.to_string());
     let overlay = std::path::absolute(dir).map_err(|e| not_rendered(&e))?;
-    let tree = screen::read_screened(&overlay, tools.untrusted)?;
+    // One boundary for the screen, the stage and the paths named: the repository's root.
     let boundary = Boundary::of(&overlay);
+    let tree = screen::read_screened(&overlay, &boundary, tools.untrusted)?;
     let (mut dirs, files) = staged_paths(&tree);
     // The overlay itself, even when podcycle could not read its kustomization: Kustomize
     // then refuses it in its own words.

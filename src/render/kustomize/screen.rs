@@ -20,7 +20,11 @@ use crate::render::failure::{Refusal, Verdict};
 /// kustomization podcycle cannot parse is refused at the line its reader names, as Kustomize
 /// would refuse invalid YAML — never skipped, so nothing it names goes unscreened; one it
 /// cannot read at all (too large, a link out of the repository) makes the overlay not rendered.
-pub(crate) fn read_screened(overlay: &Path, untrusted: bool) -> Result<Tree, Verdict> {
+pub(crate) fn read_screened(
+    overlay: &Path,
+    boundary: &Boundary,
+    untrusted: bool,
+) -> Result<Tree, Verdict> {
     let tree = Tree::read(overlay).map_err(|error| match error {
         KustomizationError::Invalid {
             file,
@@ -40,8 +44,7 @@ pub(crate) fn read_screened(overlay: &Path, untrusted: bool) -> Result<Tree, Ver
         })),
         other => Verdict::NotRendered(other.to_string()),
     })?;
-    screen(&tree, &Boundary::of(overlay), untrusted)
-        .map_err(|e| Verdict::NotRendered(e.to_string()))?;
+    screen(&tree, boundary, untrusted).map_err(|e| Verdict::NotRendered(e.to_string()))?;
     Ok(tree)
 }
 
@@ -479,7 +482,8 @@ mod tests {
             "]".repeat(600)
         );
         std::fs::write(root.join("base/kustomization.yaml"), deep).unwrap();
-        let verdict = read_screened(&root.join("app"), false).unwrap_err();
+        let verdict =
+            read_screened(&root.join("app"), &Boundary::of(&root.join("app")), false).unwrap_err();
         let Verdict::Refused(refusal) = verdict else {
             panic!("not refused: {verdict:?}");
         };
