@@ -11,7 +11,7 @@ use crate::model::custom::{self, FoundTemplate, PodTemplateKind};
 use crate::model::patch::{PATCH_DIRECTIVES, has_assertion_expressions, has_patch_directives};
 use crate::model::path::FieldPath;
 use crate::model::path::PathSegment;
-use crate::model::scope::{Placed, Scope, ScopeMember};
+use crate::model::scope::{Scope, ScopeMember, may_hold_scope};
 use crate::model::services::{Service, services_in};
 use crate::model::tree::ObjectTree;
 use crate::model::{
@@ -29,6 +29,8 @@ use crate::suppression::{
 };
 use crate::yaml::{self, Comments, Document, NodeId, lookup};
 use podcycle_k8s::{JsonTree, Tree};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// What a file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,24 +102,28 @@ pub fn lint_file_as(file: &SourceFile, settings: &Settings, role: FileRole) -> V
 /// Lints one file like [`lint_file_as`], showing `visit` every workload object and the end of
 /// every document on the way, and applies the file's suppressions. Documents are read one at a
 /// time, so a large stream never holds more than one tree. The file is its own scope: its
-/// budgets and autoscalers are matched with its workloads ([`lint_file_in_scope`]).
+/// budgets and autoscalers are matched with its workloads. Each document is parsed once: a
+/// file that holds budgets or autoscalers is read in two phases ([`read_file`]), the others
+/// in one.
 pub fn lint_file_with(
     file: &SourceFile,
     settings: &Settings,
     role: FileRole,
     visit: &mut dyn FnMut(Visit<'_, '_>),
 ) -> Linted {
-    let scope = match role {
-        FileRole::Manifest => Scope::read(file, settings.pod_templates()),
-        FileRole::Patch => Scope::default(),
-    };
-    lint_file_in_scope(file, settings, role, &scope, visit)
+    if role == FileRole::Patch || !may_hold_scope(&file.text) {
+        return lint_file_in_scope(file, settings, role, &Scope::default(), visit);
+    }
+    let mut read = read_file(file, settings, role);
+    let scope = read.take_part().matched();
+    read.finish(file, settings, role, &scope, visit)
 }
 
 /// Lints one file of a scope — the objects applied together: a file, a rendered chart or
 /// overlay, a directory — whose PodDisruptionBudgets and HorizontalPodAutoscalers are matched
-/// with the workloads of the whole scope. A scope of many files is the union of their
-/// [`Scope::read`] ([`Scope::union`]); each file of it is linted with this.
+/// with the workloads of the whole scope, known before the file is read (the editor's). A
+/// scope read with its files is linted in two phases instead: [`read_file`] for each, then
+/// [`FileRead::finish`] once the parts are joined ([`Scope::union`]).
 pub fn lint_file_in_scope(
     file: &SourceFile,
     settings: &Settings,
@@ -130,23 +136,151 @@ pub fn lint_file_in_scope(
     let mut with_comments = None;
     yaml::for_each_document_with(&file.text, lint.comments, |document| {
         let objects = objects(&document);
-        let mut document_lint = DocumentLint {
-            file: &lint,
-            document: &document,
-            objects: &objects,
-            found: Vec::new(),
-        };
-        let complete = document_lint.run(&mut linted.objects, visit);
-        let mut found = document_lint.found;
-        if lint.may_suppress {
-            apply_suppressions(file, &document, &objects, settings, complete, &mut found);
-        }
-        place_fixes(&lint, &document, &mut with_comments, &mut found);
-        visit(Visit::DocumentEnd(&found));
-        linted.diagnostics.append(&mut found);
+        lint_document(
+            &lint,
+            &document,
+            &objects,
+            &mut with_comments,
+            &mut linted,
+            visit,
+        );
     });
     diagnostics::sort(&mut linted.diagnostics);
     linted
+}
+
+/// A document of a file read before its scope is whole.
+enum ReadDocument {
+    /// Nothing in it depends on the scope: linted at once, its tree dropped.
+    Linted(Linted),
+    /// It holds a workload, a budget or an autoscaler: kept, tree and objects, until the
+    /// scope is whole.
+    Waiting(Box<(Document, Vec<AnyObject>)>),
+}
+
+/// The first phase of a file whose scope is read with it ([`read_file`]): its documents, in
+/// order, and its part of the scope.
+pub struct FileRead {
+    documents: Vec<ReadDocument>,
+    /// The file's part of the scope, not yet matched.
+    part: Scope,
+    /// The file parsed with its comments, when a fix needed it ([`place_fixes`]).
+    with_comments: Option<Vec<Document>>,
+}
+
+/// Reads a file of a scope that is not yet whole, parsing each document once: its objects
+/// are added to the file's part of the scope, and a document the scope cannot change is
+/// linted at once; one that holds a workload, a budget or an autoscaler keeps its tree (the
+/// small documents of a manifest set: a large CustomResourceDefinition is linted and dropped)
+/// until [`FileRead::finish`] lints it with the whole scope. Patches have no scope.
+pub fn read_file(file: &SourceFile, settings: &Settings, role: FileRole) -> FileRead {
+    let empty = Scope::default();
+    let lint = FileLint::new(file, settings, role, &empty);
+    let name: Arc<str> = Arc::from(file.path.as_str());
+    let kinds = settings.pod_templates();
+    let mut read = FileRead {
+        documents: Vec::new(),
+        part: Scope::default(),
+        with_comments: None,
+    };
+    yaml::for_each_document_with(&file.text, lint.comments, |document| {
+        let objects = objects(&document);
+        let waits = role == FileRole::Manifest
+            && read
+                .part
+                .add_document(file, &name, &document, &objects, kinds);
+        if waits {
+            read.documents
+                .push(ReadDocument::Waiting(Box::new((document, objects))));
+        } else {
+            let mut linted = Linted::default();
+            lint_document(
+                &lint,
+                &document,
+                &objects,
+                &mut read.with_comments,
+                &mut linted,
+                &mut |_| {},
+            );
+            read.documents.push(ReadDocument::Linted(linted));
+        }
+    });
+    read
+}
+
+impl FileRead {
+    /// The file's part of the scope, to match alone ([`Scope::matched`]) or join with the
+    /// other files' ([`Scope::union`]); what is left is empty.
+    pub fn take_part(&mut self) -> Scope {
+        std::mem::take(&mut self.part)
+    }
+
+    /// The second phase: lints the documents that waited, within `scope`, which holds the
+    /// file's part, and shows `visit` every document in file order, as
+    /// [`lint_file_in_scope`] does. `file`, `settings` and `role` are those it was read with.
+    pub fn finish(
+        mut self,
+        file: &SourceFile,
+        settings: &Settings,
+        role: FileRole,
+        scope: &Scope,
+        visit: &mut dyn FnMut(Visit<'_, '_>),
+    ) -> Linted {
+        let lint = FileLint::new(file, settings, role, scope);
+        let mut linted = Linted::default();
+        for document in self.documents {
+            match document {
+                ReadDocument::Linted(mut done) => {
+                    // No workload in it, so nothing to show but its end.
+                    visit(Visit::DocumentEnd(&done.diagnostics));
+                    linted.diagnostics.append(&mut done.diagnostics);
+                    linted.objects.append(&mut done.objects);
+                }
+                ReadDocument::Waiting(waiting) => lint_document(
+                    &lint,
+                    &waiting.0,
+                    &waiting.1,
+                    &mut self.with_comments,
+                    &mut linted,
+                    visit,
+                ),
+            }
+        }
+        diagnostics::sort(&mut linted.diagnostics);
+        linted
+    }
+}
+
+/// Lints one document of a file with the file's lint, adding what it finds to `linted`.
+fn lint_document(
+    lint: &FileLint<'_>,
+    document: &Document,
+    objects: &[AnyObject],
+    with_comments: &mut Option<Vec<Document>>,
+    linted: &mut Linted,
+    visit: &mut dyn FnMut(Visit<'_, '_>),
+) {
+    let mut document_lint = DocumentLint {
+        file: lint,
+        document,
+        objects,
+        found: Vec::new(),
+    };
+    let complete = document_lint.run(&mut linted.objects, visit);
+    let mut found = document_lint.found;
+    if lint.may_suppress {
+        apply_suppressions(
+            lint.file,
+            document,
+            objects,
+            lint.settings,
+            complete,
+            &mut found,
+        );
+    }
+    place_fixes(lint, document, with_comments, &mut found);
+    visit(Visit::DocumentEnd(&found));
+    linted.diagnostics.append(&mut found);
 }
 
 /// Places the fixes of a document's findings in the text while its tree is at hand, so that no
@@ -415,20 +549,25 @@ impl DocumentLint<'_, '_> {
         if members.is_empty() {
             return;
         }
-        for object in self.objects {
-            let here =
-                |at: &Placed| at.is(&self.file.file.path, self.document.index, &object.prefix);
-            let target = members.iter().find_map(|member| match *member {
+        // The document's budgets and autoscalers by their place in it, so that a `List` of
+        // many is matched with its items in one pass, not each item with every member.
+        let by_prefix: HashMap<&FieldPath, ScopeObject<'_>> = members
+            .iter()
+            .map(|member| match *member {
                 ScopeMember::Budget(b) => {
                     let budget = &scope.budgets()[b];
-                    here(&budget.at).then_some(ScopeObject::Budget(budget))
+                    (&budget.at.prefix, ScopeObject::Budget(budget))
                 }
                 ScopeMember::Autoscaler(a) => {
                     let autoscaler = &scope.autoscalers()[a];
-                    here(&autoscaler.at).then_some(ScopeObject::Autoscaler(autoscaler))
+                    (&autoscaler.at.prefix, ScopeObject::Autoscaler(autoscaler))
                 }
-            });
-            let Some(target) = target else { continue };
+            })
+            .collect();
+        for object in self.objects {
+            let Some(&target) = by_prefix.get(&object.prefix) else {
+                continue;
+            };
             let context = ScopeContext {
                 scope,
                 object: target,
@@ -936,5 +1075,48 @@ fn document_diagnostic(
             span,
             message,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parsed;
+
+    /// A file that holds its own budget is parsed once: its scope is read from the lint's
+    /// trees, and the workload's document waits for it.
+    #[test]
+    fn a_file_with_its_own_budget_is_parsed_once() {
+        let marker = format!("{} own budget", parsed::MARK);
+        let text = format!(
+            "{marker}
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec:
+      containers: [{{name: web, image: web:1}}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: web}}
+spec:
+  maxUnavailable: 0
+  selector: {{matchLabels: {{app: web}}}}
+"
+        );
+        let file = SourceFile::new("web.yaml", text);
+        let found = lint_file(&file, &Settings::default());
+        assert!(
+            found
+                .iter()
+                .any(|d| d.rule == "disruption-budget-blocks-eviction"),
+            "{found:?}"
+        );
+        assert_eq!(parsed::count(&marker), 1);
     }
 }

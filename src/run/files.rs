@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use super::options::FilePlan;
 use crate::diagnostics::Diagnostic;
 use crate::escape::escape_controls;
-use crate::lint::{FileRole, Linted, Visit, invalid_utf8, lint_file_in_scope, lint_file_with};
+use crate::lint::{
+    FileRead, FileRole, Linted, Visit, invalid_utf8, lint_file_in_scope, lint_file_with, read_file,
+};
 use crate::model::scope::Scope;
 use crate::report::FileReport;
 use crate::safe_fs::{self, FileKind, Reader};
@@ -78,6 +80,10 @@ pub fn lint_with_plan(name: String, bytes: Vec<u8>, plan: &FilePlan) -> FileRepo
         plan.scope.as_deref(),
         &mut |_| {},
     );
+    report_with_plan(file, linted, plan)
+}
+
+fn report_with_plan(file: SourceFile, linted: Linted, plan: &FilePlan) -> FileReport {
     let mut report = FileReport {
         file,
         diagnostics: linted.diagnostics,
@@ -88,6 +94,61 @@ pub fn lint_with_plan(name: String, bytes: Vec<u8>, plan: &FilePlan) -> FileRepo
         report.compact();
     }
     report
+}
+
+/// A file of a directory judged together, read in the first phase ([`read_file`]): its text,
+/// where its UTF-8 first failed, and its documents, parsed once.
+pub(crate) struct ReadFile {
+    file: SourceFile,
+    valid_up_to: Option<usize>,
+    read: FileRead,
+}
+
+impl ReadFile {
+    /// Reads file contents with `plan`: the documents the directory's scope cannot change are
+    /// linted now, the others wait for it.
+    pub(crate) fn new(name: String, bytes: Vec<u8>, plan: &FilePlan) -> ReadFile {
+        let (text, valid_up_to) = text_of(bytes);
+        let file = SourceFile::new(name, text);
+        let read = read_file(&file, &plan.settings, plan.role);
+        ReadFile {
+            file,
+            valid_up_to,
+            read,
+        }
+    }
+
+    /// The file's part of its directory's scope.
+    pub(crate) fn take_part(&mut self) -> Scope {
+        self.read.take_part()
+    }
+
+    /// The second phase: the waiting documents linted within `scope`, reported with `plan`.
+    pub(crate) fn finish(self, plan: &FilePlan, scope: &Scope) -> FileReport {
+        let ReadFile {
+            file,
+            valid_up_to,
+            read,
+        } = self;
+        let mut linted = read.finish(&file, &plan.settings, plan.role, scope, &mut |_| {});
+        add_invalid_utf8(&file, &mut linted, &plan.settings, valid_up_to);
+        report_with_plan(file, linted, plan)
+    }
+}
+
+/// The diagnostic for bytes that are not UTF-8, at the first bad one, among the file's.
+fn add_invalid_utf8(
+    file: &SourceFile,
+    linted: &mut Linted,
+    settings: &Settings,
+    valid_up_to: Option<usize>,
+) {
+    if let Some(valid_up_to) = valid_up_to {
+        linted
+            .diagnostics
+            .extend(invalid_utf8(settings, &file.text, valid_up_to));
+        crate::diagnostics::sort(&mut linted.diagnostics);
+    }
 }
 
 /// Lints file contents as complete manifests, with the default fail level.
@@ -141,12 +202,7 @@ pub fn lint_bytes_in_scope(
         Some(scope) => lint_file_in_scope(&file, settings, role, scope, visit),
         None => lint_file_with(&file, settings, role, visit),
     };
-    if let Some(valid_up_to) = valid_up_to {
-        linted
-            .diagnostics
-            .extend(invalid_utf8(settings, &file.text, valid_up_to));
-        crate::diagnostics::sort(&mut linted.diagnostics);
-    }
+    add_invalid_utf8(&file, &mut linted, settings, valid_up_to);
     (file, linted)
 }
 

@@ -38,11 +38,11 @@ use rayon::prelude::*;
 pub use configs::Configs;
 pub use editor::{EditorPlan, EditorRender, owners_findings, owners_of_saved};
 pub(crate) use explaining::Explaining;
-pub(crate) use files::NotEdited;
 pub use files::{
     CheckedFile, UnreadFile, lint_bytes, lint_bytes_as, lint_bytes_with, lint_with_plan, read_path,
     read_stdin,
 };
+pub(crate) use files::{NotEdited, ReadFile};
 pub use options::{
     CacheChoice, ConfigChoice, FilePlan, HelmOverrides, Rendering, RunOptions, Walk,
 };
@@ -68,6 +68,13 @@ fn largest_first(files: &[(PathBuf, FilePlan)]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..files.len()).collect();
     order.sort_by_key(|&index| std::cmp::Reverse(sizes[index]));
     order
+}
+
+/// A file after the first phase of `check`: linted, or read and waiting for its directory's
+/// scope.
+enum FirstPhase {
+    Linted(FileReport),
+    Read(Box<ReadFile>),
 }
 
 /// A `check` run after planning: the files linted as they are, then the charts and overlays
@@ -115,32 +122,85 @@ impl Checking {
     }
 
     /// Lints files on every core, keeping their order; returns why those that could not be
-    /// read were not.
+    /// read were not. The manifests of a directory judged together ([`scopes::directory_units`])
+    /// are linted in two phases, each parsed once: every file is read and its part of the scope
+    /// taken from its trees while what the scope cannot change is linted; then the parts are
+    /// joined and the documents that waited for them linted.
     pub fn files(&mut self, mut files: Vec<(PathBuf, FilePlan)>) -> Vec<UnreadFile> {
-        share_directory_scopes(&mut files);
+        let units = scopes::directory_units(&files);
+        let mut in_unit = vec![false; files.len()];
+        for &index in units.iter().flatten() {
+            in_unit[index] = true;
+        }
         let reader = Reader::default();
         let order = largest_first(&files);
-        let linted: Vec<Result<FileReport, UnreadFile>> = order
+        let first: Vec<Result<FirstPhase, UnreadFile>> = order
             .par_iter()
             .map(|&index| {
                 let (path, plan) = &files[index];
                 read_path(&reader, path).map(|(name, bytes)| {
-                    let mut report = lint_with_plan(name, bytes, plan);
-                    report.file.set_os_path(path);
-                    report
+                    if in_unit[index] {
+                        FirstPhase::Read(Box::new(ReadFile::new(name, bytes, plan)))
+                    } else {
+                        FirstPhase::Linted(lint_with_plan(name, bytes, plan))
+                    }
                 })
             })
             .collect();
-        let mut results: Vec<Option<Result<FileReport, UnreadFile>>> =
+        let mut results: Vec<Option<Result<FirstPhase, UnreadFile>>> =
             files.iter().map(|_| None).collect();
-        for (&index, result) in order.iter().zip(linted) {
+        for (&index, result) in order.iter().zip(first) {
             results[index] = Some(result);
+        }
+        // The parts of each directory's scope, joined; each file is then linted with its own.
+        let mut waiting: Vec<(usize, ReadFile)> = Vec::new();
+        for members in &units {
+            let mut read: Vec<(usize, ReadFile)> = Vec::new();
+            for &index in members {
+                if let Some(Ok(FirstPhase::Read(file))) =
+                    results[index].take_if(|r| matches!(r, Ok(FirstPhase::Read(_))))
+                {
+                    read.push((index, *file));
+                }
+            }
+            let parts = read.iter_mut().map(|(_, file)| file.take_part()).collect();
+            scopes::share(&mut files, members, scopes::join_unit(parts));
+            waiting.extend(read);
+        }
+        let finished: Vec<(usize, FileReport)> = waiting
+            .into_par_iter()
+            .map(|(index, file)| {
+                let plan = &files[index].1;
+                let report = match &plan.scope {
+                    Some(scope) => file.finish(plan, scope),
+                    // Alternatives: each file is its own scope.
+                    None => {
+                        let mut file = file;
+                        let own = file.take_part().matched();
+                        file.finish(plan, &own)
+                    }
+                };
+                (index, report)
+            })
+            .collect();
+        for (index, report) in finished {
+            results[index] = Some(Ok(FirstPhase::Linted(report)));
         }
         let mut errors = Vec::new();
         for (result, (path, plan)) in results.into_iter().zip(files) {
-            let result = result.expect("every file is linted once");
+            let result = result
+                .expect("every file is linted once")
+                .map(|phase| match phase {
+                    FirstPhase::Linted(report) => report,
+                    // Every file of a unit is finished above; one left is its own scope.
+                    FirstPhase::Read(mut file) => {
+                        let own = file.take_part().matched();
+                        file.finish(&plan, &own)
+                    }
+                });
             match result {
-                Ok(report) => {
+                Ok(mut report) => {
+                    report.file.set_os_path(&path);
                     self.plans
                         .insert(report.file.path.clone(), (Some(path), plan));
                     self.reports.push(report);

@@ -26,48 +26,14 @@ use crate::settings::Settings;
 use crate::source::SourceFile;
 
 /// Gives every manifest of a directory that holds a budget or an autoscaler, among `files`,
-/// the scope of all the manifests of that directory in `files`. Files that cannot be read are
-/// left out of it (linting them reports why).
+/// the scope of all the manifests of that directory in `files`, read here: for showing what
+/// each file is linted with (`--show-files`, `explain`). `check` reads the same units in two
+/// phases instead, each file parsed once ([`directory_units`], [`join_unit`]). Files that
+/// cannot be read are left out of it (linting them reports why).
 pub fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)]) {
-    let mut by_directory: BTreeMap<&Path, Vec<usize>> = BTreeMap::new();
-    for (index, (path, plan)) in files.iter().enumerate() {
-        if plan.role == FileRole::Manifest {
-            let directory = path.parent().unwrap_or(Path::new(""));
-            by_directory.entry(directory).or_default().push(index);
-        }
-    }
-    // One file alone is its own scope already.
-    let candidates: Vec<usize> = by_directory
-        .into_values()
-        .filter(|members| members.len() > 1)
-        .flatten()
-        .collect();
     let reader = Reader::default();
-    let names_matched_kind: Vec<bool> = candidates
-        .par_iter()
-        .map(|&index| {
-            // A directory where no file names a budget or an autoscaler matches nothing
-            // across its files.
-            read_path(&reader, &files[index].0)
-                .is_ok_and(|(_, bytes)| may_hold_scope(&String::from_utf8_lossy(&bytes)))
-        })
-        .collect();
-    let mut shared: BTreeMap<PathBuf, Vec<usize>> = BTreeMap::new();
-    for (&index, _) in candidates
-        .iter()
-        .zip(&names_matched_kind)
-        .filter(|(_, named)| **named)
-    {
-        let directory = directory_of(&files[index].0);
-        shared.insert(directory, Vec::new());
-    }
-    for &index in &candidates {
-        if let Some(members) = shared.get_mut(&directory_of(&files[index].0)) {
-            members.push(index);
-        }
-    }
-    for members in shared.into_values() {
-        let scopes: Vec<Scope> = members
+    for members in directory_units(files) {
+        let parts: Vec<Scope> = members
             .par_iter()
             .filter_map(|&index| {
                 let (path, plan) = &files[index];
@@ -76,18 +42,64 @@ pub fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)]) {
                 Some(Scope::read_part(&file, plan.settings.pod_templates()))
             })
             .collect();
-        if let Some(why) = alternatives(&scopes) {
-            let why: Arc<str> = Arc::from(why);
-            for index in members {
-                files[index].1.alone_because = Some(Arc::clone(&why));
-            }
-            continue;
-        }
-        let scope = Arc::new(Scope::union(scopes));
-        for index in members {
-            files[index].1.scope = Some(Arc::clone(&scope));
+        share(files, &members, join_unit(parts));
+    }
+}
+
+/// What the files of one directory are linted with: the scope they share, or why each is its
+/// own.
+pub(crate) enum Joined {
+    Shared(Arc<Scope>),
+    Alone(Arc<str>),
+}
+
+/// Joins the parts of one directory's scope, one per file: their union, or, where two files
+/// hold an object of one kind, namespace and name, why the files are alternatives.
+pub(crate) fn join_unit(parts: Vec<Scope>) -> Joined {
+    match alternatives(&parts) {
+        Some(why) => Joined::Alone(Arc::from(why)),
+        None => Joined::Shared(Arc::new(Scope::union(parts))),
+    }
+}
+
+/// Writes what `members` are linted with into their plans.
+pub(crate) fn share(files: &mut [(PathBuf, FilePlan)], members: &[usize], joined: Joined) {
+    for &index in members {
+        let plan = &mut files[index].1;
+        match &joined {
+            Joined::Shared(scope) => plan.scope = Some(Arc::clone(scope)),
+            Joined::Alone(why) => plan.alone_because = Some(Arc::clone(why)),
         }
     }
+}
+
+/// The directories of `files` whose manifests are judged together: those with more than one
+/// manifest, one of which names a budget or an autoscaler (elsewhere a file's own scope says
+/// the same). Each is the positions of its files, in order. Only the text is looked at here,
+/// not parsed.
+pub(crate) fn directory_units(files: &[(PathBuf, FilePlan)]) -> Vec<Vec<usize>> {
+    let mut by_directory: BTreeMap<&Path, Vec<usize>> = BTreeMap::new();
+    for (index, (path, plan)) in files.iter().enumerate() {
+        if plan.role == FileRole::Manifest {
+            let directory = path.parent().unwrap_or(Path::new(""));
+            by_directory.entry(directory).or_default().push(index);
+        }
+    }
+    // One file alone is its own scope already.
+    let candidates: Vec<Vec<usize>> = by_directory
+        .into_values()
+        .filter(|members| members.len() > 1)
+        .collect();
+    let reader = Reader::default();
+    candidates
+        .into_par_iter()
+        .filter(|members| {
+            members.iter().any(|&index| {
+                read_path(&reader, &files[index].0)
+                    .is_ok_and(|(_, bytes)| may_hold_scope(&String::from_utf8_lossy(&bytes)))
+            })
+        })
+        .collect()
 }
 
 /// Why the files of one directory are alternatives rather than one deployment: the first
@@ -117,10 +129,6 @@ fn alternatives(parts: &[Scope]) -> Option<String> {
         }
     }
     None
-}
-
-fn directory_of(path: &Path) -> PathBuf {
-    path.parent().unwrap_or(Path::new("")).to_path_buf()
 }
 
 /// The scope of a file open in the editor, as `check` on its directory gives it: the manifests
@@ -177,4 +185,77 @@ pub fn editor_scope(
         return (None, Some(Arc::from(why)));
     }
     (Some(Arc::new(Scope::union(parts))), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::super::{Checking, RunOptions};
+    use crate::lint::FileRole;
+    use crate::yaml::parsed;
+
+    const DEPLOYMENT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: web:1
+";
+
+    const BUDGET: &str = "apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: web
+spec:
+  minAvailable: 100%
+  selector:
+    matchLabels: {app: web}
+";
+
+    /// `check` on a directory whose budget is in another file than the workload judges them
+    /// together, and parses each file once (the scope's parts are read from the lint's trees).
+    #[test]
+    fn a_directory_judged_together_is_parsed_once() {
+        let directory = tempfile::tempdir().unwrap();
+        let marker = format!("{} {}", parsed::MARK, directory.path().display());
+        let mut files: Vec<(PathBuf, _)> = Vec::new();
+        let options = RunOptions::default();
+        for (name, text) in [
+            ("deploy.yaml", DEPLOYMENT),
+            ("pdb.yaml", BUDGET),
+            (
+                "config.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+            ),
+        ] {
+            let path = directory.path().join(name);
+            std::fs::write(&path, format!("{marker}\n{text}")).unwrap();
+            files.push((path, options.file_plan(None, None, FileRole::Manifest)));
+        }
+        let mut checking = Checking::new(&options);
+        assert!(checking.files(files).is_empty());
+        let rules: Vec<(&str, &str)> = checking
+            .reports
+            .iter()
+            .flat_map(|report| {
+                let name = report.file.path.rsplit('/').next().unwrap_or_default();
+                report.diagnostics.iter().map(move |d| (name, d.rule))
+            })
+            .collect();
+        assert!(
+            rules.contains(&("pdb.yaml", "disruption-budget-blocks-eviction")),
+            "{rules:?}"
+        );
+        assert_eq!(parsed::count(&marker), 3, "each of the three files once");
+    }
 }

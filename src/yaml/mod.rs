@@ -18,4 +18,6 @@ pub use parse::{
 pub(crate) use resolve::Resolved;
 
 #[cfg(test)]
+pub(crate) use parse::parsed;
+#[cfg(test)]
 mod tests;

@@ -44,6 +44,8 @@ pub enum Comments {
 
 /// [`for_each_document`], keeping comments or not.
 pub fn for_each_document_with(text: &str, comments: Comments, on_document: impl FnMut(Document)) {
+    #[cfg(test)]
+    parsed::record(text);
     let mut builder = Builder::new(text, on_document);
     match json_stream(text) {
         Some(values) => {
@@ -667,5 +669,32 @@ mod tests {
             [("名前".to_owned(), "名前", "名前")]
         );
         assert!(duplicates("<<: {a: 1}\n<<: {b: 2}\n").is_empty());
+    }
+}
+
+/// The texts parsed that carry [`parsed::MARK`], so that a test can count how often a run parses
+/// a file.
+#[cfg(test)]
+pub(crate) mod parsed {
+    use std::sync::Mutex;
+
+    /// Marks a text whose parses are counted.
+    pub(crate) const MARK: &str = "# parses counted:";
+
+    static TEXTS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    pub(super) fn record(text: &str) {
+        if text.contains(MARK) {
+            TEXTS
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(text.to_owned());
+        }
+    }
+
+    /// How many times a text holding `marker` was parsed.
+    pub(crate) fn count(marker: &str) -> usize {
+        let texts = TEXTS.lock().unwrap_or_else(|e| e.into_inner());
+        texts.iter().filter(|text| text.contains(marker)).count()
     }
 }

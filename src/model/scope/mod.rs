@@ -266,12 +266,37 @@ impl Scope {
         let mut scope = Scope::default();
         let name: Arc<str> = Arc::from(file.path.as_str());
         yaml::for_each_document_with(&file.text, Comments::Skip, |document| {
-            for object in objects(&document) {
-                scope.add(file, &name, &document, &object, kinds);
-            }
+            scope.add_document(file, &name, &document, &objects(&document), kinds);
         });
         scope.match_objects();
         scope
+    }
+
+    /// Adds the objects of one document of `file` (named `name` in places) to this part of a
+    /// scope, as the lint reads it: the document is parsed once, for both. Returns whether
+    /// the document holds an object whose judgement the scope can change — a workload, a
+    /// budget or an autoscaler — so that its rules wait for the whole scope. Match the part
+    /// with [`Scope::matched`] or join parts with [`Scope::union`].
+    pub(crate) fn add_document(
+        &mut self,
+        file: &SourceFile,
+        name: &Arc<str>,
+        document: &Document,
+        objects: &[AnyObject],
+        kinds: &PodTemplateKinds,
+    ) -> bool {
+        let mut judged = false;
+        for object in objects {
+            judged |= self.add(file, name, document, object, kinds);
+        }
+        judged
+    }
+
+    /// A part read document by document ([`Scope::add_document`]), matched as a scope of its
+    /// own.
+    pub(crate) fn matched(mut self) -> Scope {
+        self.match_objects();
+        self
     }
 
     /// The scope of many parts (the files of a directory), matched once.
@@ -553,7 +578,26 @@ impl Scope {
         self.budgets.is_empty() && self.autoscalers.is_empty()
     }
 
+    /// Adds one object; returns whether its judgement depends on the scope (see
+    /// [`Scope::add_document`]).
     fn add(
+        &mut self,
+        file: &SourceFile,
+        name: &Arc<str>,
+        document: &Document,
+        object: &AnyObject,
+        kinds: &PodTemplateKinds,
+    ) -> bool {
+        let judged = matches!(
+            (group(&object.api_version), object.kind.as_str()),
+            ("policy", "PodDisruptionBudget") | ("autoscaling", "HorizontalPodAutoscaler")
+        ) || WorkloadKind::from_type(&object.api_version, &object.kind).is_some()
+            || kinds.find(&object.api_version, &object.kind).is_some();
+        self.add_object(file, name, document, object, kinds);
+        judged
+    }
+
+    fn add_object(
         &mut self,
         file: &SourceFile,
         name: &Arc<str>,
