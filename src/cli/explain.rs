@@ -14,10 +14,8 @@ use crate::explain::{ExplainFormat, ExplainWriter, ObjectSelector, PodFilter};
 use crate::lint::FileRole;
 use crate::run::rendering::unrendered as unrendered_note;
 use crate::run::{
-    ConfigChoice, Explaining, FilePlan, Renderer, RunOptions, RunPlan, read_path, read_stdin,
-    share_directory_scopes,
+    ConfigChoice, Explaining, FilePlan, Ready, Renderer, RunOptions, RunPlan, in_order, read_stdin,
 };
-use crate::safe_fs::Reader;
 use crate::settings::Settings;
 use crate::suggest::did_you_mean_help;
 use crate::text::name_list;
@@ -69,20 +67,17 @@ pub(crate) fn run(args: &ExplainArgs) -> io::Result<u8> {
     let mut run = Explaining::new(&filter, writer);
     run.rollouts = args.rollout;
     if let Some(stdin) = plan.stdin.take() {
-        run.file(stdin.name, read_stdin()?, &stdin.plan)?;
+        run.file(Ready::Bytes(stdin.name, read_stdin()?), &stdin.plan)?;
     }
-    let reader = Reader::default();
     let mut files = std::mem::take(&mut plan.files);
-    share_directory_scopes(&mut files);
-    for (path, file_plan) in files {
-        match read_path(&reader, &path) {
-            Ok((name, bytes)) => run.file(name, bytes, &file_plan)?,
-            Err(unread) => {
-                eprint_line(format_args!("podcycle: error: {unread}"))?;
-                failed = true;
-            }
+    // A directory judged together is read as `check` reads it, each file parsed once.
+    in_order(&mut files, |_, file_plan, ready| match ready {
+        Ok(ready) => run.file(ready, file_plan),
+        Err(unread) => {
+            failed = true;
+            eprint_line(format_args!("podcycle: error: {unread}"))
         }
-    }
+    })?;
     // Charts and overlays as `check` renders them, one at a time: each pod is written as its
     // document ends, placed in the template, base or patch that wrote it.
     let renderer = Renderer::new(&options);
@@ -247,8 +242,11 @@ pub fn explain_text(
         scope: None,
         alone_because: None,
     };
-    run.file(path.to_owned(), text.as_bytes().to_vec(), &plan)
-        .expect("writing to memory");
+    run.file(
+        Ready::Bytes(path.to_owned(), text.as_bytes().to_vec()),
+        &plan,
+    )
+    .expect("writing to memory");
     let out = run.writer.finish().expect("writing to memory");
     String::from_utf8_lossy(&out).into_owned()
 }

@@ -14,7 +14,7 @@ use lsp_types::{Position, TextDocumentIdentifier};
 use serde::{Deserialize, Serialize};
 
 use crate::explain::{ExplainFormat, ExplainWriter, PodFilter};
-use crate::run::{EditorPlan, Explaining, Renderer, RunOptions};
+use crate::run::{EditorPlan, Explaining, Ready, Renderer, RunOptions};
 use crate::source::SourceFile;
 use crate::text::name_list;
 
@@ -70,7 +70,10 @@ pub(crate) fn explain_at(
     let file = SourceFile::new(name, text);
     let explained = |format| {
         let mut run = Explaining::new(&filter, ExplainWriter::new(Vec::new(), format));
-        let written = run.file(name.to_owned(), text.as_bytes().to_vec(), file_plan);
+        let written = run.file(
+            Ready::Bytes(name.to_owned(), text.as_bytes().to_vec()),
+            file_plan,
+        );
         let pods = run.writer.written();
         let message = (pods == 0).then(|| nothing_explained(&run, &file, offset));
         let out = written

@@ -9,6 +9,7 @@ use std::io::{self, Write};
 
 use super::files::lint_bytes_in_scope;
 use super::rendering::Placer;
+use super::scopes::Ready;
 use super::{FilePlan, RenderJob, RenderedOutput};
 use crate::diagnostics::{Diagnostic, Enforcement, Severity};
 use crate::explain::{
@@ -123,21 +124,28 @@ impl<'s, W: Write> Explaining<'s, W> {
     }
 
     /// Explains the pods of a file as it is.
-    pub(crate) fn file(&mut self, name: String, bytes: Vec<u8>, plan: &FilePlan) -> io::Result<()> {
+    pub(crate) fn file(&mut self, file: Ready, plan: &FilePlan) -> io::Result<()> {
         let mut result = Ok(());
-        let scope = plan.scope.as_deref();
-        lint_bytes_in_scope(
-            name,
-            bytes,
-            &plan.settings,
-            plan.role,
-            scope,
-            &mut |visit| {
-                if result.is_ok() {
-                    result = self.visit(visit, &mut Shown::AsRead);
-                }
-            },
-        );
+        let mut visit = |visit: Visit<'_, '_>| {
+            if result.is_ok() {
+                result = self.visit(visit, &mut Shown::AsRead);
+            }
+        };
+        match file {
+            Ready::Bytes(name, bytes) => {
+                lint_bytes_in_scope(
+                    name,
+                    bytes,
+                    &plan.settings,
+                    plan.role,
+                    plan.scope.as_deref(),
+                    &mut visit,
+                );
+            }
+            Ready::Read(file, scope) => {
+                file.finish_with(plan, &scope, &mut visit);
+            }
+        }
         result
     }
 

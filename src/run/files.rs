@@ -125,14 +125,26 @@ impl ReadFile {
 
     /// The second phase: the waiting documents linted within `scope`, reported with `plan`.
     pub(crate) fn finish(self, plan: &FilePlan, scope: &Scope) -> FileReport {
+        let (file, linted) = self.finish_with(plan, scope, &mut |_| {});
+        report_with_plan(file, linted, plan)
+    }
+
+    /// [`ReadFile::finish`], showing `visit` every workload object and document end in file
+    /// order, as [`lint_bytes_with`] does.
+    pub(crate) fn finish_with(
+        self,
+        plan: &FilePlan,
+        scope: &Scope,
+        visit: &mut dyn FnMut(Visit<'_, '_>),
+    ) -> (SourceFile, Linted) {
         let ReadFile {
             file,
             valid_up_to,
             read,
         } = self;
-        let mut linted = read.finish(&file, &plan.settings, plan.role, scope, &mut |_| {});
+        let mut linted = read.finish(&file, &plan.settings, plan.role, scope, visit);
         add_invalid_utf8(&file, &mut linted, &plan.settings, valid_up_to);
-        report_with_plan(file, linted, plan)
+        (file, linted)
     }
 }
 

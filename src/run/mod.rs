@@ -33,6 +33,8 @@ pub mod scopes;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
 pub use configs::Configs;
@@ -48,10 +50,12 @@ pub use options::{
 };
 pub(crate) use plan::{RenderJob, RunPlan, StdinPlan};
 pub(crate) use rendering::{RenderedOutput, Renderer};
+pub(crate) use scopes::{Ready, in_order};
 pub use scopes::{editor_scope, share_directory_scopes};
 
 use crate::diagnostics::RenderTool;
 use crate::discovery::Discovered;
+use crate::model::scope::Scope;
 use crate::report::{FileReport, RenderedFor, RunNotes};
 use crate::safe_fs::Reader;
 
@@ -153,7 +157,7 @@ impl Checking {
             results[index] = Some(result);
         }
         // The parts of each directory's scope, joined; each file is then linted with its own.
-        let mut waiting: Vec<(usize, ReadFile)> = Vec::new();
+        let mut waiting: Vec<(usize, ReadFile, Arc<Scope>)> = Vec::new();
         for members in &units {
             let mut read: Vec<(usize, ReadFile)> = Vec::new();
             for &index in members {
@@ -164,24 +168,18 @@ impl Checking {
                 }
             }
             let parts = read.iter_mut().map(|(_, file)| file.take_part()).collect();
-            scopes::share(&mut files, members, scopes::join_unit(parts));
-            waiting.extend(read);
+            let joined = scopes::join_unit(parts);
+            let indices: Vec<usize> = read.iter().map(|(index, _)| *index).collect();
+            scopes::share(&mut files, &indices, &joined);
+            waiting.extend(
+                read.into_iter()
+                    .enumerate()
+                    .map(|(n, (index, file))| (index, file, joined.scope(n))),
+            );
         }
         let finished: Vec<(usize, FileReport)> = waiting
             .into_par_iter()
-            .map(|(index, file)| {
-                let plan = &files[index].1;
-                let report = match &plan.scope {
-                    Some(scope) => file.finish(plan, scope),
-                    // Alternatives: each file is its own scope.
-                    None => {
-                        let mut file = file;
-                        let own = file.take_part().matched();
-                        file.finish(plan, &own)
-                    }
-                };
-                (index, report)
-            })
+            .map(|(index, file, scope)| (index, file.finish(&files[index].1, &scope)))
             .collect();
         for (index, report) in finished {
             results[index] = Some(Ok(FirstPhase::Linted(report)));

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::files::{read_path, text_of};
+use super::files::{ReadFile, UnreadFile, read_path, text_of};
 use super::options::FilePlan;
 use crate::discovery::MANIFEST_EXTENSIONS;
 use crate::discovery::classify::{FileClass, classify};
@@ -42,7 +42,85 @@ pub fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)]) {
                 Some(Scope::read_part(&file, plan.settings.pod_templates()))
             })
             .collect();
-        share(files, &members, join_unit(parts));
+        share(files, &members, &join_unit(parts));
+    }
+}
+
+/// A file of a run, ready to be linted in its turn ([`in_order`]).
+pub(crate) enum Ready {
+    /// Its own scope: lint the bytes.
+    Bytes(String, Vec<u8>),
+    /// A file of a directory judged together, read in the first phase when the first of its
+    /// files came up, with the scope to finish it in.
+    Read(Box<ReadFile>, Arc<Scope>),
+}
+
+/// Hands `each` the files of a run one at a time, in order, ready to lint: a directory judged
+/// together is read (each file once, [`ReadFile`]) when its first file comes up, and its scope
+/// joined, so that a front end that writes as it goes (`explain`) lints as `check` does and
+/// parses each file once. Plans get the scope they are linted with, as in `check`.
+pub(crate) fn in_order<E>(
+    files: &mut [(PathBuf, FilePlan)],
+    mut each: impl FnMut(&Path, &FilePlan, Result<Ready, UnreadFile>) -> Result<(), E>,
+) -> Result<(), E> {
+    let reader = Reader::default();
+    let units = directory_units(files);
+    let mut unit_of: HashMap<usize, usize> = HashMap::new();
+    for (unit, members) in units.iter().enumerate() {
+        for &index in members {
+            unit_of.insert(index, unit);
+        }
+    }
+    let mut read: HashMap<usize, Result<(Box<ReadFile>, Arc<Scope>), UnreadFile>> = HashMap::new();
+    for index in 0..files.len() {
+        let ready = match unit_of.get(&index) {
+            None => {
+                read_path(&reader, &files[index].0).map(|(name, bytes)| Ready::Bytes(name, bytes))
+            }
+            Some(&unit) => {
+                if !read.contains_key(&index) {
+                    read_unit(files, &units[unit], &reader, &mut read);
+                }
+                match read.remove(&index) {
+                    Some(result) => result.map(|(file, scope)| Ready::Read(file, scope)),
+                    None => read_path(&reader, &files[index].0)
+                        .map(|(name, bytes)| Ready::Bytes(name, bytes)),
+                }
+            }
+        };
+        let (path, plan) = &files[index];
+        each(path, plan, ready)?;
+    }
+    Ok(())
+}
+
+/// Reads every file of a unit, joins their parts, and keeps each with the scope it is linted
+/// in: the unit's, or its own where the files are alternatives.
+fn read_unit(
+    files: &mut [(PathBuf, FilePlan)],
+    members: &[usize],
+    reader: &Reader,
+    read: &mut HashMap<usize, Result<(Box<ReadFile>, Arc<Scope>), UnreadFile>>,
+) {
+    let mut files_read: Vec<(usize, ReadFile)> = Vec::new();
+    for &index in members {
+        let (path, plan) = &files[index];
+        match read_path(reader, path) {
+            Ok((name, bytes)) => files_read.push((index, ReadFile::new(name, bytes, plan))),
+            Err(unread) => {
+                read.insert(index, Err(unread));
+            }
+        }
+    }
+    let parts = files_read
+        .iter_mut()
+        .map(|(_, file)| file.take_part())
+        .collect();
+    let joined = join_unit(parts);
+    let indices: Vec<usize> = files_read.iter().map(|(index, _)| *index).collect();
+    share(files, &indices, &joined);
+    for (n, (index, file)) in files_read.into_iter().enumerate() {
+        read.insert(index, Ok((Box::new(file), joined.scope(n))));
     }
 }
 
@@ -50,25 +128,43 @@ pub fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)]) {
 /// own.
 pub(crate) enum Joined {
     Shared(Arc<Scope>),
-    Alone(Arc<str>),
+    /// Why the files are alternatives, and each one's own scope, in order.
+    Alone(Arc<str>, Vec<Arc<Scope>>),
+}
+
+impl Joined {
+    /// The scope the `n`th file of the unit is linted in.
+    pub(crate) fn scope(&self, n: usize) -> Arc<Scope> {
+        match self {
+            Joined::Shared(scope) => Arc::clone(scope),
+            Joined::Alone(_, own) => own.get(n).map_or_else(Arc::default, Arc::clone),
+        }
+    }
 }
 
 /// Joins the parts of one directory's scope, one per file: their union, or, where two files
-/// hold an object of one kind, namespace and name, why the files are alternatives.
+/// hold an object of one kind, namespace and name, why the files are alternatives, each then
+/// its own scope.
 pub(crate) fn join_unit(parts: Vec<Scope>) -> Joined {
     match alternatives(&parts) {
-        Some(why) => Joined::Alone(Arc::from(why)),
+        Some(why) => Joined::Alone(
+            Arc::from(why),
+            parts
+                .into_iter()
+                .map(|part| Arc::new(part.matched()))
+                .collect(),
+        ),
         None => Joined::Shared(Arc::new(Scope::union(parts))),
     }
 }
 
 /// Writes what `members` are linted with into their plans.
-pub(crate) fn share(files: &mut [(PathBuf, FilePlan)], members: &[usize], joined: Joined) {
+pub(crate) fn share(files: &mut [(PathBuf, FilePlan)], members: &[usize], joined: &Joined) {
     for &index in members {
         let plan = &mut files[index].1;
-        match &joined {
+        match joined {
             Joined::Shared(scope) => plan.scope = Some(Arc::clone(scope)),
-            Joined::Alone(why) => plan.alone_because = Some(Arc::clone(why)),
+            Joined::Alone(why, _) => plan.alone_because = Some(Arc::clone(why)),
         }
     }
 }
@@ -257,5 +353,32 @@ spec:
             "{rules:?}"
         );
         assert_eq!(parsed::count(&marker), 3, "each of the three files once");
+    }
+
+    /// `explain`'s walk over the files in order reads a directory judged together the same
+    /// way: each file parsed once, the budget's file linted with the workload's.
+    #[test]
+    fn files_in_order_are_parsed_once() {
+        let directory = tempfile::tempdir().unwrap();
+        let marker = format!("{} in order {}", parsed::MARK, directory.path().display());
+        let options = RunOptions::default();
+        let mut files: Vec<(PathBuf, _)> = Vec::new();
+        for (name, text) in [("deploy.yaml", DEPLOYMENT), ("pdb.yaml", BUDGET)] {
+            let path = directory.path().join(name);
+            std::fs::write(&path, format!("{marker}\n{text}")).unwrap();
+            files.push((path, options.file_plan(None, None, FileRole::Manifest)));
+        }
+        let mut rules = Vec::new();
+        let done: Result<(), ()> = super::in_order(&mut files, |_, plan, ready| {
+            let super::Ready::Read(file, scope) = ready.unwrap() else {
+                panic!("a file of a directory judged together is read with it");
+            };
+            let (_, linted) = file.finish_with(plan, &scope, &mut |_| {});
+            rules.extend(linted.diagnostics.iter().map(|d| d.rule));
+            Ok(())
+        });
+        assert!(done.is_ok());
+        assert_eq!(rules, ["disruption-budget-blocks-eviction"]);
+        assert_eq!(parsed::count(&marker), 2);
     }
 }

@@ -789,6 +789,13 @@ fn files_holding_the_same_object_are_alternatives_not_one_deployment() {
         "renders/agent.yaml",
         "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec: {containers: [{name: agent, image: agent}]}\n",
     );
+    // A file of the same directory with a budget over its own workload is still judged with
+    // its own objects.
+    write(
+        root,
+        "renders/web.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: web}]}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  minAvailable: 100%\n  selector: {matchLabels: {app: web}}\n",
+    );
     let output = podcycle()
         .current_dir(root)
         .args(["check", "--no-config", "--format", "json", "."])
@@ -798,7 +805,7 @@ fn files_holding_the_same_object_are_alternatives_not_one_deployment() {
     // scale; alone, each budget selects nothing its own file shows.
     assert_eq!(
         rules_by_file(&output),
-        Vec::<String>::new(),
+        vec!["disruption-budget-blocks-eviction renders/web.yaml".to_owned()],
         "{}",
         String::from_utf8_lossy(&output.stdout)
     );
