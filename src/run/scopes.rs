@@ -71,7 +71,7 @@ pub(crate) fn in_order<E>(
             unit_of.insert(index, unit);
         }
     }
-    let mut read: HashMap<usize, Result<(Box<ReadFile>, Arc<Scope>), UnreadFile>> = HashMap::new();
+    let mut read: HashMap<usize, Result<Ready, UnreadFile>> = HashMap::new();
     for index in 0..files.len() {
         let ready = match unit_of.get(&index) {
             None => {
@@ -82,7 +82,7 @@ pub(crate) fn in_order<E>(
                     read_unit(files, &units[unit], &reader, &mut read);
                 }
                 match read.remove(&index) {
-                    Some(result) => result.map(|(file, scope)| Ready::Read(file, scope)),
+                    Some(result) => result,
                     None => read_path(&reader, &files[index].0)
                         .map(|(name, bytes)| Ready::Bytes(name, bytes)),
                 }
@@ -100,7 +100,7 @@ fn read_unit(
     files: &mut [(PathBuf, FilePlan)],
     members: &[usize],
     reader: &Reader,
-    read: &mut HashMap<usize, Result<(Box<ReadFile>, Arc<Scope>), UnreadFile>>,
+    read: &mut HashMap<usize, Result<Ready, UnreadFile>>,
 ) {
     let mut files_read: Vec<(usize, ReadFile)> = Vec::new();
     for &index in members {
@@ -120,7 +120,7 @@ fn read_unit(
     let indices: Vec<usize> = files_read.iter().map(|(index, _)| *index).collect();
     share(files, &indices, &joined);
     for (n, (index, file)) in files_read.into_iter().enumerate() {
-        read.insert(index, Ok((Box::new(file), joined.scope(n))));
+        read.insert(index, Ok(Ready::Read(Box::new(file), joined.scope(n))));
     }
 }
 
