@@ -9,14 +9,12 @@ declare_rule! {
     /// ## What it does
     /// Finds a Job (or a CronJob's job template) with one pod at a time and a `backoffLimit`
     /// written out, whose own `activeDeadlineSeconds` ends it before the retries that limit
-    /// allows can even start:
-    /// - with `restartPolicy: Never`, each attempt is a new pod that takes at least the startup
-    ///   the spec makes certain (until its last container starts), and the Job controller
-    ///   waits 10 s, then 20 s, 40 s … up to 10 minutes before each new pod;
-    /// - with `restartPolicy: OnFailure`, the kubelet restarts the failed container in its
-    ///   pod: once the pod has started, the first restart comes at once, then after 10 s,
-    ///   20 s, 40 s … up to 5 minutes, and the Job fails when the restarts reach
-    ///   `backoffLimit`.
+    /// allows can even start. With `restartPolicy: Never` each attempt is a new pod that takes at
+    /// least the startup the spec makes certain (until its last container starts), and the Job
+    /// controller waits 10 s, then 20 s, 40 s … up to 10 minutes before each new pod. With
+    /// `restartPolicy: OnFailure` the kubelet restarts the failed container in its pod: once the
+    /// pod has started, the first restart comes at once, then after 10 s, 20 s, 40 s … up to 5
+    /// minutes, and the Job fails when the restarts reach `backoffLimit`.
     ///
     /// The times are the rollout model's (`podcycle explain --rollout` lists the attempts and
     /// how many start before the deadline), each attempt failing as early as it can.
