@@ -677,9 +677,22 @@ impl ObjectLint<'_, '_, '_, '_> {
         complete
     }
 
+    /// Where the object's findings start: the document rules' findings about it (a key written
+    /// twice, an apiVersion not served) just before its own count as its, so that an object
+    /// the API server refuses for them has no rollout judged, and explain lists them.
+    fn document_findings_about_object(&self) -> usize {
+        let found = &self.document.found;
+        let about = found
+            .iter()
+            .rev()
+            .take_while(|d| d.object.as_ref() == Some(&self.object.object))
+            .count();
+        found.len() - about
+    }
+
     /// The object rules and the pod rules for one decoded pod spec.
     fn decoded(&mut self, decoding: &Decoding<'_>) -> bool {
-        let first = self.document.found.len();
+        let first = self.document_findings_about_object();
         let settings = self.document.file.settings;
         let mut decoded = podcycle_k8s::decode(decoding.kind, decoding.tree, decoding.root);
         // The object rules read paths in the object: a built template's are taken back to it,

@@ -50,7 +50,7 @@ info\t''
 never\t''"
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l stdin-filename -d 'The file name to report for standard input; the configuration nearest to it applies. Without paths, standard input is read; beside paths, give `-` too' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l exclude -d 'Skip files and directories matching this glob while walking directories (repeatable). Files named on the command line are linted unless `--force-exclude` is given' -r
-complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l kube-version -d 'The Kubernetes version of the cluster, e.g. `1.29`: rules judge features by what this version has and enables by default [default: `kube-version` from the configuration, else the newest version modelled]' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l kube-version -d 'The Kubernetes version of the cluster, e.g. `1.29` or `1.35.2` (`v1.35.2` as `kubectl version` prints it): rules judge features by what this version has and enables by default. A minor alone means its newest patch release; give the patch where a default changed in one (MaxUnavailableStatefulSet: on in 1.35.0 to 1.35.3) [default: `kube-version` from the configuration, else the newest version modelled]' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -s o -l output -d 'Write the report to FILE instead of standard output; the summary and counts still go to standard error' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l config -d 'Use this configuration file for every linted file instead of the nearest `.podcycle.yaml` above each' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l color -d 'When to use colours in the full and concise formats [auto: on a terminal, unless `NO_COLOR`, `CLICOLOR=0` or `TERM=dumb`; `CLICOLOR_FORCE` forces them]' -r -f -a "auto\t''
@@ -87,7 +87,7 @@ complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l container 
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l format -d 'Output format' -r -f -a "text\t'a timeline for the terminal'
 json\t'the JSON schema of docs/explain.md'
 mermaid\t'Markdown with Mermaid Gantt charts, for GitHub issues and pull requests'"
-complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l kube-version -d 'The Kubernetes version of the cluster, for the findings listed under each timeline [default: `kube-version` from the configuration, else the newest version modelled]' -r
+complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l kube-version -d 'The Kubernetes version of the cluster (`1.29`, `1.35.2`; a minor alone is its newest patch release), for the findings listed under each timeline and the rollout\'s counts [default: `kube-version` from the configuration, else the newest version modelled]' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l config -d 'Use this configuration file for every file instead of the nearest `.podcycle.yaml` above each' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l helm -d 'The `helm` executable [default: `helm` on PATH]' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand explain" -l kustomize -d 'The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH]' -r -F

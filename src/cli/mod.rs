@@ -102,10 +102,12 @@ pub struct CheckArgs {
     /// given.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
-    /// The Kubernetes version of the cluster, e.g. `1.29`: rules judge features by what this
-    /// version has and enables by default [default: `kube-version` from the configuration, else
-    /// the newest version modelled].
-    #[arg(long, value_name = "X.Y", value_parser = parse_kube_version)]
+    /// The Kubernetes version of the cluster, e.g. `1.29` or `1.35.2` (`v1.35.2` as `kubectl
+    /// version` prints it): rules judge features by what this version has and enables by
+    /// default. A minor alone means its newest patch release; give the patch where a default
+    /// changed in one (MaxUnavailableStatefulSet: on in 1.35.0 to 1.35.3) [default:
+    /// `kube-version` from the configuration, else the newest version modelled].
+    #[arg(long, value_name = "X.Y[.Z]", value_parser = parse_kube_version)]
     pub kube_version: Option<crate::versions::KubeVersion>,
     /// Apply `--exclude` and the configuration's `exclude` to files named on the command
     /// line too (for pre-commit, which names every changed file).
@@ -194,9 +196,10 @@ pub struct ExplainArgs {
     /// deadlines and disruption budgets.
     #[arg(long, conflicts_with = "container")]
     pub rollout: bool,
-    /// The Kubernetes version of the cluster, for the findings listed under each timeline
+    /// The Kubernetes version of the cluster (`1.29`, `1.35.2`; a minor alone is its newest
+    /// patch release), for the findings listed under each timeline and the rollout's counts
     /// [default: `kube-version` from the configuration, else the newest version modelled].
-    #[arg(long, value_name = "X.Y", value_parser = parse_kube_version)]
+    #[arg(long, value_name = "X.Y[.Z]", value_parser = parse_kube_version)]
     pub kube_version: Option<crate::versions::KubeVersion>,
     /// Use this configuration file for every file instead of the nearest `.podcycle.yaml`
     /// above each.

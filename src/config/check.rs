@@ -132,7 +132,7 @@ impl<'d> Checker<'d> {
                     &key("kube-version"),
                     Part::Value,
                     bad.to_string(),
-                    Some("write it as `MAJOR.MINOR` in quotes, e.g. `\"1.33\"`".to_owned()),
+                    Some("write it as `MAJOR.MINOR` or `MAJOR.MINOR.PATCH` in quotes, e.g. `\"1.33\"` or `\"1.35.2\"`".to_owned()),
                 );
                 None
             }

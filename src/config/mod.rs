@@ -48,9 +48,10 @@ pub(crate) const SCHEMA_URL: &str =
     description = "The configuration file of podcycle, the Kubernetes manifest linter that understands the Pod lifecycle: `.podcycle.yaml`, found by walking up from each linted file. Command-line flags override it."
 )]
 pub(crate) struct ConfigFile {
-    /// The Kubernetes version of the cluster the manifests are for, as `MAJOR.MINOR` (for
-    /// example `"1.33"`). Quote it: YAML reads `1.30` as the number 1.3.
-    #[schemars(regex(pattern = r"^[0-9]+\.[0-9]+$"))]
+    /// The Kubernetes version of the cluster the manifests are for, as `MAJOR.MINOR` or
+    /// `MAJOR.MINOR.PATCH` (for example `"1.33"` or `"1.35.2"`; a leading `v` is allowed). A minor
+    /// alone means its newest patch release. Quote it: YAML reads `1.30` as the number 1.3.
+    #[schemars(regex(pattern = r"^v?[0-9]+\.[0-9]+(\.[0-9]+([-+].+)?)?$"))]
     pub kube_version: Option<String>,
     /// Rules or categories to run instead of the default set (`correctness`, `suspicious` and
     /// `advice`); `all` selects every rule.

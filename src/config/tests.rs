@@ -154,7 +154,7 @@ fn names_and_globs_are_checked_where_they_are_written() {
             ),
             (
                 "\"1.x\"",
-                "invalid Kubernetes version `1.x`; write it as 1.MINOR, for example 1.33"
+                "invalid Kubernetes version `1.x`; write it as 1.MINOR or 1.MINOR.PATCH, for example 1.33 or 1.33.2"
             ),
         ]
     );

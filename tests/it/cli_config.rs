@@ -644,3 +644,84 @@ fn isolated_runs_read_no_configuration_of_the_tree() {
         );
     }
 }
+
+/// A StatefulSet with `maxUnavailable`, whose gate (MaxUnavailableStatefulSet) was on by
+/// default in 1.35.0 to 1.35.3 and is off from 1.35.4.
+const STATEFULSET_MAX_UNAVAILABLE: &str = "apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: cache
+spec:
+  serviceName: cache
+  replicas: 6
+  selector:
+    matchLabels: {app: cache}
+  updateStrategy:
+    rollingUpdate:
+      maxUnavailable: 2
+  template:
+    metadata:
+      labels: {app: cache}
+    spec:
+      containers:
+      - name: cache
+        image: example/cache:1.0
+";
+
+#[test]
+fn kube_version_takes_a_patch_release_from_the_flag_and_the_configuration() {
+    let dir = workspace("patch-version");
+    write(&dir, "sts.yaml", STATEFULSET_MAX_UNAVAILABLE);
+    let rules = |args: &[&str]| -> Vec<String> {
+        let mut all = vec![
+            "check",
+            "--format",
+            "json",
+            "--select",
+            "unsupported-feature",
+        ];
+        all.extend(args);
+        all.push("sts.yaml");
+        findings(&run(&dir, &all))
+            .into_iter()
+            .map(|(_, rule, _)| rule)
+            .collect()
+    };
+    // As `kubectl version` prints the server, and with a vendor's suffix.
+    for quiet in ["1.35.2", "v1.35.3", "v1.35.0-eks-4c5d6e", "1.37"] {
+        assert!(rules(&["--kube-version", quiet]).is_empty(), "{quiet}");
+    }
+    for dropped in ["1.35.4", "1.35", "v1.35.7+k3s1", "1.36.1"] {
+        assert_eq!(
+            rules(&["--kube-version", dropped]),
+            ["unsupported-feature"],
+            "{dropped}"
+        );
+    }
+    write(&dir, ".podcycle.yaml", "kube-version: \"1.35.2\"\n");
+    assert!(rules(&[]).is_empty());
+    let shown = stdout(&run(&dir, &["check", "--show-settings", "sts.yaml"]));
+    assert!(shown.contains("kube-version: 1.35.2\n"), "{shown}");
+    write(&dir, ".podcycle.yaml", "kube-version: \"1.35.4\"\n");
+    assert_eq!(rules(&[]), ["unsupported-feature"]);
+
+    // A malformed version is refused with the forms it takes, on the command line and at the
+    // configuration's key.
+    let output = run(&dir, &["check", "--kube-version", "1.35.x", "sts.yaml"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.contains("invalid Kubernetes version `1.35.x`; write it as 1.MINOR or 1.MINOR.PATCH"),
+        "{err}"
+    );
+    write(&dir, ".podcycle.yaml", "kube-version: \"1.35.2.1\"\n");
+    let output = run(&dir, &["check", "sts.yaml"]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(
+        err.contains("invalid Kubernetes version `1.35.2.1`"),
+        "{err}"
+    );
+    assert!(err.contains(".podcycle.yaml:1:15"), "{err}");
+    assert!(err.contains("`MAJOR.MINOR.PATCH`"), "{err}");
+}

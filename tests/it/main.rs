@@ -5,6 +5,7 @@
 //! program shows as an ignored test.
 
 mod adoption;
+mod agreement;
 mod architecture;
 mod cli;
 mod cli_config;

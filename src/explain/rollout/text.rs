@@ -358,10 +358,19 @@ fn write_job(out: &mut dyn Write, job: &JobInfo) -> io::Result<()> {
     line(
         out,
         "",
-        &format!(
-            "each attempt takes {} before its last container starts",
-            at_least(job.attempt_seconds.min)
-        ),
+        &if job.restart_policy == "OnFailure" {
+            // The kubelet restarts the container in the started pod: only the first attempt
+            // waits for the pod's start.
+            format!(
+                "each pod takes {} before its last container starts, once: the kubelet restarts the container in it",
+                at_least(job.attempt_seconds.min)
+            )
+        } else {
+            format!(
+                "each attempt takes {} before its last container starts",
+                at_least(job.attempt_seconds.min)
+            )
+        },
     )?;
     if !job.attempts.is_empty() {
         let shown: Vec<String> = job

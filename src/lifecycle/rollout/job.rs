@@ -169,17 +169,19 @@ impl JobPlan {
         let waits = |n: i64| backoff_sum((n - immediate).max(0), first, cap);
         let backoff_total = waits(retries);
         let single = parallelism == 1 && per_index.is_none();
-        // The start of attempt `n`, if every attempt before it failed as early as it can:
-        // after its last container started (a restarted container's own start is not
-        // counted for `OnFailure`, which keeps the pod).
-        let per_failure = match restarts {
-            JobRestarts::Never => attempt.min,
-            JobRestarts::OnFailure => 0.0,
-        };
+        // The start of attempt `n`, if every attempt before it failed as early as it can.
+        // `Never`: each pod fails once its last container has started, and the controller's
+        // back-off follows. `OnFailure`: the pod starts once; its containers fail once the
+        // last has started, and each restart after that is the kubelet's (a restarted
+        // container's own start is not counted: the pod keeps its started containers).
         let start_of = |n: i64| {
             #[allow(clippy::cast_precision_loss)]
             let earlier = (n - 1) as f64;
-            earlier * per_failure + waits(n - 1)
+            match restarts {
+                JobRestarts::Never => earlier * attempt.min + waits(n - 1),
+                JobRestarts::OnFailure if n <= 1 => 0.0,
+                JobRestarts::OnFailure => attempt.min + waits(n - 1),
+            }
         };
         let total_attempts = retries + 1;
         let attempts = if single {
@@ -197,8 +199,9 @@ impl JobPlan {
             let last = match restarts {
                 // The last pod fails after its last container has started.
                 JobRestarts::Never => start_of(total_attempts) + attempt.min,
-                // The Job fails when the restarts reach the limit: at the last restart.
-                JobRestarts::OnFailure => attempt.min + start_of(total_attempts),
+                // The Job fails when the restarts reach the limit: at the last restart, or
+                // with `backoffLimit: 0` at the first (`pastBackoffLimitOnFailure`).
+                JobRestarts::OnFailure => attempt.min + waits(total_attempts - 1),
             };
             Bounds::new(last, f64::INFINITY)
         });

@@ -30,7 +30,10 @@ pub use deployment::{
     DEFAULT_PROGRESS_DEADLINE_SECONDS, DeadlineVerdict, DeploymentPlan, DeploymentStrategy,
     NO_PROGRESS_DEADLINE, ProgressDeadline, Resolved, RollingWaves, Wave, Waves,
 };
-pub use job::{Attempt, CronJobPlan, JobPlan, JobRestarts, backoff_before, retry_delay};
+pub use job::{
+    Attempt, CronJobPlan, JOB_BACKOFF_CAP_SECONDS, JOB_BACKOFF_SECONDS, JobPlan, JobRestarts,
+    KUBELET_BACKOFF_CAP_SECONDS, KUBELET_BACKOFF_SECONDS, backoff_before, retry_delay,
+};
 pub use statefulset::{PodManagement, StatefulSetPlan, StatefulSetUpdate};
 
 use super::time::{Bounds, Window};

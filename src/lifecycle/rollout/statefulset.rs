@@ -9,7 +9,8 @@
 //! - `RollingUpdate` (`updateStatefulSet`): the pod with the highest ordinal at or above
 //!   `partition` that is not of the new revision is deleted; the controller waits until it is
 //!   gone, created again and available (`isUnavailable`: not available for `minReadySeconds`, or
-//!   terminating) before it deletes the next. With `MaxUnavailableStatefulSet`
+//!   terminating) before it deletes the next, under `Parallel` as under `OrderedReady` (since
+//!   1.34, kubernetes/kubernetes#130909). With `MaxUnavailableStatefulSet`
 //!   (`updateStatefulSetAfterInvariantEstablished`), up to `maxUnavailable` pods are deleted at
 //!   once (`getStatefulSetMaxUnavailable`: a percentage rounded down, at least 1); under
 //!   `OrderedReady` they are still created again one at a time, in order.

@@ -294,7 +294,7 @@ pub(crate) fn render(
     }
     if let Some(version) = options.kube_version {
         args.push("--kube-version".into());
-        args.push(format!("v{version}.0").into());
+        args.push(version.semver().into());
     }
     // Everything after `--` is positional, whatever it starts with.
     args.push("--".into());

@@ -79,7 +79,7 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/apis/apps/v1/defaults.go`: the defaults validated.
     /// - kubernetes/kubernetes `pkg/registry/apps/statefulset/strategy.go`,
     ///   `dropStatefulSetDisabledFields`: `maxUnavailable` is dropped where the
-    ///   `MaxUnavailableStatefulSet` gate is off (on by default from 1.37).
+    ///   `MaxUnavailableStatefulSet` gate is off (on by default in 1.35.0 to 1.35.3 and from 1.37).
     pub(crate) static RULE = {
         name: "invalid-rollout-field",
         category: Correctness,

@@ -82,6 +82,12 @@ declare_rule! {
     ///   and on update unless the old object already had it, while `MaxUnavailableStatefulSet`
     ///   is off; `pkg/controller/statefulset/stateful_set_control.go` then replaces one ordinal
     ///   at a time.
+    /// - `MaxUnavailableStatefulSet` changed its default in a patch release: beta and on in
+    ///   1.35.0 (kubernetes/kubernetes#133153), off from 1.35.4 (kubernetes/kubernetes#137926,
+    ///   under v1.35.4 in `CHANGELOG/CHANGELOG-1.35.md`) and in 1.36 (#137904), on again in
+    ///   1.37 (#139466; v1.37.2's `kube_features.go` lists `1.35` beta off, `1.37` beta on).
+    ///   `--kube-version 1.35` judges the newest 1.35 patch release, where it is off, and says
+    ///   that 1.35.0 to 1.35.3 had it on; `--kube-version 1.35.2` judges that release.
     /// - [Feature gates](https://kubernetes.io/docs/reference/command-line-tools-reference/feature-gates/)
     pub(crate) static RULE = {
         name: "unsupported-feature",
@@ -232,23 +238,26 @@ fn report<'f, 'c>(
     if feature.enabled(ctx.kube) {
         return None;
     }
+    // Alpha gates are off; a beta gate can be off too (MaxUnavailableStatefulSet in 1.36).
+    let off = format!("{} and off by default", stage.word());
     let state = match (stage, feature.when_off) {
         (Stage::Absent, _) => format!("Kubernetes {} does not have it", ctx.kube),
         (_, GateOff::Dropped) if is_handler(feature) => format!(
-            "in Kubernetes {} it is alpha and off by default, so the API server drops it and rejects what is left without a handler",
+            "in Kubernetes {} it is {off}, so the API server drops it and rejects what is left without a handler",
             ctx.kube
         ),
         (_, GateOff::Dropped) => format!(
-            "in Kubernetes {} it is alpha and off by default, so the API server drops it",
+            "in Kubernetes {} it is {off}, so the API server drops it",
             ctx.kube
         ),
         (_, GateOff::Rejected) => {
-            format!("in Kubernetes {} it is alpha and off by default", ctx.kube)
+            format!("in Kubernetes {} it is {off}", ctx.kube)
         }
     };
     let needs = match feature.enabled_since() {
         Some(version) => format!(
-            "it needs Kubernetes {version} or newer ({})",
+            "it needs Kubernetes {} or newer ({})",
+            crate::versions::since_text(version),
             feature.availability()
         ),
         None => format!(
@@ -264,6 +273,13 @@ fn report<'f, 'c>(
         ));
     if let Some(container) = container.into() {
         finding.container(container);
+    }
+    // `1.35` is its newest patch release; an earlier one may have had the gate on.
+    if let Some(patches) = feature.other_default_in_earlier_patches(ctx.kube) {
+        finding.note(format!(
+            "`--kube-version {kube}` judges the newest {kube} patch release; {patches} had it on by default, so give the cluster's patch version (`kubectl version`) if it runs one of those",
+            kube = ctx.kube
+        ));
     }
     // A field the version lacks fails strict field validation, and a gate that rejects
     // fails validation; so does a dropped handler, which leaves its probe or hook without

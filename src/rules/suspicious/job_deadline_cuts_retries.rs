@@ -1,14 +1,23 @@
-use crate::lifecycle::rollout::{JobPlan, JobRestarts, Plan};
+use crate::lifecycle::rollout::{
+    JOB_BACKOFF_CAP_SECONDS, JOB_BACKOFF_SECONDS, JobPlan, JobRestarts,
+    KUBELET_BACKOFF_CAP_SECONDS, KUBELET_BACKOFF_SECONDS, Plan,
+};
 use crate::rules::{Claim, Findings, RolloutContext, Target, declare_rule};
 use crate::text;
 
 declare_rule! {
     /// ## What it does
-    /// Finds a Job (or a CronJob's job template) with `restartPolicy: Never`, one pod at a
-    /// time and a `backoffLimit` written out, whose own `activeDeadlineSeconds` ends it before
-    /// the retries that limit allows can even start: each attempt takes at least the startup
-    /// the spec makes certain (until its last container starts), and the Job controller waits
-    /// 10 s, then 20 s, 40 s … up to 10 minutes before each new pod.
+    /// Finds a Job (or a CronJob's job template) with one pod at a time and a `backoffLimit`
+    /// written out, whose own `activeDeadlineSeconds` ends it before the retries that limit
+    /// allows can even start. With `restartPolicy: Never` each attempt is a new pod that takes at
+    /// least the startup the spec makes certain (until its last container starts), and the Job
+    /// controller waits 10 s, then 20 s, 40 s … up to 10 minutes before each new pod. With
+    /// `restartPolicy: OnFailure` the kubelet restarts the failed container in its pod: once the
+    /// pod has started, the first restart comes at once, then after 10 s, 20 s, 40 s … up to 5
+    /// minutes, and the Job fails when the restarts reach `backoffLimit`.
+    ///
+    /// The times are the rollout model's (`podcycle explain --rollout` lists the attempts and
+    /// how many start before the deadline), each attempt failing as early as it can.
     ///
     /// ## Why is this bad?
     /// The deadline fails the Job (`DeadlineExceeded`) before `backoffLimit` is reached, so the
@@ -69,6 +78,18 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/controller/job/backoff_utils.go`,
     ///   `getRemainingTimeForFailuresCount`: the back-off doubles with every failure since the
     ///   last success, from the last failure.
+    /// - kubernetes/kubernetes `pkg/controller/job/job_controller.go`,
+    ///   `pastBackoffLimitOnFailure`: under `OnFailure` the restart counts of every container,
+    ///   init containers too, of the Job's running and pending pods are added up, and the Job
+    ///   fails once they reach `backoffLimit` (at the first restart when it is 0).
+    /// - kubernetes/kubernetes `pkg/kubelet/kuberuntime/kuberuntime_manager.go`, `doBackOff`:
+    ///   client-go's `flowcontrol.Backoff.IsInBackOffSince` is false for a container with no
+    ///   entry yet, so the first restart does not wait, and `Next` starts the entry at the
+    ///   initial back-off; `pkg/kubelet/kubelet.go`, `newCrashLoopBackOff`:
+    ///   `initialCrashLoopBackOff` (10 s) and `MaxCrashLoopBackOff`, the kubelet
+    ///   configuration's `MaxContainerBackOff` (300 s; `KubeletCrashLoopBackOffMax`, on from
+    ///   1.35, takes `crashLoopBackOff.maxContainerRestartPeriod`, which defaults to it, and the
+    ///   alpha `ReduceDefaultCrashLoopBackOffDecay` is off).
     /// - [Jobs: pod backoff failure policy](https://kubernetes.io/docs/concepts/workloads/controllers/job/#pod-backoff-failure-policy)
     pub(crate) static RULE = {
         name: "job-deadline-cuts-retries",
@@ -86,7 +107,6 @@ fn check(ctx: &RolloutContext<'_>, findings: &mut Findings) {
         _ => return,
     };
     if !job.backoff_limit_written
-        || job.restarts != JobRestarts::Never
         || job.pod_failure_policy
         || job.backoff_limit_per_index.is_some()
         || job.parallelism != 1
@@ -107,19 +127,44 @@ fn check(ctx: &RolloutContext<'_>, findings: &mut Findings) {
     let Some(job_spec) = ctx.site.job_spec_path() else {
         return;
     };
-    let each = if job.attempt.min > 0.0 {
-        format!(
-            "each attempt takes at least {} before its last container starts, and ",
-            text::seconds(job.attempt.min)
-        )
-    } else {
-        String::new()
+    // The waits are the model's (`JobPlan::attempts`); the words name who waits.
+    let (each, retried) = match job.restarts {
+        JobRestarts::Never => (
+            if job.attempt.min > 0.0 {
+                format!(
+                    "each attempt takes at least {} before its last container starts, and ",
+                    text::seconds(job.attempt.min)
+                )
+            } else {
+                String::new()
+            },
+            format!(
+                "the controller waits {}, doubling to {}, before each retry",
+                text::seconds(JOB_BACKOFF_SECONDS),
+                minutes(JOB_BACKOFF_CAP_SECONDS)
+            ),
+        ),
+        JobRestarts::OnFailure => (
+            if job.attempt.min > 0.0 {
+                format!(
+                    "the pod takes at least {} before its last container starts, and ",
+                    text::seconds(job.attempt.min)
+                )
+            } else {
+                String::new()
+            },
+            format!(
+                "with `restartPolicy: OnFailure` the kubelet restarts the container in its pod at once the first time, then after {}, doubling to {}, and every restart counts against the limit",
+                text::seconds(KUBELET_BACKOFF_SECONDS),
+                minutes(KUBELET_BACKOFF_CAP_SECONDS)
+            ),
+        ),
     };
     findings
         .report(
             Target::value(job_spec.key("activeDeadlineSeconds")),
             format!(
-                "`activeDeadlineSeconds` ({deadline}s) fails the Job before its `backoffLimit` of {} is reached: {each}the controller waits 10s, doubling to 10 minutes, before each retry, so at most {fit} of the {allowed} attempts start within {deadline}s",
+                "`activeDeadlineSeconds` ({deadline}s) fails the Job before its `backoffLimit` of {} is reached: {each}{retried}, so at most {fit} of the {allowed} attempts start within {deadline}s",
                 job.backoff_limit
             ),
         )
@@ -132,4 +177,9 @@ fn check(ctx: &RolloutContext<'_>, findings: &mut Findings) {
             fit - 1
         ))
         .claim(Claim::AttemptsWithinDeadline { fit, allowed });
+}
+
+/// A back-off cap in minutes, as Kubernetes states them ("10 minutes").
+fn minutes(seconds: f64) -> String {
+    format!("{} minutes", seconds / 60.0)
 }

@@ -83,7 +83,9 @@ declare_rule! {
     ///   `processReplica` (OrderedReady waits for each ordinal to be Running, Ready and
     ///   available), `updateStatefulSet` (one ordinal at a time, from the highest, waiting
     ///   while it is unavailable), `updateStatefulSetAfterInvariantEstablished`
-    ///   (`maxUnavailable`).
+    ///   (`maxUnavailable`); "unavailable" is `isUnavailable` (`stateful_set_utils.go`): not
+    ///   available for `minReadySeconds`, or terminating, under `Parallel` as under
+    ///   `OrderedReady` since 1.34 (kubernetes/kubernetes#130909).
     /// - helm/helm `pkg/cmd/upgrade.go` and `install.go`: `--timeout` defaults to 300 s.
     pub(crate) static RULE = {
         name: "statefulset-rollout-exceeds-budget",
