@@ -130,7 +130,7 @@ impl ReadFile {
     }
 
     /// [`ReadFile::finish`], showing `visit` every workload object and document end in file
-    /// order, as [`lint_bytes_with`] does.
+    /// order, as [`lint_bytes_in_scope`] does.
     pub(crate) fn finish_with(
         self,
         plan: &FilePlan,
@@ -175,7 +175,7 @@ pub fn lint_bytes_as(
     settings: &Settings,
     role: FileRole,
 ) -> FileReport {
-    let (file, linted) = lint_bytes_with(path, bytes, settings, role, &mut |_| {});
+    let (file, linted) = lint_bytes_in_scope(path, bytes, settings, role, None, &mut |_| {});
     FileReport {
         file,
         diagnostics: linted.diagnostics,
@@ -185,21 +185,10 @@ pub fn lint_bytes_as(
 }
 
 /// Lints file contents, showing `visit` every workload object and document end (see
-/// [`lint_file_with`]).
-/// Invalid UTF-8 is reported at the first bad byte, and the rest is linted with replacement
-/// characters so that the other documents still get checked.
-pub fn lint_bytes_with(
-    path: String,
-    bytes: Vec<u8>,
-    settings: &Settings,
-    role: FileRole,
-    visit: &mut dyn FnMut(Visit<'_, '_>),
-) -> (SourceFile, Linted) {
-    lint_bytes_in_scope(path, bytes, settings, role, None, visit)
-}
-
-/// [`lint_bytes_with`], with the budgets and autoscalers of `scope` matched with the workloads
-/// of the whole scope (`None`: the file is its own scope).
+/// [`lint_file_with`]), with the budgets and autoscalers of `scope` matched with the workloads
+/// of the whole scope (`None`: the file is its own scope). Invalid UTF-8 is reported at the
+/// first bad byte, and the rest is linted with replacement characters so that the other
+/// documents still get checked.
 pub fn lint_bytes_in_scope(
     path: String,
     bytes: Vec<u8>,

@@ -33,16 +33,13 @@ pub mod scopes;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use std::sync::Arc;
-
 use rayon::prelude::*;
 
 pub use configs::Configs;
 pub use editor::{EditorPlan, EditorRender, owners_findings, owners_of_saved};
 pub(crate) use explaining::Explaining;
 pub use files::{
-    CheckedFile, UnreadFile, lint_bytes, lint_bytes_as, lint_bytes_with, lint_with_plan, read_path,
-    read_stdin,
+    CheckedFile, UnreadFile, lint_bytes, lint_bytes_as, lint_with_plan, read_path, read_stdin,
 };
 pub(crate) use files::{NotEdited, ReadFile};
 pub use options::{
@@ -55,30 +52,64 @@ pub use scopes::{editor_scope, share_directory_scopes};
 
 use crate::diagnostics::RenderTool;
 use crate::discovery::Discovered;
-use crate::model::scope::Scope;
 use crate::report::{FileReport, RenderedFor, RunNotes};
 use crate::safe_fs::Reader;
 
-/// The indices of `files`, largest file first. Files are linted in this order, so that the last
-/// to be linted are small: a large file linted last keeps one core busy while the others
-/// wait (on the shared corpus, a 0.7 MB file at the end took a fifth of the run on one core).
-/// The sizes are read on every core, without following links; a file that cannot be read
-/// counts as empty, and reading it says why.
-fn largest_first(files: &[(PathBuf, FilePlan)]) -> Vec<usize> {
-    let sizes: Vec<u64> = files
+/// The sizes of `files`, read on every core without following links. Files are linted largest
+/// first, so that the last to be linted are small: a large file linted last keeps one core
+/// busy while the others wait (on the shared corpus, a 0.7 MB file at the end took a fifth of
+/// the run on one core). A file that cannot be read counts as empty, and reading it says why.
+fn file_sizes(files: &[(PathBuf, FilePlan)]) -> Vec<u64> {
+    files
         .par_iter()
         .map(|(path, _)| std::fs::symlink_metadata(path).map_or(0, |m| m.len()))
-        .collect();
-    let mut order: Vec<usize> = (0..files.len()).collect();
-    order.sort_by_key(|&index| std::cmp::Reverse(sizes[index]));
-    order
+        .collect()
 }
 
-/// A file after the first phase of `check`: linted, or read and waiting for its directory's
-/// scope.
-enum FirstPhase {
-    Linted(FileReport),
-    Read(Box<ReadFile>),
+/// A file linted by `check`: its position, its report or why it was not read, and for a file
+/// of a directory judged together what it was linted with.
+type LintedFile = (
+    usize,
+    Result<FileReport, UnreadFile>,
+    Option<scopes::Joined>,
+);
+
+/// Lints the files of a directory judged together in two phases, each file parsed once: every
+/// file read and its part of the scope taken from its trees, the parts joined, then the
+/// documents that waited linted within the whole scope.
+fn lint_unit(files: &[(PathBuf, FilePlan)], members: &[usize], reader: &Reader) -> Vec<LintedFile> {
+    let read: Vec<(usize, Result<ReadFile, UnreadFile>)> = members
+        .par_iter()
+        .map(|&index| {
+            let (path, plan) = &files[index];
+            let read =
+                read_path(reader, path).map(|(name, bytes)| ReadFile::new(name, bytes, plan));
+            (index, read)
+        })
+        .collect();
+    let mut unread = Vec::new();
+    let mut waiting = Vec::new();
+    for (index, result) in read {
+        match result {
+            Ok(file) => waiting.push((index, file)),
+            Err(error) => unread.push((index, Err(error), None)),
+        }
+    }
+    let parts = waiting
+        .iter_mut()
+        .map(|(_, file)| file.take_part())
+        .collect();
+    let joined = scopes::join_unit(parts);
+    let mut linted: Vec<LintedFile> = waiting
+        .into_par_iter()
+        .enumerate()
+        .map(|(n, (index, file))| {
+            let report = file.finish(&files[index].1, &joined.scope(n));
+            (index, Ok(report), Some(joined.for_one(n)))
+        })
+        .collect();
+    linted.append(&mut unread);
+    linted
 }
 
 /// A `check` run after planning: the files linted as they are, then the charts and overlays
@@ -136,67 +167,43 @@ impl Checking {
         for &index in units.iter().flatten() {
             in_unit[index] = true;
         }
+        // A unit is linted as one piece of work, its phases on every core within it, so that
+        // the trees kept between the phases are those of the few units under way.
+        let sizes = file_sizes(&files);
+        let mut work: Vec<(u64, Vec<usize>)> = units
+            .into_iter()
+            .map(|members| (members.iter().map(|&i| sizes[i]).sum(), members))
+            .collect();
+        work.extend(
+            (0..files.len())
+                .filter(|&i| !in_unit[i])
+                .map(|i| (sizes[i], vec![i])),
+        );
+        work.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
         let reader = Reader::default();
-        let order = largest_first(&files);
-        let first: Vec<Result<FirstPhase, UnreadFile>> = order
+        let done: Vec<Vec<LintedFile>> = work
             .par_iter()
-            .map(|&index| {
-                let (path, plan) = &files[index];
-                read_path(&reader, path).map(|(name, bytes)| {
-                    if in_unit[index] {
-                        FirstPhase::Read(Box::new(ReadFile::new(name, bytes, plan)))
-                    } else {
-                        FirstPhase::Linted(lint_with_plan(name, bytes, plan))
-                    }
-                })
+            .map(|(_, members)| match members.as_slice() {
+                [index] if !in_unit[*index] => {
+                    let (path, plan) = &files[*index];
+                    let report = read_path(&reader, path)
+                        .map(|(name, bytes)| lint_with_plan(name, bytes, plan));
+                    vec![(*index, report, None)]
+                }
+                members => lint_unit(&files, members, &reader),
             })
             .collect();
-        let mut results: Vec<Option<Result<FirstPhase, UnreadFile>>> =
+        let mut results: Vec<Option<Result<FileReport, UnreadFile>>> =
             files.iter().map(|_| None).collect();
-        for (&index, result) in order.iter().zip(first) {
-            results[index] = Some(result);
-        }
-        // The parts of each directory's scope, joined; each file is then linted with its own.
-        let mut waiting: Vec<(usize, ReadFile, Arc<Scope>)> = Vec::new();
-        for members in &units {
-            let mut read: Vec<(usize, ReadFile)> = Vec::new();
-            for &index in members {
-                if let Some(Ok(FirstPhase::Read(file))) =
-                    results[index].take_if(|r| matches!(r, Ok(FirstPhase::Read(_))))
-                {
-                    read.push((index, *file));
-                }
+        for (index, report, joined) in done.into_iter().flatten() {
+            if let Some(joined) = joined {
+                scopes::share(&mut files, &[index], &joined);
             }
-            let parts = read.iter_mut().map(|(_, file)| file.take_part()).collect();
-            let joined = scopes::join_unit(parts);
-            let indices: Vec<usize> = read.iter().map(|(index, _)| *index).collect();
-            scopes::share(&mut files, &indices, &joined);
-            waiting.extend(
-                read.into_iter()
-                    .enumerate()
-                    .map(|(n, (index, file))| (index, file, joined.scope(n))),
-            );
-        }
-        let finished: Vec<(usize, FileReport)> = waiting
-            .into_par_iter()
-            .map(|(index, file, scope)| (index, file.finish(&files[index].1, &scope)))
-            .collect();
-        for (index, report) in finished {
-            results[index] = Some(Ok(FirstPhase::Linted(report)));
+            results[index] = Some(report);
         }
         let mut errors = Vec::new();
         for (result, (path, plan)) in results.into_iter().zip(files) {
-            let result = result
-                .expect("every file is linted once")
-                .map(|phase| match phase {
-                    FirstPhase::Linted(report) => report,
-                    // Every file of a unit is finished above; one left is its own scope.
-                    FirstPhase::Read(mut file) => {
-                        let own = file.take_part().matched();
-                        file.finish(&plan, &own)
-                    }
-                });
-            match result {
+            match result.expect("every file is linted once") {
                 Ok(mut report) => {
                     report.file.set_os_path(&path);
                     self.plans

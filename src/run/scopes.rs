@@ -133,6 +133,16 @@ pub(crate) enum Joined {
 }
 
 impl Joined {
+    /// What the `n`th file of the unit is linted with, for its plan alone.
+    pub(crate) fn for_one(&self, n: usize) -> Joined {
+        match self {
+            Joined::Shared(scope) => Joined::Shared(Arc::clone(scope)),
+            Joined::Alone(why, own) => {
+                Joined::Alone(Arc::clone(why), own.get(n).cloned().into_iter().collect())
+            }
+        }
+    }
+
     /// The scope the `n`th file of the unit is linted in.
     pub(crate) fn scope(&self, n: usize) -> Arc<Scope> {
         match self {
