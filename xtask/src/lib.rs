@@ -116,9 +116,10 @@ fn create_category(root: &Path, category: &str) -> Result<(), String> {
     write(&registry_path, &updated)
 }
 
-/// Adds `pub mod NAME;` among a category's modules, keeping them sorted.
+/// Adds `pub(crate) mod NAME;` among a category's modules, keeping them sorted: a rule is
+/// private to the crate, reached through the registry.
 pub fn insert_module(text: &str, module: &str) -> String {
-    insert_line_sorted(text, "pub mod ", &format!("pub mod {module};"))
+    insert_line_sorted(text, "pub(crate) mod ", &format!("pub(crate) mod {module};"))
 }
 
 /// Inserts `line` among the lines that start with `prefix`, in sorted order; after the module
@@ -338,18 +339,18 @@ pub static ALL_RULES: &[&Rule] = &[
 
     #[test]
     fn modules_stay_sorted() {
-        let text = "//! Docs.\n\npub mod alpha;\npub mod gamma;\n";
+        let text = "//! Docs.\n\npub(crate) mod alpha;\npub(crate) mod gamma;\n";
         assert_eq!(
             insert_module(text, "beta"),
-            "//! Docs.\n\npub mod alpha;\npub mod beta;\npub mod gamma;\n"
+            "//! Docs.\n\npub(crate) mod alpha;\npub(crate) mod beta;\npub(crate) mod gamma;\n"
         );
         assert_eq!(
             insert_module(text, "zeta"),
-            "//! Docs.\n\npub mod alpha;\npub mod gamma;\npub mod zeta;\n"
+            "//! Docs.\n\npub(crate) mod alpha;\npub(crate) mod gamma;\npub(crate) mod zeta;\n"
         );
         assert_eq!(
             insert_module("//! Docs.\n", "a"),
-            "//! Docs.\n\npub mod a;\n"
+            "//! Docs.\n\npub(crate) mod a;\n"
         );
     }
 
@@ -423,7 +424,7 @@ pub static ALL_RULES: &[&Rule] = &[
         assert!(rule.contains("category: Suspicious,"));
         assert!(rule.contains("enforcement: Runtime,"));
         let modules = fs::read_to_string(root.join("src/rules/suspicious/mod.rs")).unwrap();
-        assert!(modules.contains("pub mod probe_on_wrong_port;\n"));
+        assert!(modules.contains("pub(crate) mod probe_on_wrong_port;\n"));
         let registry = fs::read_to_string(root.join("src/rules/registry.rs")).unwrap();
         assert!(registry.contains("    &suspicious::probe_on_wrong_port::RULE,\n"));
         let failing =
