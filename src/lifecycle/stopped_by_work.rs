@@ -12,7 +12,11 @@
 //!   a `kill`, `pkill` or `killall` that names the helper's program (`pkill cloud_sql_proxy`,
 //!   `kill $(pidof envoy)`).
 //!
-//! A quit call written in the work's code rather than its command is not seen.
+//! A quit call written in the work's code rather than its command is not seen. Where the work
+//! runs a script of its own (`. /scripts/init.sh`, `bash /scripts/init.sh`), usually mounted
+//! from a ConfigMap, and the pod is set up for it to stop the helper — the Cloud SQL Auth Proxy
+//! started with `--quitquitquit`, or `shareProcessNamespace: true` — the script may well stop
+//! it: nothing in the manifest says the helper outlives the work, so it counts as stopped.
 
 use super::argv::{Run, SHELLS, basename, container_argv, resolve};
 use super::shell::{self, without_prefixes};
@@ -55,6 +59,57 @@ pub(crate) fn stopped_by_work(spec: &PodSpec, helper: &Container) -> Option<Stri
                 })
             })
         })
+        .or_else(|| stopped_by_a_script(spec, helper, known, shares_processes))
+}
+
+/// When the pod is set up for the work to stop `helper` and another container runs a script of
+/// its own, which the manifest does not show: how, for messages.
+fn stopped_by_a_script(
+    spec: &PodSpec,
+    helper: &Container,
+    known: Option<&KnownContainer>,
+    shares_processes: bool,
+) -> Option<String> {
+    let set_up = if shares_processes {
+        "`shareProcessNamespace: true`".to_owned()
+    } else if known.is_some_and(|k| k.description == "Cloud SQL Auth Proxy") && quit_flag(helper) {
+        format!("`{}` runs with `--quitquitquit`", helper.name)
+    } else {
+        return None;
+    };
+    let (work, script) = spec
+        .containers
+        .iter()
+        .filter(|work| work.name != helper.name)
+        .find_map(|work| Some((work, runs_a_script(work)?)))?;
+    Some(format!(
+        "`{}` runs `{script}`, which the manifest does not show, and {set_up}",
+        work.name
+    ))
+}
+
+/// The script file a container runs, when its command runs one (`. /scripts/init.sh`,
+/// `source init.sh`, `bash /scripts/init.sh`, `/scripts/init.sh`).
+fn runs_a_script(container: &Container) -> Option<String> {
+    commands(container)?.into_iter().find_map(|words| {
+        let (program, args) = words.split_first()?;
+        let sourced =
+            matches!(program.as_str(), "." | "source") || SHELLS.contains(&basename(program));
+        match args.first() {
+            Some(file) if sourced && !file.starts_with('-') => Some(file.clone()),
+            _ => program.ends_with(".sh").then(|| program.clone()),
+        }
+    })
+}
+
+/// Whether the Cloud SQL Auth Proxy runs with its quit endpoint on.
+fn quit_flag(helper: &Container) -> bool {
+    helper
+        .command
+        .iter()
+        .chain(&helper.args)
+        .flatten()
+        .any(|a| a == "--quitquitquit" || a == "--quitquitquit=true")
 }
 
 /// When another container in `containers` mentions `quitquitquit` without a call that
@@ -112,13 +167,7 @@ fn quits(helper: &Container, known: &KnownContainer, words: &[String]) -> bool {
             _ => http_call(program, args).is_some_and(|post| post) && args.iter().any(endpoint),
         },
         "Cloud SQL Auth Proxy" => {
-            let enabled = helper
-                .command
-                .iter()
-                .chain(&helper.args)
-                .flatten()
-                .any(|a| a == "--quitquitquit" || a == "--quitquitquit=true");
-            enabled && http_call(program, args).is_some() && args.iter().any(endpoint)
+            quit_flag(helper) && http_call(program, args).is_some() && args.iter().any(endpoint)
         }
         _ => false,
     }
@@ -242,6 +291,27 @@ mod tests {
             assert_eq!(stopped(script, SHIPPER, false), None, "{script}");
         }
         assert_eq!(stopped("run; pkill envoy", SHIPPER, true), None);
+        assert_eq!(stopped("run; kill 1", SHIPPER, true), None);
         assert_eq!(stopped("run; kill $(pidof envoy)", SHIPPER, true), None);
+    }
+
+    /// A script the manifest does not show counts only where the pod is set up for the work to
+    /// stop the helper: the proxy's quit flag, or a shared process namespace.
+    #[test]
+    fn a_script_of_the_work_counts_where_the_pod_is_set_up_for_it() {
+        for script in [
+            ". /scripts/init.sh db",
+            "source /scripts/init.sh",
+            "bash /scripts/init.sh",
+            "/scripts/init.sh",
+        ] {
+            assert!(stopped(script, CLOUD_SQL, false).is_some(), "{script}");
+            assert!(stopped(script, SHIPPER, true).is_some(), "{script}");
+            assert_eq!(stopped(script, SHIPPER, false), None, "{script}");
+            let without = CLOUD_SQL.replace("\"--quitquitquit\", ", "");
+            assert_eq!(stopped(script, &without, false), None, "{script}");
+        }
+        assert_eq!(stopped("run; echo done", CLOUD_SQL, false), None);
+        assert_eq!(stopped("run; echo done", SHIPPER, true), None);
     }
 }

@@ -312,6 +312,35 @@ fn testdata_and_golden_files_are_excluded_by_default_and_counted() {
     );
 }
 
+/// Only `testdata` itself is Go's directory of test inputs: a directory whose name merely
+/// looks like it is linted unless the configuration adds it.
+#[test]
+fn only_a_directory_named_testdata_is_excluded_by_default() {
+    let dir = workspace("testdata-lookalikes");
+    write(&dir, "pkg/testdata2/probe.yaml", PROBE);
+    write(&dir, "pkg/test-data/probe.yaml", PROBE);
+    write(&dir, "pkg/testdata-old/probe.yaml", PROBE);
+    let output = run(&dir, &["check", "--format", "json", "."]);
+    let mut files: Vec<String> = findings(&output).into_iter().map(|f| f.0).collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "pkg/test-data/probe.yaml",
+            "pkg/testdata-old/probe.yaml",
+            "pkg/testdata2/probe.yaml"
+        ]
+    );
+    write(
+        &dir,
+        ".podcycle.yaml",
+        "extend-exclude: [testdata2, test-data]\n",
+    );
+    let output = run(&dir, &["check", "--format", "json", "."]);
+    let files: Vec<String> = findings(&output).into_iter().map(|f| f.0).collect();
+    assert_eq!(files, ["pkg/testdata-old/probe.yaml"]);
+}
+
 #[test]
 fn configuration_errors_are_located_and_exit_2() {
     let dir = workspace("invalid");

@@ -30,7 +30,10 @@ declare_rule! {
     ///   proxy runs with `--quitquitquit` (without the flag there is no such endpoint);
     /// - with `shareProcessNamespace: true`, a `kill`, `pkill` or `killall` that names the
     ///   helper's program (`pkill cloud_sql_proxy`, `kill $(pidof envoy)`); without it the
-    ///   work cannot see the helper's processes.
+    ///   work cannot see the helper's processes;
+    /// - a script of the work's own (`. /scripts/init.sh`, `bash /scripts/init.sh`), which the
+    ///   manifest does not show, where the pod is set up for the work to stop the helper: the
+    ///   Cloud SQL Auth Proxy run with `--quitquitquit`, or `shareProcessNamespace: true`.
     ///
     /// When the work's command mentions `quitquitquit` but none of its commands makes such a
     /// call, the finding says what the call must look like. A folded scalar (`>`) is a common
