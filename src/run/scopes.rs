@@ -16,13 +16,9 @@ use rayon::prelude::*;
 
 use super::files::{read_path, text_of};
 use super::options::FilePlan;
-use crate::discovery::MANIFEST_EXTENSIONS;
-use crate::discovery::classify::{FileClass, classify};
-use crate::discovery::roles::role_by_name;
 use crate::lint::FileRole;
 use crate::model::scope::{Placed, Scope, may_hold_scope};
 use crate::safe_fs::Reader;
-use crate::settings::Settings;
 use crate::source::SourceFile;
 
 /// Gives every manifest of a directory that holds a budget or an autoscaler, among `files`,
@@ -67,26 +63,65 @@ pub fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)]) {
         }
     }
     for members in shared.into_values() {
-        let scopes: Vec<Scope> = members
-            .par_iter()
-            .filter_map(|&index| {
-                let (path, plan) = &files[index];
-                let (name, bytes) = read_path(&reader, path).ok()?;
-                let file = SourceFile::new(name, text_of(bytes).0);
-                Some(Scope::read_part(&file, plan.settings.pod_templates()))
-            })
-            .collect();
-        if let Some(why) = alternatives(&scopes) {
-            let why: Arc<str> = Arc::from(why);
-            for index in members {
-                files[index].1.alone_because = Some(Arc::clone(&why));
+        // Every directory here has more than one manifest and one that names a budget or an
+        // autoscaler.
+        let decided = directory_scope(members.len(), true, || {
+            members
+                .par_iter()
+                .filter_map(|&index| {
+                    let (path, plan) = &files[index];
+                    let (name, bytes) = read_path(&reader, path).ok()?;
+                    let file = SourceFile::new(name, text_of(bytes).0);
+                    Some(Scope::read_part(&file, plan.settings.pod_templates()))
+                })
+                .collect()
+        });
+        match decided {
+            DirectoryScope::Own => {}
+            DirectoryScope::Alternatives(why) => {
+                for index in members {
+                    files[index].1.alone_because = Some(Arc::clone(&why));
+                }
             }
-            continue;
+            DirectoryScope::Shared(scope) => {
+                for index in members {
+                    files[index].1.scope = Some(Arc::clone(&scope));
+                }
+            }
         }
-        let scope = Arc::new(Scope::union(scopes));
-        for index in members {
-            files[index].1.scope = Some(Arc::clone(&scope));
-        }
+    }
+}
+
+/// How the manifests of one directory are judged.
+#[derive(Clone, Debug)]
+pub(crate) enum DirectoryScope {
+    /// Each file is its own scope: the directory has one manifest, or none names a budget or
+    /// an autoscaler.
+    Own,
+    /// Two files hold one object: each file is its own scope, for this reason.
+    Alternatives(Arc<str>),
+    /// One scope of every manifest of the directory.
+    Shared(Arc<Scope>),
+}
+
+/// How `check` judges the manifests of a directory, decided from what they hold — the one
+/// decision `check` ([`share_directory_scopes`]) and the language server's workspace index
+/// make, so that they cannot drift apart. `members`: the directory's manifests, those that
+/// cannot be read among them; `names`: whether the text of one of them names a budget or an
+/// autoscaler ([`may_hold_scope`]); `parts`: the parts ([`Scope::read_part`]) of those that can
+/// be read, asked for only when the directory is judged together.
+pub(crate) fn directory_scope(
+    members: usize,
+    names: bool,
+    parts: impl FnOnce() -> Vec<Scope>,
+) -> DirectoryScope {
+    if members < 2 || !names {
+        return DirectoryScope::Own;
+    }
+    let parts = parts();
+    match alternatives(&parts) {
+        Some(why) => DirectoryScope::Alternatives(Arc::from(why)),
+        None => DirectoryScope::Shared(Arc::new(Scope::union(parts))),
     }
 }
 
@@ -121,60 +156,4 @@ fn alternatives(parts: &[Scope]) -> Option<String> {
 
 fn directory_of(path: &Path) -> PathBuf {
     path.parent().unwrap_or(Path::new("")).to_path_buf()
-}
-
-/// The scope of a file open in the editor, as `check` on its directory gives it: the manifests
-/// beside it (read from disk) and its own text as the editor holds it. `None` (with why, when
-/// the directory holds alternatives) when the file is its own scope: no file of the directory
-/// names a budget or an autoscaler, or the file is not on disk.
-pub fn editor_scope(
-    path: &Path,
-    text: &str,
-    settings: &Settings,
-    role: FileRole,
-) -> (Option<Arc<Scope>>, Option<Arc<str>>) {
-    if role != FileRole::Manifest {
-        return (None, None);
-    }
-    let Some(directory) = path.parent() else {
-        return (None, None);
-    };
-    let Ok(entries) = std::fs::read_dir(directory) else {
-        return (None, None);
-    };
-    let reader = Reader::default();
-    let kinds = settings.pod_templates();
-    let mut siblings: Vec<(PathBuf, String)> = entries
-        .filter_map(Result::ok)
-        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
-        .map(|entry| entry.path())
-        .filter(|sibling| sibling.as_path() != path)
-        .filter(|sibling| {
-            sibling
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| MANIFEST_EXTENSIONS.contains(&e))
-                && role_by_name(sibling) == FileRole::Manifest
-        })
-        .filter_map(|sibling| {
-            let (_, bytes) = read_path(&reader, &sibling).ok()?;
-            let text = text_of(bytes).0;
-            (classify(&sibling, &text) == FileClass::Manifest).then_some((sibling, text))
-        })
-        .collect();
-    if siblings.is_empty()
-        || !(may_hold_scope(text) || siblings.iter().any(|(_, t)| may_hold_scope(t)))
-    {
-        return (None, None);
-    }
-    siblings.sort();
-    let own = SourceFile::new(path.display().to_string(), text.to_owned());
-    let mut parts = vec![Scope::read_part(&own, kinds)];
-    parts.extend(siblings.into_iter().map(|(sibling, text)| {
-        Scope::read_part(&SourceFile::new(sibling.display().to_string(), text), kinds)
-    }));
-    if let Some(why) = alternatives(&parts) {
-        return (None, Some(Arc::from(why)));
-    }
-    (Some(Arc::new(Scope::union(parts))), None)
 }
