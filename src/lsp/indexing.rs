@@ -14,7 +14,7 @@ use lsp_types::notification::{LogMessage, Notification as _};
 use lsp_types::{FileEvent, InitializeParams, LogMessageParams, MessageType};
 
 use super::config::file_path;
-use crate::run::{Configs, IndexLimits, RunOptions, WorkspaceIndex};
+use crate::run::{Configs, RunOptions, WorkspaceIndex};
 
 /// The glob of the manifests whose changes on disk the client is asked to report.
 pub(crate) const MANIFEST_FILES_GLOB: &str = "**/*.{yaml,yml,json}";
@@ -40,7 +40,6 @@ pub(crate) fn start(
     index: Arc<WorkspaceIndex>,
     roots: Vec<PathBuf>,
     options: Arc<RunOptions>,
-    limits: IndexLimits,
     stop: Arc<AtomicBool>,
     send: impl Fn(Message) + Send + 'static,
 ) -> Option<JoinHandle<()>> {
@@ -53,7 +52,7 @@ pub(crate) fn start(
             let started = Instant::now();
             let mut configs = Configs::new(&options.config).unwrap_or_else(|_| Configs::nearest());
             let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                index.build(&roots, &options, &mut configs, limits, &stop)
+                index.build(&roots, &options, &mut configs, &stop)
             }));
             let shown: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
             let (typ, message) = match built {

@@ -89,7 +89,7 @@ pub fn serve_indexing(
 
     let (jobs, received) = mpsc::channel();
     let sender = connection.sender.clone();
-    let index = Arc::new(WorkspaceIndex::default());
+    let index = Arc::new(WorkspaceIndex::new(limits));
     let worker_index = Arc::clone(&index);
     let worker = thread::Builder::new()
         .name("podcycle-lint".to_owned())
@@ -118,7 +118,6 @@ pub fn serve_indexing(
         workspace_folder: workspace_folder(&params),
         index,
         roots: workspace_roots(&params),
-        limits,
         stop_indexing: Arc::new(AtomicBool::new(false)),
         indexer: None,
     };
@@ -216,7 +215,6 @@ struct Server<'c> {
     index: Arc<WorkspaceIndex>,
     /// The workspace's folders, which the index is built for.
     roots: Vec<std::path::PathBuf>,
-    limits: IndexLimits,
     stop_indexing: Arc<AtomicBool>,
     indexer: Option<thread::JoinHandle<()>>,
 }
@@ -390,7 +388,6 @@ impl Server<'_> {
             Arc::clone(&self.index),
             self.roots.clone(),
             Arc::clone(&self.options),
-            self.limits,
             Arc::clone(&self.stop_indexing),
             move |message| {
                 let _ = sender.send(message);

@@ -172,10 +172,7 @@ fn lint_batch(
             config: job.plan.config.clone(),
             kinds: file.settings.pod_templates(),
         };
-        let limit = crate::run::IndexLimits::default().files;
-        let refreshed = catch_unwind(AssertUnwindSafe(|| {
-            index.refresh(&directory, &context, limit)
-        }));
+        let refreshed = catch_unwind(AssertUnwindSafe(|| index.refresh(&directory, &context)));
         if let Ok(generation) = refreshed
             && linted.saw(directory, generation)
         {

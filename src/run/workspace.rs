@@ -43,7 +43,7 @@ use crate::source::SourceFile;
 
 /// How much of a workspace the background build reads, so that a huge one neither holds the
 /// server's memory nor keeps a core busy without end.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IndexLimits {
     /// Entries (files and directories) walked.
     pub entries: usize,
@@ -96,6 +96,7 @@ pub struct EditorScope {
 #[derive(Debug, Default)]
 pub struct WorkspaceIndex {
     state: Mutex<State>,
+    limits: IndexLimits,
 }
 
 #[derive(Debug, Default)]
@@ -168,6 +169,14 @@ struct Facts {
 }
 
 impl WorkspaceIndex {
+    /// An empty index that [`WorkspaceIndex::build`] fills within `limits`.
+    pub fn new(limits: IndexLimits) -> WorkspaceIndex {
+        WorkspaceIndex {
+            state: Mutex::default(),
+            limits,
+        }
+    }
+
     fn state(&self) -> MutexGuard<'_, State> {
         // A panic while the lock was held left at worst a directory half updated, which its
         // next listing puts right.
@@ -228,9 +237,9 @@ impl WorkspaceIndex {
 
     /// Brings `directory` up to date — listed again when needed, the files that changed
     /// read again — and returns its generation.
-    pub fn refresh(&self, directory: &Path, context: &DirectoryContext<'_>, limit: usize) -> u64 {
+    pub fn refresh(&self, directory: &Path, context: &DirectoryContext<'_>) -> u64 {
         let mut state = self.state();
-        refresh(&mut state, directory, context, limit);
+        refresh(&mut state, directory, context, self.limits.files);
         state.directories.get(directory).map_or(0, |d| d.generation)
     }
 
@@ -252,7 +261,7 @@ impl WorkspaceIndex {
             return own;
         };
         let mut state = self.state();
-        refresh(&mut state, directory, context, IndexLimits::default().files);
+        refresh(&mut state, directory, context, self.limits.files);
         let linted_as_indexed = match state.open.get(path) {
             Some(open) => open.as_str() == text,
             None => false,
@@ -301,17 +310,17 @@ impl WorkspaceIndex {
         }
     }
 
-    /// Indexes the manifests under `roots`, a directory at a time, until `stop` is set or a
-    /// limit is reached; a directory already listed (a file of it was linted first) is left as
+    /// Indexes the manifests under `roots`, a directory at a time, until `stop` is set or one
+    /// of the index's limits is reached; a directory already listed (a file of it was linted first) is left as
     /// it is. `configs` gives each directory its configuration.
     pub fn build(
         &self,
         roots: &[PathBuf],
         options: &RunOptions,
         configs: &mut Configs,
-        limits: IndexLimits,
         stop: &AtomicBool,
     ) -> Built {
+        let limits = self.limits;
         let started = Instant::now();
         let mut built = Built::default();
         let mut entries = 0;
@@ -614,13 +623,12 @@ mod tests {
     }
 
     fn build(root: &Path, limits: IndexLimits) -> (WorkspaceIndex, Built) {
-        let index = WorkspaceIndex::default();
+        let index = WorkspaceIndex::new(limits);
         let options = RunOptions::default();
         let built = index.build(
             &[root.to_owned()],
             &options,
             &mut Configs::nearest(),
-            limits,
             &AtomicBool::new(false),
         );
         (index, built)
