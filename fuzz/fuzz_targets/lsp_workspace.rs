@@ -32,6 +32,8 @@ struct Session {
     requests: Vec<RequestId>,
     versions: [i32; 4],
     texts: [Option<String>; 4],
+    /// A document was opened or changed since the last publication: one is due.
+    due: bool,
 }
 
 impl Session {
@@ -93,7 +95,11 @@ impl Session {
                 false
             }
             Message::Notification(notification) => {
-                notification.method == "textDocument/publishDiagnostics"
+                let published = notification.method == "textDocument/publishDiagnostics";
+                if published {
+                    self.due = false;
+                }
+                published
             }
         }
     }
@@ -110,6 +116,7 @@ impl Session {
                         "version": self.versions[file], "text": text}}),
                 );
                 self.texts[file] = Some(text);
+                self.due = true;
             }
             1 => {
                 self.versions[file] += 1;
@@ -120,6 +127,7 @@ impl Session {
                 );
                 if self.texts[file].is_some() {
                     self.texts[file] = Some(text);
+                    self.due = true;
                 }
             }
             2 => {
@@ -167,7 +175,7 @@ impl Session {
                 );
             }
             _ => {
-                if *pauses < MAX_PAUSES && self.texts.iter().any(Option::is_some) {
+                if *pauses < MAX_PAUSES && self.due {
                     *pauses += 1;
                     self.pause();
                 }
@@ -227,6 +235,7 @@ fuzz_target!(|data: &[u8]| {
         requests: Vec::new(),
         versions: [0; 4],
         texts: [None, None, None, None],
+        due: false,
     };
     let mut pauses = 0;
     for piece in pieces.take(MAX_ACTIONS) {
