@@ -3,13 +3,20 @@
 //! the protocol's diagnostics with UTF-16 ranges, and serialise the notification. Debouncing
 //! and the transport are left out: this is the work per change once the typing pauses.
 //!
+//! A file of a directory of many manifests with a budget is judged with the directory's scope:
+//! `change_in_a_directory` measures a change of it read as before the workspace's index, every
+//! neighbour read again from disk (a fresh index per change), and from a warm index, with and
+//! without a client that reports changed files (without, each lint looks at every file's size
+//! and time).
+//!
 //! `cargo bench --bench lsp`
 
 use divan::{Bencher, black_box};
 use lsp_types::{PublishDiagnosticsParams, Uri};
 use podcycle::lint::FileRole;
 use podcycle::lsp::convert::{ClientInfo, Encoding};
-use podcycle::lsp::lsp_diagnostics;
+use podcycle::lsp::{Workspace, lsp_diagnostics, lsp_diagnostics_in};
+use podcycle::run::{RunOptions, WorkspaceIndex};
 use podcycle::settings::Settings;
 
 // The allocator the `podcycle` binary uses, so that the figures are the binary's.
@@ -76,5 +83,101 @@ fn lint_only(bencher: Bencher, lines: usize) {
     bencher.bench(|| {
         let file = podcycle::source::SourceFile::new("all.yaml", black_box(text.as_str()));
         podcycle::lint::lint_file(&file, &settings)
+    });
+}
+
+/// A Deployment of the directory of [`directory`].
+fn deployment(name: &str, comment: &str) -> String {
+    format!(
+        "# {comment}\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  replicas: 3\n  selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}, tier: web}}}}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n        readinessProbe: {{httpGet: {{path: /, port: 80}}}}\n"
+    )
+}
+
+/// A directory of `files` manifests: Deployments, and a budget over all of them.
+fn directory(files: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..files - 1 {
+        let name = format!("web-{i}");
+        std::fs::write(
+            dir.path().join(format!("{name}.yaml")),
+            deployment(&name, "v1"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.path().join("pdb.yaml"),
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  minAvailable: 100%\n  selector: {matchLabels: {tier: web}}\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Neighbours {
+    /// Every neighbour read again at each change.
+    ReadAgain,
+    /// From the index; each lint looks at the files' sizes and times.
+    Index,
+    /// From the index of a client that reports changed files.
+    WatchedIndex,
+}
+
+/// `HOW`: 0 every neighbour read again, 1 from the index, 2 from the index of a client that
+/// reports changed files ([`Neighbours`]).
+#[divan::bench(args = [50, 200], consts = [0, 1, 2])]
+fn change_in_a_directory<const HOW: usize>(bencher: Bencher, files: usize) {
+    let how = [
+        Neighbours::ReadAgain,
+        Neighbours::Index,
+        Neighbours::WatchedIndex,
+    ][HOW];
+    let dir = directory(files);
+    let root = dir.path().canonicalize().unwrap();
+    let path = root.join("web-0.yaml");
+    let uri: Uri = format!("file://{}", path.display()).parse().unwrap();
+    let settings = Settings::default();
+    let options = RunOptions::default();
+    let index = WorkspaceIndex::default();
+    index.set_watched(matches!(how, Neighbours::WatchedIndex));
+    let workspace = Workspace {
+        index: &index,
+        options: &options,
+        config: None,
+    };
+    // Two texts, one per change, so that the changed file's own part is read every time.
+    let texts = [
+        std::sync::Arc::new(deployment("web-0", "typed")),
+        std::sync::Arc::new(deployment("web-0", "typed again")),
+    ];
+    let kinds = podcycle::model::custom::PodTemplateKinds::default();
+    let context = podcycle::run::DirectoryContext {
+        options: &options,
+        config: None,
+        kinds: &kinds,
+    };
+    let scoped = index.scope_of(&path, &texts[0], FileRole::Manifest, &context);
+    assert_eq!(scoped.scope.map(|s| s.workloads().len()), Some(files - 1));
+    let mut change = 0;
+    bencher.bench_local(|| {
+        change += 1;
+        let text = &texts[change % 2];
+        match how {
+            Neighbours::ReadAgain => {
+                lsp_diagnostics(&uri, black_box(text), &settings, FileRole::Manifest, CLIENT)
+            }
+            Neighbours::Index | Neighbours::WatchedIndex => {
+                index.open(&path, std::sync::Arc::clone(text));
+                let (diagnostics, generation) = lsp_diagnostics_in(
+                    &workspace,
+                    &uri,
+                    black_box(text),
+                    &settings,
+                    FileRole::Manifest,
+                    CLIENT,
+                );
+                assert!(generation.is_some());
+                diagnostics
+            }
+        }
     });
 }

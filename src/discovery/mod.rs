@@ -393,18 +393,7 @@ fn walk(
         entry.depth() == 0
             || skip_reason(&exclude_for_filter, entry.path(), entry.file_type()).is_none()
     };
-    let builder = |ignore_files: bool| {
-        let mut builder = WalkBuilder::new(root);
-        builder
-            .follow_links(false)
-            .hidden(false)
-            .git_ignore(ignore_files)
-            .git_global(ignore_files)
-            .git_exclude(ignore_files)
-            .ignore(ignore_files)
-            .parents(ignore_files);
-        builder
-    };
+    let builder = |ignore_files: bool| walker(root, ignore_files);
     let mut visited: HashSet<PathBuf> = HashSet::new();
     // By the walk's own file types: a link is not a directory, since links are not followed.
     // Each with whether it is the root.
@@ -446,6 +435,22 @@ fn walk(
         discovered.overlays.extend(found.overlays);
         discovered.skipped.extend(found.skipped);
     }
+}
+
+/// The walk of `root` every walk of manifests makes: links not followed, hidden entries kept,
+/// and, with `ignore_files`, `.gitignore`, `.ignore` and the global ignore files honoured (those
+/// of the directories above `root` too). Filter it with [`skip_reason`].
+pub(crate) fn walker(root: &Path, ignore_files: bool) -> WalkBuilder {
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .follow_links(false)
+        .hidden(false)
+        .git_ignore(ignore_files)
+        .git_global(ignore_files)
+        .git_exclude(ignore_files)
+        .ignore(ignore_files)
+        .parents(ignore_files);
+    builder
 }
 
 /// The entries of a walked directory that the walk did not reach, and why.
@@ -501,7 +506,7 @@ fn found_directory(dir: &Path, named: bool, discovered: &mut Discovered) {
 }
 
 /// Why the walk leaves out an entry, if it does (ignore files aside).
-fn skip_reason(
+pub(crate) fn skip_reason(
     exclude: &GlobSet,
     path: &Path,
     file_type: Option<std::fs::FileType>,
@@ -532,7 +537,7 @@ fn skip_reason(
     None
 }
 
-fn has_manifest_extension(path: &Path) -> bool {
+pub(crate) fn has_manifest_extension(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| MANIFEST_EXTENSIONS.contains(&e))

@@ -1,24 +1,29 @@
 //! What the server reports for a text: the diagnostics of [`lint_file_in_scope`] — the call
 //! `podcycle check` makes, with the scope `check` gives the file on its directory (the budgets
-//! and autoscalers of the manifests beside it, `run::editor_scope`) — in the documents that
-//! files that hold a Kubernetes object, every document of them as `check` reports it (a
+//! and autoscalers of the manifests beside it, from the workspace's index,
+//! [`crate::run::WorkspaceIndex`]) — in the files that hold a Kubernetes object, every document of them as `check` reports it (a
 //! PodDisruptionBudget beside a Deployment, a broken document beside a Pod). The language
 //! server runs next to general YAML servers, so a YAML file that is not a Kubernetes manifest
 //! (a CI workflow, a Helm values file) gets nothing, not even a syntax error.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use lsp_types::Uri;
 
 use super::config::{display_name, file_path};
 use super::convert::{self, ClientInfo, Text};
+use crate::config::Config;
 use crate::diagnostics::Diagnostic;
 use crate::lint::{FileRole, lint_file_as, lint_file_in_scope};
 use crate::model::scope::Scope;
-use crate::run::editor_scope;
+use crate::run::{DirectoryContext, RunOptions, WorkspaceIndex};
 use crate::settings::Settings;
 use crate::source::{LineIndex, SourceFile};
 use crate::yaml::{Document, parse_stream};
 
-/// The diagnostics to publish for a document: [`analyse`], converted for the client.
+/// The diagnostics to publish for a document, linted within the scope of the manifests
+/// beside it as they are on disk (read now), converted for the client.
 pub fn lsp_diagnostics(
     uri: &Uri,
     text: &str,
@@ -26,9 +31,38 @@ pub fn lsp_diagnostics(
     role: FileRole,
     client: ClientInfo,
 ) -> Vec<lsp_types::Diagnostic> {
-    let found = analyse_in_directory(uri, text, settings, role);
+    let index = WorkspaceIndex::default();
+    let options = RunOptions::default();
+    let workspace = Workspace {
+        index: &index,
+        options: &options,
+        config: None,
+    };
+    lsp_diagnostics_in(&workspace, uri, text, settings, role, client).0
+}
+
+/// Where an open document is: the workspace's index, and what the directory is read with.
+#[derive(Clone, Copy, Debug)]
+pub struct Workspace<'a> {
+    pub index: &'a WorkspaceIndex,
+    pub options: &'a RunOptions,
+    /// The configuration over the document.
+    pub config: Option<&'a Arc<Config>>,
+}
+
+/// The diagnostics to publish for a document in `workspace`, converted for the client, and
+/// the directory and generation of the scope they were linted in.
+pub fn lsp_diagnostics_in(
+    workspace: &Workspace<'_>,
+    uri: &Uri,
+    text: &str,
+    settings: &Settings,
+    role: FileRole,
+    client: ClientInfo,
+) -> (Vec<lsp_types::Diagnostic>, Option<(PathBuf, u64)>) {
+    let (found, generation) = analyse_in_workspace(workspace, uri, text, settings, role);
     if found.is_empty() {
-        return Vec::new();
+        return (Vec::new(), generation);
     }
     let lines = LineIndex::new(text);
     let text = Text {
@@ -36,22 +70,36 @@ pub fn lsp_diagnostics(
         lines: &lines,
         encoding: client.encoding,
     };
-    found
+    let converted = found
         .iter()
         .map(|diagnostic| convert::diagnostic(diagnostic, uri, &text, client))
-        .collect()
+        .collect();
+    (converted, generation)
 }
 
 /// Lints an open document the way `check` lints its file on its directory: within the scope
-/// of the manifests beside it.
-pub fn analyse_in_directory(
+/// the workspace's index gives it. Also the directory and its generation, when it has one.
+pub fn analyse_in_workspace(
+    workspace: &Workspace<'_>,
     uri: &Uri,
     text: &str,
     settings: &Settings,
     role: FileRole,
-) -> Vec<Diagnostic> {
-    let scope = file_path(uri).and_then(|path| editor_scope(&path, text, settings, role).0);
-    analyse_in(&display_name(uri), text, settings, role, scope.as_deref())
+) -> (Vec<Diagnostic>, Option<(PathBuf, u64)>) {
+    let scoped = file_path(uri).map(|path| {
+        let context = DirectoryContext {
+            options: workspace.options,
+            config: workspace.config.cloned(),
+            kinds: settings.pod_templates(),
+        };
+        let scope = workspace.index.scope_of(&path, text, role, &context);
+        let directory = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        (scope, directory)
+    });
+    let scope = scoped.as_ref().and_then(|(s, _)| s.scope.as_deref());
+    let found = analyse_in(&display_name(uri), text, settings, role, scope);
+    let generation = scoped.map(|(s, directory)| (directory, s.generation));
+    (found, generation)
 }
 
 /// Lints `text` the way `check` lints a file given alone; nothing when no document of it is a

@@ -9,7 +9,9 @@
 //! - [`transport`]: the framing on standard input and output, with bounds;
 //! - `server`: the message loop (synchronous, `lsp-server`), full document sync;
 //! - `worker`: debounced linting on its own thread;
-//! - `analysis`: which diagnostics a document gets;
+//! - `analysis`: which diagnostics a document gets, within the scope the workspace's index
+//!   ([`crate::run::WorkspaceIndex`]) gives it;
+//! - `indexing`: the index built in the background, and what changes it;
 //! - [`convert`]: spans to positions, diagnostics to the protocol's;
 //! - [`actions`], `hover`: code actions and hover;
 //! - [`explain`]: `podcycle explain` for the pod under the cursor (`podcycle/explain`);
@@ -27,15 +29,16 @@ pub mod convert;
 pub(crate) mod editor_settings;
 pub mod explain;
 pub(crate) mod hover;
+pub(crate) mod indexing;
 pub(crate) mod server;
 pub mod transport;
 pub(crate) mod worker;
 
 use std::io;
 
-pub use analysis::{analyse, lsp_diagnostics};
+pub use analysis::{Workspace, analyse, lsp_diagnostics, lsp_diagnostics_in};
 pub use editor_settings::Trust;
-pub use server::{Ending, serve, serve_with};
+pub use server::{Ending, serve, serve_indexing, serve_with};
 
 /// Runs the server on standard input and output until the client exits. Returns the exit
 /// code: 0 after `shutdown` and `exit`, 1 when the client exits or goes away without

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::error::Error;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::thread;
 
@@ -29,7 +30,7 @@ use lsp_types::{
 };
 
 use super::actions::{code_actions, requested};
-use super::analysis::analyse_in_directory;
+use super::analysis::{Workspace, analyse_in_workspace};
 use super::config::{
     CONFIG_FILES_GLOB, changes_config, config_diagnostics, display_name, file_path, is_config_file,
 };
@@ -37,9 +38,13 @@ use super::convert::{ClientInfo, Text};
 use super::editor_settings::{Trust, run_options};
 use super::explain::{self, ExplainParams, ExplainResult, explain_at};
 use super::hover::hover;
+use super::indexing::{self, MANIFEST_FILES_GLOB, changed_manifests, workspace_roots};
 use super::worker::{self, Job, LintJob};
+use crate::config::Config;
 use crate::diagnostics::Diagnostic;
-use crate::run::{ConfigChoice, Configs, EditorPlan, FilePlan, RunOptions};
+use crate::run::{
+    ConfigChoice, Configs, EditorPlan, FilePlan, IndexLimits, RunOptions, WorkspaceIndex,
+};
 use crate::source::{LineIndex, Span};
 
 pub(crate) type ServerError = Box<dyn Error + Send + Sync>;
@@ -61,6 +66,15 @@ pub fn serve(connection: &Connection) -> Result<Ending, ServerError> {
 
 /// [`serve`], trusting the workspace as `trust` says.
 pub fn serve_with(connection: &Connection, trust: Trust) -> Result<Ending, ServerError> {
+    serve_indexing(connection, trust, IndexLimits::default())
+}
+
+/// [`serve_with`], with the workspace's index built within `limits`.
+pub fn serve_indexing(
+    connection: &Connection,
+    trust: Trust,
+    limits: IndexLimits,
+) -> Result<Ending, ServerError> {
     let (id, params) = connection.initialize_start()?;
     let params: InitializeParams = serde_json::from_value(params)?;
     let client = ClientInfo::new(&params.capabilities);
@@ -75,10 +89,12 @@ pub fn serve_with(connection: &Connection, trust: Trust) -> Result<Ending, Serve
 
     let (jobs, received) = mpsc::channel();
     let sender = connection.sender.clone();
+    let index = Arc::new(WorkspaceIndex::new(limits));
+    let worker_index = Arc::clone(&index);
     let worker = thread::Builder::new()
         .name("podcycle-lint".to_owned())
         .spawn(move || {
-            worker::run(&received, client, &|message| {
+            worker::run(&received, client, &worker_index, &|message| {
                 let _ = sender.send(message);
             });
         })?;
@@ -100,12 +116,23 @@ pub fn serve_with(connection: &Connection, trust: Trust) -> Result<Ending, Serve
         shutting_down: false,
         shown_config_errors: HashMap::new(),
         workspace_folder: workspace_folder(&params),
+        index,
+        roots: workspace_roots(&params),
+        stop_indexing: Arc::new(AtomicBool::new(false)),
+        indexer: None,
     };
     if let Some(settings) = &params.initialization_options {
         server.editor_settings(settings);
     }
     let ending = server.run();
+    server.stop_indexing.store(true, Ordering::Relaxed);
+    let indexer = server.indexer.take();
     drop(server);
+    if let Some(indexer) = indexer {
+        indexer
+            .join()
+            .map_err(|_| "the workspace index stopped unexpectedly")?;
+    }
     worker
         .join()
         .map_err(|_| "the lint worker stopped unexpectedly")?;
@@ -148,6 +175,8 @@ struct OpenDocument {
     /// What this version is linted with as it is written; `None` when the configuration
     /// excludes it or it is a configuration file.
     plan: Option<FilePlan>,
+    /// The configuration over it.
+    config: Option<Arc<Config>>,
     /// The diagnostics of this version, for code actions and hover.
     diagnostics: OnceCell<Vec<Diagnostic>>,
 }
@@ -159,6 +188,7 @@ impl OpenDocument {
             text: Arc::new(text),
             lines: OnceCell::new(),
             plan: None,
+            config: None,
             diagnostics: OnceCell::new(),
         }
     }
@@ -181,6 +211,12 @@ struct Server<'c> {
     /// not repeat them; forgotten when a configuration file changes.
     shown_config_errors: HashMap<String, String>,
     workspace_folder: Option<std::path::PathBuf>,
+    /// The manifests of the workspace, by directory, with the open documents' texts.
+    index: Arc<WorkspaceIndex>,
+    /// The workspace's folders, which the index is built for.
+    roots: Vec<std::path::PathBuf>,
+    stop_indexing: Arc<AtomicBool>,
+    indexer: Option<thread::JoinHandle<()>>,
 }
 
 impl Server<'_> {
@@ -270,7 +306,10 @@ impl Server<'_> {
     /// Notifications have no answer; one that cannot be read is skipped.
     fn notification(&mut self, notification: Notification) {
         match notification.method.as_str() {
-            Initialized::METHOD => self.register_config_watch(),
+            Initialized::METHOD => {
+                self.register_watch();
+                self.start_index();
+            }
             DidOpenTextDocument::METHOD => {
                 if let Ok(params) = notification.extract(DidOpenTextDocument::METHOD) {
                     self.did_open(params);
@@ -310,16 +349,19 @@ impl Server<'_> {
         }
     }
 
-    /// Asks the client to report changes of configuration files, when it can watch files.
-    fn register_config_watch(&self) {
+    /// Asks the client to report changes of configuration files and manifests, when it can
+    /// watch files.
+    fn register_watch(&self) {
+        self.index.set_watched(self.watch_config);
         if !self.watch_config {
             return;
         }
+        let watcher = |glob: &str| FileSystemWatcher {
+            glob_pattern: GlobPattern::String(glob.to_owned()),
+            kind: None,
+        };
         let options = DidChangeWatchedFilesRegistrationOptions {
-            watchers: vec![FileSystemWatcher {
-                glob_pattern: GlobPattern::String(CONFIG_FILES_GLOB.to_owned()),
-                kind: None,
-            }],
+            watchers: vec![watcher(CONFIG_FILES_GLOB), watcher(MANIFEST_FILES_GLOB)],
         };
         let params = RegistrationParams {
             registrations: vec![Registration {
@@ -336,12 +378,30 @@ impl Server<'_> {
         let _ = self.send(request);
     }
 
+    /// Builds the workspace's index in the background, once.
+    fn start_index(&mut self) {
+        if self.indexer.is_some() {
+            return;
+        }
+        let sender = self.connection.sender.clone();
+        self.indexer = indexing::start(
+            Arc::clone(&self.index),
+            self.roots.clone(),
+            Arc::clone(&self.options),
+            Arc::clone(&self.stop_indexing),
+            move |message| {
+                let _ = sender.send(message);
+            },
+        );
+    }
+
     fn did_open(&mut self, params: DidOpenTextDocumentParams) {
         let document = params.text_document;
-        self.documents.insert(
-            document.uri.clone(),
-            OpenDocument::new(document.version, document.text),
-        );
+        let open = OpenDocument::new(document.version, document.text);
+        if let Some(path) = file_path(&document.uri) {
+            self.index.open(&path, Arc::clone(&open.text));
+        }
+        self.documents.insert(document.uri.clone(), open);
         self.lint(&document.uri);
     }
 
@@ -368,10 +428,11 @@ impl Server<'_> {
                 }
             }
         }
-        self.documents.insert(
-            uri.clone(),
-            OpenDocument::new(params.text_document.version, text),
-        );
+        let open = OpenDocument::new(params.text_document.version, text);
+        if let Some(path) = file_path(&uri) {
+            self.index.open(&path, Arc::clone(&open.text));
+        }
+        self.documents.insert(uri.clone(), open);
         self.lint(&uri);
     }
 
@@ -405,10 +466,23 @@ impl Server<'_> {
     fn did_close(&mut self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
         self.documents.remove(&uri);
+        let path = file_path(&uri);
         let _ = self.jobs.send(Job::Close(uri));
+        // The file as saved counts again for its directory: the open documents there are
+        // linted again if that changes their scope.
+        if let Some(path) = path {
+            self.index.close(&path);
+            if let Some(directory) = path.parent() {
+                let _ = self.jobs.send(Job::Touched(vec![directory.to_owned()]));
+            }
+        }
     }
 
     fn did_change_watched_files(&mut self, params: &DidChangeWatchedFilesParams) {
+        let directories = changed_manifests(&self.index, &params.changes);
+        if !directories.is_empty() {
+            let _ = self.jobs.send(Job::Touched(directories));
+        }
         if changes_config(&params.changes) {
             self.lint_all();
         }
@@ -491,6 +565,7 @@ impl Server<'_> {
         }
         if let Some(open) = self.documents.get_mut(uri) {
             open.plan = plan.file.clone();
+            open.config = plan.config.clone();
         }
         let _ = self.jobs.send(Job::Lint(LintJob {
             uri: uri.clone(),
@@ -527,7 +602,12 @@ impl Server<'_> {
         let diagnostics = open.diagnostics.get_or_init(|| {
             // A document the configuration excludes gets no findings, as with `check`.
             open.plan.as_ref().map_or_else(Vec::new, |plan| {
-                analyse_in_directory(uri, &open.text, &plan.settings, plan.role)
+                let workspace = Workspace {
+                    index: &self.index,
+                    options: &self.options,
+                    config: open.config.as_ref(),
+                };
+                analyse_in_workspace(&workspace, uri, &open.text, &plan.settings, plan.role).0
             })
         });
         let text = Text {

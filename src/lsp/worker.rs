@@ -1,9 +1,13 @@
 //! Linting off the message loop. Changes arrive faster than they are worth linting while the
 //! user types, so the worker waits for a short pause, keeps only the newest text of each
-//! document, and publishes diagnostics tagged with the version they belong to.
+//! document, and publishes diagnostics tagged with the version they belong to. When what a
+//! directory holds for its scope changes — a budget, an autoscaler or a workload typed, saved,
+//! closed or changed on disk — the open documents of that directory are linted again, with
+//! the last text and plan each was linted with.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -12,9 +16,9 @@ use lsp_server::{Message, Notification};
 use lsp_types::notification::{LogMessage, Notification as _, PublishDiagnostics};
 use lsp_types::{LogMessageParams, MessageType, PublishDiagnosticsParams, Uri};
 
-use super::analysis::lsp_diagnostics;
+use super::analysis::{Workspace, lsp_diagnostics_in};
 use super::convert::ClientInfo;
-use crate::run::{EditorPlan, EditorRender, RunOptions};
+use crate::run::{DirectoryContext, EditorPlan, EditorRender, RunOptions, WorkspaceIndex};
 
 /// Lint once the changes have paused this long.
 pub(crate) const QUIET: Duration = Duration::from_millis(50);
@@ -22,6 +26,7 @@ pub(crate) const QUIET: Duration = Duration::from_millis(50);
 pub(crate) const MAX_DELAY: Duration = Duration::from_millis(300);
 
 /// A document's text to lint.
+#[derive(Clone)]
 pub(crate) struct LintJob {
     pub uri: Uri,
     pub version: Option<i32>,
@@ -47,46 +52,148 @@ pub(crate) enum Job {
     Owners(OwnersJob),
     /// The document was closed: drop what is pending for it and clear its diagnostics.
     Close(Uri),
+    /// Files of these directories changed (closed, or changed on disk): the open documents
+    /// there are linted again if what the directory holds for its scope changed.
+    Touched(Vec<PathBuf>),
+}
+
+/// The open documents as last linted, and the generation of each directory's index they were
+/// linted at.
+#[derive(Default)]
+struct Linted {
+    jobs: HashMap<Uri, LintJob>,
+    generations: HashMap<PathBuf, u64>,
+}
+
+impl Linted {
+    /// The open documents of `directory`, as last linted.
+    fn open_in(&self, directory: &PathBuf) -> Vec<LintJob> {
+        let mut jobs: Vec<LintJob> = self
+            .jobs
+            .values()
+            .filter(|job| directory_of(&job.uri).as_ref() == Some(directory))
+            .cloned()
+            .collect();
+        jobs.sort_by(|a, b| a.uri.as_str().cmp(b.uri.as_str()));
+        jobs
+    }
+
+    /// Records that `directory` was seen at `generation`; whether that is news.
+    fn saw(&mut self, directory: PathBuf, generation: u64) -> bool {
+        self.generations.insert(directory, generation) != Some(generation)
+    }
+}
+
+fn directory_of(uri: &Uri) -> Option<PathBuf> {
+    super::config::file_path(uri).and_then(|path| path.parent().map(PathBuf::from))
 }
 
 /// Runs until the sending side of `jobs` is dropped.
-pub(crate) fn run(jobs: &Receiver<Job>, client: ClientInfo, send: &impl Fn(Message)) {
+pub(crate) fn run(
+    jobs: &Receiver<Job>,
+    client: ClientInfo,
+    index: &WorkspaceIndex,
+    send: &impl Fn(Message),
+) {
     let mut pending: Vec<LintJob> = Vec::new();
+    let mut touched: Vec<PathBuf> = Vec::new();
+    let mut linted = Linted::default();
     // The files each chart or overlay published diagnostics in, so that a later render that
     // finds nothing there clears them.
     let mut published: HashMap<String, Vec<Uri>> = HashMap::new();
     let mut first = Instant::now();
     let mut last = Instant::now();
     loop {
-        let received = if pending.is_empty() {
+        let received = if pending.is_empty() && touched.is_empty() {
             jobs.recv().map_err(|_| RecvTimeoutError::Disconnected)
         } else {
             let deadline = (last + QUIET).min(first + MAX_DELAY);
             jobs.recv_timeout(deadline.saturating_duration_since(Instant::now()))
         };
+        let mut arrived = || {
+            let now = Instant::now();
+            if pending.is_empty() && touched.is_empty() {
+                first = now;
+            }
+            last = now;
+        };
         match received {
             Ok(Job::Lint(job)) => {
-                let now = Instant::now();
-                if pending.is_empty() {
-                    first = now;
-                }
-                last = now;
+                arrived();
                 match pending.iter_mut().find(|p| p.uri == job.uri) {
                     Some(slot) => *slot = job,
                     None => pending.push(job),
                 }
             }
+            Ok(Job::Touched(directories)) => {
+                arrived();
+                touched.extend(directories);
+            }
             Ok(Job::Owners(job)) => publish_owners(&job, &mut published, client, send),
             Ok(Job::Close(uri)) => {
                 pending.retain(|p| p.uri != uri);
+                linted.jobs.remove(&uri);
                 send(publish(uri, None, Vec::new()));
             }
             Err(RecvTimeoutError::Timeout) => {
-                for job in pending.drain(..) {
-                    lint(job, client, send);
-                }
+                let batch = std::mem::take(&mut pending);
+                let directories = std::mem::take(&mut touched);
+                lint_batch(batch, directories, &mut linted, index, client, send);
             }
             Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+/// Lints the documents of `batch`, then the other open documents of every directory whose
+/// index changed since they were linted: those of `touched`, and those of the documents linted.
+fn lint_batch(
+    batch: Vec<LintJob>,
+    mut touched: Vec<PathBuf>,
+    linted: &mut Linted,
+    index: &WorkspaceIndex,
+    client: ClientInfo,
+    send: &impl Fn(Message),
+) {
+    let mut queue: VecDeque<LintJob> = batch.into();
+    touched.sort();
+    touched.dedup();
+    for directory in touched {
+        let open = linted.open_in(&directory);
+        let Some(job) = open.first() else {
+            // Nothing open there to lint again; the index reads it when it is next asked.
+            continue;
+        };
+        let Some(file) = &job.plan.file else {
+            continue;
+        };
+        let context = DirectoryContext {
+            options: &job.options,
+            config: job.plan.config.clone(),
+            kinds: file.settings.pod_templates(),
+        };
+        let refreshed = catch_unwind(AssertUnwindSafe(|| index.refresh(&directory, &context)));
+        if let Ok(generation) = refreshed
+            && linted.saw(directory, generation)
+        {
+            queue.extend(open);
+        }
+    }
+    let mut done: HashSet<String> = HashSet::new();
+    while let Some(job) = queue.pop_front() {
+        if !done.insert(job.uri.as_str().to_owned()) {
+            continue;
+        }
+        linted.jobs.insert(job.uri.clone(), job.clone());
+        if let Some((directory, generation)) = lint(job, client, index, send)
+            && linted.saw(directory.clone(), generation)
+        {
+            queue.extend(
+                linted
+                    .open_in(&directory)
+                    .into_iter()
+                    .filter(|other| !done.contains(other.uri.as_str())),
+            );
         }
     }
 }
@@ -141,7 +248,14 @@ fn publish_owners(
     }
 }
 
-fn lint(job: LintJob, client: ClientInfo, send: &impl Fn(Message)) {
+/// Lints and publishes one document; returns its directory and the generation of the
+/// directory's index it was linted at.
+fn lint(
+    job: LintJob,
+    client: ClientInfo,
+    index: &WorkspaceIndex,
+    send: &impl Fn(Message),
+) -> Option<(PathBuf, u64)> {
     let LintJob {
         uri,
         version,
@@ -152,10 +266,10 @@ fn lint(job: LintJob, client: ClientInfo, send: &impl Fn(Message)) {
     // A bug in a rule must not take the editor's diagnostics down with it: report it, keep
     // serving, and leave the last published diagnostics in place.
     let computed = catch_unwind(AssertUnwindSafe(|| {
-        lint_or_render(&uri, &text, &plan, &options, client)
+        lint_or_render(&uri, &text, &plan, &options, index, client)
     }));
     match computed {
-        Ok((diagnostics, notice)) => {
+        Ok((diagnostics, notice, generation)) => {
             if let Some(message) = notice {
                 // What could not be rendered is said, never passed off as a clean file.
                 send(Message::Notification(Notification::new(
@@ -167,6 +281,7 @@ fn lint(job: LintJob, client: ClientInfo, send: &impl Fn(Message)) {
                 )));
             }
             send(publish(uri, version, diagnostics));
+            generation
         }
         Err(_) => {
             let message = format!(
@@ -180,6 +295,7 @@ fn lint(job: LintJob, client: ClientInfo, send: &impl Fn(Message)) {
                     message,
                 },
             )));
+            None
         }
     }
 }
@@ -191,22 +307,33 @@ fn lint_or_render(
     text: &str,
     plan: &EditorPlan,
     options: &RunOptions,
+    index: &WorkspaceIndex,
     client: ClientInfo,
-) -> (Vec<lsp_types::Diagnostic>, Option<String>) {
+) -> (
+    Vec<lsp_types::Diagnostic>,
+    Option<String>,
+    Option<(PathBuf, u64)>,
+) {
     // Excluded by the configuration: nothing to show, as with `check`.
     let Some(file) = &plan.file else {
-        return (Vec::new(), None);
+        return (Vec::new(), None, None);
     };
     let rendered =
         super::config::file_path(uri).and_then(|path| plan.rendered_findings(options, &path, text));
     match rendered {
-        None => (
-            lsp_diagnostics(uri, text, &file.settings, file.role, client),
-            None,
-        ),
-        Some(EditorRender::Findings(found)) => (converted(uri, text, &found, client), None),
+        None => {
+            let workspace = Workspace {
+                index,
+                options,
+                config: plan.config.as_ref(),
+            };
+            let (diagnostics, generation) =
+                lsp_diagnostics_in(&workspace, uri, text, &file.settings, file.role, client);
+            (diagnostics, None, generation)
+        }
+        Some(EditorRender::Findings(found)) => (converted(uri, text, &found, client), None, None),
         Some(EditorRender::Unavailable(reason)) => {
-            (Vec::new(), Some(format!("podcycle: {reason}")))
+            (Vec::new(), Some(format!("podcycle: {reason}")), None)
         }
     }
 }

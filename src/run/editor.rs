@@ -11,7 +11,7 @@ use super::configs::Configs;
 use super::options::{FilePlan, RunOptions};
 use super::plan::{RenderJob, chart_jobs, overlay_job, overlay_marker};
 use super::rendering::{Renderer, unrendered};
-use crate::config::ConfigError;
+use crate::config::{Config, ConfigError};
 use crate::diagnostics::{Diagnostic, RenderTool};
 use crate::discovery::FoundChart;
 use crate::discovery::roles::PatchIndex;
@@ -29,6 +29,9 @@ pub struct EditorPlan {
     pub renders: Vec<RenderJob>,
     /// The configuration that should apply and cannot be used: the defaults apply meanwhile.
     pub config_error: Option<Arc<ConfigError>>,
+    /// The configuration over the file, which says what else of its directory `check` reads
+    /// ([`super::WorkspaceIndex`]).
+    pub config: Option<Arc<Config>>,
 }
 
 /// What rendering gives for an open file.
@@ -48,6 +51,7 @@ impl EditorPlan {
                 file: Some(options.file_plan(None, None, FileRole::Manifest)),
                 renders: Vec::new(),
                 config_error: None,
+                config: None,
             };
         };
         let mut patches = PatchIndex::default();
@@ -60,6 +64,7 @@ impl EditorPlan {
                 file: None,
                 renders: Vec::new(),
                 config_error,
+                config,
             };
         }
         let role = patches.role(path);
@@ -85,6 +90,7 @@ impl EditorPlan {
             file: Some(file),
             renders,
             config_error,
+            config,
         }
     }
 

@@ -15,6 +15,8 @@
 //!   command and the editor's "explain this pod" alike);
 //! - [`scopes`]: the objects applied together — the manifests of a directory — with which a
 //!   file's budgets and autoscalers are matched, gathered before its files are linted;
+//! - [`workspace`]: the language server's index of a workspace's manifests, by directory: the
+//!   facts their scopes are made of, kept up to date as files are edited and changed;
 //! - `after_lint`: what runs once every file is linted: findings merged per file, the passes
 //!   that read several files, the order of the reports.
 //!
@@ -29,6 +31,7 @@ pub(crate) mod options;
 pub(crate) mod plan;
 pub(crate) mod rendering;
 pub mod scopes;
+pub mod workspace;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -47,8 +50,9 @@ pub use options::{
 };
 pub(crate) use plan::{RenderJob, RunPlan, StdinPlan};
 pub(crate) use rendering::{RenderedOutput, Renderer};
+pub use scopes::share_directory_scopes;
 pub(crate) use scopes::{Ready, in_order};
-pub use scopes::{editor_scope, share_directory_scopes};
+pub use workspace::{DirectoryContext, EditorScope, IndexLimits, WorkspaceIndex};
 
 use crate::diagnostics::RenderTool;
 use crate::discovery::Discovered;

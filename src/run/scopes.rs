@@ -16,13 +16,9 @@ use rayon::prelude::*;
 
 use super::files::{ReadFile, UnreadFile, read_path, text_of};
 use super::options::FilePlan;
-use crate::discovery::MANIFEST_EXTENSIONS;
-use crate::discovery::classify::{FileClass, classify};
-use crate::discovery::roles::role_by_name;
 use crate::lint::FileRole;
 use crate::model::scope::{Placed, Scope, may_hold_scope};
 use crate::safe_fs::Reader;
-use crate::settings::Settings;
 use crate::source::SourceFile;
 
 /// Gives every manifest of a directory that holds a budget or an autoscaler, among `files`,
@@ -208,6 +204,38 @@ pub(crate) fn directory_units(files: &[(PathBuf, FilePlan)]) -> Vec<Vec<usize>> 
         .collect()
 }
 
+/// How the manifests of one directory are judged.
+#[derive(Clone, Debug)]
+pub(crate) enum DirectoryScope {
+    /// Each file is its own scope: the directory has one manifest, or none names a budget or
+    /// an autoscaler.
+    Own,
+    /// Two files hold one object: each file is its own scope, for this reason.
+    Alternatives(Arc<str>),
+    /// One scope of every manifest of the directory.
+    Shared(Arc<Scope>),
+}
+
+/// How `check` judges the manifests of a directory, decided from what they hold — the one
+/// decision `check` ([`share_directory_scopes`]) and the language server's workspace index
+/// make, so that they cannot drift apart. `members`: the directory's manifests, those that
+/// cannot be read among them; `names`: whether the text of one of them names a budget or an
+/// autoscaler ([`may_hold_scope`]); `parts`: the parts ([`Scope::read_part`]) of those that can
+/// be read, asked for only when the directory is judged together.
+pub(crate) fn directory_scope(
+    members: usize,
+    names: bool,
+    parts: impl FnOnce() -> Vec<Scope>,
+) -> DirectoryScope {
+    if members < 2 || !names {
+        return DirectoryScope::Own;
+    }
+    match join_unit(parts()) {
+        Joined::Shared(scope) => DirectoryScope::Shared(scope),
+        Joined::Alone(why, _) => DirectoryScope::Alternatives(why),
+    }
+}
+
 /// Why the files of one directory are alternatives rather than one deployment: the first
 /// object of a kind, namespace and name that two of them hold.
 fn alternatives(parts: &[Scope]) -> Option<String> {
@@ -235,62 +263,6 @@ fn alternatives(parts: &[Scope]) -> Option<String> {
         }
     }
     None
-}
-
-/// The scope of a file open in the editor, as `check` on its directory gives it: the manifests
-/// beside it (read from disk) and its own text as the editor holds it. `None` (with why, when
-/// the directory holds alternatives) when the file is its own scope: no file of the directory
-/// names a budget or an autoscaler, or the file is not on disk.
-pub fn editor_scope(
-    path: &Path,
-    text: &str,
-    settings: &Settings,
-    role: FileRole,
-) -> (Option<Arc<Scope>>, Option<Arc<str>>) {
-    if role != FileRole::Manifest {
-        return (None, None);
-    }
-    let Some(directory) = path.parent() else {
-        return (None, None);
-    };
-    let Ok(entries) = std::fs::read_dir(directory) else {
-        return (None, None);
-    };
-    let reader = Reader::default();
-    let kinds = settings.pod_templates();
-    let mut siblings: Vec<(PathBuf, String)> = entries
-        .filter_map(Result::ok)
-        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
-        .map(|entry| entry.path())
-        .filter(|sibling| sibling.as_path() != path)
-        .filter(|sibling| {
-            sibling
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| MANIFEST_EXTENSIONS.contains(&e))
-                && role_by_name(sibling) == FileRole::Manifest
-        })
-        .filter_map(|sibling| {
-            let (_, bytes) = read_path(&reader, &sibling).ok()?;
-            let text = text_of(bytes).0;
-            (classify(&sibling, &text) == FileClass::Manifest).then_some((sibling, text))
-        })
-        .collect();
-    if siblings.is_empty()
-        || !(may_hold_scope(text) || siblings.iter().any(|(_, t)| may_hold_scope(t)))
-    {
-        return (None, None);
-    }
-    siblings.sort();
-    let own = SourceFile::new(path.display().to_string(), text.to_owned());
-    let mut parts = vec![Scope::read_part(&own, kinds)];
-    parts.extend(siblings.into_iter().map(|(sibling, text)| {
-        Scope::read_part(&SourceFile::new(sibling.display().to_string(), text), kinds)
-    }));
-    if let Some(why) = alternatives(&parts) {
-        return (None, Some(Arc::from(why)));
-    }
-    (Some(Arc::new(Scope::union(parts))), None)
 }
 
 #[cfg(test)]

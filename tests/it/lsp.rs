@@ -1176,6 +1176,35 @@ fn checked(root: &std::path::Path) -> Found {
     found
 }
 
+/// The published diagnostics of `name`, whose text is `text`, as [`checked`] lists findings.
+fn found_in(name: &str, text: &str, diagnostics: &[lsp_types::Diagnostic]) -> Found {
+    let mut found: Found = diagnostics
+        .iter()
+        .filter_map(|diagnostic| {
+            let Some(NumberOrString::String(rule)) = &diagnostic.code else {
+                return None;
+            };
+            let start = offset(text, diagnostic.range.start);
+            let line_start = text[..start].rfind('\n').map_or(0, |at| at + 1);
+            Some((
+                name.to_owned(),
+                rule.clone(),
+                u64::from(diagnostic.range.start.line) + 1,
+                text[line_start..start].chars().count() as u64 + 1,
+                match diagnostic.severity {
+                    Some(DiagnosticSeverity::ERROR) => "error",
+                    Some(DiagnosticSeverity::WARNING) => "warning",
+                    Some(DiagnosticSeverity::INFORMATION | DiagnosticSeverity::HINT) => "info",
+                    _ => "other",
+                }
+                .to_owned(),
+            ))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
 #[test]
 fn the_editor_reports_what_check_reports() {
     let dir = tempfile::tempdir().unwrap();
@@ -1241,26 +1270,8 @@ fn the_editor_reports_what_check_reports() {
         let text = std::fs::read_to_string(&path).unwrap();
         let document = uri(path.to_str().unwrap());
         client.open(&document, 1, &text);
-        for diagnostic in client.diagnostics(&document, Some(1)).diagnostics {
-            let Some(NumberOrString::String(rule)) = diagnostic.code else {
-                continue;
-            };
-            let start = offset(&text, diagnostic.range.start);
-            let line_start = text[..start].rfind('\n').map_or(0, |at| at + 1);
-            published.push((
-                name.clone(),
-                rule,
-                u64::from(diagnostic.range.start.line) + 1,
-                text[line_start..start].chars().count() as u64 + 1,
-                match diagnostic.severity {
-                    Some(DiagnosticSeverity::ERROR) => "error",
-                    Some(DiagnosticSeverity::WARNING) => "warning",
-                    Some(DiagnosticSeverity::INFORMATION | DiagnosticSeverity::HINT) => "info",
-                    _ => "other",
-                }
-                .to_owned(),
-            ));
-        }
+        let diagnostics = client.diagnostics(&document, Some(1)).diagnostics;
+        published.extend(found_in(name, &text, &diagnostics));
         client.close(&document);
     }
     assert_eq!(client.shutdown(), Ending::Clean);
@@ -1289,5 +1300,202 @@ fn the_largest_counts_are_judged_in_the_editor() {
         "{:?}",
         published.diagnostics
     );
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+const DEPLOY: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx}]}\n";
+const PDB: &str = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  minAvailable: 100%\n  selector: {matchLabels: {app: web}}\n";
+const HPA: &str = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 6\n  maxReplicas: 4\n";
+
+/// What `check` on `root` reports in `file`, named relative to `root`.
+fn checked_in(root: &std::path::Path, file: &str) -> Found {
+    checked(root).into_iter().filter(|f| f.0 == file).collect()
+}
+
+fn rules_of(found: &Found) -> Vec<&str> {
+    found.iter().map(|f| f.1.as_str()).collect()
+}
+
+/// A client of a workspace at `root` that can watch files, or not.
+fn workspace_client(root: &std::path::Path, watch: bool) -> Client {
+    let mut capabilities = capabilities(true);
+    if watch {
+        capabilities.workspace = Some(lsp_types::WorkspaceClientCapabilities {
+            did_change_watched_files: Some(lsp_types::DidChangeWatchedFilesClientCapabilities {
+                dynamic_registration: Some(true),
+                relative_pattern_support: None,
+            }),
+            ..lsp_types::WorkspaceClientCapabilities::default()
+        });
+    }
+    Client::start_with(lsp_types::InitializeParams {
+        capabilities,
+        workspace_folders: Some(vec![lsp_types::WorkspaceFolder {
+            uri: uri(root.to_str().unwrap()),
+            name: "workspace".to_owned(),
+        }]),
+        ..lsp_types::InitializeParams::default()
+    })
+}
+
+/// The budget, the autoscaler and the workload of one directory, in three files, judged in
+/// the editor as `check` on the directory judges them: with the texts open in the editor in
+/// place of the saved ones, and again when one of them changes — typed in another document or
+/// changed on disk.
+#[test]
+fn the_editor_judges_a_directory_as_check_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    crate::common::write(&root, "deploy.yaml", DEPLOY);
+    crate::common::write(&root, "pdb.yaml", PDB);
+    crate::common::write(&root, "hpa.yaml", HPA);
+    let mut client = workspace_client(&root, true);
+    let deploy = uri(root.join("deploy.yaml").to_str().unwrap());
+    let pdb = uri(root.join("pdb.yaml").to_str().unwrap());
+    let hpa_path = root.join("hpa.yaml");
+
+    // deploy.yaml alone open: what check reports for it, from the autoscaler on disk.
+    client.open(&deploy, 1, DEPLOY);
+    let published = found_in(
+        "deploy.yaml",
+        DEPLOY,
+        &client.diagnostics(&deploy, Some(1)).diagnostics,
+    );
+    let expected = checked_in(&root, "deploy.yaml");
+    assert_eq!(rules_of(&expected), ["replicas-with-autoscaler"]);
+    assert_eq!(published, expected);
+    client.open(&pdb, 1, PDB);
+    let published = found_in(
+        "pdb.yaml",
+        PDB,
+        &client.diagnostics(&pdb, Some(1)).diagnostics,
+    );
+    let expected = checked_in(&root, "pdb.yaml");
+    assert_eq!(rules_of(&expected), ["disruption-budget-blocks-eviction"]);
+    assert_eq!(published, expected);
+
+    // The budget edited, unsaved, so that it allows evictions: its finding goes.
+    let fine = PDB.replace("minAvailable: 100%", "maxUnavailable: 1");
+    client.change(&pdb, 2, &fine);
+    assert_eq!(client.diagnostics(&pdb, Some(2)).diagnostics, []);
+    client.change(&pdb, 3, PDB);
+    let published = client.diagnostics(&pdb, Some(3)).diagnostics;
+    assert_eq!(
+        rules_of(&found_in("pdb.yaml", PDB, &published)),
+        ["disruption-budget-blocks-eviction"]
+    );
+
+    // The workload's labels edited, unsaved, in the other document: the budget, unchanged, is
+    // published again, judged with that text: it selects nothing now.
+    let relabelled = DEPLOY.replace("app: web", "app: api");
+    client.change(&deploy, 2, &relabelled);
+    client.diagnostics(&deploy, Some(2));
+    let published = client.diagnostics(&pdb, Some(3)).diagnostics;
+    assert_eq!(
+        rules_of(&found_in("pdb.yaml", PDB, &published)),
+        ["disruption-budget-selects-nothing"]
+    );
+    client.change(&deploy, 3, DEPLOY);
+    client.diagnostics(&deploy, Some(3));
+    let published = client.diagnostics(&pdb, Some(3)).diagnostics;
+    assert_eq!(
+        rules_of(&found_in("pdb.yaml", PDB, &published)),
+        ["disruption-budget-blocks-eviction"]
+    );
+
+    // The autoscaler changed on disk, and the editor told: both open documents are published
+    // again, as check now reports them.
+    std::fs::write(&hpa_path, HPA.replace("name: web}", "name: other}")).unwrap();
+    client.notify::<lsp_types::notification::DidChangeWatchedFiles>(
+        lsp_types::DidChangeWatchedFilesParams {
+            changes: vec![lsp_types::FileEvent {
+                uri: uri(hpa_path.to_str().unwrap()),
+                typ: lsp_types::FileChangeType::CHANGED,
+            }],
+        },
+    );
+    let published = found_in(
+        "deploy.yaml",
+        DEPLOY,
+        &client.diagnostics(&deploy, Some(3)).diagnostics,
+    );
+    assert_eq!(published, checked_in(&root, "deploy.yaml"));
+    assert_eq!(published, []);
+    let published = found_in(
+        "pdb.yaml",
+        PDB,
+        &client.diagnostics(&pdb, Some(3)).diagnostics,
+    );
+    assert_eq!(published, checked_in(&root, "pdb.yaml"));
+    assert_eq!(rules_of(&published), ["disruption-budget-blocks-eviction"]);
+
+    // Closed with unsaved changes, the budget counts as saved again.
+    client.change(&pdb, 4, &fine);
+    assert_eq!(client.diagnostics(&pdb, Some(4)).diagnostics, []);
+    client.close(&pdb);
+    client.diagnostics(&pdb, None);
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+/// Without word of changed files, a directory's files are looked at again at each lint: a
+/// file changed on disk counts from the next change of an open document.
+#[test]
+fn without_watched_files_the_directory_is_looked_at_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    crate::common::write(&root, "deploy.yaml", DEPLOY);
+    crate::common::write(&root, "hpa.yaml", HPA);
+    let mut client = workspace_client(&root, false);
+    let deploy = uri(root.join("deploy.yaml").to_str().unwrap());
+    client.open(&deploy, 1, DEPLOY);
+    let published = found_in(
+        "deploy.yaml",
+        DEPLOY,
+        &client.diagnostics(&deploy, Some(1)).diagnostics,
+    );
+    assert_eq!(rules_of(&published), ["replicas-with-autoscaler"]);
+    std::fs::remove_file(root.join("hpa.yaml")).unwrap();
+    client.change(&deploy, 2, DEPLOY);
+    assert_eq!(client.diagnostics(&deploy, Some(2)).diagnostics, []);
+    assert_eq!(checked_in(&root, "deploy.yaml"), []);
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+/// Two files of one directory that hold the same object are alternatives, each its own
+/// scope, in the editor as in `check`.
+#[test]
+fn alternatives_are_judged_apart_as_check_judges_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let production = format!("{DEPLOY}---\n{}", PDB.replace("100%", "1"));
+    let staging = DEPLOY.replace("replicas: 3", "replicas: 1");
+    crate::common::write(&root, "production.yaml", &production);
+    crate::common::write(&root, "staging.yaml", &staging);
+    let mut client = workspace_client(&root, true);
+    for (name, text) in [("production.yaml", &production), ("staging.yaml", &staging)] {
+        let document = uri(root.join(name).to_str().unwrap());
+        client.open(&document, 1, text);
+        let published = found_in(
+            name,
+            text,
+            &client.diagnostics(&document, Some(1)).diagnostics,
+        );
+        assert_eq!(published, checked_in(&root, name), "{name}");
+    }
+    // Judged together, the budget of production.yaml would select both Deployments.
+    let together = format!(
+        "{production}---\n{}",
+        staging.replace("name: web}", "name: web-staging}")
+    );
+    crate::common::write(&root, "production.yaml", &together);
+    let expected = checked_in(&root, "production.yaml");
+    let document = uri(root.join("production.yaml").to_str().unwrap());
+    client.change(&document, 2, &together);
+    let published = found_in(
+        "production.yaml",
+        &together,
+        &client.diagnostics(&document, Some(2)).diagnostics,
+    );
+    assert_eq!(published, expected);
     assert_eq!(client.shutdown(), Ending::Clean);
 }

@@ -119,7 +119,11 @@ fn create_category(root: &Path, category: &str) -> Result<(), String> {
 /// Adds `pub(crate) mod NAME;` among a category's modules, keeping them sorted: a rule is
 /// private to the crate, reached through the registry.
 pub fn insert_module(text: &str, module: &str) -> String {
-    insert_line_sorted(text, "pub(crate) mod ", &format!("pub(crate) mod {module};"))
+    insert_line_sorted(
+        text,
+        "pub(crate) mod ",
+        &format!("pub(crate) mod {module};"),
+    )
 }
 
 /// Inserts `line` among the lines that start with `prefix`, in sorted order; after the module
