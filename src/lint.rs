@@ -209,7 +209,7 @@ pub fn read_file(file: &SourceFile, settings: &Settings, role: FileRole) -> File
 }
 
 impl FileRead {
-    /// The file's part of the scope, to match alone ([`Scope::matched`]) or join with the
+    /// The file's part of the scope, to match alone (`Scope::matched`) or join with the
     /// other files' ([`Scope::union`]); what is left is empty.
     pub fn take_part(&mut self) -> Scope {
         std::mem::take(&mut self.part)

@@ -24,7 +24,7 @@ use crate::source::SourceFile;
 /// Gives every manifest of a directory that holds a budget or an autoscaler, among `files`,
 /// the scope of all the manifests of that directory in `files`, read here: for showing what
 /// each file is linted with (`--show-files`, `explain`). `check` reads the same units in two
-/// phases instead, each file parsed once ([`directory_units`], [`join_unit`]). Files that
+/// phases instead, each file parsed once (`directory_units`, `join_unit`). Files that
 /// cannot be read are left out of it (linting them reports why).
 pub fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)]) {
     let reader = Reader::default();

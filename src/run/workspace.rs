@@ -7,7 +7,7 @@
 //! A directory's manifests are those `check` on that directory gathers in it: found by the
 //! walk discovery makes (ignore files, hidden files, links not followed), less what the
 //! configuration and the default excludes leave out, less patches and what is not a manifest;
-//! whether they are one scope is [`directory_scope`], the decision `check` makes. The text of
+//! whether they are one scope is `directory_scope`, the decision `check` makes. The text of
 //! an open document takes the place of its file's; closed, the file is read again.
 //!
 //! The index is built in the background for the workspace's folders ([`WorkspaceIndex::build`],
