@@ -44,7 +44,7 @@ pub(crate) use explaining::Explaining;
 pub use files::{
     CheckedFile, UnreadFile, lint_bytes, lint_bytes_as, lint_with_plan, read_path, read_stdin,
 };
-pub(crate) use files::{NotEdited, ReadFile};
+pub(crate) use files::NotEdited;
 pub use options::{
     CacheChoice, ConfigChoice, FilePlan, HelmOverrides, Rendering, RunOptions, Walk,
 };
@@ -70,50 +70,31 @@ fn file_sizes(files: &[(PathBuf, FilePlan)]) -> Vec<u64> {
         .collect()
 }
 
-/// A file linted by `check`: its position, its report or why it was not read, and for a file
-/// of a directory judged together what it was linted with.
-type LintedFile = (
-    usize,
-    Result<FileReport, UnreadFile>,
-    Option<scopes::Joined>,
+/// The files of one piece of `check`'s work, each linted or why it was not read, and for a
+/// directory judged together the positions of its files read and what they are linted with.
+type LintedWork = (
+    Vec<(usize, Result<FileReport, UnreadFile>)>,
+    Option<(Vec<usize>, scopes::Joined)>,
 );
 
-/// Lints the files of a directory judged together in two phases, each file parsed once: every
-/// file read and its part of the scope taken from its trees, the parts joined, then the
-/// documents that waited linted within the whole scope.
-fn lint_unit(files: &[(PathBuf, FilePlan)], members: &[usize], reader: &Reader) -> Vec<LintedFile> {
-    let read: Vec<(usize, Result<ReadFile, UnreadFile>)> = members
-        .par_iter()
-        .map(|&index| {
-            let (path, plan) = &files[index];
-            let read =
-                read_path(reader, path).map(|(name, bytes)| ReadFile::new(name, bytes, plan));
-            (index, read)
-        })
-        .collect();
-    let mut unread = Vec::new();
-    let mut waiting = Vec::new();
-    for (index, result) in read {
-        match result {
-            Ok(file) => waiting.push((index, file)),
-            Err(error) => unread.push((index, Err(error), None)),
-        }
-    }
-    let parts = waiting
-        .iter_mut()
-        .map(|(_, file)| file.take_part())
-        .collect();
-    let joined = scopes::join_unit(parts);
-    let mut linted: Vec<LintedFile> = waiting
+/// Lints the files of a directory judged together in two phases, each file parsed once: the
+/// first ([`scopes::read_unit`]), then the documents that waited linted within the whole scope.
+fn lint_unit(files: &[(PathBuf, FilePlan)], members: &[usize], reader: &Reader) -> LintedWork {
+    let unit = scopes::read_unit(files, members, reader);
+    let positions = unit.read_positions();
+    let joined = unit.joined;
+    let mut linted: Vec<(usize, Result<FileReport, UnreadFile>)> = unit
+        .read
         .into_par_iter()
         .enumerate()
-        .map(|(n, (index, file))| {
-            let report = file.finish(&files[index].1, &joined.scope(n));
-            (index, Ok(report), Some(joined.for_one(n)))
-        })
+        .map(|(n, (index, file))| (index, Ok(file.finish(&files[index].1, &joined.scope(n)))))
         .collect();
-    linted.append(&mut unread);
-    linted
+    linted.extend(
+        unit.unread
+            .into_iter()
+            .map(|(index, error)| (index, Err(error))),
+    );
+    (linted, Some((positions, joined)))
 }
 
 /// A `check` run after planning: the files linted as they are, then the charts and overlays
@@ -185,25 +166,27 @@ impl Checking {
         );
         work.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
         let reader = Reader::default();
-        let done: Vec<Vec<LintedFile>> = work
+        let done: Vec<LintedWork> = work
             .par_iter()
             .map(|(_, members)| match members.as_slice() {
                 [index] if !in_unit[*index] => {
                     let (path, plan) = &files[*index];
                     let report = read_path(&reader, path)
                         .map(|(name, bytes)| lint_with_plan(name, bytes, plan));
-                    vec![(*index, report, None)]
+                    (vec![(*index, report)], None)
                 }
                 members => lint_unit(&files, members, &reader),
             })
             .collect();
         let mut results: Vec<Option<Result<FileReport, UnreadFile>>> =
             files.iter().map(|_| None).collect();
-        for (index, report, joined) in done.into_iter().flatten() {
-            if let Some(joined) = joined {
-                scopes::share(&mut files, &[index], &joined);
+        for (linted, unit) in done {
+            if let Some((positions, joined)) = unit {
+                scopes::share(&mut files, &positions, &joined);
             }
-            results[index] = Some(report);
+            for (index, report) in linted {
+                results[index] = Some(report);
+            }
         }
         let mut errors = Vec::new();
         for (result, (path, plan)) in results.into_iter().zip(files) {

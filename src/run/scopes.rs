@@ -23,8 +23,8 @@ use crate::source::SourceFile;
 
 /// Gives every manifest of a directory that holds a budget or an autoscaler, among `files`,
 /// the scope of all the manifests of that directory in `files`, read here: for showing what
-/// each file is linted with (`--show-files`, `explain`). `check` reads the same units in two
-/// phases instead, each file parsed once (`directory_units`, `join_unit`). Files that
+/// each file is linted with (`--show-files`). `check` reads the same units in two
+/// phases instead, each file parsed once (`directory_units`, `read_unit`). Files that
 /// cannot be read are left out of it (linting them reports why).
 pub fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)]) {
     let reader = Reader::default();
@@ -75,7 +75,15 @@ pub(crate) fn in_order<E>(
             }
             Some(&unit) => {
                 if !read.contains_key(&index) {
-                    read_unit(files, &units[unit], &reader, &mut read);
+                    let unit = read_unit(files, &units[unit], &reader);
+                    share(files, &unit.read_positions(), &unit.joined);
+                    for (index, unread) in unit.unread {
+                        read.insert(index, Err(unread));
+                    }
+                    for (n, (index, file)) in unit.read.into_iter().enumerate() {
+                        let scope = unit.joined.scope(n);
+                        read.insert(index, Ok(Ready::Read(Box::new(file), scope)));
+                    }
                 }
                 match read.remove(&index) {
                     Some(result) => result,
@@ -90,33 +98,50 @@ pub(crate) fn in_order<E>(
     Ok(())
 }
 
-/// Reads every file of a unit, joins their parts, and keeps each with the scope it is linted
-/// in: the unit's, or its own where the files are alternatives.
-fn read_unit(
-    files: &mut [(PathBuf, FilePlan)],
+/// A directory judged together after its first phase: its files read, in order, each with its
+/// part of the scope taken, those that could not be read, and what the parts joined to.
+pub(crate) struct UnitRead {
+    pub(crate) read: Vec<(usize, ReadFile)>,
+    pub(crate) unread: Vec<(usize, UnreadFile)>,
+    pub(crate) joined: Joined,
+}
+
+impl UnitRead {
+    /// The positions of the files read, whose plans [`share`] writes.
+    pub(crate) fn read_positions(&self) -> Vec<usize> {
+        self.read.iter().map(|(index, _)| *index).collect()
+    }
+}
+
+/// The first phase of a directory judged together, for `check` and `explain` alike: every file
+/// read on every core ([`ReadFile`], each parsed once), and the parts joined.
+pub(crate) fn read_unit(
+    files: &[(PathBuf, FilePlan)],
     members: &[usize],
     reader: &Reader,
-    read: &mut HashMap<usize, Result<Ready, UnreadFile>>,
-) {
-    let mut files_read: Vec<(usize, ReadFile)> = Vec::new();
-    for &index in members {
-        let (path, plan) = &files[index];
-        match read_path(reader, path) {
-            Ok((name, bytes)) => files_read.push((index, ReadFile::new(name, bytes, plan))),
-            Err(unread) => {
-                read.insert(index, Err(unread));
-            }
+) -> UnitRead {
+    let results: Vec<(usize, Result<ReadFile, UnreadFile>)> = members
+        .par_iter()
+        .map(|&index| {
+            let (path, plan) = &files[index];
+            let read =
+                read_path(reader, path).map(|(name, bytes)| ReadFile::new(name, bytes, plan));
+            (index, read)
+        })
+        .collect();
+    let mut read = Vec::new();
+    let mut unread = Vec::new();
+    for (index, result) in results {
+        match result {
+            Ok(file) => read.push((index, file)),
+            Err(error) => unread.push((index, error)),
         }
     }
-    let parts = files_read
-        .iter_mut()
-        .map(|(_, file)| file.take_part())
-        .collect();
-    let joined = join_unit(parts);
-    let indices: Vec<usize> = files_read.iter().map(|(index, _)| *index).collect();
-    share(files, &indices, &joined);
-    for (n, (index, file)) in files_read.into_iter().enumerate() {
-        read.insert(index, Ok(Ready::Read(Box::new(file), joined.scope(n))));
+    let parts = read.iter_mut().map(|(_, file)| file.take_part()).collect();
+    UnitRead {
+        read,
+        unread,
+        joined: join_unit(parts),
     }
 }
 
@@ -129,16 +154,6 @@ pub(crate) enum Joined {
 }
 
 impl Joined {
-    /// What the `n`th file of the unit is linted with, for its plan alone.
-    pub(crate) fn for_one(&self, n: usize) -> Joined {
-        match self {
-            Joined::Shared(scope) => Joined::Shared(Arc::clone(scope)),
-            Joined::Alone(why, own) => {
-                Joined::Alone(Arc::clone(why), own.get(n).cloned().into_iter().collect())
-            }
-        }
-    }
-
     /// The scope the `n`th file of the unit is linted in.
     pub(crate) fn scope(&self, n: usize) -> Arc<Scope> {
         match self {

@@ -17,7 +17,8 @@
 //! A namespace left out on either side is taken to be the same one, as for Services: a chart or
 //! an overlay applies its objects to one namespace.
 //!
-//! [`Scope::read`] reads one file; a scope of many files is the union of theirs
+//! A file's part of a scope is read document by document as it is linted
+//! (`Scope::add_document`, `Scope::read_part`); a scope of many files is the union of theirs
 //! ([`Scope::union`]), which the rules read the same way. Matching is a join, done once per
 //! scope: budgets with equal selectors form one group, matched once; the workloads' distinct
 //! label sets are indexed by namespace and label, so a selector looks only at the label sets
@@ -252,7 +253,9 @@ pub fn may_hold_scope(text: &str) -> bool {
 impl Scope {
     /// The scope of one file: its budgets and autoscalers and its workloads (the built-in
     /// kinds, and the custom kinds of `kinds`). Nothing is read from a file that has no
-    /// budget or autoscaler.
+    /// budget or autoscaler. The lint reads a file's scope from its own trees
+    /// (`Scope::add_document`); this reads it alone, for the tests.
+    #[cfg(test)]
     pub fn read(file: &SourceFile, kinds: &PodTemplateKinds) -> Scope {
         if !may_hold_scope(&file.text) {
             return Scope::default();
