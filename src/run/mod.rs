@@ -41,10 +41,10 @@ use rayon::prelude::*;
 pub use configs::Configs;
 pub use editor::{EditorPlan, EditorRender, owners_findings, owners_of_saved};
 pub(crate) use explaining::Explaining;
+pub(crate) use files::NotEdited;
 pub use files::{
     CheckedFile, UnreadFile, lint_bytes, lint_bytes_as, lint_with_plan, read_path, read_stdin,
 };
-pub(crate) use files::NotEdited;
 pub use options::{
     CacheChoice, ConfigChoice, FilePlan, HelmOverrides, Rendering, RunOptions, Walk,
 };
