@@ -120,9 +120,29 @@ const PLACEHOLDERS: [(&str, &str, &str); 3] = [
     ("{", "}", "{VAR}"),
 ];
 
-/// Whether the text may hold a placeholder: a `{` or `$(`, cheap to look for.
+/// Whether the text holds a placeholder anywhere. A
+/// `{` alone is common in manifests (`resources: {}`, JSON in an annotation) and is no
+/// reason to parse a file twice: only a named placeholder can be where a parse fails because
+/// another tool has not filled the file in.
+///
+/// One pass over the `{` and `(` of the text: the same answer as `placeholder_in(text)`, whose
+/// search for each opener in turn is slower over a large JSON file.
 fn has_placeholder(text: &str) -> bool {
-    text.contains('{') || text.contains("$(")
+    let bytes = text.as_bytes();
+    let named_then = |from: usize, close: u8| {
+        let rest = &bytes[from..];
+        let name_len = rest
+            .iter()
+            .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
+            .unwrap_or(rest.len());
+        rest.first()
+            .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+            && rest.get(name_len) == Some(&close)
+    };
+    memchr::memchr2_iter(b'{', b'(', bytes).any(|at| match bytes[at] {
+        b'{' => named_then(at + 1, b'}'),
+        _ => at > 0 && bytes[at - 1] == b'$' && named_then(at + 1, b')'),
+    })
 }
 
 /// The placeholder on the line of a syntax error at `at`, or on the line before (a parser
@@ -318,6 +338,32 @@ mod tests {
             class("on: push\njobs:\n  a:\n    steps:\n    - run: echo ${{ github.sha }}\n"),
             FileClass::NotManifest
         );
+    }
+
+    /// A walked manifest is parsed by its lint, not first by its classification too: braces
+    /// that are YAML (`{}`, JSON in an annotation) are no placeholder.
+    #[test]
+    fn a_manifest_with_braces_is_classified_without_parsing() {
+        use crate::yaml::parsed;
+        let marker = format!("{} braces", parsed::MARK);
+        let text = format!(
+            "{marker}\napiVersion: v1\nkind: Pod\nmetadata:\n  annotations:\n    a: '{{\"b\": 1}}'\nspec:\n  containers:\n  - name: a\n    resources: {{}}\n"
+        );
+        assert_eq!(class(&text), FileClass::Manifest);
+        assert_eq!(parsed::count(&marker), 0);
+        // A named placeholder still makes it read, to tell a template from a manifest.
+        let marker = format!("{} placeholder", parsed::MARK);
+        let text = format!("{marker}\napiVersion: v1\nkind: Pod\nmetadata:\n  name: ${{NAME}}\n");
+        assert_eq!(class(&text), FileClass::Manifest);
+        assert_eq!(parsed::count(&marker), 1);
+    }
+
+    proptest::proptest! {
+        /// The one-pass search agrees with the search for each placeholder in turn.
+        #[test]
+        fn the_placeholder_search_agrees(text in "[a-z_.{}()$: 9-]{0,24}") {
+            proptest::prop_assert_eq!(has_placeholder(&text), placeholder_in(&text).is_some());
+        }
     }
 
     #[test]
