@@ -97,7 +97,11 @@ pub fn overlays_using(
     }
     let mut owners = Vec::new();
     for (root, files) in by_root {
-        let graph = Graph::read(&root, exclude, options);
+        let graph = if is_declared_root(&root) {
+            Graph::read(&root, exclude, options)
+        } else {
+            Graph::above(&files, &root, exclude)
+        };
         for file in files {
             for overlay in graph.reaching(&canonical(file)) {
                 add_owner(&mut owners, shown(&overlay), file);
@@ -105,6 +109,17 @@ pub fn overlays_using(
         }
     }
     owners
+}
+
+/// Whether `root` is a repository's or a configuration's root (it holds `.git` or
+/// `.podcycle.yaml`), whose kustomizations are all read; otherwise it is only the current
+/// directory or the file's own, which may be a home or a temporary directory of any size, and
+/// only the directories from the file up to it are read.
+fn is_declared_root(root: &Path) -> bool {
+    // The configuration's name, as `Boundary::of` finds it (`config` is above this layer).
+    [".git", ".podcycle.yaml"]
+        .iter()
+        .any(|marker| std::fs::symlink_metadata(root.join(marker)).is_ok())
 }
 
 /// The kustomizations of one repository: what each loads, and who builds from whom.
@@ -155,6 +170,25 @@ impl Graph {
                 continue;
             }
             graph.add(entry.path());
+        }
+        graph
+    }
+
+    /// The kustomizations of the directories of `files` and of those above them, up to
+    /// `root`: walking up, never down, outside a repository.
+    fn above(files: &[&PathBuf], root: &Path, exclude: &GlobSet) -> Graph {
+        let mut graph = Graph::default();
+        let mut read: HashSet<PathBuf> = HashSet::new();
+        for file in files {
+            let directory = canonical(file.parent().unwrap_or(Path::new(".")));
+            for dir in directory.ancestors() {
+                if !dir.starts_with(root) {
+                    break;
+                }
+                if read.insert(dir.to_owned()) && !excluded(exclude, dir) {
+                    graph.add(dir);
+                }
+            }
         }
         graph
     }
@@ -300,6 +334,60 @@ mod tests {
             let path = write(root, file, "");
             assert_eq!(chart_of_file(&path).as_ref(), owner, "{file}");
         }
+    }
+
+    /// Outside a repository (no `.git`, no `.podcycle.yaml`: a temporary or home directory),
+    /// the kustomizations read are those from the file's directory up, never a walk down.
+    #[test]
+    fn outside_a_repository_only_the_directories_above_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        write(
+            &root,
+            "kustomization.yaml",
+            "resources: [app]\nnamePrefix: all-\n",
+        );
+        write(
+            &root,
+            "app/kustomization.yaml",
+            "resources: [deploy.yaml]\n",
+        );
+        let deploy = write(&root, "app/deploy.yaml", "");
+        // Below the file's directory: a walk down would find it.
+        write(
+            &root,
+            "app/below/kustomization.yaml",
+            "resources: [..]\nnamePrefix: below-\n",
+        );
+        let owners_from = |cwd_root: &Path| {
+            let mut dirs: Vec<PathBuf> =
+                Graph::above(&[&deploy], cwd_root, &GlobSet::empty()).reaching(&canonical(&deploy));
+            dirs.sort();
+            dirs
+        };
+        // `app` lists its file (nothing to build on its own); the root builds from it.
+        assert_eq!(owners_from(&root), [root.clone()]);
+        assert!(owners_from(&root.join("app")).is_empty());
+        assert!(!is_declared_root(&root));
+        // The file's own directory is the root here (the temporary directory is not under the
+        // current one): `app/below` is not looked for.
+        let owners = overlays_using(
+            std::slice::from_ref(&deploy),
+            &GlobSet::empty(),
+            WalkOptions::default(),
+        );
+        assert!(owners.is_empty(), "{owners:?}");
+        // A repository's root is read whole (here by a walk: this `.git` has no index).
+        std::fs::create_dir(root.join(".git")).unwrap();
+        assert!(is_declared_root(&root));
+        let owners = overlays_using(
+            std::slice::from_ref(&deploy),
+            &GlobSet::empty(),
+            WalkOptions::default(),
+        );
+        let mut dirs: Vec<PathBuf> = owners.iter().map(|(dir, _)| canonical(dir)).collect();
+        dirs.sort();
+        assert_eq!(dirs, [root.clone(), root.join("app/below")]);
     }
 
     #[test]
