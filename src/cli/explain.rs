@@ -241,6 +241,7 @@ pub fn explain_text(
         keep_text: false,
         scope: None,
         alone_because: None,
+        names_no_scope: false,
     };
     run.file(
         Ready::Bytes(path.to_owned(), text.as_bytes().to_vec()),

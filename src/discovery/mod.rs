@@ -21,6 +21,7 @@ use rayon::prelude::*;
 
 use self::classify::{FileClass, classify};
 use self::roles::PatchIndex;
+use crate::model::scope::may_hold_scope;
 use crate::render::{helm, kustomize};
 use crate::safe_fs::{FileKind, Reader, describe_io_error};
 
@@ -97,6 +98,10 @@ pub(crate) struct Discovered {
     /// The kustomizations and tests read beside the walked files, which say whether a file is
     /// a patch: kept for the files' roles, so that no directory is read twice.
     pub patches: PatchIndex,
+    /// The walked manifests whose text names no PodDisruptionBudget or
+    /// HorizontalPodAutoscaler (`may_hold_scope`), learnt while classifying them: deciding
+    /// which directories are judged together then reads none of them again.
+    pub names_no_scope: HashSet<PathBuf>,
 }
 
 impl Discovered {
@@ -289,12 +294,15 @@ pub(crate) fn discover_with(
         .partition(|path| is_kustomization_file(path) || patches.is_patch(path));
     discovered.files.extend(overlay_files);
     let reader = Reader::default();
-    let classes: Vec<Option<FileClass>> = walked
+    let classes: Vec<Option<(FileClass, bool)>> = walked
         .par_iter()
         .map(|path| class_of(&reader, path))
         .collect();
     for (path, class) in walked.into_iter().zip(classes) {
-        match class {
+        if class.as_ref().is_some_and(|(_, names_scope)| !names_scope) {
+            discovered.names_no_scope.insert(path.clone());
+        }
+        match class.map(|(class, _)| class) {
             Some(FileClass::ChartFile) => discovered.skipped.push((path, Skip::ChartFile)),
             Some(FileClass::Template { marker, line }) => discovered
                 .skipped
@@ -370,14 +378,16 @@ fn is_kustomization_file(path: &Path) -> bool {
         .is_some_and(|name| kustomize::KUSTOMIZATION_FILES.contains(&name))
 }
 
-/// What a walked file is; `None` when it cannot be read, which linting it reports.
-fn class_of(reader: &Reader, path: &Path) -> Option<FileClass> {
+/// What a walked file is, and whether its text names a budget or an autoscaler; `None` when
+/// it cannot be read, which linting it reports.
+fn class_of(reader: &Reader, path: &Path) -> Option<(FileClass, bool)> {
     let bytes = reader.read(path, FileKind::Manifest).ok()?;
     // Validation alone is several times faster than the lossy copy, which only text that is
     // not UTF-8 needs.
+    let of = |text: &str| (classify(path, text), may_hold_scope(text));
     Some(match std::str::from_utf8(&bytes) {
-        Ok(text) => classify(path, text),
-        Err(_) => classify(path, &String::from_utf8_lossy(&bytes)),
+        Ok(text) => of(text),
+        Err(_) => of(&String::from_utf8_lossy(&bytes)),
     })
 }
 

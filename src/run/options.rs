@@ -147,6 +147,9 @@ pub struct FilePlan {
     /// two of its files hold an object of the same kind, namespace and name, so they are
     /// alternatives (golden outputs, variants), not one deployment (`--show-files` says so).
     pub alone_because: Option<Arc<str>>,
+    /// The file's text is known to name no PodDisruptionBudget or HorizontalPodAutoscaler
+    /// (discovery read it to classify it), so deciding its directory's scope need not read it.
+    pub names_no_scope: bool,
 }
 
 impl RunOptions {
@@ -166,6 +169,7 @@ impl RunOptions {
             keep_text: self.keep_text,
             scope: None,
             alone_because: None,
+            names_no_scope: false,
         }
     }
 

@@ -116,7 +116,8 @@ impl RunPlan {
                 discovered.skipped.push((path, Skip::DefaultExcluded));
             } else {
                 let role = patches.role(&path);
-                let file_plan = options.file_plan(config.as_deref(), Some(&path), role);
+                let mut file_plan = options.file_plan(config.as_deref(), Some(&path), role);
+                file_plan.names_no_scope = discovered.names_no_scope.contains(&path);
                 plan.files.push((path, file_plan));
             }
         }

@@ -193,7 +193,7 @@ pub(crate) fn share(files: &mut [(PathBuf, FilePlan)], members: &[usize], joined
 /// The directories of `files` whose manifests are judged together: those with more than one
 /// manifest, one of which names a budget or an autoscaler (elsewhere a file's own scope says
 /// the same). Each is the positions of its files, in order. Only the text is looked at here,
-/// not parsed.
+/// not parsed, and not read again where discovery already found that it names neither kind.
 pub(crate) fn directory_units(files: &[(PathBuf, FilePlan)]) -> Vec<Vec<usize>> {
     let mut by_directory: BTreeMap<&Path, Vec<usize>> = BTreeMap::new();
     for (index, (path, plan)) in files.iter().enumerate() {
@@ -212,8 +212,10 @@ pub(crate) fn directory_units(files: &[(PathBuf, FilePlan)]) -> Vec<Vec<usize>> 
         .into_par_iter()
         .filter(|members| {
             members.iter().any(|&index| {
-                read_path(&reader, &files[index].0)
-                    .is_ok_and(|(_, bytes)| may_hold_scope(&String::from_utf8_lossy(&bytes)))
+                let (path, plan) = &files[index];
+                !plan.names_no_scope
+                    && read_path(&reader, path)
+                        .is_ok_and(|(_, bytes)| may_hold_scope(&String::from_utf8_lossy(&bytes)))
             })
         })
         .collect()
@@ -350,6 +352,41 @@ spec:
             "{rules:?}"
         );
         assert_eq!(parsed::count(&marker), 3, "each of the three files once");
+    }
+
+    /// Discovery learns, while it classifies the walked files, which name no budget or
+    /// autoscaler; the directories judged together are then decided from that, without
+    /// reading those files again.
+    #[test]
+    fn what_discovery_read_decides_the_directories_judged_together() {
+        let directory = tempfile::tempdir().unwrap();
+        let root = directory.path().to_path_buf();
+        for (name, text) in [("deploy.yaml", DEPLOYMENT), ("pdb.yaml", BUDGET)] {
+            std::fs::write(root.join(name), text).unwrap();
+        }
+        let discovered = crate::discovery::discover_with(
+            std::slice::from_ref(&root),
+            &globset::GlobSet::empty(),
+            crate::discovery::WalkOptions::default(),
+        );
+        let mut known: Vec<_> = discovered.names_no_scope.iter().cloned().collect();
+        known.sort();
+        assert_eq!(known, [root.join("deploy.yaml")]);
+        let options = RunOptions::default();
+        let plans = |budget_known_free: bool| -> Vec<(PathBuf, _)> {
+            ["deploy.yaml", "pdb.yaml"]
+                .into_iter()
+                .map(|name| {
+                    let mut plan = options.file_plan(None, None, FileRole::Manifest);
+                    plan.names_no_scope =
+                        discovered.names_no_scope.contains(&root.join(name)) || budget_known_free;
+                    (root.join(name), plan)
+                })
+                .collect()
+        };
+        assert_eq!(super::directory_units(&plans(false)), [vec![0, 1]]);
+        // Taken at its word: a file said to name neither kind is not read to check.
+        assert!(super::directory_units(&plans(true)).is_empty());
     }
 
     /// `explain`'s walk over the files in order reads a directory judged together the same
