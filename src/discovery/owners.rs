@@ -366,7 +366,7 @@ mod tests {
             dirs
         };
         // `app` lists its file (nothing to build on its own); the root builds from it.
-        assert_eq!(owners_from(&root), [root.clone()]);
+        assert_eq!(owners_from(&root), std::slice::from_ref(&root));
         assert!(owners_from(&root.join("app")).is_empty());
         assert!(!is_declared_root(&root));
         // The file's own directory is the root here (the temporary directory is not under the
