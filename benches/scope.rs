@@ -14,7 +14,8 @@
 //! - `one small file`: `podcycle check testdata/small-app.yaml` named alone (pre-commit's run)
 //!   in a git checkout of a few files and in one of 20,000 files in 2,000 directories. Target:
 //!   under 5 ms in both; the owners of a named file are found from git's index, not by walking
-//!   the tree.
+//!   the tree; and outside git, in a plain directory of 20,000 files, where only the directories
+//!   from the file up are read.
 //!
 //! `cargo bench --bench scope`; `PODCYCLE_BENCH_ROUNDS` (default 3) sets the rounds. Each
 //! round runs every case once, in turn, so that a busy neighbour slows all alike; the table
@@ -59,6 +60,8 @@ fn main() {
     let large_tree = tempfile::tempdir().expect("a temporary directory");
     checkout(small_tree.path(), 0);
     checkout(large_tree.path(), 2_000);
+    let large_directory = tempfile::tempdir().expect("a temporary directory");
+    checkout_files(large_directory.path(), 2_000);
     let mut cases: Vec<(String, Vec<String>)> = [
         ("check", "counts.yaml"),
         ("check --format json", "counts.yaml"),
@@ -97,6 +100,17 @@ fn main() {
     cases.push((
         "check one.yaml, a checkout of 20,000 files".to_owned(),
         one_file(large_tree.path()),
+    ));
+    // Run from a directory below the file, as from anywhere in a busy temporary directory.
+    cases.push((
+        "check ../one.yaml, 20,000 files outside git".to_owned(),
+        vec![
+            "--in".to_owned(),
+            large_directory.path().join("d0").display().to_string(),
+            "check".to_owned(),
+            "--no-render".to_owned(),
+            "../one.yaml".to_owned(),
+        ],
     ));
 
     let before = machine_load();
@@ -156,6 +170,13 @@ fn main() {
 /// A git checkout in `dir` holding `one.yaml` (the small app), a kustomization, and
 /// `directories` directories of ten manifests each, all tracked.
 fn checkout(dir: &Path, directories: usize) {
+    checkout_files(dir, directories);
+    git_add_all(dir);
+}
+
+/// The files of [`checkout`], without git: outside a checkout, they are a busy temporary
+/// directory.
+fn checkout_files(dir: &Path, directories: usize) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     std::fs::copy(root.join("testdata/small-app.yaml"), dir.join("one.yaml"))
         .expect("copying the small app");
@@ -172,6 +193,10 @@ fn checkout(dir: &Path, directories: usize) {
             .expect("a manifest");
         }
     }
+}
+
+/// Makes `dir` a git checkout with every file in it tracked.
+fn git_add_all(dir: &Path) {
     let git = |args: &[&str]| {
         let status = std::process::Command::new("git")
             .args(args)
