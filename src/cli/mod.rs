@@ -438,9 +438,6 @@ fn eprint_line(line: std::fmt::Arguments<'_>) -> io::Result<()> {
     writeln!(io::stderr(), "{}", crate::escape::escape_controls(&line))
 }
 
-#[doc(hidden)]
-pub use check::lint_text;
-
 /// Lints `text` as `path` and renders it as the full format without colour; returns each
 /// diagnostic's (line, severity, rule) too. Shared by the fixture and snapshot tests.
 #[doc(hidden)]
@@ -449,7 +446,13 @@ pub fn render_for_tests(
     text: &str,
     settings: &crate::settings::Settings,
 ) -> (Vec<(usize, String, String)>, String) {
-    let report = check::lint_text(path, text, settings);
+    let plan = crate::run::FilePlan::new(settings.clone(), crate::lint::FileRole::Manifest);
+    let report = crate::run::lint_bytes(
+        path.to_owned(),
+        text.as_bytes().to_vec(),
+        &plan,
+        &mut |_| {},
+    );
     let located = report
         .diagnostics
         .iter()

@@ -327,8 +327,7 @@ fn lint_or_render(
                 options,
                 config: plan.config.as_ref(),
             };
-            let (diagnostics, generation) =
-                lsp_diagnostics_in(&workspace, uri, text, &file.settings, file.role, client);
+            let (diagnostics, generation) = lsp_diagnostics_in(&workspace, uri, text, file, client);
             (diagnostics, None, generation)
         }
         Some(EditorRender::Findings(found)) => (converted(uri, text, &found, client), None, None),

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 
-use super::files::lint_bytes_in_scope;
+use super::files::lint_bytes;
 use super::rendering::Placer;
 use super::scopes::Ready;
 use super::{FilePlan, RenderJob, RenderedOutput};
@@ -133,17 +133,10 @@ impl<'s, W: Write> Explaining<'s, W> {
         };
         match file {
             Ready::Bytes(name, bytes) => {
-                lint_bytes_in_scope(
-                    name,
-                    bytes,
-                    &plan.settings,
-                    plan.role,
-                    plan.scope.as_deref(),
-                    &mut visit,
-                );
+                lint_bytes(name, bytes, plan, &mut visit);
             }
             Ready::Read(file, scope) => {
-                file.finish_with(plan, &scope, &mut visit);
+                file.finish(plan, &scope, &mut visit);
             }
         }
         result

@@ -42,9 +42,7 @@ pub use configs::Configs;
 pub use editor::{EditorPlan, EditorRender, owners_findings, owners_of_saved};
 pub(crate) use explaining::Explaining;
 pub(crate) use files::NotEdited;
-pub use files::{
-    CheckedFile, UnreadFile, lint_bytes, lint_bytes_as, lint_with_plan, read_path, read_stdin,
-};
+pub use files::{CheckedFile, UnreadFile, lint_bytes, read_path, read_stdin};
 pub use options::{
     CacheChoice, ConfigChoice, FilePlan, HelmOverrides, Rendering, RunOptions, Walk,
 };
@@ -87,7 +85,10 @@ fn lint_unit(files: &[(PathBuf, FilePlan)], members: &[usize], reader: &Reader) 
         .read
         .into_par_iter()
         .enumerate()
-        .map(|(n, (index, file))| (index, Ok(file.finish(&files[index].1, &joined.scope(n)))))
+        .map(|(n, (index, file))| {
+            let report = file.finish(&files[index].1, &joined.scope(n), &mut |_| {});
+            (index, Ok(report))
+        })
         .collect();
     linted.extend(
         unit.unread
@@ -134,7 +135,7 @@ impl Checking {
 
     /// Lints what was read from standard input.
     pub(crate) fn stdin(&mut self, stdin: StdinPlan, bytes: Vec<u8>) {
-        let report = lint_with_plan(stdin.name, bytes, &stdin.plan);
+        let report = lint_bytes(stdin.name, bytes, &stdin.plan, &mut |_| {});
         self.plans
             .insert(report.file.path.clone(), (None, stdin.plan));
         self.reports.push(report);
@@ -172,7 +173,7 @@ impl Checking {
                 [index] if !in_unit[*index] => {
                     let (path, plan) = &files[*index];
                     let report = read_path(&reader, path)
-                        .map(|(name, bytes)| lint_with_plan(name, bytes, plan));
+                        .map(|(name, bytes)| lint_bytes(name, bytes, plan, &mut |_| {}));
                     (vec![(*index, report)], None)
                 }
                 members => lint_unit(&files, members, &reader),

@@ -149,6 +149,21 @@ pub struct FilePlan {
     pub alone_because: Option<Arc<str>>,
 }
 
+impl FilePlan {
+    /// The plan of a file linted alone with `settings`, as `role`, with nothing else asked: its
+    /// own scope, the default fail level (warnings), its whole text kept in its report.
+    pub fn new(settings: Settings, role: FileRole) -> FilePlan {
+        FilePlan {
+            settings,
+            fail_at: FailOn::Warning.threshold(),
+            role,
+            keep_text: true,
+            scope: None,
+            alone_because: None,
+        }
+    }
+}
+
 impl RunOptions {
     /// The settings and fail level for a file: its configuration's, with these options on top,
     /// less the configuration's `per-path-ignores` for the file (`None`: standard input without

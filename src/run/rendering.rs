@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::options::{CacheChoice, FilePlan, RunOptions};
 use super::plan::{RenderJob, overlay_marker};
 use crate::diagnostics::{Diagnostic, RenderTool};
-use crate::lint::{FileRole, Visit, lint_file_with};
+use crate::lint::{FileRole, Visit, Within, lint_file};
 use crate::model::ObjectRef;
 use crate::render::cache::{Cache, CacheError, Key};
 use crate::render::{self, NotRendered, Output, SourceMap, Tools};
@@ -289,10 +289,11 @@ impl RenderedOutput {
             rendered: &self.file,
             map: &mut self.map,
         };
-        lint_file_with(
+        lint_file(
             &self.file,
             &plan.settings,
             FileRole::Manifest,
+            Within::Itself,
             &mut |seen| visit(seen, &mut placer),
         )
         .diagnostics

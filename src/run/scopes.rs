@@ -370,8 +370,8 @@ spec:
             let super::Ready::Read(file, scope) = ready.unwrap() else {
                 panic!("a file of a directory judged together is read with it");
             };
-            let (_, linted) = file.finish_with(plan, &scope, &mut |_| {});
-            rules.extend(linted.diagnostics.iter().map(|d| d.rule));
+            let report = file.finish(plan, &scope, &mut |_| {});
+            rules.extend(report.diagnostics.iter().map(|d| d.rule));
             Ok(())
         });
         assert!(done.is_ok());
