@@ -57,7 +57,7 @@ pub(crate) type PodParts<'a> = (&'a PodSite<'a>, &'a Lifecycle<'a>);
 /// A workload object met while linting, for callers that need more than diagnostics (the
 /// explain command): its pod spec and lifecycle when they could be read, and its findings.
 pub struct ObjectVisit<'a> {
-    pub file: &'a SourceFile,
+    pub(crate) file: &'a SourceFile,
     pub document: &'a Document,
     pub object: &'a ObjectSite,
     /// `None` when the object has no pod spec or it could not be decoded.
@@ -66,7 +66,7 @@ pub struct ObjectVisit<'a> {
     pub diagnostics: &'a [Diagnostic],
     /// Where the pod spec is in the object, when it is not where `pod`'s site says (the pod
     /// templates of custom kinds are decoded from a `PodTemplate` built from them).
-    pub spec_path: Option<&'a FieldPath>,
+    pub(crate) spec_path: Option<&'a FieldPath>,
     /// The rollout of a workload controller (`None` for a Pod, a PodTemplate or a custom kind).
     pub rollout: Option<&'a Rollout>,
 }
@@ -86,7 +86,7 @@ pub struct Linted {
     /// Sorted.
     pub diagnostics: Vec<Diagnostic>,
     /// The workload objects checked, in file order.
-    pub objects: Vec<ObjectRef>,
+    pub(crate) objects: Vec<ObjectRef>,
 }
 
 /// The objects a file's PodDisruptionBudgets and HorizontalPodAutoscalers are matched with.
@@ -112,8 +112,8 @@ impl<'s> From<Option<&'s Scope>> for Within<'s> {
 /// applies the file's suppressions: the one way to lint a file, for every front end, the
 /// tests and the benchmarks. Documents are read one at a time, so a large stream never holds
 /// more than one tree, and each is parsed once: a file that is its own scope and holds budgets
-/// or autoscalers is linted in the two phases of a scope read with its files ([`read_file`],
-/// then [`FileRead::finish`] with its own part matched), the others in one.
+/// or autoscalers is linted in the two phases of a scope read with its files (`read_file`,
+/// then `FileRead::finish` with its own part matched), the others in one.
 pub fn lint_file(
     file: &SourceFile,
     settings: &Settings,
@@ -171,7 +171,7 @@ enum ReadDocument {
 /// order, and its part of the scope. [`lint_file`] runs both phases for a file that is its own
 /// scope; a directory judged together runs the first for each of its files, joins their parts
 /// ([`Scope::union`]), then runs the second.
-pub struct FileRead {
+pub(crate) struct FileRead {
     documents: Vec<ReadDocument>,
     /// The file's part of the scope, not yet matched.
     part: Scope,
@@ -184,7 +184,7 @@ pub struct FileRead {
 /// linted at once; one that holds a workload, a budget or an autoscaler keeps its tree (the
 /// small documents of a manifest set: a large CustomResourceDefinition is linted and dropped)
 /// until [`FileRead::finish`] lints it with the whole scope. Patches have no scope.
-pub fn read_file(file: &SourceFile, settings: &Settings, role: FileRole) -> FileRead {
+pub(crate) fn read_file(file: &SourceFile, settings: &Settings, role: FileRole) -> FileRead {
     let empty = Scope::default();
     let lint = FileLint::new(file, settings, role, &empty);
     let name: Arc<str> = Arc::from(file.path.as_str());
@@ -222,14 +222,14 @@ pub fn read_file(file: &SourceFile, settings: &Settings, role: FileRole) -> File
 impl FileRead {
     /// The file's part of the scope, to match alone (`Scope::matched`) or join with the
     /// other files' ([`Scope::union`]); what is left is empty.
-    pub fn take_part(&mut self) -> Scope {
+    pub(crate) fn take_part(&mut self) -> Scope {
         std::mem::take(&mut self.part)
     }
 
     /// The second phase: lints the documents that waited, within `scope`, which holds the
     /// file's part, and shows `visit` every document in file order, as [`lint_file`] does.
     /// `file`, `settings` and `role` are those it was read with.
-    pub fn finish(
+    pub(crate) fn finish(
         mut self,
         file: &SourceFile,
         settings: &Settings,

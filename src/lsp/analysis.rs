@@ -15,19 +15,18 @@ use super::config::{display_name, file_path};
 use super::convert::{self, ClientInfo, Text};
 use crate::config::Config;
 use crate::diagnostics::Diagnostic;
-use crate::lint::FileRole;
 use crate::run::{DirectoryContext, FilePlan, RunOptions, WorkspaceIndex, lint_bytes};
-use crate::settings::Settings;
 use crate::source::LineIndex;
 use crate::yaml::{Document, parse_stream};
 
 /// The diagnostics to publish for a document, linted within the scope of the manifests
 /// beside it as they are on disk (read now), converted for the client.
+#[cfg(feature = "testing")]
 pub fn lsp_diagnostics(
     uri: &Uri,
     text: &str,
-    settings: &Settings,
-    role: FileRole,
+    settings: &crate::settings::Settings,
+    role: crate::lint::FileRole,
     client: ClientInfo,
 ) -> Vec<lsp_types::Diagnostic> {
     let index = WorkspaceIndex::default();
@@ -79,7 +78,7 @@ pub fn lsp_diagnostics_in(
 /// Lints an open document with its plan the way `check` lints its file on its directory:
 /// within the scope the workspace's index gives it. Also the directory and its generation,
 /// when it has one.
-pub fn analyse_in_workspace(
+pub(crate) fn analyse_in_workspace(
     workspace: &Workspace<'_>,
     uri: &Uri,
     text: &str,
@@ -97,6 +96,7 @@ pub fn analyse_in_workspace(
     });
     let plan = FilePlan {
         scope: scoped.as_ref().and_then(|(s, _)| s.scope.clone()),
+        alone_because: scoped.as_ref().and_then(|(s, _)| s.alone_because.clone()),
         // Only the diagnostics are kept: the text is the editor's.
         keep_text: true,
         ..plan.clone()

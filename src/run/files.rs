@@ -18,15 +18,15 @@ use crate::source::SourceFile;
 /// when displayed, and why.
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {source}", escape_controls(name))]
-pub struct UnreadFile {
-    pub name: String,
+pub(crate) struct UnreadFile {
+    pub(crate) name: String,
     #[source]
-    pub source: safe_fs::ReadError,
+    pub(crate) source: safe_fs::ReadError,
 }
 
 /// Reads a file through the run's `reader`, named for reports the way the user wrote it
 /// (without a leading `./`).
-pub fn read_path(reader: &Reader, path: &Path) -> Result<(String, Vec<u8>), UnreadFile> {
+pub(crate) fn read_path(reader: &Reader, path: &Path) -> Result<(String, Vec<u8>), UnreadFile> {
     let display = path.display().to_string();
     let display = display
         .strip_prefix("./")
@@ -59,7 +59,7 @@ pub(crate) enum NotEdited {
 }
 
 /// Reads standard input, up to the size podcycle reads of a manifest.
-pub fn read_stdin() -> io::Result<Vec<u8>> {
+pub(crate) fn read_stdin() -> io::Result<Vec<u8>> {
     safe_fs::read_stdin(FileKind::Manifest).map_err(|error| match error {
         safe_fs::ReadError::Other(error) => error,
         error => io::Error::other(format!("standard input: {error}")),
@@ -183,13 +183,13 @@ pub(super) fn text_of(bytes: Vec<u8>) -> (String, Option<usize>) {
 
 /// A checked file: its report, what it was linted with, and where it is.
 #[derive(Debug)]
-pub struct CheckedFile {
-    pub report: FileReport,
+pub(crate) struct CheckedFile {
+    pub(crate) report: FileReport,
     /// `None` for a file only rendered output reports findings in (a Helm template): it was
     /// not linted as it is, and is not edited.
-    pub plan: Option<FilePlan>,
+    pub(crate) plan: Option<FilePlan>,
     /// The file on disk; `None` for standard input.
-    pub path: Option<PathBuf>,
+    pub(crate) path: Option<PathBuf>,
 }
 
 impl CheckedFile {

@@ -26,7 +26,7 @@ use crate::source::SourceFile;
 /// each file is linted with (`--show-files`). `check` reads the same units in two
 /// phases instead, each file parsed once (`directory_units`, `read_unit`). Files that
 /// cannot be read are left out of it (linting them reports why).
-pub fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)]) {
+pub(crate) fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)]) {
     let reader = Reader::default();
     for members in directory_units(files) {
         let parts: Vec<Scope> = members
