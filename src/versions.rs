@@ -250,7 +250,7 @@ const fn stable(minor: u16) -> Change {
 
 /// A feature gate and the changes of its stage and default, oldest first.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Feature {
+pub(crate) struct Feature {
     pub(crate) gate: &'static str,
     /// What the feature allows, for messages: "native sidecars (`restartPolicy: Always` on an
     /// init container)".
