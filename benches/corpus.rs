@@ -18,9 +18,9 @@ use std::process::{Command, Stdio};
 use std::sync::LazyLock;
 
 use podcycle::diagnostics::Diagnostic;
-use podcycle::lint::lint_file;
+use podcycle::lint::{FileRole, Within, lint_file};
 use podcycle::report::FileReport;
-use podcycle::run::lint_bytes;
+use podcycle::run::{FilePlan, lint_bytes};
 use podcycle::settings::Settings;
 use podcycle::source::SourceFile;
 use rayon::prelude::*;
@@ -70,7 +70,20 @@ impl Corpus {
 
 /// Lints every file on the current thread.
 pub fn lint_all(files: &[SourceFile], settings: &Settings) -> Vec<Vec<Diagnostic>> {
-    files.iter().map(|file| lint_file(file, settings)).collect()
+    files.iter().map(|file| lint_one(file, settings)).collect()
+}
+
+/// Lints one file of manifests, its own scope, as `podcycle check` lints a file named alone
+/// once it is read: the whole pipeline, `lint_file`.
+pub fn lint_one(file: &SourceFile, settings: &Settings) -> Vec<Diagnostic> {
+    lint_file(
+        file,
+        settings,
+        FileRole::Manifest,
+        Within::Itself,
+        &mut |_| {},
+    )
+    .diagnostics
 }
 
 /// The files as `podcycle check` has them once read: a path and bytes.
@@ -84,9 +97,10 @@ pub fn contents(files: &[SourceFile]) -> Vec<(String, Vec<u8>)> {
 /// What `podcycle check` does once files are read: `par_iter` over them with `lint_bytes`
 /// (UTF-8 check, line index, lint), on the current rayon pool.
 pub fn check_all(contents: Vec<(String, Vec<u8>)>, settings: &Settings) -> Vec<FileReport> {
+    let plan = FilePlan::new(settings.clone(), FileRole::Manifest);
     contents
         .into_par_iter()
-        .map(|(path, bytes)| lint_bytes(path, bytes, settings))
+        .map(|(path, bytes)| lint_bytes(path, bytes, &plan, &mut |_| {}))
         .collect()
 }
 

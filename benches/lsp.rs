@@ -13,10 +13,10 @@
 
 use divan::{Bencher, black_box};
 use lsp_types::{PublishDiagnosticsParams, Uri};
-use podcycle::lint::FileRole;
+use podcycle::lint::{FileRole, Within};
 use podcycle::lsp::convert::{ClientInfo, Encoding};
 use podcycle::lsp::{Workspace, lsp_diagnostics, lsp_diagnostics_in};
-use podcycle::run::{RunOptions, WorkspaceIndex};
+use podcycle::run::{FilePlan, RunOptions, WorkspaceIndex};
 use podcycle::settings::Settings;
 
 // The allocator the `podcycle` binary uses, so that the figures are the binary's.
@@ -82,7 +82,13 @@ fn lint_only(bencher: Bencher, lines: usize) {
     let settings = Settings::default();
     bencher.bench(|| {
         let file = podcycle::source::SourceFile::new("all.yaml", black_box(text.as_str()));
-        podcycle::lint::lint_file(&file, &settings)
+        podcycle::lint::lint_file(
+            &file,
+            &settings,
+            FileRole::Manifest,
+            Within::Itself,
+            &mut |_| {},
+        )
     });
 }
 
@@ -136,6 +142,7 @@ fn change_in_a_directory<const HOW: usize>(bencher: Bencher, files: usize) {
     let path = root.join("web-0.yaml");
     let uri: Uri = format!("file://{}", path.display()).parse().unwrap();
     let settings = Settings::default();
+    let plan = FilePlan::new(settings.clone(), FileRole::Manifest);
     let options = RunOptions::default();
     let index = WorkspaceIndex::default();
     index.set_watched(matches!(how, Neighbours::WatchedIndex));
@@ -167,14 +174,8 @@ fn change_in_a_directory<const HOW: usize>(bencher: Bencher, files: usize) {
             }
             Neighbours::Index | Neighbours::WatchedIndex => {
                 index.open(&path, std::sync::Arc::clone(text));
-                let (diagnostics, generation) = lsp_diagnostics_in(
-                    &workspace,
-                    &uri,
-                    black_box(text),
-                    &settings,
-                    FileRole::Manifest,
-                    CLIENT,
-                );
+                let (diagnostics, generation) =
+                    lsp_diagnostics_in(&workspace, &uri, black_box(text), &plan, CLIENT);
                 assert!(generation.is_some());
                 diagnostics
             }

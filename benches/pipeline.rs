@@ -10,7 +10,6 @@ use std::hint::black_box;
 
 use divan::Bencher;
 use divan::counter::BytesCount;
-use podcycle::lint::lint_file;
 use podcycle::settings::Settings;
 use podcycle::source::SourceFile;
 use podcycle::yaml::{self, Comments};
@@ -67,7 +66,7 @@ fn small_file(bencher: Bencher) {
     let settings = Settings::default();
     bencher
         .counter(BytesCount::of_str(corpus::SMALL_FILE))
-        .bench(|| lint_file(black_box(&file), &settings));
+        .bench(|| corpus::lint_one(black_box(&file), &settings));
 }
 
 /// Process start to exit: `podcycle check testdata/small-app.yaml` against `/bin/true`.

@@ -58,7 +58,7 @@ pub(crate) struct Baseline {
     /// Files whose findings were compared, for [`Baseline::stale`].
     seen_files: BTreeSet<String>,
     /// How many findings matched an entry.
-    pub matched: usize,
+    pub(crate) matched: usize,
     /// How the entries name containers: by place in a baseline of version 1.
     containers: ContainerKey,
 }

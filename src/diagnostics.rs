@@ -92,7 +92,7 @@ pub fn rejects(found: &[Diagnostic]) -> bool {
 }
 
 impl Enforcement {
-    pub const ALL: [Enforcement; 6] = [
+    pub(crate) const ALL: [Enforcement; 6] = [
         Enforcement::Decoder,
         Enforcement::ApiServer,
         Enforcement::Controller,
@@ -177,7 +177,7 @@ impl Label {
 
 /// The tool that rendered the input a finding was found in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum RenderTool {
+pub(crate) enum RenderTool {
     Helm,
     Kustomize,
 }
@@ -192,7 +192,7 @@ impl RenderTool {
 
     /// The command that renders with it by default (`kubectl kustomize` stands in for
     /// `kustomize build` when only kubectl is installed: see [`RenderOrigin::command`]).
-    pub fn command(self) -> &'static str {
+    pub(crate) fn command(self) -> &'static str {
         match self {
             RenderTool::Helm => "helm template",
             RenderTool::Kustomize => "kustomize build",
@@ -208,7 +208,7 @@ impl fmt::Display for RenderTool {
 
 /// How exactly a finding in rendered output was placed in the file that wrote it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Placement {
+pub(crate) enum Placement {
     /// At the line and column that wrote the field.
     Exact,
     /// The field's line is not known; the finding points at the object's declaration.
@@ -230,13 +230,13 @@ impl Placement {
 /// Where a finding in rendered output comes from: the renderer, its input and how exactly the
 /// finding was placed in the file that wrote it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RenderOrigin {
-    pub tool: RenderTool,
+pub(crate) struct RenderOrigin {
+    pub(crate) tool: RenderTool,
     /// The chart or overlay directory, as shown to the user.
-    pub input: String,
-    pub placement: Placement,
+    pub(crate) input: String,
+    pub(crate) placement: Placement,
     /// The command that rendered it: `helm template`, `kustomize build`, `kubectl kustomize`.
-    pub command: &'static str,
+    pub(crate) command: &'static str,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -251,18 +251,18 @@ pub struct Diagnostic {
     /// What to do about it.
     pub help: Option<String>,
     /// Facts that explain the finding but have no place in the file (a default that applies).
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     pub span: Span,
     pub labels: Vec<Label>,
     pub object: Option<ObjectRef>,
-    pub container: Option<String>,
+    pub(crate) container: Option<String>,
     /// Field path from the object root, e.g. `spec.initContainers[0].readinessProbe`.
     pub field: Option<String>,
     /// Changes that certainly resolve the finding (offered as quick fixes in editors).
     pub fixes: Vec<Fix>,
     /// Set when the finding was found in the output of Helm or Kustomize and mapped back to
     /// the file that wrote it.
-    pub rendered: Option<RenderOrigin>,
+    pub(crate) rendered: Option<RenderOrigin>,
 }
 
 impl Diagnostic {

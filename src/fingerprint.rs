@@ -13,27 +13,27 @@ use crate::source::SourceFile;
 /// The object a finding is in, as a cluster names it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub(crate) struct ObjectName {
-    pub kind: String,
+    pub(crate) kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
+    pub(crate) namespace: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
 }
 
 /// A finding's identity. Findings outside any object (a syntax error) have no object or
 /// field; the text of their line stands in for them.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub(crate) struct Identity {
-    pub rule: String,
+    pub(crate) rule: String,
     /// The file's path, with `/` between components.
-    pub file: String,
+    pub(crate) file: String,
     #[serde(default)]
-    pub object: Option<ObjectName>,
+    pub(crate) object: Option<ObjectName>,
     #[serde(default)]
-    pub field: Option<String>,
+    pub(crate) field: Option<String>,
     /// The trimmed text of the finding's line, for findings without an object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line_text: Option<String>,
+    pub(crate) line_text: Option<String>,
 }
 
 /// How a finding's field names the container it is in.

@@ -13,7 +13,7 @@ use crate::yaml::{Comment, Document, Kind, Located, NodeId, lookup};
 /// Whether a fix may be applied without review (`check --fix`) or only on request
 /// (`check --fix --unsafe-fixes`); editors offer both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Applicability {
+pub(crate) enum Applicability {
     /// Resolves the finding and changes nothing else about how the pod runs.
     Safe,
     /// Resolves the finding, and also changes behaviour beyond it (how a hook runs, how long
@@ -65,10 +65,10 @@ impl FixAvailability {
 pub struct Fix {
     /// What the fix does, as an editor shows it: "Raise terminationGracePeriodSeconds to 90".
     pub title: String,
-    pub applicability: Applicability,
+    pub(crate) applicability: Applicability,
     /// The document of the stream the paths start in (set by the lint pipeline).
-    pub document: usize,
-    pub edits: Vec<FixEdit>,
+    pub(crate) document: usize,
+    pub(crate) edits: Vec<FixEdit>,
     /// Where the edits land in the text the fix was found in (set by the lint pipeline).
     pub placement: Placement,
 }
@@ -88,7 +88,7 @@ pub enum Placement {
 
 /// One change, addressed by field path.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FixEdit {
+pub(crate) enum FixEdit {
     /// Gives the field at `path` a scalar value: replaces the value where the key is written,
     /// or adds `key: value` to the mapping that lacks it.
     Set { path: FieldPath, value: String },
@@ -106,8 +106,8 @@ pub enum FixEdit {
 /// A change of the text: `span` is replaced by `text` (an insertion when `span` is empty).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TextEdit {
-    pub span: Span,
-    pub text: String,
+    pub(crate) span: Span,
+    pub(crate) text: String,
 }
 
 impl Fix {
@@ -161,7 +161,7 @@ impl Fix {
 
     /// Places the fix in `text`, read as `document` (its document of the stream): see
     /// [`Placement`].
-    pub fn place(&mut self, text: &str, lines: &LineIndex, document: &Document) {
+    pub(crate) fn place(&mut self, text: &str, lines: &LineIndex, document: &Document) {
         self.placement = match text_edits_in(text, lines, document, self) {
             Some(edits) => Placement::At(edits),
             None => Placement::Nowhere,
@@ -179,7 +179,7 @@ pub fn text_edits(text: &str, documents: &[Document], fix: &Fix) -> Option<Vec<T
 }
 
 /// [`text_edits`] in the fix's own document, with the line index of `text`.
-pub fn text_edits_in(
+pub(crate) fn text_edits_in(
     text: &str,
     lines: &LineIndex,
     document: &Document,

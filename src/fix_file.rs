@@ -22,11 +22,11 @@ pub(crate) const MAX_PASSES: usize = 10;
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Fixed {
     /// The text after every pass.
-    pub text: String,
+    pub(crate) text: String,
     /// How many findings each rule had fixed.
-    pub by_rule: BTreeMap<&'static str, usize>,
+    pub(crate) by_rule: BTreeMap<&'static str, usize>,
     /// A pass was undone because its result did not read as YAML (a bug in a fix).
-    pub undone: bool,
+    pub(crate) undone: bool,
 }
 
 impl Fixed {}

@@ -1,11 +1,12 @@
 //! podcycle: a Kubernetes manifest linter that understands the Pod lifecycle.
 //!
 //! The pipeline for one file is free of I/O: [`lint::lint_file`] takes a
-//! [`source::SourceFile`] and returns diagnostics, and the benchmarks, the fuzz targets and most
-//! tests call it. Reading files, running Helm and Kustomize and writing fixes are the business of
-//! the modules above it: [`discovery`] and [`render`] read and run, [`run`] plans and drives one
-//! run for every front end, and [`cli`] and [`lsp`] talk to the user. docs/architecture.md draws
-//! the layers.
+//! [`source::SourceFile`] and returns what it finds; [`run::lint_bytes`] takes the bytes read
+//! and the file's [`run::FilePlan`] to a report, the one way every front end, the tests, the
+//! benchmarks and the fuzz targets lint a file. Reading files, running Helm and Kustomize and
+//! writing fixes are the business of the modules above it: [`discovery`] and [`render`] read
+//! and run, [`run`] plans and drives one run for every front end, and [`cli`] and [`lsp`] talk
+//! to the user. docs/architecture.md draws the layers.
 
 mod baseline;
 pub mod cli;

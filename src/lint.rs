@@ -57,7 +57,7 @@ pub(crate) type PodParts<'a> = (&'a PodSite<'a>, &'a Lifecycle<'a>);
 /// A workload object met while linting, for callers that need more than diagnostics (the
 /// explain command): its pod spec and lifecycle when they could be read, and its findings.
 pub struct ObjectVisit<'a> {
-    pub file: &'a SourceFile,
+    pub(crate) file: &'a SourceFile,
     pub document: &'a Document,
     pub object: &'a ObjectSite,
     /// `None` when the object has no pod spec or it could not be decoded.
@@ -66,12 +66,12 @@ pub struct ObjectVisit<'a> {
     pub diagnostics: &'a [Diagnostic],
     /// Where the pod spec is in the object, when it is not where `pod`'s site says (the pod
     /// templates of custom kinds are decoded from a `PodTemplate` built from them).
-    pub spec_path: Option<&'a FieldPath>,
+    pub(crate) spec_path: Option<&'a FieldPath>,
     /// The rollout of a workload controller (`None` for a Pod, a PodTemplate or a custom kind).
     pub rollout: Option<&'a Rollout>,
 }
 
-/// What [`lint_file_with`] shows its visitor on the way.
+/// What [`lint_file`] shows its visitor on the way.
 pub enum Visit<'v, 'a> {
     /// A workload object, linted; its diagnostics are those before the document's
     /// suppressions apply.
@@ -86,45 +86,54 @@ pub struct Linted {
     /// Sorted.
     pub diagnostics: Vec<Diagnostic>,
     /// The workload objects checked, in file order.
-    pub objects: Vec<ObjectRef>,
+    pub(crate) objects: Vec<ObjectRef>,
 }
 
-/// Lints one file of manifests and returns its diagnostics, sorted.
-pub fn lint_file(file: &SourceFile, settings: &Settings) -> Vec<Diagnostic> {
-    lint_file_as(file, settings, FileRole::Manifest)
+/// The objects a file's PodDisruptionBudgets and HorizontalPodAutoscalers are matched with.
+#[derive(Clone, Copy, Debug)]
+pub enum Within<'s> {
+    /// The file is its own scope: its budgets and autoscalers are matched with its workloads.
+    Itself,
+    /// The objects applied with the file — a rendered chart or overlay, a directory — known
+    /// before the file is read (the editor's index, a directory whose parts were joined), the
+    /// file's own among them.
+    Scope(&'s Scope),
 }
 
-/// Lints one file, as manifests or as patches.
-pub fn lint_file_as(file: &SourceFile, settings: &Settings, role: FileRole) -> Vec<Diagnostic> {
-    lint_file_with(file, settings, role, &mut |_| {}).diagnostics
+impl<'s> From<Option<&'s Scope>> for Within<'s> {
+    /// `None`: the file is its own scope.
+    fn from(scope: Option<&'s Scope>) -> Within<'s> {
+        scope.map_or(Within::Itself, Within::Scope)
+    }
 }
 
-/// Lints one file like [`lint_file_as`], showing `visit` every workload object and the end of
-/// every document on the way, and applies the file's suppressions. Documents are read one at a
-/// time, so a large stream never holds more than one tree. The file is its own scope: its
-/// budgets and autoscalers are matched with its workloads. Each document is parsed once: a
-/// file that holds budgets or autoscalers is read in two phases ([`read_file`]), the others
-/// in one.
-pub fn lint_file_with(
+/// Lints one file — as manifests or as patches, `within` the scope of the objects applied with
+/// it — showing `visit` every workload object and the end of every document on the way, and
+/// applies the file's suppressions: the one way to lint a file, for every front end, the
+/// tests and the benchmarks. Documents are read one at a time, so a large stream never holds
+/// more than one tree, and each is parsed once: a file that is its own scope and holds budgets
+/// or autoscalers is linted in the two phases of a scope read with its files (`read_file`,
+/// then `FileRead::finish` with its own part matched), the others in one.
+pub fn lint_file(
     file: &SourceFile,
     settings: &Settings,
     role: FileRole,
+    within: Within<'_>,
     visit: &mut dyn FnMut(Visit<'_, '_>),
 ) -> Linted {
-    if role == FileRole::Patch || !may_hold_scope(&file.text) {
-        return lint_file_in_scope(file, settings, role, &Scope::default(), visit);
+    match within {
+        Within::Itself if role == FileRole::Manifest && may_hold_scope(&file.text) => {
+            let mut read = read_file(file, settings, role);
+            let scope = read.take_part().matched();
+            read.finish(file, settings, role, &scope, visit)
+        }
+        Within::Itself => lint_in_scope(file, settings, role, &Scope::default(), visit),
+        Within::Scope(scope) => lint_in_scope(file, settings, role, scope, visit),
     }
-    let mut read = read_file(file, settings, role);
-    let scope = read.take_part().matched();
-    read.finish(file, settings, role, &scope, visit)
 }
 
-/// Lints one file of a scope — the objects applied together: a file, a rendered chart or
-/// overlay, a directory — whose PodDisruptionBudgets and HorizontalPodAutoscalers are matched
-/// with the workloads of the whole scope, known before the file is read (the editor's). A
-/// scope read with its files is linted in two phases instead: [`read_file`] for each, then
-/// [`FileRead::finish`] once the parts are joined ([`Scope::union`]).
-pub fn lint_file_in_scope(
+/// Lints one file in one pass, within a scope that is whole.
+fn lint_in_scope(
     file: &SourceFile,
     settings: &Settings,
     role: FileRole,
@@ -159,8 +168,10 @@ enum ReadDocument {
 }
 
 /// The first phase of a file whose scope is read with it ([`read_file`]): its documents, in
-/// order, and its part of the scope.
-pub struct FileRead {
+/// order, and its part of the scope. [`lint_file`] runs both phases for a file that is its own
+/// scope; a directory judged together runs the first for each of its files, joins their parts
+/// ([`Scope::union`]), then runs the second.
+pub(crate) struct FileRead {
     documents: Vec<ReadDocument>,
     /// The file's part of the scope, not yet matched.
     part: Scope,
@@ -173,7 +184,7 @@ pub struct FileRead {
 /// linted at once; one that holds a workload, a budget or an autoscaler keeps its tree (the
 /// small documents of a manifest set: a large CustomResourceDefinition is linted and dropped)
 /// until [`FileRead::finish`] lints it with the whole scope. Patches have no scope.
-pub fn read_file(file: &SourceFile, settings: &Settings, role: FileRole) -> FileRead {
+pub(crate) fn read_file(file: &SourceFile, settings: &Settings, role: FileRole) -> FileRead {
     let empty = Scope::default();
     let lint = FileLint::new(file, settings, role, &empty);
     let name: Arc<str> = Arc::from(file.path.as_str());
@@ -211,14 +222,14 @@ pub fn read_file(file: &SourceFile, settings: &Settings, role: FileRole) -> File
 impl FileRead {
     /// The file's part of the scope, to match alone (`Scope::matched`) or join with the
     /// other files' ([`Scope::union`]); what is left is empty.
-    pub fn take_part(&mut self) -> Scope {
+    pub(crate) fn take_part(&mut self) -> Scope {
         std::mem::take(&mut self.part)
     }
 
     /// The second phase: lints the documents that waited, within `scope`, which holds the
-    /// file's part, and shows `visit` every document in file order, as
-    /// [`lint_file_in_scope`] does. `file`, `settings` and `role` are those it was read with.
-    pub fn finish(
+    /// file's part, and shows `visit` every document in file order, as [`lint_file`] does.
+    /// `file`, `settings` and `role` are those it was read with.
+    pub(crate) fn finish(
         mut self,
         file: &SourceFile,
         settings: &Settings,
@@ -1123,7 +1134,14 @@ spec:
 "
         );
         let file = SourceFile::new("web.yaml", text);
-        let found = lint_file(&file, &Settings::default());
+        let found = lint_file(
+            &file,
+            &Settings::default(),
+            FileRole::Manifest,
+            Within::Itself,
+            &mut |_| {},
+        )
+        .diagnostics;
         assert!(
             found
                 .iter()

@@ -35,7 +35,7 @@ const MIB: u64 = 1024 * 1024;
 
 /// What a file is read as; each kind has its own size cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileKind {
+pub(crate) enum FileKind {
     /// A manifest to lint or explain: named on the command line, found by walking a directory,
     /// given on standard input.
     Manifest,
@@ -79,7 +79,7 @@ impl FileKind {
 /// Why a file was not read. `Display` says it without the path, for messages of the form
 /// `path: reason`; names in it (a link's target) are escaped for terminals and logs.
 #[derive(Debug)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     NotFound,
     PermissionDenied,
     /// A directory, FIFO, socket, device, or a file of `/proc` or `/sys`.
@@ -193,7 +193,7 @@ pub(crate) fn read_file_within(
 /// A reader is for one run: a directory replaced by a link after it was resolved is read
 /// through its old real path (as a file replaced between resolving and opening always was).
 #[derive(Debug, Default)]
-pub struct Reader {
+pub(crate) struct Reader {
     cwd: OnceLock<PathBuf>,
     /// Each directory as named → its real path.
     directories: Mutex<HashMap<PathBuf, PathBuf>>,
@@ -201,7 +201,7 @@ pub struct Reader {
 
 impl Reader {
     /// Reads `path` like [`read_file`].
-    pub fn read(&self, path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
+    pub(crate) fn read(&self, path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
         let cwd = self.cwd()?;
         // The common case, without building the absolute path: a relative path that never
         // steps up is under the current directory.
@@ -220,7 +220,7 @@ impl Reader {
     }
 
     /// Reads `path` like [`read_file_within`].
-    pub fn read_within(
+    pub(crate) fn read_within(
         &self,
         path: &Path,
         tree: &Path,

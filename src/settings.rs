@@ -29,7 +29,7 @@ pub struct Settings {
 /// The default rollout budget: Helm's default `--timeout` for `helm install --wait` and `helm
 /// upgrade --wait` (helm/helm `pkg/cmd/install.go`, `upgrade.go`: `300*time.Second`), after
 /// which the release fails while the rollout goes on.
-pub const DEFAULT_ROLLOUT_BUDGET_SECONDS: i64 = 300;
+pub(crate) const DEFAULT_ROLLOUT_BUDGET_SECONDS: i64 = 300;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -50,7 +50,7 @@ impl Default for Settings {
 
 /// The least severity that makes `podcycle check` exit with 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FailOn {
+pub(crate) enum FailOn {
     Error,
     Warning,
     Info,
@@ -118,8 +118,8 @@ pub enum Selector {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}; {help}", self.problem())]
 pub struct UnknownSelector {
-    pub name: String,
-    pub help: String,
+    pub(crate) name: String,
+    pub(crate) help: String,
 }
 
 impl UnknownSelector {
@@ -169,7 +169,7 @@ impl Selector {
 impl Settings {
     /// Everything in the settings that can change what a lint finds, as text: equal
     /// fingerprints lint alike. The render cache keeps, under it, what a render's lint found.
-    pub fn fingerprint(&self) -> String {
+    pub(crate) fn fingerprint(&self) -> String {
         // Destructured, so that a new field cannot be left out.
         let Settings {
             enabled,

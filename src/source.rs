@@ -60,9 +60,9 @@ pub struct SourceFile {
     pub path: String,
     /// The path's bytes when they are not UTF-8, so that `path` is only an approximation
     /// (with U+FFFD): URIs are made from these instead.
-    pub os_path: Option<std::path::PathBuf>,
+    pub(crate) os_path: Option<std::path::PathBuf>,
     pub text: String,
-    pub lines: LineIndex,
+    pub(crate) lines: LineIndex,
     /// Where the kept lines of an excerpt are in the whole file; `None` for a whole file.
     kept: Option<Box<Kept>>,
 }

@@ -23,7 +23,7 @@ use std::str::FromStr;
 pub struct KubeVersion {
     pub minor: u16,
     /// `None`: the newest patch release of the minor.
-    pub patch: Option<u16>,
+    pub(crate) patch: Option<u16>,
 }
 
 impl KubeVersion {
@@ -33,7 +33,7 @@ impl KubeVersion {
     }
 
     /// One patch release, `1.minor.patch`.
-    pub const fn release(minor: u16, patch: u16) -> KubeVersion {
+    pub(crate) const fn release(minor: u16, patch: u16) -> KubeVersion {
         KubeVersion {
             minor,
             patch: Some(patch),
@@ -196,7 +196,7 @@ impl Stage {
 
 /// What the API server does with a field whose gate is off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GateOff {
+pub(crate) enum GateOff {
     /// Silently drops the field on create (`dropDisabledFields` in `pkg/api/pod/util.go`).
     Dropped,
     /// Rejects the value in validation.
@@ -206,10 +206,10 @@ pub enum GateOff {
 /// One line of a gate's versioned table: from `since`, the gate is at `stage`, on by default
 /// or not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Change {
-    pub since: KubeVersion,
+pub(crate) struct Change {
+    pub(crate) since: KubeVersion,
     pub(crate) stage: Stage,
-    pub on: bool,
+    pub(crate) on: bool,
 }
 
 /// The gate becomes alpha (off) in `1.minor`.
@@ -250,13 +250,13 @@ const fn stable(minor: u16) -> Change {
 
 /// A feature gate and the changes of its stage and default, oldest first.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Feature {
-    pub gate: &'static str,
+pub(crate) struct Feature {
+    pub(crate) gate: &'static str,
     /// What the feature allows, for messages: "native sidecars (`restartPolicy: Always` on an
     /// init container)".
-    pub description: &'static str,
-    pub changes: &'static [Change],
-    pub when_off: GateOff,
+    pub(crate) description: &'static str,
+    pub(crate) changes: &'static [Change],
+    pub(crate) when_off: GateOff,
 }
 
 impl Feature {
@@ -453,7 +453,7 @@ pub(crate) static GRPC_CONTAINER_PROBE: Feature = Feature {
 /// (kubernetes/kubernetes#139466; v1.37.2's kube_features.go: `1.35` beta off, `1.37` beta on).
 /// Off, the API server drops the field (`dropStatefulSetDisabledFields` in
 /// pkg/registry/apps/statefulset/strategy.go) and the controller replaces one pod at a time.
-pub static MAX_UNAVAILABLE_STATEFULSET: Feature = Feature {
+pub(crate) static MAX_UNAVAILABLE_STATEFULSET: Feature = Feature {
     gate: "MaxUnavailableStatefulSet",
     description: "StatefulSet `updateStrategy.rollingUpdate.maxUnavailable`",
     changes: &[
@@ -468,7 +468,7 @@ pub static MAX_UNAVAILABLE_STATEFULSET: Feature = Feature {
 /// A HorizontalPodAutoscaler with `minReplicas: 0`. kube_features.go v1.37.2: alpha from 1.16,
 /// beta and on from 1.37; off, validation asks for at least 1
 /// (`validationOptionsForHorizontalPodAutoscaler`, `MinReplicasLowerBound`).
-pub static HPA_SCALE_TO_ZERO: Feature = Feature {
+pub(crate) static HPA_SCALE_TO_ZERO: Feature = Feature {
     gate: "HPAScaleToZero",
     description: "`minReplicas: 0` on a HorizontalPodAutoscaler",
     changes: &[alpha(16), beta(37)],
@@ -476,7 +476,7 @@ pub static HPA_SCALE_TO_ZERO: Feature = Feature {
 };
 
 /// Every gate podcycle models, the one table the rules, the docs and the tests read.
-pub static FEATURES: &[&Feature] = &[
+pub(crate) static FEATURES: &[&Feature] = &[
     &SIDECAR_CONTAINERS,
     &POD_LIFECYCLE_SLEEP_ACTION,
     &POD_LIFECYCLE_SLEEP_ACTION_ALLOW_ZERO,

@@ -588,7 +588,7 @@ fn fixture_has_fixes(rule: &str, path: &Path) -> bool {
     let Ok(settings) = fixture_settings(rule, &text) else {
         return false;
     };
-    podcycle::cli::lint_text(&shown(path), &text, &settings)
+    common::lint_text(&shown(path), &text, &settings)
         .diagnostics
         .iter()
         .any(|d| !d.fixes.is_empty())
@@ -759,7 +759,7 @@ fn rules_with_fixes_have_fixtures_they_fix() -> Result<(), String> {
             let Ok(settings) = fixture_settings(&folder, &text) else {
                 continue;
             };
-            let report = podcycle::cli::lint_text(&shown(&path), &text, &settings);
+            let report = common::lint_text(&shown(&path), &text, &settings);
             fixed |= report
                 .diagnostics
                 .iter()

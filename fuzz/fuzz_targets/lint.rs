@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use podcycle::run::lint_bytes_as;
+use podcycle::run::{FilePlan, lint_bytes};
 use podcycle::lint::FileRole;
 use podcycle::settings::{Selector, Settings};
 
@@ -14,7 +14,8 @@ fuzz_target!(|data: &[u8]| {
         Some((&b, rest)) if b % 7 == 0 => (FileRole::Patch, rest),
         _ => (FileRole::Manifest, data),
     };
-    let report = lint_bytes_as("fuzz.yaml".to_owned(), bytes.to_vec(), &settings, role);
+    let plan = FilePlan::new(settings, role);
+    let report = lint_bytes("fuzz.yaml".to_owned(), bytes.to_vec(), &plan, &mut |_| {});
     let text = &report.file.text;
     for diagnostic in &report.diagnostics {
         let spans =

@@ -18,7 +18,7 @@
 use libfuzzer_sys::fuzz_target;
 use podcycle::render::failure::{self, Verdict};
 use podcycle::render::process::Failure;
-use podcycle::run::lint_bytes;
+use podcycle::run::{FilePlan, lint_bytes};
 use podcycle::report::{self, Format, Options};
 use podcycle::settings::{Selector, Settings};
 use podcycle::source::SourceFile;
@@ -261,7 +261,8 @@ fn reports(data: &[u8]) {
         _ => ("fuzz.yaml".to_owned(), rest),
     };
     let settings = Settings::from_selectors(&[Selector::parse("all").unwrap()], &[], &[]);
-    let report = lint_bytes(name, bytes.to_vec(), &settings);
+    let plan = FilePlan::new(settings, podcycle::lint::FileRole::Manifest);
+    let report = lint_bytes(name, bytes.to_vec(), &plan, &mut |_| {});
     let mut out = Vec::new();
     let options = Options {
         color,

@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use podcycle::run::lint_bytes;
+use podcycle::lint::FileRole;
+use podcycle::run::{FilePlan, lint_bytes};
 use podcycle::settings::Settings;
 
 fuzz_target!(|data: &[u8]| {
@@ -24,11 +25,8 @@ fuzz_target!(|data: &[u8]| {
          \x20 containers:\n  - {{name: a, image: b}}\n",
         b, d,
     );
-    let report = lint_bytes(
-        "fuzz.yaml".to_owned(),
-        manifest.into_bytes(),
-        &Settings::default(),
-    );
+    let plan = FilePlan::new(Settings::default(), FileRole::Manifest);
+    let report = lint_bytes("fuzz.yaml".to_owned(), manifest.into_bytes(), &plan, &mut |_| {});
     for diagnostic in &report.diagnostics {
         assert!(diagnostic.span.range().end <= report.file.text.len());
     }

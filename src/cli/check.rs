@@ -24,7 +24,7 @@ use crate::run::{
     read_stdin,
 };
 use crate::safe_fs::{self, Existing, describe_io_error};
-use crate::settings::{Selection, Selector, Settings, UnknownSelector};
+use crate::settings::{Selection, Selector, UnknownSelector};
 
 pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
     let options = match run_options(args) {
@@ -459,11 +459,6 @@ fn run_options(args: &CheckArgs) -> Result<RunOptions, OptionsError> {
         },
         keep_text: args.fix || args.diff || args.add_ignore.is_some(),
     })
-}
-
-/// Lints `text` as a file named `path` with `settings` and the default fail level.
-pub fn lint_text(path: &str, text: &str, settings: &Settings) -> FileReport {
-    crate::run::lint_bytes(path.to_owned(), text.as_bytes().to_vec(), settings)
 }
 
 /// `--show-settings FILE`: what `check` would lint the file with, and where that comes from.

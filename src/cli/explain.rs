@@ -10,13 +10,11 @@ use super::{
     ColorChoice, EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, ExplainArgs, eprint_line, stderr_colors,
     usage_error,
 };
-use crate::explain::{ExplainFormat, ExplainWriter, ObjectSelector, PodFilter};
-use crate::lint::FileRole;
+use crate::explain::{ExplainWriter, ObjectSelector, PodFilter};
 use crate::run::rendering::unrendered as unrendered_note;
 use crate::run::{
-    ConfigChoice, Explaining, FilePlan, Ready, Renderer, RunOptions, RunPlan, in_order, read_stdin,
+    ConfigChoice, Explaining, Ready, Renderer, RunOptions, RunPlan, in_order, read_stdin,
 };
-use crate::settings::Settings;
 use crate::suggest::did_you_mean_help;
 use crate::text::name_list;
 
@@ -219,11 +217,12 @@ fn list(names: &[&str]) -> String {
 
 /// Explains `text` as `path` with `settings`, every object and container, and returns what
 /// `podcycle explain` (with `--rollout`, when `rollouts`) would print.
-pub fn explain_text(
+#[cfg(feature = "testing")]
+pub(crate) fn explain_text(
     path: &str,
     text: &str,
-    settings: &Settings,
-    format: ExplainFormat,
+    settings: &crate::settings::Settings,
+    format: crate::explain::ExplainFormat,
     rollouts: bool,
 ) -> String {
     let filter = PodFilter::default();
@@ -234,10 +233,10 @@ pub fn explain_text(
     };
     let mut run = Explaining::new(&filter, writer);
     run.rollouts = rollouts;
-    let plan = FilePlan {
+    let plan = crate::run::FilePlan {
         settings: settings.clone(),
         fail_at: None,
-        role: FileRole::Manifest,
+        role: crate::lint::FileRole::Manifest,
         keep_text: false,
         scope: None,
         alone_because: None,

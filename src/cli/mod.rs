@@ -33,11 +33,11 @@ exact line and column."
 )]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Lint files and directories (recursively); `-` reads standard input.
     Check(Box<CheckArgs>),
     /// Show the order in which the kubelet starts and stops each pod's containers, with the
@@ -62,185 +62,185 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// Where to write it; `-` prints it instead.
     #[arg(default_value = ".podcycle.yaml")]
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Replace an existing file.
     #[arg(long)]
-    pub force: bool,
+    pub(crate) force: bool,
 }
 
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// Files or directories to lint; `-` reads standard input. Defaults to the current
     /// directory.
-    pub paths: Vec<PathBuf>,
+    pub(crate) paths: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Full)]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Rules or categories to run instead of the defaults (comma-separated; `all` for every
     /// rule).
     #[arg(long, value_delimiter = ',', value_name = "RULE|CATEGORY")]
-    pub select: Vec<String>,
+    pub(crate) select: Vec<String>,
     /// Rules or categories to run in addition to the selected ones.
     #[arg(long, value_delimiter = ',', value_name = "RULE|CATEGORY")]
-    pub extend_select: Vec<String>,
+    pub(crate) extend_select: Vec<String>,
     /// Rules or categories not to run.
     #[arg(long, value_delimiter = ',', value_name = "RULE|CATEGORY")]
-    pub ignore: Vec<String>,
+    pub(crate) ignore: Vec<String>,
     /// Exit with 1 when a finding at or above this severity is reported [default: warning,
     /// or `fail-on` from the configuration].
     #[arg(long, value_enum)]
-    pub fail_on: Option<FailOn>,
+    pub(crate) fail_on: Option<FailOn>,
     /// The file name to report for standard input; the configuration nearest to it applies.
     /// Without paths, standard input is read; beside paths, give `-` too.
     #[arg(long, value_name = "NAME")]
-    pub stdin_filename: Option<String>,
+    pub(crate) stdin_filename: Option<String>,
     /// Skip files and directories matching this glob while walking directories
     /// (repeatable). Files named on the command line are linted unless `--force-exclude` is
     /// given.
     #[arg(long, value_name = "GLOB")]
-    pub exclude: Vec<String>,
+    pub(crate) exclude: Vec<String>,
     /// The Kubernetes version of the cluster, e.g. `1.29` or `1.35.2` (`v1.35.2` as `kubectl
     /// version` prints it): rules judge features by what this version has and enables by
     /// default. A minor alone means its newest patch release; give the patch where a default
     /// changed in one (MaxUnavailableStatefulSet: on in 1.35.0 to 1.35.3) [default:
     /// `kube-version` from the configuration, else the newest version modelled].
     #[arg(long, value_name = "X.Y[.Z]", value_parser = parse_kube_version)]
-    pub kube_version: Option<crate::versions::KubeVersion>,
+    pub(crate) kube_version: Option<crate::versions::KubeVersion>,
     /// Apply `--exclude` and the configuration's `exclude` to files named on the command
     /// line too (for pre-commit, which names every changed file).
     #[arg(long)]
-    pub force_exclude: bool,
+    pub(crate) force_exclude: bool,
     /// Write the report to FILE instead of standard output; the summary and counts still go
     /// to standard error.
     #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
     /// Use this configuration file for every linted file instead of the nearest
     /// `.podcycle.yaml` above each.
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     /// Ignore configuration files.
     #[arg(long)]
-    pub no_config: bool,
+    pub(crate) no_config: bool,
     /// When to use colours in the full and concise formats [auto: on a terminal, unless
     /// `NO_COLOR`, `CLICOLOR=0` or `TERM=dumb`; `CLICOLOR_FORCE` forces them].
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
     /// Read only the configuration named with `--config` (none without it), and honour no
     /// ignore files (`.gitignore`, `.ignore`): for CI on pull requests, where those files are
     /// part of the change under review.
     #[arg(long)]
-    pub isolated: bool,
+    pub(crate) isolated: bool,
     /// List the files that would be linted, the charts and overlays that would be rendered, and
     /// what is skipped and why; lint nothing.
     #[arg(long)]
-    pub show_files: bool,
+    pub(crate) show_files: bool,
     /// Exit with 1 when a chart or overlay could not be rendered [default: a warning that does
     /// not change the exit code, or `fail-on-unrendered` from the configuration].
     #[arg(long, help_heading = "Rendering")]
-    pub fail_on_unrendered: bool,
+    pub(crate) fail_on_unrendered: bool,
     #[command(flatten)]
-    pub render: RenderArgs,
+    pub(crate) render: RenderArgs,
     /// Apply the fixes of the findings that have one, then report what is left. Only safe
     /// fixes, unless `--unsafe-fixes` is given; JSON files and standard input are not edited.
     #[arg(long, help_heading = "Fixing")]
-    pub fix: bool,
+    pub(crate) fix: bool,
     /// Print the changes `--fix` would make as a unified diff, and change nothing; exits
     /// with 1 when there are some.
     #[arg(long, help_heading = "Fixing", conflicts_with_all = ["add_ignore", "write_baseline"])]
-    pub diff: bool,
+    pub(crate) diff: bool,
     /// With `--fix` or `--diff`, also apply fixes that change behaviour beyond the finding
     /// (`podcycle rule NAME` says which).
     #[arg(long, help_heading = "Fixing")]
-    pub unsafe_fixes: bool,
+    pub(crate) unsafe_fixes: bool,
     /// Report only the findings not recorded in this baseline (written by
     /// `--write-baseline`).
     #[arg(long, value_name = "FILE", help_heading = "Adopting")]
-    pub baseline: Option<PathBuf>,
+    pub(crate) baseline: Option<PathBuf>,
     /// Record the current findings in FILE, for `--baseline`, instead of reporting them.
     #[arg(long, value_name = "FILE", help_heading = "Adopting", conflicts_with_all = ["baseline", "fix", "add_ignore", "statistics"])]
-    pub write_baseline: Option<PathBuf>,
+    pub(crate) write_baseline: Option<PathBuf>,
     /// Silence every current finding with a `# podcycle: ignore[rule] REASON` comment above
     /// its line (the reason is required: `--add-ignore "known before rollout"`).
     #[arg(long, value_name = "REASON", help_heading = "Adopting", conflicts_with_all = ["fix", "statistics"])]
-    pub add_ignore: Option<String>,
+    pub(crate) add_ignore: Option<String>,
     /// Print how many findings each rule has, and how many are fixable, instead of the
     /// findings (a table, or JSON with `--format json`).
     #[arg(long)]
-    pub statistics: bool,
+    pub(crate) statistics: bool,
     /// Print the settings that apply to FILE — the configuration file they come from, the
     /// rules and their severities, the Kubernetes version — and exit.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["fix", "diff", "add_ignore", "write_baseline", "statistics"])]
-    pub show_settings: Option<PathBuf>,
+    pub(crate) show_settings: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
-pub struct ExplainArgs {
+pub(crate) struct ExplainArgs {
     /// Files or directories with manifests; `-` reads standard input. Defaults to the current
     /// directory.
     #[arg(value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
+    pub(crate) paths: Vec<PathBuf>,
     /// Explain only this object, written as kubectl does: `Deployment/web`, `deploy/web`.
     #[arg(long, value_name = "KIND/NAME")]
-    pub object: Option<String>,
+    pub(crate) object: Option<String>,
     /// Show only this container's part of the timeline, notes and findings.
     #[arg(long, value_name = "NAME")]
-    pub container: Option<String>,
+    pub(crate) container: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
-    pub format: ExplainFormat,
+    pub(crate) format: ExplainFormat,
     /// Explain what the controllers do with each workload's pods instead: a Deployment's
     /// waves, a StatefulSet's ordinals, a DaemonSet's rounds, a Job's attempts, against their
     /// deadlines and disruption budgets.
     #[arg(long, conflicts_with = "container")]
-    pub rollout: bool,
+    pub(crate) rollout: bool,
     /// The Kubernetes version of the cluster (`1.29`, `1.35.2`; a minor alone is its newest
     /// patch release), for the findings listed under each timeline and the rollout's counts
     /// [default: `kube-version` from the configuration, else the newest version modelled].
     #[arg(long, value_name = "X.Y[.Z]", value_parser = parse_kube_version)]
-    pub kube_version: Option<crate::versions::KubeVersion>,
+    pub(crate) kube_version: Option<crate::versions::KubeVersion>,
     /// Use this configuration file for every file instead of the nearest `.podcycle.yaml`
     /// above each.
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     /// Ignore configuration files.
     #[arg(long)]
-    pub no_config: bool,
+    pub(crate) no_config: bool,
     /// Read only the configuration named with `--config` (none without it), and render as
     /// `check --isolated` does: what is explained is not trusted.
     #[arg(long)]
-    pub isolated: bool,
+    pub(crate) isolated: bool,
     #[command(flatten)]
-    pub render: RenderArgs,
+    pub(crate) render: RenderArgs,
 }
 
 #[derive(Debug, Args)]
-pub struct LspArgs {
+pub(crate) struct LspArgs {
     /// The workspace is not trusted: render nothing, and take no editor setting that changes
     /// what runs (the configuration file, rendering). Editors start the server this way in a
     /// workspace the user has not trusted.
     #[arg(long)]
-    pub isolated: bool,
+    pub(crate) isolated: bool,
 }
 
 /// How charts and overlays are rendered: the same for `check` and `explain`.
 #[derive(Debug, Args)]
-pub struct RenderArgs {
+pub(crate) struct RenderArgs {
     /// Do not render Helm charts or build Kustomize overlays (each is reported as not rendered).
     #[arg(long, help_heading = "Rendering")]
-    pub no_render: bool,
+    pub(crate) no_render: bool,
     /// Show what each renderer printed on standard error (Helm's and Kustomize's warnings) in
     /// full, instead of a count per renderer.
     #[arg(long, help_heading = "Rendering")]
-    pub verbose: bool,
+    pub(crate) verbose: bool,
     /// The `helm` executable [default: `helm` on PATH].
     #[arg(long, value_name = "PATH", help_heading = "Rendering")]
-    pub helm: Option<PathBuf>,
+    pub(crate) helm: Option<PathBuf>,
     /// The `kustomize` (or `kubectl`) executable [default: `kustomize`, else `kubectl`, on PATH].
     #[arg(long, value_name = "PATH", help_heading = "Rendering")]
-    pub kustomize: Option<PathBuf>,
+    pub(crate) kustomize: Option<PathBuf>,
     /// Stop a renderer that runs longer than this.
     #[arg(
         long,
@@ -248,7 +248,7 @@ pub struct RenderArgs {
         default_value_t = 60,
         help_heading = "Rendering"
     )]
-    pub render_timeout: u64,
+    pub(crate) render_timeout: u64,
     /// Stop rendering when the run has spent this long on it, over all its charts and
     /// overlays; what is left is reported as not rendered.
     #[arg(
@@ -257,7 +257,7 @@ pub struct RenderArgs {
         default_value_t = 300,
         help_heading = "Rendering"
     )]
-    pub render_budget: u64,
+    pub(crate) render_budget: u64,
     /// Stop a renderer that uses more memory than this.
     #[arg(
         long,
@@ -266,26 +266,26 @@ pub struct RenderArgs {
         value_parser = clap::value_parser!(u64).range(64..=1_048_576),
         help_heading = "Rendering"
     )]
-    pub render_memory: u64,
+    pub(crate) render_memory: u64,
     /// A values file for every chart rendered in this run, after the chart's own `values.yaml`
     /// and those the configuration names (repeatable).
     #[arg(long, value_name = "FILE", help_heading = "Rendering")]
-    pub helm_values: Vec<PathBuf>,
+    pub(crate) helm_values: Vec<PathBuf>,
     /// The release name charts are rendered with [default: from the configuration, else
     /// Helm's `release-name`].
     #[arg(long, value_name = "NAME", help_heading = "Rendering")]
-    pub helm_release: Option<String>,
+    pub(crate) helm_release: Option<String>,
     /// The namespace charts are rendered for [default: from the configuration].
     #[arg(long, value_name = "NAMESPACE", help_heading = "Rendering")]
-    pub helm_namespace: Option<String>,
+    pub(crate) helm_namespace: Option<String>,
     /// Render every chart and overlay again instead of reusing renders kept from earlier runs
     /// (also `PODCYCLE_NO_CACHE=1`).
     #[arg(long, help_heading = "Rendering")]
-    pub no_cache: bool,
+    pub(crate) no_cache: bool,
     /// Where renders are kept between runs [default: `PODCYCLE_CACHE_DIR`, else
     /// `.podcycle_cache` at the repository's root].
     #[arg(long, value_name = "DIR", help_heading = "Rendering")]
-    pub cache_dir: Option<PathBuf>,
+    pub(crate) cache_dir: Option<PathBuf>,
 }
 
 impl RenderArgs {
@@ -332,20 +332,20 @@ impl RenderArgs {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     Auto,
     Always,
     Never,
 }
 
 #[derive(Debug, Args)]
-pub struct RulesArgs {
+pub(crate) struct RulesArgs {
     #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
-    pub format: RulesFormat,
+    pub(crate) format: RulesFormat,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum RulesFormat {
+pub(crate) enum RulesFormat {
     Text,
     Json,
 }
@@ -438,18 +438,21 @@ fn eprint_line(line: std::fmt::Arguments<'_>) -> io::Result<()> {
     writeln!(io::stderr(), "{}", crate::escape::escape_controls(&line))
 }
 
-#[doc(hidden)]
-pub use check::lint_text;
-
 /// Lints `text` as `path` and renders it as the full format without colour; returns each
 /// diagnostic's (line, severity, rule) too. Shared by the fixture and snapshot tests.
-#[doc(hidden)]
+#[cfg(feature = "testing")]
 pub fn render_for_tests(
     path: &str,
     text: &str,
     settings: &crate::settings::Settings,
 ) -> (Vec<(usize, String, String)>, String) {
-    let report = check::lint_text(path, text, settings);
+    let plan = crate::run::FilePlan::new(settings.clone(), crate::lint::FileRole::Manifest);
+    let report = crate::run::lint_bytes(
+        path.to_owned(),
+        text.as_bytes().to_vec(),
+        &plan,
+        &mut |_| {},
+    );
     let located = report
         .diagnostics
         .iter()
@@ -474,7 +477,7 @@ pub fn render_for_tests(
 
 /// Explains `text` as `path` in `format`, the way `podcycle explain` does (all objects, all
 /// containers) with the default settings. Shared by the snapshot tests and the docs test.
-#[doc(hidden)]
+#[cfg(feature = "testing")]
 pub fn explain_for_tests(path: &str, text: &str, format: ExplainFormat) -> String {
     explain::explain_text(
         path,
@@ -486,7 +489,7 @@ pub fn explain_for_tests(path: &str, text: &str, format: ExplainFormat) -> Strin
 }
 
 /// What `podcycle explain --rollout` prints for `text` read as `path`, with `settings`.
-#[doc(hidden)]
+#[cfg(feature = "testing")]
 pub fn explain_rollout_for_tests(
     path: &str,
     text: &str,
@@ -497,7 +500,7 @@ pub fn explain_rollout_for_tests(
 }
 
 /// [`explain_for_tests`] with the given settings (a `--kube-version`, say).
-#[doc(hidden)]
+#[cfg(feature = "testing")]
 pub fn explain_for_tests_with(
     path: &str,
     text: &str,

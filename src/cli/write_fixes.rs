@@ -20,19 +20,19 @@ use crate::safe_fs::describe_io_error;
 #[derive(Debug)]
 pub(crate) struct FixRun {
     /// Fixed findings per rule.
-    pub by_rule: BTreeMap<&'static str, usize>,
+    pub(crate) by_rule: BTreeMap<&'static str, usize>,
     /// Files changed (or, with `--diff`, that would be).
-    pub files: usize,
+    pub(crate) files: usize,
     /// A file could not be fixed or written (already reported on stderr).
-    pub failed: bool,
+    pub(crate) failed: bool,
     /// The fixes applied: safe ones, or unsafe ones too (`--unsafe-fixes`).
-    pub allowed: Applicability,
+    pub(crate) allowed: Applicability,
     /// Findings with a fix that is not applied because their file is JSON.
-    pub in_json: usize,
+    pub(crate) in_json: usize,
     /// Findings that only an unsafe fix resolves, when unsafe fixes are not applied.
-    pub unsafe_only: usize,
+    pub(crate) unsafe_only: usize,
     /// Findings of rendered charts and overlays, which are never fixed.
-    pub rendered: usize,
+    pub(crate) rendered: usize,
 }
 
 impl FixRun {

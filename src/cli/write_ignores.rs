@@ -18,12 +18,12 @@ use crate::source::{LineIndex, SourceFile};
 
 #[derive(Debug, Default)]
 pub(crate) struct Outcome {
-    pub comments: usize,
-    pub files: usize,
+    pub(crate) comments: usize,
+    pub(crate) files: usize,
     /// Findings still reported: not suppressible, or the comment would not silence them.
-    pub left: usize,
+    pub(crate) left: usize,
     /// A file could not be read or written (reported on stderr).
-    pub failed: bool,
+    pub(crate) failed: bool,
 }
 
 pub(crate) fn add_ignores(checked: &mut [CheckedFile], reason: &str) -> io::Result<Outcome> {

@@ -52,57 +52,57 @@ pub(crate) struct ConfigFile {
     /// `MAJOR.MINOR.PATCH` (for example `"1.33"` or `"1.35.2"`; a leading `v` is allowed). A minor
     /// alone means its newest patch release. Quote it: YAML reads `1.30` as the number 1.3.
     #[schemars(regex(pattern = r"^v?[0-9]+\.[0-9]+(\.[0-9]+([-+].+)?)?$"))]
-    pub kube_version: Option<String>,
+    pub(crate) kube_version: Option<String>,
     /// Rules or categories to run instead of the default set (`correctness`, `suspicious` and
     /// `advice`); `all` selects every rule.
     #[schemars(schema_with = "schema::selectors")]
-    pub select: Option<Vec<String>>,
+    pub(crate) select: Option<Vec<String>>,
     /// Rules or categories to run in addition to `select`.
     #[schemars(schema_with = "schema::selectors")]
-    pub extend_select: Option<Vec<String>>,
+    pub(crate) extend_select: Option<Vec<String>>,
     /// Rules or categories not to run.
     #[schemars(schema_with = "schema::selectors")]
-    pub ignore: Option<Vec<String>>,
+    pub(crate) ignore: Option<Vec<String>>,
     /// The severity of a rule's findings, replacing its default: `error`, `warning` or `info`.
     #[schemars(schema_with = "schema::severities")]
-    pub severity: Option<BTreeMap<String, String>>,
+    pub(crate) severity: Option<BTreeMap<String, String>>,
     /// Exit with status 1 when a finding at or above this severity is reported (default
     /// `warning`); `never` always exits 0 unless a file cannot be read.
     #[schemars(schema_with = "schema::fail_on")]
-    pub fail_on: Option<String>,
+    pub(crate) fail_on: Option<String>,
     /// Globs of files and directories not to lint when walking directories, relative to this
     /// file's directory, replacing the default excludes (`testdata`, `golden`, `*.golden.*`):
     /// `[]` lints them too. A glob without `/` also matches a file or directory name anywhere
     /// (`vendor`). Files named on the command line are still linted unless `--force-exclude` is
     /// given.
-    pub exclude: Option<Vec<String>>,
+    pub(crate) exclude: Option<Vec<String>>,
     /// Globs of files and directories not to lint, besides `exclude` (or the default
     /// excludes, when `exclude` is not set).
-    pub extend_exclude: Option<Vec<String>>,
+    pub(crate) extend_exclude: Option<Vec<String>>,
     /// Rules or categories not to run for the files a glob matches (relative to this file's
     /// directory, or a file name).
     #[schemars(schema_with = "schema::per_path_ignores")]
-    pub per_path_ignores: Option<BTreeMap<String, Vec<String>>>,
+    pub(crate) per_path_ignores: Option<BTreeMap<String, Vec<String>>>,
     /// Containers in `containers` that count as sidecars by name or image, besides the
     /// built-in list (docs/configuration.md, "Sidecars").
-    pub sidecars: Option<Vec<SidecarEntry>>,
+    pub(crate) sidecars: Option<Vec<SidecarEntry>>,
     /// How the Helm charts under this file are rendered: release, namespace and values files
     /// per chart. Charts not listed are rendered with their own `values.yaml` only.
-    pub helm: Option<HelmSection>,
+    pub(crate) helm: Option<HelmSection>,
     /// How the Kustomize overlays under this file are built.
-    pub kustomize: Option<KustomizeSection>,
+    pub(crate) kustomize: Option<KustomizeSection>,
     /// Exit with status 1 when a chart or overlay cannot be rendered (Helm or Kustomize
     /// missing, a render error, a dependency not vendored). Default `false`: a warning.
-    pub fail_on_unrendered: Option<bool>,
+    pub(crate) fail_on_unrendered: Option<bool>,
     /// Custom workload kinds whose pod templates are linted, besides the built-in ones (Argo
     /// Rollouts and Workflows, OpenKruise, Knative, KEDA, Kubeflow, Ray).
-    pub pod_templates: Option<Vec<PodTemplateEntry>>,
+    pub(crate) pod_templates: Option<Vec<PodTemplateEntry>>,
     /// How long, in seconds, a StatefulSet's rollout may certainly take before
     /// `statefulset-rollout-exceeds-budget` reports it: what your deploys wait for (`helm
     /// upgrade --wait --timeout`, a pipeline's `kubectl rollout status --timeout`). Default 300,
     /// Helm's default timeout.
     #[schemars(range(min = 1))]
-    pub rollout_budget_seconds: Option<i64>,
+    pub(crate) rollout_budget_seconds: Option<i64>,
 }
 
 /// A custom kind and where its pod templates are.
@@ -111,27 +111,27 @@ pub(crate) struct ConfigFile {
 pub(crate) struct PodTemplateEntry {
     /// The kind's `apiVersion` (`example.com/v1`); any version of its group matches.
     #[serde(rename = "apiVersion")]
-    pub api_version: String,
-    pub kind: String,
+    pub(crate) api_version: String,
+    pub(crate) kind: String,
     /// The path to each pod template (a mapping with `metadata` and `spec`, like a
     /// Deployment's `spec.template`); `[*]` stands for every list item and `*` for every value
     /// of a mapping: `spec.workers[*].template`.
-    pub path: String,
+    pub(crate) path: String,
     /// The built-in kind whose rules the pods follow — their allowed restart policy and whether
     /// they run forever or to completion: `Deployment`, `StatefulSet`, `DaemonSet`, `Job` or
     /// `Pod` (the default: no constraint from a controller).
-    pub like: Option<String>,
+    pub(crate) like: Option<String>,
 }
 
 /// Kustomize settings.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
-pub struct KustomizeSection {
+pub(crate) struct KustomizeSection {
     /// Kustomize's `--load-restrictor`: `LoadRestrictionsRootOnly` (the default, Kustomize's)
     /// lets a kustomization load files only in or below its directory;
     /// `LoadRestrictionsNone` lets it load files elsewhere in the repository (podcycle still
     /// refuses files outside the repository, in `.git`, or behind a link that leaves it).
-    pub load_restrictor: Option<LoadRestrictor>,
+    pub(crate) load_restrictor: Option<LoadRestrictor>,
 }
 
 /// Helm settings.
@@ -140,7 +140,7 @@ pub struct KustomizeSection {
 pub(crate) struct HelmSection {
     /// Charts and how to render each; a chart may be listed more than once (one rendering
     /// per entry, e.g. for two environments).
-    pub charts: Option<Vec<ChartEntry>>,
+    pub(crate) charts: Option<Vec<ChartEntry>>,
 }
 
 /// One way to render one chart.
@@ -148,23 +148,23 @@ pub(crate) struct HelmSection {
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub(crate) struct ChartEntry {
     /// The chart's directory, relative to this file's directory.
-    pub path: String,
+    pub(crate) path: String,
     /// The release name (`helm template RELEASE`); default `release-name`, as Helm's.
-    pub release: Option<String>,
+    pub(crate) release: Option<String>,
     /// The namespace to render for (`--namespace`).
-    pub namespace: Option<String>,
+    pub(crate) namespace: Option<String>,
     /// Values files after the chart's own `values.yaml`, relative to this file's directory,
     /// in order (`--values`).
-    pub values: Option<Vec<String>>,
+    pub(crate) values: Option<Vec<String>>,
 }
 
 /// How one chart is rendered, with paths resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ChartSettings {
-    pub dir: PathBuf,
-    pub release: Option<String>,
-    pub namespace: Option<String>,
-    pub values: Vec<PathBuf>,
+    pub(crate) dir: PathBuf,
+    pub(crate) release: Option<String>,
+    pub(crate) namespace: Option<String>,
+    pub(crate) values: Vec<PathBuf>,
 }
 
 /// Patterns that identify a sidecar container. Give `names`, `images` or both.
@@ -172,53 +172,53 @@ pub(crate) struct ChartSettings {
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub(crate) struct SidecarEntry {
     /// What the sidecar is, for people reading the file.
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// Container names (globs: `*-proxy`).
-    pub names: Option<Vec<String>>,
+    pub(crate) names: Option<Vec<String>>,
     /// Image repositories without registry host, tag or digest, matched at the end of the
     /// image's repository (globs: `mesh/proxy`, `*/envoy`).
-    pub images: Option<Vec<String>>,
+    pub(crate) images: Option<Vec<String>>,
 }
 
 /// A configuration file, read and checked.
 #[derive(Debug)]
 pub struct Config {
     /// The file, as found.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The directory its globs are relative to.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// The cluster version rules judge manifests for (`--kube-version` overrides it).
-    pub kube_version: Option<KubeVersion>,
-    pub selection: Selection,
-    pub severities: Vec<(&'static Rule, Severity)>,
-    pub fail_on: Option<FailOn>,
+    pub(crate) kube_version: Option<KubeVersion>,
+    pub(crate) selection: Selection,
+    pub(crate) severities: Vec<(&'static Rule, Severity)>,
+    pub(crate) fail_on: Option<FailOn>,
     /// `exclude`; `None`: the default excludes apply.
     exclude: Option<GlobSet>,
     /// `extend-exclude`.
     extend_exclude: GlobSet,
     per_path_ignores: Vec<(GlobMatcher, Vec<Selector>)>,
-    pub sidecars: Arc<Sidecars>,
+    pub(crate) sidecars: Arc<Sidecars>,
     /// Helm charts and how to render them (paths relative to `root`).
     charts: Vec<ChartSettings>,
-    pub pod_templates: Arc<PodTemplateKinds>,
-    pub fail_on_unrendered: Option<bool>,
+    pub(crate) pod_templates: Arc<PodTemplateKinds>,
+    pub(crate) fail_on_unrendered: Option<bool>,
     /// `kustomize.load-restrictor`.
-    pub load_restrictor: Option<LoadRestrictor>,
+    pub(crate) load_restrictor: Option<LoadRestrictor>,
     /// `rollout-budget-seconds`.
-    pub rollout_budget_seconds: Option<i64>,
+    pub(crate) rollout_budget_seconds: Option<i64>,
 }
 
 /// A problem in a configuration file, at a place in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigProblem {
     pub span: Span,
-    pub message: String,
-    pub help: Option<String>,
+    pub(crate) message: String,
+    pub(crate) help: Option<String>,
 }
 
 /// Why a configuration file cannot be used.
 #[derive(Debug)]
-pub enum ConfigError {
+pub(crate) enum ConfigError {
     /// It cannot be read.
     Unreadable { path: PathBuf, message: String },
     /// It can be read, and these problems are in it.
@@ -349,7 +349,7 @@ impl Config {
 
     /// The charts (directories, under the configuration's root) whose `helm.charts` entries
     /// render them with `values` among their values files.
-    pub fn charts_reading_values(&self, values: &Path) -> Vec<PathBuf> {
+    pub(crate) fn charts_reading_values(&self, values: &Path) -> Vec<PathBuf> {
         let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
         let wanted = crate::render::boundary::normalize(&absolute(values));
         self.charts

@@ -17,9 +17,9 @@ const FIXTURE_DIRECTORIES: [&str; 5] = ["test", "tests", "e2e", "fixtures", "__f
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct FixtureDirectories {
     /// Skipped by the default excludes (`testdata`, `golden`).
-    pub excluded_by_default: Vec<PathBuf>,
+    pub(crate) excluded_by_default: Vec<PathBuf>,
     /// Test and fixture directories that hold YAML or JSON.
-    pub fixtures: Vec<PathBuf>,
+    pub(crate) fixtures: Vec<PathBuf>,
 }
 
 /// Walks `root` as a run does (ignore files honoured, tool directories skipped), not below the

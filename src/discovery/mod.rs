@@ -7,7 +7,7 @@
 pub(crate) mod classify;
 pub(crate) mod fixtures;
 mod git_index;
-pub mod owners;
+pub(crate) mod owners;
 pub mod roles;
 
 use std::collections::{HashMap, HashSet};
@@ -68,40 +68,40 @@ pub(crate) fn default_excluded(root: &Path, path: &Path) -> bool {
 
 /// How a walk treats ignore files.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct WalkOptions {
+pub(crate) struct WalkOptions {
     /// Honour no `.gitignore`, `.ignore` or global ignore file (`--isolated`).
-    pub no_ignore_files: bool,
+    pub(crate) no_ignore_files: bool,
 }
 
 /// A Helm chart found, and the templates named on the command line, if any.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct FoundChart {
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Template files named on the command line: only their findings are reported. Empty when
     /// the chart was found by walking or named as a directory.
-    pub named_templates: Vec<PathBuf>,
+    pub(crate) named_templates: Vec<PathBuf>,
 }
 
 /// The outcome of discovery: files in a stable order, and problems met on the way.
 #[derive(Debug, Default)]
 pub(crate) struct Discovered {
     /// Files to lint as they are.
-    pub files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
     /// Helm charts to render (library charts and vendored dependencies are not among them).
-    pub charts: Vec<FoundChart>,
+    pub(crate) charts: Vec<FoundChart>,
     /// Kustomize overlays to build.
-    pub overlays: Vec<PathBuf>,
+    pub(crate) overlays: Vec<PathBuf>,
     /// What was not linted, and why.
-    pub skipped: Vec<(PathBuf, Skip)>,
+    pub(crate) skipped: Vec<(PathBuf, Skip)>,
     /// Paths that do not exist or could not be read while walking.
-    pub errors: Vec<String>,
+    pub(crate) errors: Vec<String>,
     /// The kustomizations and tests read beside the walked files, which say whether a file is
     /// a patch: kept for the files' roles, so that no directory is read twice.
-    pub patches: PatchIndex,
+    pub(crate) patches: PatchIndex,
     /// The walked manifests whose text names no PodDisruptionBudget or
     /// HorizontalPodAutoscaler (`may_hold_scope`), learnt while classifying them: deciding
     /// which directories are judged together then reads none of them again.
-    pub names_no_scope: HashSet<PathBuf>,
+    pub(crate) names_no_scope: HashSet<PathBuf>,
 }
 
 impl Discovered {

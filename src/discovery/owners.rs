@@ -23,7 +23,7 @@ use crate::render::boundary::{Boundary, normalize};
 use crate::render::{helm, kustomize};
 
 /// Adds `file` to the files an owner is rendered for, and the owner when it is new.
-pub fn add_owner(owners: &mut Vec<(PathBuf, Vec<PathBuf>)>, owner: PathBuf, file: &Path) {
+pub(crate) fn add_owner(owners: &mut Vec<(PathBuf, Vec<PathBuf>)>, owner: PathBuf, file: &Path) {
     match owners.iter_mut().find(|(dir, _)| *dir == owner) {
         Some((_, files)) if !files.iter().any(|f| f == file) => files.push(file.to_owned()),
         Some(_) => {}
@@ -36,7 +36,7 @@ pub fn add_owner(owners: &mut Vec<(PathBuf, Vec<PathBuf>)>, owner: PathBuf, file
 /// in a chart vendored under its `charts/`. Vendored charts are rendered with their parent, so
 /// the owner is the outermost chart. `None` for a template that renders manifests (linted
 /// through its chart already, its findings alone reported) and for files of no chart.
-pub fn chart_of_file(path: &Path) -> Option<PathBuf> {
+pub(crate) fn chart_of_file(path: &Path) -> Option<PathBuf> {
     let in_templates = helm::chart_of_template(path);
     let chart = match in_templates {
         Some(chart) if is_partial_template(path) => chart,
@@ -80,7 +80,7 @@ fn is_partial_template(path: &Path) -> bool {
 /// replacement, configuration), and every kustomization that builds from those, up to the
 /// roots. Components and kustomizations that only list files are not overlays, but are
 /// followed. Walks each repository once, honouring ignore files and `exclude` like a run.
-pub fn overlays_using(
+pub(crate) fn overlays_using(
     files: &[PathBuf],
     exclude: &GlobSet,
     options: WalkOptions,

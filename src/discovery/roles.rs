@@ -53,7 +53,7 @@ impl PatchIndex {
     /// Reads the kustomizations and tests beside these files on every core, ahead of
     /// [`PatchIndex::role`] asking about the files one at a time: a walk of a repository asks
     /// in every directory.
-    pub fn read_beside(&mut self, files: &[PathBuf]) {
+    pub(crate) fn read_beside(&mut self, files: &[PathBuf]) {
         let mut directories: Vec<PathBuf> = files
             .iter()
             .filter(|path| !is_patch_by_name(path))

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 /// Writes one item of the list `key`, opening the document before the first.
-pub fn write_item(
+pub(crate) fn write_item(
     out: &mut dyn Write,
     key: &str,
     item: &impl Serialize,
@@ -24,7 +24,7 @@ pub fn write_item(
 }
 
 /// Closes the document: `{"pods": []}` when nothing was written.
-pub fn finish(out: &mut dyn Write, key: &str, written: usize) -> io::Result<()> {
+pub(crate) fn finish(out: &mut dyn Write, key: &str, written: usize) -> io::Result<()> {
     if written == 0 {
         write!(out, "{{\n  \"{key}\": []\n}}\n")
     } else {
@@ -34,7 +34,7 @@ pub fn finish(out: &mut dyn Write, key: &str, written: usize) -> io::Result<()> 
 
 /// Closes the list `key` and adds the list `more_key` of `more`, whole: `{"rollouts": [...],
 /// "disruption_budgets": [...]}`.
-pub fn finish_with(
+pub(crate) fn finish_with(
     out: &mut dyn Write,
     key: &str,
     written: usize,

@@ -322,7 +322,7 @@ fn sanitize(text: &str) -> String {
 }
 
 /// What Mermaid would not read in a Gantt chart ([`validate_gantt`]).
-#[doc(hidden)]
+#[cfg(any(test, feature = "testing"))]
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GanttError {
     #[error("the chart does not start with `gantt`")]
@@ -338,7 +338,7 @@ pub enum GanttError {
 /// mermaid-js/mermaid): the header lines, sections, and task lines `name :tags, id, start,
 /// duration` with a start in milliseconds, a duration Mermaid reads, and names that neither
 /// end early nor start with a keyword. Returns the first problem.
-#[doc(hidden)]
+#[cfg(any(test, feature = "testing"))]
 pub fn validate_gantt(chart: &str) -> Result<(), GanttError> {
     const KEYWORDS: &[&str] = &[
         "gantt",

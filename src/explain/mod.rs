@@ -13,7 +13,7 @@ mod build;
 mod json;
 pub mod mermaid;
 mod model;
-pub mod rollout;
+pub(crate) mod rollout;
 mod select;
 mod text;
 mod units;
@@ -23,7 +23,8 @@ use std::io::{self, Write};
 
 pub use build::{PodSource, explain_pod};
 pub(crate) use model::{Note, PodExplanation, ShownFinding};
-pub use rollout::{RolloutExplanation, RolloutSource, explain_rollout};
+pub(crate) use rollout::RolloutExplanation;
+pub use rollout::{RolloutSource, explain_rollout};
 pub(crate) use select::{ObjectSelector, PodFilter};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +86,7 @@ impl<W: Write> ExplainWriter<W> {
     }
 
     /// A writer of rollout explanations (`{"rollouts": [...]}`).
-    pub fn for_rollouts(out: W, format: ExplainFormat) -> ExplainWriter<W> {
+    pub(crate) fn for_rollouts(out: W, format: ExplainFormat) -> ExplainWriter<W> {
         ExplainWriter {
             key: "rollouts",
             ..ExplainWriter::new(out, format)
@@ -93,7 +94,10 @@ impl<W: Write> ExplainWriter<W> {
     }
 
     /// Writes one rollout's explanation.
-    pub fn rollout(&mut self, rollout: &RolloutExplanation<impl ShownFinding>) -> io::Result<()> {
+    pub(crate) fn rollout(
+        &mut self,
+        rollout: &RolloutExplanation<impl ShownFinding>,
+    ) -> io::Result<()> {
         let first = self.written == 0;
         self.written += 1;
         match self.format {

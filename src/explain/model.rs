@@ -26,221 +26,221 @@ pub trait ShownFinding: Serialize {
 /// One pod spec explained, with its findings.
 #[derive(Debug, Serialize)]
 pub struct PodExplanation<F> {
-    pub file: String,
-    pub line: usize,
-    pub object: ObjectRef,
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) object: ObjectRef,
     /// Path of the pod spec in the object (`spec.template.spec`).
-    pub field: String,
+    pub(crate) field: String,
     /// The Kubernetes version the timeline is for (`--kube-version`).
-    pub kube_version: String,
-    pub startup: Vec<StartupStep>,
+    pub(crate) kube_version: String,
+    pub(crate) startup: Vec<StartupStep>,
     /// Earliest time every container is Ready, from the pod's start.
-    pub earliest_ready_seconds: Option<Secs>,
+    pub(crate) earliest_ready_seconds: Option<Secs>,
     /// When every container is Ready: earliest and latest.
-    pub ready_seconds: Option<Range>,
+    pub(crate) ready_seconds: Option<Range>,
     /// What the earliest Ready time adds up.
-    pub ready_delays: Vec<DelayInfo>,
+    pub(crate) ready_delays: Vec<DelayInfo>,
     /// When every app container and sidecar is started.
-    pub started_seconds: Option<Range>,
+    pub(crate) started_seconds: Option<Range>,
     /// What the times leave out because the manifest cannot tell.
-    pub not_counted: Vec<String>,
-    pub active_deadline_seconds: Option<i64>,
-    pub shutdown: Shutdown,
-    pub notes: Vec<Note>,
+    pub(crate) not_counted: Vec<String>,
+    pub(crate) active_deadline_seconds: Option<i64>,
+    pub(crate) shutdown: Shutdown,
+    pub(crate) notes: Vec<Note>,
     /// Findings of `check` in this object, in output order, each in the shape of
     /// `check --format json` (the command renders them; this layer only passes them on).
-    pub findings: Vec<F>,
+    pub(crate) findings: Vec<F>,
     /// What a chart draws: times with waits of unknown length made visible.
     #[serde(skip)]
-    pub drawn: Drawn,
+    pub(crate) drawn: Drawn,
 }
 
 /// Times for charts: a wait of unknown length is drawn `unknown_seconds` long.
 #[derive(Debug, Default)]
-pub struct Drawn {
-    pub unknown_seconds: f64,
-    pub pod_ready: Option<f64>,
+pub(crate) struct Drawn {
+    pub(crate) unknown_seconds: f64,
+    pub(crate) pod_ready: Option<f64>,
 }
 
 /// One delay behind a time.
 #[derive(Clone, Debug, Serialize)]
-pub struct DelayInfo {
-    pub container: String,
+pub(crate) struct DelayInfo {
+    pub(crate) container: String,
     /// The delay in words, as findings say it.
-    pub what: String,
-    pub seconds: Secs,
+    pub(crate) what: String,
+    pub(crate) seconds: Secs,
     /// Where the manifest sets it.
-    pub field: String,
+    pub(crate) field: String,
 }
 
 #[derive(Debug, Serialize)]
-pub struct StartupStep {
-    pub container: String,
-    pub role: &'static str,
+pub(crate) struct StartupStep {
+    pub(crate) container: String,
+    pub(crate) role: &'static str,
     /// The event this container's start waits for (empty when it waits for none).
-    pub waits_for: Vec<WaitsFor>,
+    pub(crate) waits_for: Vec<WaitsFor>,
     /// The container the kubelet starts just before this one (`null` for the first).
-    pub starts_after: Option<String>,
-    pub field: String,
+    pub(crate) starts_after: Option<String>,
+    pub(crate) field: String,
     /// What the container is when it is a well-known sidecar declared as an app container.
-    pub known_sidecar: Option<String>,
-    pub post_start: Option<HookInfo>,
-    pub probes: ProbeSet,
-    pub earliest_start_seconds: Secs,
+    pub(crate) known_sidecar: Option<String>,
+    pub(crate) post_start: Option<HookInfo>,
+    pub(crate) probes: ProbeSet,
+    pub(crate) earliest_start_seconds: Secs,
     /// Started: running, postStart returned and startup probe passed (`null` for init
     /// containers, which are never "started" in this sense).
-    pub earliest_started_seconds: Option<Secs>,
-    pub earliest_ready_seconds: Option<Secs>,
+    pub(crate) earliest_started_seconds: Option<Secs>,
+    pub(crate) earliest_ready_seconds: Option<Secs>,
     /// The same times with their upper bounds; `exit_seconds` for classic init containers.
-    pub start_seconds: Range,
-    pub running_seconds: Option<Range>,
-    pub started_seconds: Option<Range>,
-    pub ready_seconds: Option<Range>,
-    pub exit_seconds: Option<Range>,
+    pub(crate) start_seconds: Range,
+    pub(crate) running_seconds: Option<Range>,
+    pub(crate) started_seconds: Option<Range>,
+    pub(crate) ready_seconds: Option<Range>,
+    pub(crate) exit_seconds: Option<Range>,
     /// Why a classic init container never exits, when it is known not to (its exit is then
     /// never, and nothing after it starts).
-    pub never_exits: Option<String>,
+    pub(crate) never_exits: Option<String>,
     /// The times a chart draws ([`Drawn`]).
     #[serde(skip)]
-    pub drawn: DrawnStep,
+    pub(crate) drawn: DrawnStep,
 }
 
 /// A container's times as a chart draws them.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct DrawnStep {
-    pub start: f64,
-    pub post_start_end: f64,
-    pub started: f64,
-    pub ready: Option<f64>,
+pub(crate) struct DrawnStep {
+    pub(crate) start: f64,
+    pub(crate) post_start_end: f64,
+    pub(crate) started: f64,
+    pub(crate) ready: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct WaitsFor {
-    pub container: String,
-    pub event: &'static str,
+pub(crate) struct WaitsFor {
+    pub(crate) container: String,
+    pub(crate) event: &'static str,
 }
 
 /// A hook: its handler and what is known of its length.
 #[derive(Clone, Debug, Serialize)]
-pub struct HookInfo {
+pub(crate) struct HookInfo {
     /// `exec`, `httpGet`, `tcpSocket`, `sleep`; `none` or `several` for an invalid hook.
-    pub handler: &'static str,
+    pub(crate) handler: &'static str,
     /// `exact` (a `sleep` action, or an exec command that only sleeps), `at-least` (an exec
     /// command that sleeps and does more), `never-returns`, `fails-at-once` or `unknown`.
-    pub duration: &'static str,
+    pub(crate) duration: &'static str,
     /// The exact or least length, when known.
-    pub seconds: Option<Secs>,
+    pub(crate) seconds: Option<Secs>,
     /// Why the hook fails whatever the container does, for `fails-at-once`.
-    pub fails_because: Option<String>,
+    pub(crate) fails_because: Option<String>,
     /// For a postStart hook that fails: the kill the kubelet waits for before it starts the
     /// next container.
-    pub kill: Option<KillInfo>,
+    pub(crate) kill: Option<KillInfo>,
 }
 
 #[derive(Debug, Default, Serialize)]
-pub struct ProbeSet {
-    pub startup: Option<ProbeInfo>,
-    pub readiness: Option<ProbeInfo>,
-    pub liveness: Option<ProbeInfo>,
+pub(crate) struct ProbeSet {
+    pub(crate) startup: Option<ProbeInfo>,
+    pub(crate) readiness: Option<ProbeInfo>,
+    pub(crate) liveness: Option<ProbeInfo>,
 }
 
 /// A probe after the API server's defaults, with the budgets it implies. The budgets are
 /// `null` for a probe whose numbers the API server rejects.
 #[derive(Debug, Serialize)]
-pub struct ProbeInfo {
-    pub initial_delay_seconds: i64,
-    pub period_seconds: i64,
-    pub timeout_seconds: i64,
-    pub success_threshold: i64,
-    pub failure_threshold: i64,
-    pub termination_grace_period_seconds: Option<i64>,
+pub(crate) struct ProbeInfo {
+    pub(crate) initial_delay_seconds: i64,
+    pub(crate) period_seconds: i64,
+    pub(crate) timeout_seconds: i64,
+    pub(crate) success_threshold: i64,
+    pub(crate) failure_threshold: i64,
+    pub(crate) termination_grace_period_seconds: Option<i64>,
     /// Earliest time of the first try, from the pod's start.
-    pub first_probe_seconds: Option<Secs>,
+    pub(crate) first_probe_seconds: Option<Secs>,
     /// Time between two tries: the period, or the timeout when a try outlasts the period.
-    pub interval_seconds: Option<Range>,
+    pub(crate) interval_seconds: Option<Range>,
     /// From the moment the container stops answering until the probe reports failure.
-    pub fails_after_seconds: Option<Range>,
+    pub(crate) fails_after_seconds: Option<Range>,
     /// Readiness probes: from the moment the container answers again until it is Ready.
-    pub recovers_after_seconds: Option<Range>,
+    pub(crate) recovers_after_seconds: Option<Range>,
     /// Startup probes, and liveness probes of containers without one: from the container's
     /// start, when a container that never answers is killed.
-    pub window_bounds_seconds: Option<Range>,
+    pub(crate) window_bounds_seconds: Option<Range>,
     /// Readiness probes: earliest time the container is Ready, from the pod's start.
-    pub earliest_ready_seconds: Option<Secs>,
+    pub(crate) earliest_ready_seconds: Option<Secs>,
     /// Liveness and startup probes: the kill a failure causes.
-    pub kill: Option<KillInfo>,
+    pub(crate) kill: Option<KillInfo>,
     /// Why the probe can never pass, when it cannot (a named port its container does not
     /// declare).
-    pub never_passes: Option<String>,
+    pub(crate) never_passes: Option<String>,
 }
 
 /// A kill: its grace period and when the signals come, from the moment it starts.
 #[derive(Clone, Debug, Serialize)]
-pub struct KillInfo {
-    pub grace_period_seconds: i64,
+pub(crate) struct KillInfo {
+    pub(crate) grace_period_seconds: i64,
     /// `probe` (the probe's own `terminationGracePeriodSeconds`), `spec` or `default`.
-    pub grace_period_source: &'static str,
-    pub prestop_runs: bool,
-    pub sigterm_seconds: Range,
+    pub(crate) grace_period_source: &'static str,
+    pub(crate) prestop_runs: bool,
+    pub(crate) sigterm_seconds: Range,
     /// Time between SIGTERM and SIGKILL.
-    pub term_window_seconds: Range,
-    pub sigkill_seconds: Range,
+    pub(crate) term_window_seconds: Range,
+    pub(crate) sigkill_seconds: Range,
     /// SIGKILL comes at the latest this long after the kill starts.
-    pub sigkill_within_seconds: Secs,
+    pub(crate) sigkill_within_seconds: Secs,
 }
 
 #[derive(Debug, Serialize)]
-pub struct Shutdown {
+pub(crate) struct Shutdown {
     /// The pod's `terminationGracePeriodSeconds`, or the default 30.
-    pub grace_period_seconds: i64,
+    pub(crate) grace_period_seconds: i64,
     /// `spec` or `default`.
-    pub grace_period_source: &'static str,
+    pub(crate) grace_period_source: &'static str,
     /// What the kubelet uses on deletion: at least 1 s.
-    pub effective_grace_period_seconds: i64,
+    pub(crate) effective_grace_period_seconds: i64,
     /// Every container has had SIGKILL by then, after T0: the latest SIGKILL below.
-    pub hard_bound_seconds: Secs,
-    pub containers: Vec<StopStep>,
+    pub(crate) hard_bound_seconds: Secs,
+    pub(crate) containers: Vec<StopStep>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct StopStep {
-    pub container: String,
-    pub role: &'static str,
+pub(crate) struct StopStep {
+    pub(crate) container: String,
+    pub(crate) role: &'static str,
     /// Time spent in the preStop hook when exactly known; `null` without a hook or when its
     /// length is unknown.
-    pub prestop_seconds: Option<Secs>,
+    pub(crate) prestop_seconds: Option<Secs>,
     /// 0 for app containers, then 1, 2, ... for sidecars, the last declared first.
-    pub stop_order: usize,
+    pub(crate) stop_order: usize,
     /// Time between the stop signal and SIGKILL when exactly known.
-    pub term_window_seconds: Option<Secs>,
-    pub prestop: Option<HookInfo>,
-    pub prestop_runs: bool,
+    pub(crate) term_window_seconds: Option<Secs>,
+    pub(crate) prestop: Option<HookInfo>,
+    pub(crate) prestop_runs: bool,
     /// The hook outlasts the grace period and is cut off.
-    pub prestop_cut_off: bool,
+    pub(crate) prestop_cut_off: bool,
     /// The API server rejects the hook — a `sleep` action longer than the grace period — so
     /// the pod is never created and this shutdown never happens.
-    pub prestop_rejected: bool,
+    pub(crate) prestop_rejected: bool,
     /// What must exit before this one gets the stop signal.
-    pub waits_for: StopWaitsInfo,
+    pub(crate) waits_for: StopWaitsInfo,
     /// Times from T0.
-    pub sigterm_seconds: Range,
-    pub term_window_bounds_seconds: Range,
-    pub sigkill_seconds: Range,
+    pub(crate) sigterm_seconds: Range,
+    pub(crate) term_window_bounds_seconds: Range,
+    pub(crate) sigkill_seconds: Range,
 }
 
 /// What a sidecar waits for on shutdown: all app containers (how many) and the sidecar
 /// declared after it.
 #[derive(Debug, Serialize)]
-pub struct StopWaitsInfo {
-    pub app_containers: usize,
-    pub sidecar: Option<String>,
+pub(crate) struct StopWaitsInfo {
+    pub(crate) app_containers: usize,
+    pub(crate) sidecar: Option<String>,
 }
 
 /// A remark of the model on the timeline, and the containers it concerns.
 #[derive(Clone, Debug)]
-pub struct Note {
-    pub text: String,
-    pub containers: Vec<String>,
+pub(crate) struct Note {
+    pub(crate) text: String,
+    pub(crate) containers: Vec<String>,
 }
 
 impl Serialize for Note {

@@ -30,8 +30,8 @@ const KIND_NAMES: &[(WorkloadKind, &[&str])] = &[
 /// An object named on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ObjectSelector {
-    pub kind: WorkloadKind,
-    pub name: String,
+    pub(crate) kind: WorkloadKind,
+    pub(crate) name: String,
 }
 
 /// Why `--object TEXT` names no object.
@@ -96,11 +96,11 @@ impl ObjectSelector {
 /// What to explain.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PodFilter {
-    pub object: Option<ObjectSelector>,
-    pub container: Option<String>,
+    pub(crate) object: Option<ObjectSelector>,
+    pub(crate) container: Option<String>,
     /// A byte offset in the file (an editor's cursor): the object whose text holds it, or the
     /// objects of the document that holds it where none does.
-    pub at: Option<u32>,
+    pub(crate) at: Option<u32>,
 }
 
 impl PodFilter {

@@ -10,7 +10,7 @@ use crate::text;
 
 /// A number of seconds: written as an integer when it is one, `null` when infinite (never).
 #[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
-pub struct Secs(pub f64);
+pub(crate) struct Secs(pub f64);
 
 impl Secs {
     pub(crate) fn is_finite(self) -> bool {
@@ -40,9 +40,9 @@ impl fmt::Display for Secs {
 
 /// Bounds in seconds; `max` is `null` when there is no upper bound.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Range {
-    pub min: Secs,
-    pub max: Secs,
+pub(crate) struct Range {
+    pub(crate) min: Secs,
+    pub(crate) max: Secs,
 }
 
 impl From<Bounds> for Range {

@@ -15,12 +15,12 @@ use crate::model::path::FieldPath;
 
 /// A command that never exits, and where that is written.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NeverExits {
+pub(crate) struct NeverExits {
     /// What runs forever, for messages: "`sleep infinity`", "a `while true` loop with no
     /// `exit` or `break`".
-    pub what: String,
+    pub(crate) what: String,
     /// The field that shows it: `command`, `args` or `image`.
-    pub path: FieldPath,
+    pub(crate) path: FieldPath,
 }
 
 /// Whether `container` (at `path`) can be seen never to exit. What `command` and `args` say

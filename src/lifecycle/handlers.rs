@@ -48,19 +48,19 @@ impl HandlerUse {
 /// One probe or hook.
 #[derive(Debug)]
 pub(crate) struct HandlerSite<'l, 'a> {
-    pub container: &'l ContainerLife<'a>,
+    pub(crate) container: &'l ContainerLife<'a>,
     /// Index of the container in [`Lifecycle::containers`].
-    pub index: usize,
-    pub used_for: HandlerUse,
+    pub(crate) index: usize,
+    pub(crate) used_for: HandlerUse,
     /// Path of the probe or hook (`…containers[0].livenessProbe`, `…lifecycle.preStop`).
-    pub path: FieldPath,
+    pub(crate) path: FieldPath,
     /// The probe, for probes.
-    pub probe: Option<&'a Probe>,
-    pub exec: Option<&'a ExecAction>,
-    pub http_get: Option<&'a HTTPGetAction>,
-    pub tcp_socket: Option<&'a TCPSocketAction>,
-    pub grpc: Option<&'a GRPCAction>,
-    pub sleep: Option<&'a SleepAction>,
+    pub(crate) probe: Option<&'a Probe>,
+    pub(crate) exec: Option<&'a ExecAction>,
+    pub(crate) http_get: Option<&'a HTTPGetAction>,
+    pub(crate) tcp_socket: Option<&'a TCPSocketAction>,
+    pub(crate) grpc: Option<&'a GRPCAction>,
+    pub(crate) sleep: Option<&'a SleepAction>,
 }
 
 impl HandlerSite<'_, '_> {

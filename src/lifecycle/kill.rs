@@ -15,7 +15,7 @@ pub(crate) use super::time::seconds;
 
 /// Where a grace period comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GraceSource {
+pub(crate) enum GraceSource {
     /// The pod's `terminationGracePeriodSeconds`.
     Spec,
     /// Not set: the default of 30 s.
@@ -38,22 +38,22 @@ impl GraceSource {
 /// `G > 0`, cut off at `G`), then the stop signal, then SIGKILL once the rest of the period
 /// — at least 2 s — has passed. Times are from the moment the kill starts.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct KillPlan {
+pub(crate) struct KillPlan {
     /// The grace period the kill uses.
-    pub grace_seconds: i64,
-    pub grace_source: GraceSource,
+    pub(crate) grace_seconds: i64,
+    pub(crate) grace_source: GraceSource,
     /// Whether a preStop hook runs at all.
-    pub prestop_runs: bool,
+    pub(crate) prestop_runs: bool,
     /// Time spent in the preStop hook (0 without one).
-    pub prestop: Bounds,
+    pub(crate) prestop: Bounds,
     /// The hook is known to outlast the grace period and is cut off.
-    pub prestop_cut_off: bool,
+    pub(crate) prestop_cut_off: bool,
     /// When the stop signal is sent.
-    pub sigterm: Bounds,
+    pub(crate) sigterm: Bounds,
     /// Time between the stop signal and SIGKILL.
-    pub window: Bounds,
+    pub(crate) window: Bounds,
     /// When SIGKILL is sent if the container is still running.
-    pub sigkill: Bounds,
+    pub(crate) sigkill: Bounds,
 }
 
 impl KillPlan {

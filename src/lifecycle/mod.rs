@@ -35,11 +35,11 @@ pub(crate) use handlers::{HandlerSite, HandlerUse, handlers};
 pub(crate) use kill::{GraceSource, KillPlan};
 pub(crate) use probe::{ByProbe, ProbeTiming, Probes};
 pub(crate) use schedule::{ContainerTimes, Schedule};
-pub use shell::{ExecSleep, exec_only_sleeps, exec_sleep, only_sleep};
+pub(crate) use shell::ExecSleep;
+pub use shell::{exec_only_sleeps, exec_sleep, only_sleep};
 pub(crate) use shutdown::ShutdownPlan;
-pub use sidecars::{
-    KnownContainer, KnownKind, SidecarPattern, Sidecars, known_sidecars_markdown, recognise,
-};
+pub use sidecars::Sidecars;
+pub(crate) use sidecars::{SidecarPattern, known_sidecars_markdown};
 pub(crate) use stopped_by_work::{quit_not_called, stopped_by_work};
 pub(crate) use time::{Bounds, Delay, Window, seconds};
 
@@ -78,7 +78,7 @@ pub(crate) const DEFAULT_GRACE_PERIOD_SECONDS: i64 = 30;
 pub(crate) const MINIMUM_STOP_WINDOW_SECONDS: i64 = 2;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     /// A classic init container: runs to completion before the next container starts.
     Init,
     /// An init container with `restartPolicy: Always`: keeps running beside the app.
@@ -99,7 +99,7 @@ impl Role {
 
 /// The event a container's start waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GateEvent {
+pub(crate) enum GateEvent {
     /// The previous classic init container exited successfully.
     Completion,
     /// The previous sidecar is started: its startup probe passed and its postStart returned.
@@ -119,15 +119,15 @@ impl GateEvent {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Gate {
+pub(crate) struct Gate {
     /// Index into [`Lifecycle::containers`].
-    pub container: usize,
-    pub event: GateEvent,
+    pub(crate) container: usize,
+    pub(crate) event: GateEvent,
 }
 
 /// Which handler a hook uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HandlerKind {
+pub(crate) enum HandlerKind {
     Exec,
     HttpGet,
     TcpSocket,
@@ -153,7 +153,7 @@ impl HandlerKind {
 
 /// How long a hook is known to take.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum HookDuration {
+pub(crate) enum HookDuration {
     /// The `sleep` action: exactly this many seconds.
     Exactly(i64),
     /// An exec command that sleeps at least this long.
@@ -181,7 +181,7 @@ impl HookDuration {
 /// Why the kubelet's handler runner fails a hook whatever the container does
 /// (pkg/kubelet/lifecycle/handlers.go, `Run`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HookFailure {
+pub(crate) enum HookFailure {
     /// The kubelet has no tcpSocket handler for hooks.
     NoTcpHandler,
     /// An httpGet hook names a port the container does not declare (`resolvePort`).
@@ -200,16 +200,16 @@ pub(crate) enum HookEnd {
 }
 
 #[derive(Clone, Debug)]
-pub struct Hook {
+pub(crate) struct Hook {
     /// Path of the `postStart`/`preStop` field from the object root.
-    pub path: FieldPath,
-    pub handler: HandlerKind,
-    pub duration: HookDuration,
+    pub(crate) path: FieldPath,
+    pub(crate) handler: HandlerKind,
+    pub(crate) duration: HookDuration,
     /// An exec hook whose command does nothing but sleep (`["sleep", "5"]`, `sh -c "sleep 5"`):
     /// `duration` is all it does.
-    pub only_sleeps: bool,
+    pub(crate) only_sleeps: bool,
     /// Set when the hook fails whatever the container does.
-    pub fails: Option<HookFailure>,
+    pub(crate) fails: Option<HookFailure>,
 }
 
 impl Hook {
@@ -244,32 +244,32 @@ impl Hook {
 
 /// One container in start order.
 #[derive(Debug)]
-pub struct ContainerLife<'a> {
-    pub name: &'a str,
-    pub role: Role,
-    pub container: &'a Container,
+pub(crate) struct ContainerLife<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) role: Role,
+    pub(crate) container: &'a Container,
     /// Path of the container from the object root (`spec.initContainers[1]`).
-    pub path: FieldPath,
+    pub(crate) path: FieldPath,
     /// The hooks the kubelet runs: none for a classic init container (the API server rejects
     /// them there), none for a `sleep` hook the target version drops.
-    pub post_start: Option<Hook>,
-    pub pre_stop: Option<Hook>,
-    pub probes: Probes,
+    pub(crate) post_start: Option<Hook>,
+    pub(crate) pre_stop: Option<Hook>,
+    pub(crate) probes: Probes,
     /// An init container that sets `restartPolicy: Always`. It is a sidecar only where the
     /// target version has native sidecars; elsewhere the API server drops the field and it is
     /// a classic init container.
-    pub declared_sidecar: bool,
+    pub(crate) declared_sidecar: bool,
     /// What an app container is when it is a sidecar by name or image (built-in or
     /// configured), e.g. `Istio proxy`.
-    pub known_sidecar: Option<&'a str>,
+    pub(crate) known_sidecar: Option<&'a str>,
     /// What this container's start waits for, if anything.
-    pub waits_for: Option<Gate>,
+    pub(crate) waits_for: Option<Gate>,
     /// Set when the command can be seen never to exit (`sleep infinity`, `while true` with no
     /// way out, a server in the foreground).
-    pub never_exits: Option<NeverExits>,
+    pub(crate) never_exits: Option<NeverExits>,
     /// The probes that can never pass, each with the named port its container does not
     /// declare (`findPortByName` fails, so every try fails).
-    pub unreachable_probes: ByProbe<String>,
+    pub(crate) unreachable_probes: ByProbe<String>,
 }
 
 impl ContainerLife<'_> {
@@ -310,7 +310,7 @@ impl ContainerLife<'_> {
     /// Why a classic init container never exits, if it is known not to: its command never
     /// does, or it was declared a native sidecar (`restartPolicy: Always`) on a version that
     /// drops the field — a sidecar runs until it is stopped.
-    pub fn never_exits_because(&self, kube: KubeVersion) -> Option<String> {
+    pub(crate) fn never_exits_because(&self, kube: KubeVersion) -> Option<String> {
         if self.role != Role::Init {
             return None;
         }
@@ -364,10 +364,10 @@ impl SidecarsAfter {
 
 /// The pod's grace period for deletion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GracePeriod {
-    pub seconds: i64,
+pub(crate) struct GracePeriod {
+    pub(crate) seconds: i64,
     /// Whether the spec sets it, or the default applies.
-    pub explicit: bool,
+    pub(crate) explicit: bool,
 }
 
 impl GracePeriod {
@@ -385,7 +385,7 @@ impl GracePeriod {
 
 /// The pod's `restartPolicy` (default `Always`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RestartPolicy {
+pub(crate) enum RestartPolicy {
     Always,
     OnFailure,
     Never,
@@ -406,18 +406,18 @@ impl RestartPolicy {
 pub struct Lifecycle<'a> {
     /// Init containers (classic and sidecars) in spec order, then app containers in spec order.
     /// Ephemeral containers are not started with the pod and are left out.
-    pub containers: Vec<ContainerLife<'a>>,
-    pub grace_period: GracePeriod,
-    pub restart_policy: RestartPolicy,
+    pub(crate) containers: Vec<ContainerLife<'a>>,
+    pub(crate) grace_period: GracePeriod,
+    pub(crate) restart_policy: RestartPolicy,
     /// The Kubernetes version the pod is judged for: it decides which fields the API server
     /// keeps (native sidecars, the `sleep` action, probe-level grace periods).
-    pub kube: KubeVersion,
+    pub(crate) kube: KubeVersion,
     /// A bare Pod's spec, which the API server defaults as a Pod before it validates it; a
     /// template's is not.
-    pub bare_pod: bool,
+    pub(crate) bare_pod: bool,
     /// `hostNetwork: true`: the API server sets every declared port's `hostPort` to its
     /// `containerPort` (`SetDefaults_PodSpec`).
-    pub host_network: bool,
+    pub(crate) host_network: bool,
     schedule: OnceCell<Schedule>,
     shutdown: OnceCell<ShutdownPlan>,
     completion: OnceCell<ShutdownPlan>,
@@ -557,7 +557,7 @@ impl<'a> Lifecycle<'a> {
     /// `index` against, when it does: a `sleep` longer than `terminationGracePeriodSeconds` as
     /// validated (`validateSleepAction` in pkg/apis/core/validation/validation.go). Such a pod
     /// is never created, so no shutdown of it happens.
-    pub fn rejected_prestop(&self, index: usize) -> Option<i64> {
+    pub(crate) fn rejected_prestop(&self, index: usize) -> Option<i64> {
         let hook = self.containers.get(index)?.pre_stop.as_ref()?;
         let grace = self.grace_period.validated(self.bare_pod);
         match hook.duration {

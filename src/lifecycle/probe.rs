@@ -16,15 +16,15 @@ use crate::model::path::FieldPath;
 /// A probe's settings after the API server's defaults (defaults.go `SetDefaults_Probe`: 0 or
 /// unset becomes 1 s timeout, 10 s period, success 1, failure 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ProbeTiming {
-    pub initial_delay_seconds: i64,
-    pub timeout_seconds: i64,
-    pub period_seconds: i64,
-    pub success_threshold: i64,
-    pub failure_threshold: i64,
+pub(crate) struct ProbeTiming {
+    pub(crate) initial_delay_seconds: i64,
+    pub(crate) timeout_seconds: i64,
+    pub(crate) period_seconds: i64,
+    pub(crate) success_threshold: i64,
+    pub(crate) failure_threshold: i64,
     /// The probe's own grace period for the kills it causes, where the target version has
     /// probe-level grace periods (`ProbeTerminationGracePeriod`).
-    pub termination_grace_period_seconds: Option<i64>,
+    pub(crate) termination_grace_period_seconds: Option<i64>,
 }
 
 impl ProbeTiming {
@@ -141,10 +141,10 @@ impl ProbeTiming {
 
 /// Something for each kind of probe a container may have.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ByProbe<T> {
-    pub liveness: Option<T>,
-    pub readiness: Option<T>,
-    pub startup: Option<T>,
+pub(crate) struct ByProbe<T> {
+    pub(crate) liveness: Option<T>,
+    pub(crate) readiness: Option<T>,
+    pub(crate) startup: Option<T>,
 }
 
 impl<T> ByProbe<T> {

@@ -9,8 +9,8 @@ use crate::versions::{POD_LIFECYCLE_SLEEP_ACTION, SIDECAR_CONTAINERS};
 /// A remark, and the containers it concerns (indexes into [`Lifecycle::containers`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Remark {
-    pub text: String,
-    pub containers: Vec<usize>,
+    pub(crate) text: String,
+    pub(crate) containers: Vec<usize>,
 }
 
 impl Lifecycle<'_> {

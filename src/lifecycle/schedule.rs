@@ -33,28 +33,28 @@ use crate::text;
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct ContainerTimes {
     /// The runtime starts its process.
-    pub start: Window,
+    pub(crate) start: Window,
     /// Its postStart hook ends (returns, or fails), for containers with one.
-    pub post_start_end: Option<Window>,
+    pub(crate) post_start_end: Option<Window>,
     /// A failing postStart hook's kill, which `startContainer` waits for.
-    pub post_start_kill: Option<KillPlan>,
+    pub(crate) post_start_kill: Option<KillPlan>,
     /// The status shows it running: its postStart returned, and for an app container every
     /// app container has been started. Never for a container whose postStart fails or never
     /// returns.
-    pub running: Window,
+    pub(crate) running: Window,
     /// It counts as started: running, and its startup probe passed.
-    pub started: Window,
+    pub(crate) started: Window,
     /// It is Ready (`None` for classic init containers, which never are).
-    pub ready: Option<Window>,
+    pub(crate) ready: Option<Window>,
     /// A classic init container exits 0.
-    pub exit: Option<Window>,
+    pub(crate) exit: Option<Window>,
     /// When the first try of each probe can run.
-    pub first_probes: FirstProbes,
+    pub(crate) first_probes: FirstProbes,
     /// Counted from this container's start: the status shows it running.
-    pub running_since_start: Window,
+    pub(crate) running_since_start: Window,
     /// Counted from this container's start: the probe that kills it if it never answers (the
     /// startup probe, else the liveness probe), and when the kill is decided.
-    pub unanswered_kill: Option<(ProbeKind, Window)>,
+    pub(crate) unanswered_kill: Option<(ProbeKind, Window)>,
 }
 
 /// When the first try of each probe can run.
@@ -63,16 +63,16 @@ pub(crate) type FirstProbes = ByProbe<Window>;
 /// The times of every container, in [`Lifecycle::containers`] order, and the pod's.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Schedule {
-    pub containers: Vec<ContainerTimes>,
+    pub(crate) containers: Vec<ContainerTimes>,
     /// Every init container has exited or, for sidecars, is started: app containers may start.
-    pub initialized: Window,
+    pub(crate) initialized: Window,
     /// The last container in start order starts (`None` without containers). For a Job, its
     /// work runs from here.
-    pub last_start: Option<Window>,
+    pub(crate) last_start: Option<Window>,
     /// Every app container and sidecar is started.
-    pub started: Option<Window>,
+    pub(crate) started: Option<Window>,
     /// Every app container and sidecar is Ready (readiness gates aside).
-    pub ready: Option<Window>,
+    pub(crate) ready: Option<Window>,
 }
 
 impl Lifecycle<'_> {

@@ -108,15 +108,15 @@ pub(super) enum Token {
 /// One simple command of a script: its words and the operator that ends it.
 #[derive(Debug)]
 pub(super) struct SimpleCommand<'t> {
-    pub words: Vec<&'t str>,
+    pub(crate) words: Vec<&'t str>,
     /// `;`, `\n`, `&&`, `||`, `|`, `&`, `(` or `)`.
-    pub op: &'static str,
+    pub(crate) op: &'static str,
     /// Nesting in `if`/loops/groups before this command; a command that opens a block
     /// (`while true`) is at the depth outside it.
-    pub depth: usize,
+    pub(crate) depth: usize,
     /// It runs whenever the script gets this far: at the top level, not behind `&&`/`||`,
     /// not in a block, and not sent to the background.
-    pub certain: bool,
+    pub(crate) certain: bool,
 }
 
 /// Splits a script's tokens into simple commands, tracking blocks and conditions.

@@ -21,44 +21,44 @@ use super::{GracePeriod, Lifecycle, Role};
 /// container and the sidecar declared after it (`newTerminationOrdering`). Kept as a count and
 /// one index, so that a pod with many sidecars and app containers stays linear.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct StopWaits {
+pub(crate) struct StopWaits {
     /// How many app containers it waits for: all of them, or none.
-    pub app_containers: usize,
+    pub(crate) app_containers: usize,
     /// The sidecar declared after it, which stops first.
-    pub sidecar: Option<usize>,
+    pub(crate) sidecar: Option<usize>,
 }
 
 impl StopWaits {}
 
 /// One container's part in the pod's shutdown.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ContainerStop {
+pub(crate) struct ContainerStop {
     /// Index into [`Lifecycle::containers`].
-    pub index: usize,
+    pub(crate) index: usize,
     /// 0 for app containers, then 1, 2, ... for sidecars from the last declared.
-    pub stop_order: usize,
+    pub(crate) stop_order: usize,
     /// The containers that must exit before this one gets the stop signal.
-    pub waits_for: StopWaits,
+    pub(crate) waits_for: StopWaits,
     /// Times from T0, the moment the kubelet starts the kill.
-    pub kill: KillPlan,
+    pub(crate) kill: KillPlan,
 }
 
 /// The pod's shutdown on deletion.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ShutdownPlan {
+pub(crate) struct ShutdownPlan {
     /// The grace period the spec asks for (or the default).
-    pub grace_period: GracePeriod,
+    pub(crate) grace_period: GracePeriod,
     /// Whether the spec sets it.
-    pub grace_source: GraceSource,
+    pub(crate) grace_source: GraceSource,
     /// The grace period the kubelet uses: at least 1 s.
-    pub effective_grace_seconds: i64,
+    pub(crate) effective_grace_seconds: i64,
     /// Every container has had SIGKILL by then (seconds after T0): the latest SIGKILL of any
     /// container, never more than the grace period plus the 2 s the kubelet always allows
     /// after the stop signal; 0 without running containers.
-    pub all_killed_by: f64,
+    pub(crate) all_killed_by: f64,
     /// Containers running at T0 — app containers and sidecars; classic init containers have
     /// exited — in stop order, then spec order.
-    pub containers: Vec<ContainerStop>,
+    pub(crate) containers: Vec<ContainerStop>,
 }
 
 impl ShutdownPlan {}
@@ -79,7 +79,7 @@ impl Lifecycle<'_> {
     /// none is restarted), so the sidecars stop one at a time in reverse order, each after its
     /// preStop hook, with the pod's grace period — the same kill as a deletion, with the app
     /// containers gone already.
-    pub fn completion(&self) -> &ShutdownPlan {
+    pub(crate) fn completion(&self) -> &ShutdownPlan {
         self.completion.get_or_init(|| self.plan_stop(false))
     }
 

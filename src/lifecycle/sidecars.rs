@@ -15,7 +15,7 @@ use crate::model::core::Container;
 
 /// What a known container is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KnownKind {
+pub(crate) enum KnownKind {
     /// Runs beside the app, which depends on it.
     Sidecar,
     /// A server; not something other containers wait for.
@@ -24,23 +24,23 @@ pub enum KnownKind {
 
 /// A well-known container.
 #[derive(Debug, PartialEq, Eq)]
-pub struct KnownContainer {
+pub(crate) struct KnownContainer {
     /// What it is, for messages: `Istio proxy`.
-    pub description: &'static str,
-    pub kind: KnownKind,
+    pub(crate) description: &'static str,
+    pub(crate) kind: KnownKind,
     /// Container names that identify it.
-    pub names: &'static [&'static str],
+    pub(crate) names: &'static [&'static str],
     /// Image repositories (without registry host, tag or digest) that identify it; matched
     /// against the end of the image's repository path (`nginx` against its last part).
-    pub images: &'static [&'static str],
+    pub(crate) images: &'static [&'static str],
     /// Programs that run it in the foreground, by base name.
-    pub programs: &'static [&'static str],
+    pub(crate) programs: &'static [&'static str],
     /// The image's own entrypoint and command run it when the container sets neither
     /// `command` nor `args`.
-    pub runs_by_default: bool,
+    pub(crate) runs_by_default: bool,
     /// Arguments that make the program do something else and exit (`--version`, Istio's
     /// `pilot-agent wait`).
-    pub exits_with: &'static [&'static str],
+    pub(crate) exits_with: &'static [&'static str],
 }
 
 /// Arguments with which any of these programs prints something and exits.
@@ -182,7 +182,7 @@ impl KnownContainer {
 
 /// The known sidecars, for documentation: one Markdown bullet each, with the names, images
 /// and programs that identify it.
-pub fn known_sidecars_markdown() -> String {
+pub(crate) fn known_sidecars_markdown() -> String {
     let code = |items: &[&str]| {
         items
             .iter()
@@ -229,7 +229,7 @@ pub(super) fn foreground_program(argv: &[&str]) -> Option<(&'static KnownContain
 /// `args` alone, the image's entrypoint runs them; with neither, the image's own command
 /// runs, which for some images (Istio's `proxyv2`) is not the proxy. When the command shows
 /// nothing known, the container's name still says what it is meant to be; its image does not.
-pub fn recognise(container: &Container) -> Option<&'static KnownContainer> {
+pub(crate) fn recognise(container: &Container) -> Option<&'static KnownContainer> {
     let sidecars = || {
         KNOWN_CONTAINERS
             .iter()
@@ -272,7 +272,7 @@ impl Sidecars {
     }
 
     /// What the container is, when it is a sidecar by name or image.
-    pub fn recognise(&self, container: &Container) -> Option<&str> {
+    pub(crate) fn recognise(&self, container: &Container) -> Option<&str> {
         if let Some(known) = recognise(container) {
             return Some(known.description);
         }
@@ -289,7 +289,7 @@ impl Sidecars {
 
 /// Configured container-name and image patterns (globs) that identify a sidecar.
 #[derive(Clone)]
-pub struct SidecarPattern {
+pub(crate) struct SidecarPattern {
     description: String,
     names: GlobSet,
     images: GlobSet,

@@ -72,7 +72,7 @@ impl Bounds {
 
 /// What a delay is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DelayKind {
+pub(crate) enum DelayKind {
     /// A classic init container runs until it exits: at least the sleeps its command is sure
     /// to run; how long otherwise, the manifest does not say.
     InitRun,
@@ -102,20 +102,20 @@ pub enum DelayKind {
 
 /// One wait that a time adds up.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Delay {
+pub(crate) struct Delay {
     /// Index into [`super::Lifecycle::containers`].
-    pub container: usize,
-    pub kind: DelayKind,
+    pub(crate) container: usize,
+    pub(crate) kind: DelayKind,
     /// Seconds; infinite for a wait with no upper bound.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Where the manifest sets it: the command, the hook, the probe's field.
-    pub path: FieldPath,
+    pub(crate) path: FieldPath,
 }
 
 /// The delays behind a bound, most recent first, shared between the bounds built on them, so
 /// that a chain of n containers costs n links, not n².
 #[derive(Clone, Debug, Default)]
-pub struct Trail(Option<Arc<Link>>);
+pub(crate) struct Trail(Option<Arc<Link>>);
 
 #[derive(Debug)]
 struct Link {
@@ -165,15 +165,15 @@ impl PartialEq for Trail {
 
 /// A bound and the delays it adds up.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Bound {
-    pub seconds: f64,
-    pub trail: Trail,
+pub(crate) struct Bound {
+    pub(crate) seconds: f64,
+    pub(crate) trail: Trail,
 }
 
 impl Bound {
     /// The delays this bound counts: those of a known, non-zero length, in the order they
     /// happen. What a finding labels and a timeline lists.
-    pub fn counted_delays(&self) -> Vec<&Delay> {
+    pub(crate) fn counted_delays(&self) -> Vec<&Delay> {
         self.trail
             .delays()
             .into_iter()
@@ -210,18 +210,18 @@ impl Bound {
 
 /// A time between two bounds, each with its delays.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Window {
-    pub earliest: Bound,
-    pub latest: Bound,
+pub(crate) struct Window {
+    pub(crate) earliest: Bound,
+    pub(crate) latest: Bound,
 }
 
 /// One step of a walk: a delay of a container that takes between two lengths.
 #[derive(Clone, Debug)]
 pub(crate) struct Step {
-    pub container: usize,
-    pub kind: DelayKind,
-    pub path: FieldPath,
-    pub length: Bounds,
+    pub(crate) container: usize,
+    pub(crate) kind: DelayKind,
+    pub(crate) path: FieldPath,
+    pub(crate) length: Bounds,
 }
 
 impl Window {

@@ -1,4 +1,4 @@
-//! What the server reports for a text: the diagnostics of [`lint_file_in_scope`] — the call
+//! What the server reports for a text: the diagnostics of [`crate::run::lint_bytes`] — the call
 //! `podcycle check` makes, with the scope `check` gives the file on its directory (the budgets
 //! and autoscalers of the manifests beside it, from the workspace's index,
 //! [`crate::run::WorkspaceIndex`]) — in the files that hold a Kubernetes object, every document of them as `check` reports it (a
@@ -15,20 +15,18 @@ use super::config::{display_name, file_path};
 use super::convert::{self, ClientInfo, Text};
 use crate::config::Config;
 use crate::diagnostics::Diagnostic;
-use crate::lint::{FileRole, lint_file_as, lint_file_in_scope};
-use crate::model::scope::Scope;
-use crate::run::{DirectoryContext, RunOptions, WorkspaceIndex};
-use crate::settings::Settings;
-use crate::source::{LineIndex, SourceFile};
+use crate::run::{DirectoryContext, FilePlan, RunOptions, WorkspaceIndex, lint_bytes};
+use crate::source::LineIndex;
 use crate::yaml::{Document, parse_stream};
 
 /// The diagnostics to publish for a document, linted within the scope of the manifests
 /// beside it as they are on disk (read now), converted for the client.
+#[cfg(feature = "testing")]
 pub fn lsp_diagnostics(
     uri: &Uri,
     text: &str,
-    settings: &Settings,
-    role: FileRole,
+    settings: &crate::settings::Settings,
+    role: crate::lint::FileRole,
     client: ClientInfo,
 ) -> Vec<lsp_types::Diagnostic> {
     let index = WorkspaceIndex::default();
@@ -38,7 +36,8 @@ pub fn lsp_diagnostics(
         options: &options,
         config: None,
     };
-    lsp_diagnostics_in(&workspace, uri, text, settings, role, client).0
+    let plan = FilePlan::new(settings.clone(), role);
+    lsp_diagnostics_in(&workspace, uri, text, &plan, client).0
 }
 
 /// Where an open document is: the workspace's index, and what the directory is read with.
@@ -56,11 +55,10 @@ pub fn lsp_diagnostics_in(
     workspace: &Workspace<'_>,
     uri: &Uri,
     text: &str,
-    settings: &Settings,
-    role: FileRole,
+    plan: &FilePlan,
     client: ClientInfo,
 ) -> (Vec<lsp_types::Diagnostic>, Option<(PathBuf, u64)>) {
-    let (found, generation) = analyse_in_workspace(workspace, uri, text, settings, role);
+    let (found, generation) = analyse_in_workspace(workspace, uri, text, plan);
     if found.is_empty() {
         return (Vec::new(), generation);
     }
@@ -77,49 +75,42 @@ pub fn lsp_diagnostics_in(
     (converted, generation)
 }
 
-/// Lints an open document the way `check` lints its file on its directory: within the scope
-/// the workspace's index gives it. Also the directory and its generation, when it has one.
-pub fn analyse_in_workspace(
+/// Lints an open document with its plan the way `check` lints its file on its directory:
+/// within the scope the workspace's index gives it. Also the directory and its generation,
+/// when it has one.
+pub(crate) fn analyse_in_workspace(
     workspace: &Workspace<'_>,
     uri: &Uri,
     text: &str,
-    settings: &Settings,
-    role: FileRole,
+    plan: &FilePlan,
 ) -> (Vec<Diagnostic>, Option<(PathBuf, u64)>) {
     let scoped = file_path(uri).map(|path| {
         let context = DirectoryContext {
             options: workspace.options,
             config: workspace.config.cloned(),
-            kinds: settings.pod_templates(),
+            kinds: plan.settings.pod_templates(),
         };
-        let scope = workspace.index.scope_of(&path, text, role, &context);
+        let scope = workspace.index.scope_of(&path, text, plan.role, &context);
         let directory = path.parent().map(Path::to_path_buf).unwrap_or_default();
         (scope, directory)
     });
-    let scope = scoped.as_ref().and_then(|(s, _)| s.scope.as_deref());
-    let found = analyse_in(&display_name(uri), text, settings, role, scope);
+    let plan = FilePlan {
+        scope: scoped.as_ref().and_then(|(s, _)| s.scope.clone()),
+        alone_because: scoped.as_ref().and_then(|(s, _)| s.alone_because.clone()),
+        // Only the diagnostics are kept: the text is the editor's.
+        keep_text: true,
+        ..plan.clone()
+    };
+    let found = analyse(&display_name(uri), text, &plan);
     let generation = scoped.map(|(s, directory)| (directory, s.generation));
     (found, generation)
 }
 
-/// Lints `text` the way `check` lints a file given alone; nothing when no document of it is a
-/// Kubernetes object.
-pub fn analyse(path: &str, text: &str, settings: &Settings, role: FileRole) -> Vec<Diagnostic> {
-    analyse_in(path, text, settings, role, None)
-}
-
-fn analyse_in(
-    path: &str,
-    text: &str,
-    settings: &Settings,
-    role: FileRole,
-    scope: Option<&Scope>,
-) -> Vec<Diagnostic> {
-    let file = SourceFile::new(path, text);
-    let mut diagnostics = match scope {
-        Some(scope) => lint_file_in_scope(&file, settings, role, scope, &mut |_| {}).diagnostics,
-        None => lint_file_as(&file, settings, role),
-    };
+/// Lints `text` as `path` with `plan` the way `check` lints the file ([`lint_bytes`]); nothing
+/// when no document of it is a Kubernetes object.
+pub fn analyse(path: &str, text: &str, plan: &FilePlan) -> Vec<Diagnostic> {
+    let mut diagnostics =
+        lint_bytes(path.to_owned(), text.as_bytes().to_vec(), plan, &mut |_| {}).diagnostics;
     if diagnostics.is_empty() {
         return diagnostics;
     }

@@ -36,7 +36,11 @@ pub(crate) mod worker;
 
 use std::io;
 
-pub use analysis::{Workspace, analyse, lsp_diagnostics, lsp_diagnostics_in};
+pub use analysis::{Workspace, analyse};
+
+#[cfg(feature = "testing")]
+pub use analysis::lsp_diagnostics;
+pub use analysis::lsp_diagnostics_in;
 pub use editor_settings::Trust;
 pub use server::{Ending, serve, serve_indexing, serve_with};
 

@@ -607,7 +607,7 @@ impl Server<'_> {
                     options: &self.options,
                     config: open.config.as_ref(),
                 };
-                analyse_in_workspace(&workspace, uri, &open.text, &plan.settings, plan.role).0
+                analyse_in_workspace(&workspace, uri, &open.text, plan).0
             })
         });
         let text = Text {

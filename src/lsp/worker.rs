@@ -28,22 +28,22 @@ pub(crate) const MAX_DELAY: Duration = Duration::from_millis(300);
 /// A document's text to lint.
 #[derive(Clone)]
 pub(crate) struct LintJob {
-    pub uri: Uri,
-    pub version: Option<i32>,
-    pub text: Arc<String>,
+    pub(crate) uri: Uri,
+    pub(crate) version: Option<i32>,
+    pub(crate) text: Arc<String>,
     /// How the document is judged.
-    pub plan: EditorPlan,
-    pub options: Arc<RunOptions>,
+    pub(crate) plan: EditorPlan,
+    pub(crate) options: Arc<RunOptions>,
 }
 
 /// The charts and overlays a saved file belongs to, to render and publish in the files their
 /// findings are placed in.
-pub struct OwnersJob {
-    pub jobs: Vec<crate::run::RenderJob>,
-    pub options: Arc<RunOptions>,
+pub(crate) struct OwnersJob {
+    pub(crate) jobs: Vec<crate::run::RenderJob>,
+    pub(crate) options: Arc<RunOptions>,
     /// The documents open in the editor: they publish their own diagnostics (linted again by
     /// the server), so they are left alone here.
-    pub open: Vec<Uri>,
+    pub(crate) open: Vec<Uri>,
 }
 
 pub(crate) enum Job {
@@ -327,8 +327,7 @@ fn lint_or_render(
                 options,
                 config: plan.config.as_ref(),
             };
-            let (diagnostics, generation) =
-                lsp_diagnostics_in(&workspace, uri, text, &file.settings, file.role, client);
+            let (diagnostics, generation) = lsp_diagnostics_in(&workspace, uri, text, file, client);
             (diagnostics, None, generation)
         }
         Some(EditorRender::Findings(found)) => (converted(uri, text, &found, client), None, None),

@@ -9,7 +9,7 @@ use crate::model::IntOrString;
 /// A value as a controller reads it (`getIntOrPercentValueSafely`): an integer, or a string
 /// that ends in `%` with an integer before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Amount {
+pub(crate) enum Amount {
     Count(i64),
     Percent(i64),
 }
@@ -17,7 +17,7 @@ pub enum Amount {
 impl Amount {
     /// The value as a controller reads it; `None` for a string that is not a percentage, which
     /// the API server rejects before any controller sees it.
-    pub fn read(value: &IntOrString) -> Option<Amount> {
+    pub(crate) fn read(value: &IntOrString) -> Option<Amount> {
         match value {
             IntOrString::Int(n) => Some(Amount::Count(i64::from(*n))),
             IntOrString::String(text) => {
@@ -30,7 +30,7 @@ impl Amount {
     /// `GetScaledValueFromIntOrPercent`: an integer as it is; a percentage of `total`, rounded
     /// up or down, computed in floating point as Go does.
     #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
-    pub fn scaled(self, total: i64, round_up: bool) -> i64 {
+    pub(crate) fn scaled(self, total: i64, round_up: bool) -> i64 {
         match self {
             Amount::Count(n) => n,
             Amount::Percent(p) => {
@@ -46,7 +46,7 @@ impl Amount {
     }
 
     /// `25%` or `3`, as written.
-    pub fn text(self) -> String {
+    pub(crate) fn text(self) -> String {
         match self {
             Amount::Count(n) => n.to_string(),
             Amount::Percent(p) => format!("{p}%"),
@@ -66,7 +66,7 @@ fn go_atoi(text: &str) -> Option<i64> {
 /// How the API server reads a written value for its checks (`getIntOrPercentValue`): a valid
 /// percentage's number, an integer, or `IntValue()` of any other string — `strconv.Atoi` of
 /// it, 0 when that fails.
-pub fn written_value(value: &IntOrString) -> i64 {
+pub(crate) fn written_value(value: &IntOrString) -> i64 {
     match value {
         IntOrString::Int(n) => i64::from(*n),
         IntOrString::String(text) => match valid_percent(text) {
@@ -77,7 +77,7 @@ pub fn written_value(value: &IntOrString) -> i64 {
 }
 
 /// The number of a string that `IsValidPercent` accepts (`^[0-9]+%$`).
-pub fn valid_percent(text: &str) -> Option<i64> {
+pub(crate) fn valid_percent(text: &str) -> Option<i64> {
     let digits = text.strip_suffix('%')?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -89,7 +89,7 @@ pub fn valid_percent(text: &str) -> Option<i64> {
 /// Why the API server rejects a count of pods (`ValidatePositiveIntOrPercent`), if it does: a
 /// negative integer, or a string that is not a percentage. Said after the field's name:
 /// "is -1; it must not be negative".
-pub fn int_or_percent_problem(value: &IntOrString) -> Option<String> {
+pub(crate) fn int_or_percent_problem(value: &IntOrString) -> Option<String> {
     match value {
         IntOrString::Int(n) if *n < 0 => Some(format!("is {n}; it must not be negative")),
         IntOrString::Int(_) => None,
@@ -101,7 +101,7 @@ pub fn int_or_percent_problem(value: &IntOrString) -> Option<String> {
 }
 
 /// Whether a value is a percentage above 100% (`IsNotMoreThan100Percent`).
-pub fn above_100_percent(value: &IntOrString) -> bool {
+pub(crate) fn above_100_percent(value: &IntOrString) -> bool {
     match value {
         IntOrString::String(text) => valid_percent(text).is_some_and(|p| p > 100),
         IntOrString::Int(_) => false,
@@ -144,7 +144,10 @@ pub fn deployment_max_unavailable(unavailable: i32, replicas: i32) -> i32 {
 /// (pkg/controller/statefulset/stateful_set_utils.go, `getStatefulSetMaxUnavailable`): 1 when
 /// unset, a percentage rounded down, never below 1.
 #[allow(clippy::cast_possible_truncation)]
-pub fn statefulset_max_unavailable(value: Option<&IntOrString>, replicas: i32) -> Option<i32> {
+pub(crate) fn statefulset_max_unavailable(
+    value: Option<&IntOrString>,
+    replicas: i32,
+) -> Option<i32> {
     let amount = value.map_or(Some(Amount::Count(1)), Amount::read)?;
     let scaled = amount.scaled(i64::from(replicas), false);
     Some(scaled.max(1) as i32)
@@ -155,7 +158,7 @@ pub fn statefulset_max_unavailable(value: Option<&IntOrString>, replicas: i32) -
 /// rounded up; pkg/controller/daemon/update.go, `updatedDesiredNodeCounts`: both 0 on some
 /// nodes means one unavailable).
 #[allow(clippy::cast_possible_truncation)]
-pub fn daemonset_counts(
+pub(crate) fn daemonset_counts(
     max_surge: Option<&IntOrString>,
     max_unavailable: Option<&IntOrString>,
     nodes: i32,

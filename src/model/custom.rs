@@ -14,7 +14,7 @@ use super::path::{FieldPath, PathSegment};
 
 /// What a pod template entry is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
+pub(crate) enum Shape {
     /// A `PodTemplateSpec`: `metadata` and `spec`.
     PodTemplate,
     /// An Argo Workflows template: a `container` or `script` (the pod's `main` container),
@@ -26,24 +26,24 @@ pub enum Shape {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodTemplateKind {
     /// The API group (`argoproj.io`; empty for the core group); any version matches.
-    pub group: String,
-    pub kind: String,
+    pub(crate) group: String,
+    pub(crate) kind: String,
     /// Paths from the object to its pod templates: `spec.template`; `[*]` stands for every
     /// list item and `*` for every value of a mapping (`spec.pytorchReplicaSpecs.*.template`).
-    pub paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     /// The built-in kind whose rules the pods follow (restart policy, long-running or not).
     pub like: WorkloadKind,
-    pub shape: Shape,
+    pub(crate) shape: Shape,
     /// The restart policy the controller gives every pod, whatever the template says.
-    pub restart_policy: Option<String>,
+    pub(crate) restart_policy: Option<String>,
     /// A key beside the template whose value the controller makes the pods' restart policy
     /// (`ExitCode` becoming `Never`).
-    pub restart_policy_key: Option<String>,
+    pub(crate) restart_policy_key: Option<String>,
     /// Fields of the kind's pod spec that a `PodSpec` does not have (Knative's
     /// `containerConcurrency`): not reported as unknown.
-    pub extra_spec_fields: Vec<String>,
+    pub(crate) extra_spec_fields: Vec<String>,
     /// The controller names the containers left unnamed (Knative: `user-container`).
-    pub names_containers: bool,
+    pub(crate) names_containers: bool,
 }
 
 /// One row of the built-in table: a [`PodTemplateKind`] written as constant data.
@@ -355,14 +355,14 @@ pub(crate) enum Step {
 #[derive(Clone, Debug)]
 pub struct FoundTemplate {
     /// Where the template is, from the object root.
-    pub path: FieldPath,
+    pub(crate) path: FieldPath,
     /// A `PodTemplate` object built from it, for the typed decoding.
     pub object: Value,
-    pub shape: Shape,
+    pub(crate) shape: Shape,
     /// Fields left out of the spec before decoding (the kind's own, not a `PodSpec`'s).
     pub extra_fields: Vec<String>,
     /// For an Argo template: the key that holds the main container (`container`, `script`).
-    pub main_key: &'static str,
+    pub(crate) main_key: &'static str,
 }
 
 impl FoundTemplate {

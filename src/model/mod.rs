@@ -4,18 +4,20 @@ pub mod amount;
 pub mod custom;
 pub(crate) mod patch;
 pub mod path;
-pub mod scope;
-pub mod selector;
+pub(crate) mod scope;
+pub(crate) mod selector;
 pub(crate) mod services;
 pub(crate) mod tree;
 mod workloads;
 
 use serde::Serialize;
 
+pub(crate) use podcycle_k8s::Controller;
+pub use podcycle_k8s::WorkloadKind;
 pub(crate) use podcycle_k8s::k8s_openapi::api::core::v1 as core;
 pub(crate) use podcycle_k8s::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-pub use podcycle_k8s::{Controller, WorkloadKind};
-pub use workloads::{Origin, PodSite};
+pub(crate) use workloads::Origin;
+pub use workloads::PodSite;
 
 use crate::yaml::{Document, NodeId, lookup};
 use path::{FieldPath, PathSegment};
@@ -44,11 +46,11 @@ impl ObjectRef {
 #[derive(Clone, Debug)]
 pub struct ObjectSite {
     /// The object's mapping node.
-    pub root: NodeId,
+    pub(crate) root: NodeId,
     /// Path from the document root to the object: empty, or `items[3]` inside a `List`.
-    pub prefix: FieldPath,
+    pub(crate) prefix: FieldPath,
     pub object: ObjectRef,
-    pub kind: WorkloadKind,
+    pub(crate) kind: WorkloadKind,
 }
 
 /// The workload objects among `objects` of the document.
@@ -119,7 +121,7 @@ pub struct AnyObject {
     /// The object's mapping node.
     pub root: NodeId,
     /// Path from the document root to the object: empty, or `items[3]` inside a `List`.
-    pub prefix: FieldPath,
+    pub(crate) prefix: FieldPath,
     pub api_version: String,
     pub kind: String,
 }

@@ -9,7 +9,7 @@ use podcycle_k8s::k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 /// What a selector selects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Selects {
+pub(crate) enum Selects {
     /// `selector` is missing: `labels.Nothing()`.
     Nothing,
     /// `selector: {}`: `labels.Everything()`.
@@ -23,7 +23,7 @@ pub enum Selects {
 }
 
 /// How `selector` selects, before any labels are looked at.
-pub fn selects(selector: Option<&LabelSelector>) -> Selects {
+pub(crate) fn selects(selector: Option<&LabelSelector>) -> Selects {
     let Some(selector) = selector else {
         return Selects::Nothing;
     };
@@ -50,7 +50,7 @@ pub fn selects(selector: Option<&LabelSelector>) -> Selects {
 }
 
 /// Whether `selector` selects a pod with `labels`.
-pub fn matches(selector: Option<&LabelSelector>, labels: &BTreeMap<String, String>) -> bool {
+pub(crate) fn matches(selector: Option<&LabelSelector>, labels: &BTreeMap<String, String>) -> bool {
     match selects(selector) {
         Selects::Nothing | Selects::Invalid => false,
         Selects::Everything => true,

@@ -13,23 +13,23 @@ use crate::yaml::{self, Document};
 /// A Service that selects pods by label.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Service {
-    pub name: Option<String>,
-    pub namespace: Option<String>,
-    pub selector: BTreeMap<String, String>,
-    pub ports: Vec<ServicePort>,
+    pub(crate) name: Option<String>,
+    pub(crate) namespace: Option<String>,
+    pub(crate) selector: BTreeMap<String, String>,
+    pub(crate) ports: Vec<ServicePort>,
 }
 
 /// A port of a Service.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ServicePort {
-    pub port: Option<i64>,
+pub(crate) struct ServicePort {
+    pub(crate) port: Option<i64>,
     /// The container port traffic goes to; `targetPort` defaults to `port`.
-    pub target: Option<TargetPort>,
+    pub(crate) target: Option<TargetPort>,
 }
 
 /// A Service's `targetPort`: a number, or the name of a container port.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TargetPort {
+pub(crate) enum TargetPort {
     Number(i64),
     Name(String),
 }

@@ -7,7 +7,7 @@ use podcycle_k8s::{Controller, WorkloadKind};
 
 /// Whether the pod spec is a bare Pod's or a controller's template.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     Pod,
     Template,
 }
@@ -15,20 +15,20 @@ pub enum Origin {
 /// A pod spec found in an object, with everything rules need to know about where it sits.
 #[derive(Debug)]
 pub struct PodSite<'a> {
-    pub object: &'a ObjectRef,
+    pub(crate) object: &'a ObjectRef,
     pub kind: WorkloadKind,
-    pub origin: Origin,
+    pub(crate) origin: Origin,
     /// Path from the object root to the pod spec (`spec`, `spec.template.spec`, ...).
     pub spec_path: FieldPath,
     pub spec: &'a PodSpec,
     /// A Job (or a CronJob's job template) sets `podFailurePolicy`.
-    pub has_pod_failure_policy: bool,
+    pub(crate) has_pod_failure_policy: bool,
     /// A Job's (or a CronJob's job template's) own `activeDeadlineSeconds`, which the Job
     /// controller enforces on the whole Job (set by the pipeline after [`PodSite::new`]).
     pub job_active_deadline_seconds: Option<i64>,
     /// The controller whose template this is, as decoded (set by the pipeline after
     /// [`PodSite::new`]), for rules about a controller field that decides what its pods get.
-    pub controller: Option<&'a Controller>,
+    pub(crate) controller: Option<&'a Controller>,
 }
 
 impl<'a> PodSite<'a> {

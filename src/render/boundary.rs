@@ -128,10 +128,10 @@ fn link_text(path: &Path) -> String {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Escape {
     /// The link (or the path through a linked directory), as users know it.
-    pub path: String,
+    pub(crate) path: String,
     /// Where it points, as written in the link.
-    pub target: String,
-    pub why: Why,
+    pub(crate) target: String,
+    pub(crate) why: Why,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -42,26 +42,26 @@ use super::failure::Verdict;
 use super::process::{Failure, Outcome};
 
 /// The default cache directory's name, at the repository's root.
-pub const DEFAULT_DIR: &str = ".podcycle_cache";
+pub(crate) const DEFAULT_DIR: &str = ".podcycle_cache";
 
 /// Bumped when what an entry holds, or what a renderer is asked, changes meaning.
 const FORMAT: &str = "podcycle-render-cache-2";
 
 /// The most an entry may hold: a renderer's output cap and its warnings, with room for the
 /// encoding.
-pub const MAX_ENTRY_BYTES: u64 = 2 * super::process::MAX_OUTPUT + (1 << 20);
+pub(crate) const MAX_ENTRY_BYTES: u64 = 2 * super::process::MAX_OUTPUT + (1 << 20);
 
 /// The most the entries may hold together: past it, the least recently used are removed when
 /// a run opens the cache, down to three quarters of it. A run may go past it by what it keeps.
-pub const MAX_CACHE_BYTES: u64 = 1 << 30;
+pub(crate) const MAX_CACHE_BYTES: u64 = 1 << 30;
 /// The most entries the cache holds, likewise.
-pub const MAX_CACHE_ENTRIES: usize = 20_000;
+pub(crate) const MAX_CACHE_ENTRIES: usize = 20_000;
 
 const CACHEDIR_TAG: &str = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by podcycle.\n# For information about cache directory tags see https://bford.info/cachedir/\n";
 
 /// Why the render cache is not used.
 #[derive(Debug, thiserror::Error)]
-pub enum CacheError {
+pub(crate) enum CacheError {
     #[error("neither XDG_CACHE_HOME nor HOME is set, so there is no place for its key")]
     NoPlaceForKey,
     #[error("no random source: {0}")]
@@ -96,7 +96,7 @@ pub enum CacheError {
 
 /// A render cache: its directory and the key that signs its entries.
 #[derive(Clone)]
-pub struct Cache {
+pub(crate) struct Cache {
     dir: PathBuf,
     secret: [u8; 32],
 }
@@ -112,16 +112,16 @@ impl std::fmt::Debug for Cache {
 /// What a render left: the output and the warnings, as shown to users, or the renderer's
 /// refusal.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Entry {
-    pub text: String,
-    pub warnings: Vec<String>,
+pub(crate) struct Entry {
+    pub(crate) text: String,
+    pub(crate) warnings: Vec<String>,
     /// The temporary directory the renderer worked in, which its output and its errors name:
     /// Kustomize's wrapper kustomization's (the output's build metadata is relative to it),
     /// Helm's copy of the chart.
-    pub wrapper: Option<PathBuf>,
+    pub(crate) wrapper: Option<PathBuf>,
     /// The renderer exited with an error: its standard error as it wrote it, naming `wrapper`
     /// (`text` and `warnings` are then empty).
-    pub refused: Option<String>,
+    pub(crate) refused: Option<String>,
 }
 
 impl Entry {
@@ -154,7 +154,7 @@ impl Entry {
 /// exited with is kept (what the input decides), as the renderer wrote it, and judged again on
 /// every later run as if that run's renderer had written it in that run's `workdir`. Without
 /// `kept`, this is `render` alone.
-pub fn through(
+pub(crate) fn through(
     kept: Option<(&Cache, &Key)>,
     workdir: &Path,
     render: impl FnOnce() -> Outcome,
@@ -196,17 +196,17 @@ pub fn through(
 }
 
 /// The key of one render, built from everything the renderer reads.
-pub struct KeyBuilder {
+pub(crate) struct KeyBuilder {
     hasher: blake3::Hasher,
 }
 
 /// A finished key: secret, so that the entry's name says nothing a pull request can predict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Key([u8; 32]);
+pub(crate) struct Key([u8; 32]);
 
 impl KeyBuilder {
     /// Adds one field, length-prefixed, so that no two sequences of fields hash alike.
-    pub fn field(&mut self, bytes: impl AsRef<[u8]>) -> &mut KeyBuilder {
+    pub(crate) fn field(&mut self, bytes: impl AsRef<[u8]>) -> &mut KeyBuilder {
         let bytes = bytes.as_ref();
         self.hasher.update(&(bytes.len() as u64).to_le_bytes());
         self.hasher.update(bytes);
@@ -214,13 +214,13 @@ impl KeyBuilder {
     }
 
     /// Adds a path, as bytes.
-    pub fn path(&mut self, path: &Path) -> &mut KeyBuilder {
+    pub(crate) fn path(&mut self, path: &Path) -> &mut KeyBuilder {
         self.field(path.as_os_str().as_encoded_bytes())
     }
 
     /// Adds an executable: its resolved path, size, modification time and inode. A renderer
     /// installed again, upgraded or replaced changes at least one of them.
-    pub fn program(&mut self, program: &Path) -> &mut KeyBuilder {
+    pub(crate) fn program(&mut self, program: &Path) -> &mut KeyBuilder {
         let resolved = program
             .canonicalize()
             .unwrap_or_else(|_| program.to_owned());
@@ -248,7 +248,7 @@ impl KeyBuilder {
         self
     }
 
-    pub fn finish(&self) -> Key {
+    pub(crate) fn finish(&self) -> Key {
         Key(*self.hasher.finalize().as_bytes())
     }
 }
@@ -257,7 +257,7 @@ impl Cache {
     /// Opens (creating it when needed) the cache at `dir`. `root` is the repository's root when
     /// the directory is inside it: no directory between them may be a link. Errors say why the
     /// cache is not used.
-    pub fn open(dir: &Path, root: Option<&Path>) -> Result<Cache, CacheError> {
+    pub(crate) fn open(dir: &Path, root: Option<&Path>) -> Result<Cache, CacheError> {
         let secret = secret()?;
         let dir = std::path::absolute(dir)?;
         if let Some(root) = root {
@@ -284,12 +284,8 @@ impl Cache {
         Ok(cache)
     }
 
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// A key for one render of `tool`, with podcycle's version and the cache format in it.
-    pub fn key(&self, tool: &str) -> KeyBuilder {
+    pub(crate) fn key(&self, tool: &str) -> KeyBuilder {
         let mut builder = KeyBuilder {
             hasher: blake3::Hasher::new_keyed(&self.secret),
         };
@@ -342,7 +338,7 @@ impl Cache {
 
     /// The entry for `key`, when there is a valid one. Anything else is a miss. A hit is marked
     /// as used now, for eviction.
-    pub fn get(&self, key: &Key) -> Option<Entry> {
+    pub(crate) fn get(&self, key: &Key) -> Option<Entry> {
         let path = self.dir.join(name(key));
         let bytes = read_entry(&path)?;
         mark_used(&path);
@@ -361,7 +357,7 @@ impl Cache {
 
     /// Keeps `entry` under `key`. A cache that cannot be written is not an error: the next run
     /// renders again.
-    pub fn put(&self, key: &Key, entry: &Entry) {
+    pub(crate) fn put(&self, key: &Key, entry: &Entry) {
         let Ok(payload) = serde_json::to_vec(entry) else {
             return;
         };
@@ -377,7 +373,7 @@ impl Cache {
     }
 
     /// Keeps a short text under `key`, what podcycle learnt of what the key names.
-    pub fn note(&self, key: &Key, text: &str) {
+    pub(crate) fn note(&self, key: &Key, text: &str) {
         self.put(
             key,
             &Entry {
@@ -390,7 +386,7 @@ impl Cache {
     }
 
     /// The text [`Cache::note`] kept under `key`, in a valid entry.
-    pub fn noted(&self, key: &Key) -> Option<String> {
+    pub(crate) fn noted(&self, key: &Key) -> Option<String> {
         self.get(key).map(|entry| entry.text)
     }
 

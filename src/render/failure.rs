@@ -31,16 +31,16 @@ pub(crate) const RULE: &str = "render-error";
 /// A renderer's refusal of the chart or overlay, placed in the user's files.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
-    pub tool: RenderTool,
+    pub(crate) tool: RenderTool,
     /// The command that refused: `helm template`, `kustomize build`, `kubectl kustomize`.
-    pub command: &'static str,
+    pub(crate) command: &'static str,
     /// The file the renderer names (or the chart's `Chart.yaml`, the overlay's kustomization).
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Where in it, when the renderer says: 1-based line and column, and how many bytes from
     /// there the finding covers (0: the rest of the line).
     pub line: Option<usize>,
     pub column: Option<usize>,
-    pub length: usize,
+    pub(crate) length: usize,
     /// The renderer's message, with temporary paths replaced by the user's.
     pub message: String,
     /// The renderer's whole error, cleaned the same way, when it says more than `message`.

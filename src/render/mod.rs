@@ -13,7 +13,7 @@
 
 pub(crate) mod boundary;
 pub(crate) mod budget;
-pub mod cache;
+pub(crate) mod cache;
 pub mod failure;
 pub(crate) mod files;
 pub(crate) mod helm;
@@ -42,21 +42,21 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 #[derive(Clone, Debug)]
 pub(crate) struct Tools {
     /// `helm`, or why it cannot be used.
-    pub helm: Result<PathBuf, ToolMissing>,
+    pub(crate) helm: Result<PathBuf, ToolMissing>,
     /// `kustomize build` (or `kubectl kustomize`), or why neither can be used.
-    pub kustomize: Result<KustomizeTool, ToolMissing>,
+    pub(crate) kustomize: Result<KustomizeTool, ToolMissing>,
     /// What each renderer may use.
-    pub limits: Limits,
+    pub(crate) limits: Limits,
     /// What the whole run may spend.
-    pub budget: Budget,
+    pub(crate) budget: Budget,
     /// Where renders are kept between runs; `None` with `--no-cache`.
-    pub cache: Option<cache::Cache>,
+    pub(crate) cache: Option<cache::Cache>,
     /// The run renders what it must not trust (`check --isolated`, `explain --isolated`,
     /// `lsp --isolated`, the editor in an untrusted workspace): Kustomize plugins other than
     /// plain built-ins are refused, and a render that cannot be confined does not run.
-    pub untrusted: bool,
+    pub(crate) untrusted: bool,
     /// Which files each repository's renderers may be given, listed once per run.
-    pub listings: Arc<stage::Listings>,
+    pub(crate) listings: Arc<stage::Listings>,
 }
 
 /// Why a renderer cannot be used.
@@ -81,7 +81,7 @@ pub(crate) enum KustomizeTool {
 
 impl KustomizeTool {
     /// The command it builds an overlay with, as the notes name it.
-    pub fn command(&self) -> &'static str {
+    pub(crate) fn command(&self) -> &'static str {
         match self {
             KustomizeTool::Kustomize(_) => "kustomize build",
             KustomizeTool::Kubectl(_) => "kubectl kustomize",
@@ -137,7 +137,7 @@ impl Tools {
     }
 
     /// The same tools, keeping renders in `cache`.
-    pub fn with_cache(mut self, cache: Option<cache::Cache>) -> Tools {
+    pub(crate) fn with_cache(mut self, cache: Option<cache::Cache>) -> Tools {
         self.cache = cache;
         self
     }
@@ -157,7 +157,7 @@ impl Tools {
 
 /// Something to render.
 #[derive(Clone, Debug)]
-pub enum Input {
+pub(crate) enum Input {
     Chart {
         dir: PathBuf,
         options: HelmOptions,
@@ -191,12 +191,12 @@ impl Input {
 /// An input that was not rendered, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct NotRendered {
-    pub tool: RenderTool,
-    pub input: String,
-    pub reason: String,
+    pub(crate) tool: RenderTool,
+    pub(crate) input: String,
+    pub(crate) reason: String,
     /// Set when the renderer refused the input itself: the finding to report instead of a
     /// note ([`failure::diagnostic`]).
-    pub refusal: Option<Box<Refusal>>,
+    pub(crate) refusal: Option<Box<Refusal>>,
 }
 
 impl NotRendered {
@@ -217,14 +217,14 @@ impl NotRendered {
 /// Rendered output and its source map.
 #[derive(Debug)]
 pub(crate) struct Output {
-    pub tool: RenderTool,
-    pub input: String,
+    pub(crate) tool: RenderTool,
+    pub(crate) input: String,
     /// The rendered stream, named after its input.
-    pub file: SourceFile,
-    pub map: SourceMap,
+    pub(crate) file: SourceFile,
+    pub(crate) map: SourceMap,
     /// What the renderer warned about on standard error, one line each, its temporary paths
     /// replaced by the user's.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 #[derive(Debug)]

@@ -31,11 +31,11 @@ const POLL: Duration = Duration::from_millis(25);
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     /// How long one renderer may run.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// Bytes of memory (its data segment).
-    pub memory: u64,
+    pub(crate) memory: u64,
     /// Bytes of standard output.
-    pub output: u64,
+    pub(crate) output: u64,
 }
 
 impl Limits {

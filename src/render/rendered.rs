@@ -10,15 +10,15 @@ use podcycle_path::PathSegment;
 #[derive(Clone, Debug)]
 pub(crate) struct KeyLine {
     /// 0-based line of the key.
-    pub line: usize,
-    pub key: String,
-    pub key_span: Span,
+    pub(crate) line: usize,
+    pub(crate) key: String,
+    pub(crate) key_span: Span,
     /// The span of a scalar value written on the key's line.
-    pub value_span: Option<Span>,
+    pub(crate) value_span: Option<Span>,
     /// The path from the document root: keys and list indices.
-    pub path: Vec<PathSegment>,
+    pub(crate) path: Vec<PathSegment>,
     /// 0-based column of the key, in bytes.
-    pub column: usize,
+    pub(crate) column: usize,
 }
 
 impl KeyLine {
@@ -124,8 +124,8 @@ pub(crate) enum Part {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Field {
     /// The path from the document root: keys and list indices.
-    pub path: Vec<PathSegment>,
-    pub part: Part,
+    pub(crate) path: Vec<PathSegment>,
+    pub(crate) part: Part,
 }
 
 /// The field a span of a document marks: a span that is exactly a key or a value names that

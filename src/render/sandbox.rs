@@ -146,7 +146,7 @@ const LANDLOCK_NETWORK_ABI: u8 = 4;
 impl Confinement {
     /// Whether the network is closed to renderers: a network namespace, or Landlock's TCP
     /// rules.
-    pub fn network_closed(&self) -> bool {
+    pub(crate) fn network_closed(&self) -> bool {
         self.namespaces.is_active()
             || matches!(self.landlock, Landlock::Enforced { abi } if abi >= LANDLOCK_NETWORK_ABI)
     }

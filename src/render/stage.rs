@@ -185,17 +185,17 @@ pub(crate) struct Staged {
     /// Removed with the copy.
     _dir: tempfile::TempDir,
     /// The temporary directory that holds the copies, which Helm's messages may name.
-    pub base: PathBuf,
+    pub(crate) base: PathBuf,
     /// The chart's copy.
-    pub chart: PathBuf,
+    pub(crate) chart: PathBuf,
     /// The values files' copies, in the order given.
-    pub values: Vec<PathBuf>,
+    pub(crate) values: Vec<PathBuf>,
     /// Each temporary path and the user's name for it, longest first: renderer messages name
     /// the copies, findings and notes name what users wrote.
-    pub names: Vec<(String, String)>,
+    pub(crate) names: Vec<(String, String)>,
     /// A hash of everything Helm can read in the copy: each directory's and file's path in it,
     /// and each file's bytes; then the values files. The render cache's key is made from it.
-    pub digest: [u8; 32],
+    pub(crate) digest: [u8; 32],
 }
 
 impl Staged {
@@ -358,13 +358,13 @@ pub(crate) struct StagedTree {
     /// Removed with the copy.
     _dir: tempfile::TempDir,
     /// The temporary directory: the renderer may read all of it.
-    pub base: PathBuf,
+    pub(crate) base: PathBuf,
     /// The repository's root in the copy: `base` joined with `name`.
-    pub repository: PathBuf,
+    pub(crate) repository: PathBuf,
     /// The name of the repository's root directory, which its copy bears.
-    pub name: std::ffi::OsString,
+    pub(crate) name: std::ffi::OsString,
     /// A hash of every directory, path and byte in the copy.
-    pub digest: [u8; 32],
+    pub(crate) digest: [u8; 32],
 }
 
 /// Copies `dirs` (with everything below each) and `files` of the repository `boundary` holds.
@@ -438,13 +438,14 @@ pub(crate) fn stage_tree(
 }
 
 /// A path in a copy, relative to the repository's copy, with its bytes (`None`: a directory).
+#[cfg(feature = "testing")]
 pub type Copied = (PathBuf, Option<Vec<u8>>);
 
 /// Stages `dir` as an overlay's directory, the way [`stage_tree`] does, and lists the copy: each
 /// path in it, relative to the repository's copy, with its bytes, or `None` for a directory; a
 /// link in the copy is an error (the copy must hold none). For the fuzz target, which checks
 /// that no byte from outside the repository or from `.git` reaches a copy.
-#[doc(hidden)]
+#[cfg(feature = "testing")]
 pub fn stage_and_list(dir: &Path) -> Result<Vec<Copied>, String> {
     let boundary = Boundary::of(dir);
     let staged = stage_tree(

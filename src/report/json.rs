@@ -11,44 +11,44 @@ use crate::source::SourceFile;
 /// explain` lists a pod's findings in the same shape.
 #[derive(Clone, Debug, Serialize)]
 pub struct JsonDiagnostic {
-    pub rule: &'static str,
-    pub severity: Severity,
-    pub enforcement: Enforcement,
-    pub message: String,
-    pub help: Option<String>,
-    pub notes: Vec<String>,
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
-    pub object: Option<ObjectRef>,
-    pub container: Option<String>,
-    pub field: Option<String>,
-    pub labels: Vec<JsonLabel>,
+    pub(crate) rule: &'static str,
+    pub(crate) severity: Severity,
+    pub(crate) enforcement: Enforcement,
+    pub(crate) message: String,
+    pub(crate) help: Option<String>,
+    pub(crate) notes: Vec<String>,
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) end_line: usize,
+    pub(crate) end_column: usize,
+    pub(crate) object: Option<ObjectRef>,
+    pub(crate) container: Option<String>,
+    pub(crate) field: Option<String>,
+    pub(crate) labels: Vec<JsonLabel>,
     /// Set for a finding in the output of Helm or Kustomize, mapped back to `file`.
-    pub rendered: Option<JsonRendered>,
+    pub(crate) rendered: Option<JsonRendered>,
     /// The fixes that resolve it, as text edits (`check --format json` only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fixes: Option<Vec<JsonFix>>,
+    pub(crate) fixes: Option<Vec<JsonFix>>,
 }
 
 /// A fix: what it does, whether `--fix` applies it without `--unsafe-fixes`, and its edits.
 #[derive(Clone, Debug, Serialize)]
-pub struct JsonFix {
-    pub title: String,
-    pub applicability: &'static str,
-    pub edits: Vec<JsonEdit>,
+pub(crate) struct JsonFix {
+    pub(crate) title: String,
+    pub(crate) applicability: &'static str,
+    pub(crate) edits: Vec<JsonEdit>,
 }
 
 /// Replace the range (end exclusive; empty for an insertion) with `content`.
 #[derive(Clone, Debug, Serialize)]
-pub struct JsonEdit {
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
-    pub content: String,
+pub(crate) struct JsonEdit {
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) end_line: usize,
+    pub(crate) end_column: usize,
+    pub(crate) content: String,
 }
 
 impl JsonFix {
@@ -75,26 +75,26 @@ impl JsonFix {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct JsonLabel {
-    pub message: String,
+pub(crate) struct JsonLabel {
+    pub(crate) message: String,
     /// The file the label points into: the finding's own, a values file, a base or a patch.
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) end_line: usize,
+    pub(crate) end_column: usize,
 }
 
 /// Where a finding in rendered output comes from.
 #[derive(Clone, Debug, Serialize)]
-pub struct JsonRendered {
+pub(crate) struct JsonRendered {
     /// `helm` or `kustomize`.
-    pub tool: &'static str,
+    pub(crate) tool: &'static str,
     /// The chart or overlay directory.
-    pub input: String,
+    pub(crate) input: String,
     /// `exact` (the line that wrote the field), `object` (the object's declaration: the field's
     /// line is not known) or `file` (only the file is known; the position is its start).
-    pub placement: &'static str,
+    pub(crate) placement: &'static str,
 }
 
 impl JsonDiagnostic {
@@ -142,13 +142,13 @@ impl JsonDiagnostic {
 }
 
 /// The `rule` of an entry that stands for a chart or overlay not rendered.
-pub const NOT_RENDERED: &str = "not-rendered";
+pub(crate) const NOT_RENDERED: &str = "not-rendered";
 
 /// A JSON array of every finding, in output order (docs/output.md), then one entry for each
 /// chart or overlay that was not rendered: in the same shape as a finding, so that a consumer
 /// of the array sees what was not checked rather than a clean result (as ruff reports a file
 /// it cannot read).
-pub fn write(out: &mut dyn Write, reports: &[FileReport], run: &RunNotes) -> io::Result<()> {
+pub(crate) fn write(out: &mut dyn Write, reports: &[FileReport], run: &RunNotes) -> io::Result<()> {
     let mut items: Vec<JsonDiagnostic> = reports
         .iter()
         .flat_map(|report| {

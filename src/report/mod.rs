@@ -18,7 +18,7 @@ use crate::model::ObjectRef;
 use crate::source::SourceFile;
 
 pub(crate) use full::{notes, render_problem};
-pub use json::{JsonDiagnostic, JsonLabel};
+pub use json::JsonDiagnostic;
 pub(crate) use sarif::percent_encode;
 pub(crate) use summary::{Summary, plural};
 
@@ -28,9 +28,9 @@ pub struct FileReport {
     pub file: SourceFile,
     pub diagnostics: Vec<Diagnostic>,
     /// The workload objects in the file (JUnit reports one test case per object).
-    pub objects: Vec<ObjectRef>,
+    pub(crate) objects: Vec<ObjectRef>,
     /// The least severity that fails the run for this file (`fail-on`); `None` for never.
-    pub fail_at: Option<Severity>,
+    pub(crate) fail_at: Option<Severity>,
 }
 
 impl FileReport {
@@ -115,35 +115,35 @@ pub struct Options {
 #[derive(Clone, Debug, Default)]
 pub struct RunNotes {
     /// Helm charts and Kustomize overlays rendered.
-    pub rendered_charts: usize,
-    pub rendered_overlays: usize,
+    pub(crate) rendered_charts: usize,
+    pub(crate) rendered_overlays: usize,
     /// Inputs that could not be rendered.
-    pub unrendered: Vec<Unrendered>,
+    pub(crate) unrendered: Vec<Unrendered>,
     /// Files and directories that ignore files (`.gitignore`, `.ignore`) kept out.
-    pub ignored_files: usize,
-    pub ignored_directories: usize,
+    pub(crate) ignored_files: usize,
+    pub(crate) ignored_directories: usize,
     /// Files, and charts and overlays, the default excludes (`testdata`, golden files) kept
     /// out.
-    pub default_excluded: (usize, usize),
+    pub(crate) default_excluded: (usize, usize),
     /// Files found by walking that are not Kubernetes manifests, so not linted.
-    pub not_manifests: NotManifests,
+    pub(crate) not_manifests: NotManifests,
     /// Charts and overlays rendered because files named on the command line belong to them.
-    pub rendered_for: Vec<RenderedFor>,
+    pub(crate) rendered_for: Vec<RenderedFor>,
     /// Renderers ran without full confinement: why ([`crate::render::sandbox`]).
-    pub unconfined: Option<String>,
+    pub(crate) unconfined: Option<String>,
 }
 
 /// A chart or overlay rendered for files named on the command line (a values file, a patch),
 /// and what its rendering found: so that a clean result names what was read.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RenderedFor {
-    pub tool: crate::diagnostics::RenderTool,
+pub(crate) struct RenderedFor {
+    pub(crate) tool: crate::diagnostics::RenderTool,
     /// The chart or overlay directory.
-    pub input: String,
+    pub(crate) input: String,
     /// The named files, as users wrote them.
-    pub files: Vec<String>,
+    pub(crate) files: Vec<String>,
     /// Findings its rendering placed (in any file).
-    pub findings: usize,
+    pub(crate) findings: usize,
 }
 
 impl RenderedFor {
@@ -168,15 +168,15 @@ impl RenderedFor {
 /// What walking found that was not linted as it is, by what it is: files that are not
 /// Kubernetes manifests, and overlays linted through the overlays that build from them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NotManifests {
+pub(crate) struct NotManifests {
     /// Templates for other tools (`{{`, `{%` that YAML cannot read, or reads as a mapping).
-    pub templates: usize,
+    pub(crate) templates: usize,
     /// Other YAML and JSON: no document has `apiVersion` and `kind`.
-    pub other: usize,
+    pub(crate) other: usize,
     /// Charts' values, metadata and `files/`, read through the rendered chart.
-    pub chart_files: usize,
+    pub(crate) chart_files: usize,
     /// Kustomize overlays another overlay of the run builds from, linted through that one.
-    pub built_through: usize,
+    pub(crate) built_through: usize,
 }
 
 impl NotManifests {
@@ -217,13 +217,13 @@ impl NotManifests {
 
 /// A chart or overlay that was not rendered.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unrendered {
-    pub tool: crate::diagnostics::RenderTool,
+pub(crate) struct Unrendered {
+    pub(crate) tool: crate::diagnostics::RenderTool,
     /// The chart or overlay directory.
-    pub input: String,
-    pub reason: String,
+    pub(crate) input: String,
+    pub(crate) reason: String,
     /// The file that stands for it in annotations: `Chart.yaml`, `kustomization.yaml`.
-    pub file: String,
+    pub(crate) file: String,
 }
 
 impl Unrendered {
@@ -443,8 +443,8 @@ pub(crate) fn directory_uri(directory: &std::path::Path) -> String {
 
 /// A fix of a finding with the text edits it makes in its file.
 pub(crate) struct RenderedFix<'a> {
-    pub fix: &'a Fix,
-    pub edits: Cow<'a, [TextEdit]>,
+    pub(crate) fix: &'a Fix,
+    pub(crate) edits: Cow<'a, [TextEdit]>,
 }
 
 /// Each diagnostic's fixes that render on the file's text (the order of `diagnostics`): where

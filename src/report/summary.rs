@@ -6,14 +6,14 @@ use crate::diagnostics::Severity;
 /// Counts for the closing line of the human formats.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Summary {
-    pub files: usize,
-    pub files_with_findings: usize,
-    pub errors: usize,
-    pub warnings: usize,
-    pub infos: usize,
+    pub(crate) files: usize,
+    pub(crate) files_with_findings: usize,
+    pub(crate) errors: usize,
+    pub(crate) warnings: usize,
+    pub(crate) infos: usize,
     /// Helm charts and Kustomize overlays rendered and linted.
-    pub charts: usize,
-    pub overlays: usize,
+    pub(crate) charts: usize,
+    pub(crate) overlays: usize,
 }
 
 impl Summary {

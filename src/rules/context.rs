@@ -16,24 +16,24 @@ use podcycle_k8s::k8s_openapi::api::policy::v1::PodDisruptionBudgetSpec;
 
 /// The input of a document rule: one YAML document as read, and the objects in it.
 pub struct DocumentContext<'a> {
-    pub document: &'a Document,
+    pub(crate) document: &'a Document,
     /// Every object of the document (the document itself, or the items of a `List`).
-    pub objects: &'a [AnyObject],
+    pub(crate) objects: &'a [AnyObject],
     /// The workload objects that could not be turned into JSON (aliases that expand too far,
     /// nesting too deep), with why. Empty for partial objects, which are not converted.
-    pub unconvertible: &'a [(&'a ObjectSite, ConversionError)],
+    pub(crate) unconvertible: &'a [(&'a ObjectSite, ConversionError)],
     /// Kustomize patches and other partial objects: only the YAML itself is judged.
-    pub partial: bool,
-    pub kube: KubeVersion,
+    pub(crate) partial: bool,
+    pub(crate) kube: KubeVersion,
 }
 
 /// The input of an object rule: a workload object and what decoding it into the Kubernetes
 /// type found.
 pub struct ObjectContext<'a> {
-    pub document: &'a Document,
-    pub object: &'a ObjectSite,
-    pub decoded: &'a podcycle_k8s::Decoded,
-    pub kube: KubeVersion,
+    pub(crate) document: &'a Document,
+    pub(crate) object: &'a ObjectSite,
+    pub(crate) decoded: &'a podcycle_k8s::Decoded,
+    pub(crate) kube: KubeVersion,
 }
 
 /// The input of a pod rule.
@@ -61,7 +61,7 @@ pub struct RolloutContext<'a> {
 
 /// A PodDisruptionBudget or a HorizontalPodAutoscaler of a scope.
 #[derive(Clone, Copy, Debug)]
-pub enum ScopeObject<'a> {
+pub(crate) enum ScopeObject<'a> {
     Budget(&'a Budget),
     Autoscaler(&'a Autoscaler),
 }
@@ -69,14 +69,14 @@ pub enum ScopeObject<'a> {
 /// The input of a scope rule: a PodDisruptionBudget or HorizontalPodAutoscaler, and every
 /// object of its scope (the file, the rendered chart or overlay) it is matched against.
 pub struct ScopeContext<'a> {
-    pub scope: &'a Scope,
-    pub object: ScopeObject<'a>,
-    pub kube: KubeVersion,
+    pub(crate) scope: &'a Scope,
+    pub(crate) object: ScopeObject<'a>,
+    pub(crate) kube: KubeVersion,
 }
 
 impl<'a> ScopeContext<'a> {
     /// The budget judged, with its spec, when the object is a budget that could be read.
-    pub fn budget(&self) -> Option<(&'a Budget, &'a PodDisruptionBudgetSpec)> {
+    pub(crate) fn budget(&self) -> Option<(&'a Budget, &'a PodDisruptionBudgetSpec)> {
         let ScopeObject::Budget(budget) = self.object else {
             return None;
         };
@@ -86,7 +86,7 @@ impl<'a> ScopeContext<'a> {
 
 /// Which part of a field a finding points at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Part {
+pub(crate) enum Part {
     /// The key (`readinessProbe:`); for a sequence item, the item.
     Key,
     /// The value (`Always` in `restartPolicy: Always`).
@@ -96,9 +96,9 @@ pub enum Part {
 /// A place named by field path (from the object root). When the path does not exist, the
 /// finding lands on the deepest part that does: the mapping that lacks the field.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Target {
-    pub path: FieldPath,
-    pub part: Part,
+pub(crate) struct Target {
+    pub(crate) path: FieldPath,
+    pub(crate) part: Part,
 }
 
 impl Target {
@@ -181,7 +181,7 @@ pub enum Claim {
 
 /// Where a finding is.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Position {
+pub(crate) enum Position {
     /// A field of the object, by path from its root (from the document's root for a document
     /// rule), looked up in the tree afterwards.
     Field(Target),
@@ -206,24 +206,24 @@ impl Position {
 /// One problem a rule found.
 #[derive(Clone, Debug)]
 pub struct Finding {
-    pub position: Position,
+    pub(crate) position: Position,
     pub message: String,
-    pub help: Option<String>,
-    pub labels: Vec<(Target, String)>,
-    pub notes: Vec<String>,
-    pub container: Option<String>,
+    pub(crate) help: Option<String>,
+    pub(crate) labels: Vec<(Target, String)>,
+    pub(crate) notes: Vec<String>,
+    pub(crate) container: Option<String>,
     /// A severity below the rule's default for this case (a liveness probe where a readiness
     /// probe would be an error); `None` uses the rule's.
-    pub severity: Option<Severity>,
+    pub(crate) severity: Option<Severity>,
     /// The claim of this case when it differs from the rule's (an exec sleep where the rule
     /// is about the `sleep` action); `None` uses the rule's.
-    pub enforcement: Option<Enforcement>,
+    pub(crate) enforcement: Option<Enforcement>,
     /// Changes that certainly resolve the finding, with paths from the object root.
-    pub fixes: Vec<Fix>,
+    pub(crate) fixes: Vec<Fix>,
     /// The times and grace periods the message states.
     pub claims: Vec<Claim>,
     /// Secondary places in the text, for findings placed in the text.
-    pub span_labels: Vec<(Span, String)>,
+    pub(crate) span_labels: Vec<(Span, String)>,
 }
 
 impl Finding {

@@ -15,18 +15,17 @@ pub(crate) mod values;
 
 use std::fmt;
 
-pub use context::{
-    Claim, DocumentContext, Finding, Findings, ObjectContext, Part, PodContext, Position,
-    RolloutContext, ScopeContext, ScopeObject, Target,
+pub use context::{Claim, Findings, PodContext, RolloutContext};
+pub(crate) use context::{
+    DocumentContext, Finding, ObjectContext, Part, Position, ScopeContext, ScopeObject, Target,
 };
 pub(crate) use correctness::duplicate_key::{
     RULE as DUPLICATE_KEY, for_helm_output as duplicate_key_for_helm,
 };
 pub(crate) use correctness::invalid_type::friendly_type_error;
 pub(crate) use correctness::yaml_syntax::RULE as YAML_SYNTAX;
-pub use registry::{
-    ALL_RULES, REDIRECTS, RUNTIME_ERRORS, Redirect, find_redirect, find_rule, rules_named,
-};
+pub use registry::{ALL_RULES, RUNTIME_ERRORS, find_rule};
+pub(crate) use registry::{REDIRECTS, Redirect, find_redirect, rules_named};
 pub(crate) use suspicious::unused_suppression::RULE as UNUSED_SUPPRESSION;
 pub(crate) use values::ordinal_container;
 
@@ -139,18 +138,18 @@ pub struct Rule {
     pub category: Category,
     pub default_severity: Severity,
     /// Who acts on the rule's findings (a finding may state another for its case).
-    pub enforcement: Enforcement,
+    pub(crate) enforcement: Enforcement,
     /// One line: what the rule finds.
     pub summary: &'static str,
     /// The Markdown documentation (`## What it does`, `## Why is this bad?`, `## Example`,
     /// `## References`).
-    pub doc: &'static str,
+    pub(crate) doc: &'static str,
     pub check: Check,
     /// The feature gate the rule is about, when its verdict depends on the Kubernetes version.
-    pub feature: Option<&'static crate::versions::Feature>,
+    pub(crate) feature: Option<&'static crate::versions::Feature>,
     /// The rule reads the Services of the file ([`PodContext::services`]); the pipeline
     /// collects them only when such a rule runs.
-    pub reads_services: bool,
+    pub(crate) reads_services: bool,
     /// Whether its findings come with fixes (`check --fix`, quick fixes in editors).
     pub fix: crate::fix::FixAvailability,
     /// The file that declares it, for "view source" links.
@@ -200,7 +199,7 @@ impl Rule {
 /// not run pod validation, and rejects the pods (or ReplicaSets) its controller creates from
 /// the template. The controller cannot create them, reports the error in the object's status,
 /// and the rollout stalls. `kind` is the custom resource's kind.
-pub fn refused_by_controller(finding: &mut Finding, rule: &Rule, kind: &str) {
+pub(crate) fn refused_by_controller(finding: &mut Finding, rule: &Rule, kind: &str) {
     if finding.enforcement.unwrap_or(rule.enforcement) != Enforcement::ApiServer {
         return;
     }

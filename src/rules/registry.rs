@@ -75,11 +75,11 @@ pub fn find_rule(name: &str) -> Option<&'static Rule> {
 /// suppressions that use the old name keep working: they apply to all of its successors.
 #[derive(Debug)]
 pub struct Redirect {
-    pub from: &'static str,
-    pub to: &'static [&'static Rule],
+    pub(crate) from: &'static str,
+    pub(crate) to: &'static [&'static Rule],
 }
 
-pub static REDIRECTS: &[Redirect] = &[Redirect {
+pub(crate) static REDIRECTS: &[Redirect] = &[Redirect {
     from: "invalid-value",
     to: &[
         &correctness::negative_probe_field::RULE,
@@ -93,13 +93,13 @@ pub static REDIRECTS: &[Redirect] = &[Redirect {
     ],
 }];
 
-pub fn find_redirect(name: &str) -> Option<&'static Redirect> {
+pub(crate) fn find_redirect(name: &str) -> Option<&'static Redirect> {
     REDIRECTS.iter().find(|redirect| redirect.from == name)
 }
 
 /// The rules a name stands for: the rule of that name, the successors of a former name, or
 /// none.
-pub fn rules_named(name: &str) -> &'static [&'static Rule] {
+pub(crate) fn rules_named(name: &str) -> &'static [&'static Rule] {
     if let Some(rule) = ALL_RULES.iter().find(|rule| rule.name == name) {
         return std::slice::from_ref(rule);
     }

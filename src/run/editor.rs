@@ -23,15 +23,15 @@ use crate::render::{helm, kustomize};
 pub struct EditorPlan {
     /// The file's own plan; `None` when its configuration excludes it (nothing is shown, as
     /// `check` shows nothing).
-    pub file: Option<FilePlan>,
+    pub(crate) file: Option<FilePlan>,
     /// The chart or overlay it is judged through, one job per rendering; empty for a file
     /// linted as it is written.
-    pub renders: Vec<RenderJob>,
+    pub(crate) renders: Vec<RenderJob>,
     /// The configuration that should apply and cannot be used: the defaults apply meanwhile.
-    pub config_error: Option<Arc<ConfigError>>,
+    pub(crate) config_error: Option<Arc<ConfigError>>,
     /// The configuration over the file, which says what else of its directory `check` reads
     /// ([`super::WorkspaceIndex`]).
-    pub config: Option<Arc<Config>>,
+    pub(crate) config: Option<Arc<Config>>,
 }
 
 /// What rendering gives for an open file.
@@ -148,7 +148,11 @@ impl EditorPlan {
 /// patches judged through them: a values file, `Chart.yaml`, a helper, a file under `files/`, a
 /// base resource. Planned as `check` plans the file named alone (pre-commit's run), so that
 /// the editor and the command line render the same owners.
-pub fn owners_of_saved(options: &RunOptions, configs: &mut Configs, path: &Path) -> Vec<RenderJob> {
+pub(crate) fn owners_of_saved(
+    options: &RunOptions,
+    configs: &mut Configs,
+    path: &Path,
+) -> Vec<RenderJob> {
     super::plan::RunPlan::new(options, configs, &[path.to_owned()], None)
         .renders
         .into_iter()
@@ -158,7 +162,7 @@ pub fn owners_of_saved(options: &RunOptions, configs: &mut Configs, path: &Path)
 
 /// What rendering the owners of a saved file found, by file: every file a finding was placed
 /// in (each report holds the file's text as read), and what could not be rendered.
-pub fn owners_findings(
+pub(crate) fn owners_findings(
     options: &RunOptions,
     jobs: &[RenderJob],
 ) -> (Vec<crate::report::FileReport>, Vec<String>) {

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 
-use super::files::lint_bytes_in_scope;
+use super::files::lint_bytes;
 use super::rendering::Placer;
 use super::scopes::Ready;
 use super::{FilePlan, RenderJob, RenderedOutput};
@@ -27,22 +27,22 @@ use crate::source::{SourceFile, Span};
 /// needs to say at the end (nothing matched, suggestions) is kept small.
 pub(crate) struct Explaining<'s, W: Write> {
     filter: &'s PodFilter,
-    pub writer: ExplainWriter<W>,
+    pub(crate) writer: ExplainWriter<W>,
     /// Pods of the current document, waiting for its suppressions.
     pending: Vec<Pending>,
     /// Workload objects seen, for suggestions when `--object` matches nothing.
-    pub objects: BTreeSet<String>,
+    pub(crate) objects: BTreeSet<String>,
     /// Container names of the selected pods, for suggestions when `--container` matches
     /// nothing.
-    pub containers: BTreeSet<String>,
+    pub(crate) containers: BTreeSet<String>,
     /// Selected objects whose pod spec could not be decoded, or that have none, with where
     /// they are (`file:line`).
-    pub unreadable: Vec<(ObjectRef, String)>,
-    pub without_pod_spec: Vec<(ObjectRef, String)>,
+    pub(crate) unreadable: Vec<(ObjectRef, String)>,
+    pub(crate) without_pod_spec: Vec<(ObjectRef, String)>,
     /// Pod specs selected (before `--container`).
-    pub selected_pods: usize,
+    pub(crate) selected_pods: usize,
     /// `--rollout`: explain what the controllers do with the pods, not the pods.
-    pub rollouts: bool,
+    pub(crate) rollouts: bool,
 }
 
 /// A pod or a rollout explained, and its findings as linted, to keep those its document keeps.
@@ -133,17 +133,10 @@ impl<'s, W: Write> Explaining<'s, W> {
         };
         match file {
             Ready::Bytes(name, bytes) => {
-                lint_bytes_in_scope(
-                    name,
-                    bytes,
-                    &plan.settings,
-                    plan.role,
-                    plan.scope.as_deref(),
-                    &mut visit,
-                );
+                lint_bytes(name, bytes, plan, &mut visit);
             }
             Ready::Read(file, scope) => {
-                file.finish_with(plan, &scope, &mut visit);
+                file.finish(plan, &scope, &mut visit);
             }
         }
         result

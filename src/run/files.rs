@@ -8,28 +8,25 @@ use std::path::{Path, PathBuf};
 use super::options::FilePlan;
 use crate::diagnostics::Diagnostic;
 use crate::escape::escape_controls;
-use crate::lint::{
-    FileRead, FileRole, Linted, Visit, invalid_utf8, lint_file_in_scope, lint_file_with, read_file,
-};
+use crate::lint::{FileRead, Linted, Visit, invalid_utf8, lint_file, read_file};
 use crate::model::scope::Scope;
 use crate::report::FileReport;
 use crate::safe_fs::{self, FileKind, Reader};
-use crate::settings::{FailOn, Settings};
 use crate::source::SourceFile;
 
 /// A file of the run that was not read: its name as reports show it, escaped for the terminal
 /// when displayed, and why.
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {source}", escape_controls(name))]
-pub struct UnreadFile {
-    pub name: String,
+pub(crate) struct UnreadFile {
+    pub(crate) name: String,
     #[source]
-    pub source: safe_fs::ReadError,
+    pub(crate) source: safe_fs::ReadError,
 }
 
 /// Reads a file through the run's `reader`, named for reports the way the user wrote it
 /// (without a leading `./`).
-pub fn read_path(reader: &Reader, path: &Path) -> Result<(String, Vec<u8>), UnreadFile> {
+pub(crate) fn read_path(reader: &Reader, path: &Path) -> Result<(String, Vec<u8>), UnreadFile> {
     let display = path.display().to_string();
     let display = display
         .strip_prefix("./")
@@ -62,45 +59,82 @@ pub(crate) enum NotEdited {
 }
 
 /// Reads standard input, up to the size podcycle reads of a manifest.
-pub fn read_stdin() -> io::Result<Vec<u8>> {
+pub(crate) fn read_stdin() -> io::Result<Vec<u8>> {
     safe_fs::read_stdin(FileKind::Manifest).map_err(|error| match error {
         safe_fs::ReadError::Other(error) => error,
         error => io::Error::other(format!("standard input: {error}")),
     })
 }
 
-/// Lints file contents with `plan`. Unless the plan keeps the text, the report keeps only the
-/// lines it shows: reports are written once every file is linted.
-pub fn lint_with_plan(name: String, bytes: Vec<u8>, plan: &FilePlan) -> FileReport {
-    let (file, linted) = lint_bytes_in_scope(
-        name,
-        bytes,
+/// Lints file contents with `plan`, showing `visit` every workload object and document end
+/// ([`lint_file`]): the one way a file is linted as it is — by `check`, `explain`, the editor,
+/// `--fix` and `--add-ignore`, standard input and the tests. The bytes are read as UTF-8; where
+/// they are not, that is reported at the first bad byte and the rest is linted with replacement
+/// characters, so that the other documents still get checked. The budgets and autoscalers are
+/// matched within the plan's scope (`None`: the file is its own). Unless the plan keeps the
+/// text, the report keeps only the lines it shows: reports are written once every file is
+/// linted. A directory judged together is linted in the same steps split in two phases
+/// (`ReadFile`).
+pub fn lint_bytes(
+    name: String,
+    bytes: Vec<u8>,
+    plan: &FilePlan,
+    visit: &mut dyn FnMut(Visit<'_, '_>),
+) -> FileReport {
+    let decoded = Decoded::new(name, bytes);
+    let linted = lint_file(
+        &decoded.file,
         &plan.settings,
         plan.role,
-        plan.scope.as_deref(),
-        &mut |_| {},
+        plan.scope.as_deref().into(),
+        visit,
     );
-    report_with_plan(file, linted, plan)
+    decoded.report(linted, plan)
 }
 
-fn report_with_plan(file: SourceFile, linted: Linted, plan: &FilePlan) -> FileReport {
-    let mut report = FileReport {
-        file,
-        diagnostics: linted.diagnostics,
-        objects: linted.objects,
-        fail_at: plan.fail_at,
-    };
-    if !plan.keep_text {
-        report.compact();
-    }
-    report
-}
-
-/// A file of a directory judged together, read in the first phase ([`read_file`]): its text,
-/// where its UTF-8 first failed, and its documents, parsed once.
-pub(crate) struct ReadFile {
+/// File contents as text, the first step of linting them: invalid UTF-8 replaced, with the
+/// offset of the first bad byte.
+struct Decoded {
     file: SourceFile,
     valid_up_to: Option<usize>,
+}
+
+impl Decoded {
+    fn new(name: String, bytes: Vec<u8>) -> Decoded {
+        let (text, valid_up_to) = text_of(bytes);
+        Decoded {
+            file: SourceFile::new(name, text),
+            valid_up_to,
+        }
+    }
+
+    /// The last step: what the lint found, with the diagnostic for bytes that are not UTF-8
+    /// at the first bad one, reported with `plan`.
+    fn report(self, mut linted: Linted, plan: &FilePlan) -> FileReport {
+        let Decoded { file, valid_up_to } = self;
+        if let Some(valid_up_to) = valid_up_to {
+            linted
+                .diagnostics
+                .extend(invalid_utf8(&plan.settings, &file.text, valid_up_to));
+            crate::diagnostics::sort(&mut linted.diagnostics);
+        }
+        let mut report = FileReport {
+            file,
+            diagnostics: linted.diagnostics,
+            objects: linted.objects,
+            fail_at: plan.fail_at,
+        };
+        if !plan.keep_text {
+            report.compact();
+        }
+        report
+    }
+}
+
+/// A file of a directory judged together, read in the first phase ([`read_file`]): the steps
+/// of [`lint_bytes`], the lint split at the point where the directory's scope is joined.
+pub(crate) struct ReadFile {
+    decoded: Decoded,
     read: FileRead,
 }
 
@@ -108,14 +142,9 @@ impl ReadFile {
     /// Reads file contents with `plan`: the documents the directory's scope cannot change are
     /// linted now, the others wait for it.
     pub(crate) fn new(name: String, bytes: Vec<u8>, plan: &FilePlan) -> ReadFile {
-        let (text, valid_up_to) = text_of(bytes);
-        let file = SourceFile::new(name, text);
-        let read = read_file(&file, &plan.settings, plan.role);
-        ReadFile {
-            file,
-            valid_up_to,
-            read,
-        }
+        let decoded = Decoded::new(name, bytes);
+        let read = read_file(&decoded.file, &plan.settings, plan.role);
+        ReadFile { decoded, read }
     }
 
     /// The file's part of its directory's scope.
@@ -123,88 +152,19 @@ impl ReadFile {
         self.read.take_part()
     }
 
-    /// The second phase: the waiting documents linted within `scope`, reported with `plan`.
-    pub(crate) fn finish(self, plan: &FilePlan, scope: &Scope) -> FileReport {
-        let (file, linted) = self.finish_with(plan, scope, &mut |_| {});
-        report_with_plan(file, linted, plan)
-    }
-
-    /// [`ReadFile::finish`], showing `visit` every workload object and document end in file
-    /// order, as [`lint_bytes_in_scope`] does.
-    pub(crate) fn finish_with(
+    /// The second phase: the waiting documents linted within `scope`, showing `visit` every
+    /// workload object and document end in file order, as [`lint_bytes`] does, and reported
+    /// with `plan`.
+    pub(crate) fn finish(
         self,
         plan: &FilePlan,
         scope: &Scope,
         visit: &mut dyn FnMut(Visit<'_, '_>),
-    ) -> (SourceFile, Linted) {
-        let ReadFile {
-            file,
-            valid_up_to,
-            read,
-        } = self;
-        let mut linted = read.finish(&file, &plan.settings, plan.role, scope, visit);
-        add_invalid_utf8(&file, &mut linted, &plan.settings, valid_up_to);
-        (file, linted)
+    ) -> FileReport {
+        let ReadFile { decoded, read } = self;
+        let linted = read.finish(&decoded.file, &plan.settings, plan.role, scope, visit);
+        decoded.report(linted, plan)
     }
-}
-
-/// The diagnostic for bytes that are not UTF-8, at the first bad one, among the file's.
-fn add_invalid_utf8(
-    file: &SourceFile,
-    linted: &mut Linted,
-    settings: &Settings,
-    valid_up_to: Option<usize>,
-) {
-    if let Some(valid_up_to) = valid_up_to {
-        linted
-            .diagnostics
-            .extend(invalid_utf8(settings, &file.text, valid_up_to));
-        crate::diagnostics::sort(&mut linted.diagnostics);
-    }
-}
-
-/// Lints file contents as complete manifests, with the default fail level.
-pub fn lint_bytes(path: String, bytes: Vec<u8>, settings: &Settings) -> FileReport {
-    lint_bytes_as(path, bytes, settings, FileRole::Manifest)
-}
-
-/// Lints file contents as manifests or as patches, with the default fail level.
-pub fn lint_bytes_as(
-    path: String,
-    bytes: Vec<u8>,
-    settings: &Settings,
-    role: FileRole,
-) -> FileReport {
-    let (file, linted) = lint_bytes_in_scope(path, bytes, settings, role, None, &mut |_| {});
-    FileReport {
-        file,
-        diagnostics: linted.diagnostics,
-        objects: linted.objects,
-        fail_at: FailOn::Warning.threshold(),
-    }
-}
-
-/// Lints file contents, showing `visit` every workload object and document end (see
-/// [`lint_file_with`]), with the budgets and autoscalers of `scope` matched with the workloads
-/// of the whole scope (`None`: the file is its own scope). Invalid UTF-8 is reported at the
-/// first bad byte, and the rest is linted with replacement characters so that the other
-/// documents still get checked.
-pub fn lint_bytes_in_scope(
-    path: String,
-    bytes: Vec<u8>,
-    settings: &Settings,
-    role: FileRole,
-    scope: Option<&Scope>,
-    visit: &mut dyn FnMut(Visit<'_, '_>),
-) -> (SourceFile, Linted) {
-    let (text, valid_up_to) = text_of(bytes);
-    let file = SourceFile::new(path, text);
-    let mut linted = match scope {
-        Some(scope) => lint_file_in_scope(&file, settings, role, scope, visit),
-        None => lint_file_with(&file, settings, role, visit),
-    };
-    add_invalid_utf8(&file, &mut linted, settings, valid_up_to);
-    (file, linted)
 }
 
 /// The text of file contents: invalid UTF-8 replaced, with the offset of the first bad byte.
@@ -223,13 +183,13 @@ pub(super) fn text_of(bytes: Vec<u8>) -> (String, Option<usize>) {
 
 /// A checked file: its report, what it was linted with, and where it is.
 #[derive(Debug)]
-pub struct CheckedFile {
-    pub report: FileReport,
+pub(crate) struct CheckedFile {
+    pub(crate) report: FileReport,
     /// `None` for a file only rendered output reports findings in (a Helm template): it was
     /// not linted as it is, and is not edited.
-    pub plan: Option<FilePlan>,
+    pub(crate) plan: Option<FilePlan>,
     /// The file on disk; `None` for standard input.
-    pub path: Option<PathBuf>,
+    pub(crate) path: Option<PathBuf>,
 }
 
 impl CheckedFile {
@@ -237,10 +197,11 @@ impl CheckedFile {
     /// in it): the findings `--fix` and `--add-ignore` work on.
     pub(crate) fn lint(&self, text: &str) -> FileReport {
         match &self.plan {
-            Some(plan) => lint_with_plan(
+            Some(plan) => lint_bytes(
                 self.report.file.path.clone(),
                 text.as_bytes().to_vec(),
                 plan,
+                &mut |_| {},
             ),
             None => FileReport {
                 file: SourceFile::new(self.report.file.path.clone(), text),

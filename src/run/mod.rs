@@ -13,9 +13,9 @@
 //! - `editor`: the language server's run, one open file at a time;
 //! - `explaining`: the pods of what is linted, explained as `explain` shows them (the
 //!   command and the editor's "explain this pod" alike);
-//! - [`scopes`]: the objects applied together — the manifests of a directory — with which a
+//! - `scopes`: the objects applied together — the manifests of a directory — with which a
 //!   file's budgets and autoscalers are matched, gathered before its files are linted;
-//! - [`workspace`]: the language server's index of a workspace's manifests, by directory: the
+//! - `workspace`: the language server's index of a workspace's manifests, by directory: the
 //!   facts their scopes are made of, kept up to date as files are edited and changed;
 //! - `after_lint`: what runs once every file is linted: findings merged per file, the passes
 //!   that read several files, the order of the reports.
@@ -30,8 +30,8 @@ pub(crate) mod files;
 pub(crate) mod options;
 pub(crate) mod plan;
 pub(crate) mod rendering;
-pub mod scopes;
-pub mod workspace;
+pub(crate) mod scopes;
+pub(crate) mod workspace;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -39,20 +39,17 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 pub use configs::Configs;
-pub use editor::{EditorPlan, EditorRender, owners_findings, owners_of_saved};
+pub use editor::{EditorPlan, EditorRender};
+pub(crate) use editor::{owners_findings, owners_of_saved};
 pub(crate) use explaining::Explaining;
-pub(crate) use files::NotEdited;
-pub use files::{
-    CheckedFile, UnreadFile, lint_bytes, lint_bytes_as, lint_with_plan, read_path, read_stdin,
-};
-pub use options::{
-    CacheChoice, ConfigChoice, FilePlan, HelmOverrides, Rendering, RunOptions, Walk,
-};
+pub use files::lint_bytes;
+pub(crate) use files::{CheckedFile, NotEdited, UnreadFile, read_path, read_stdin};
+pub(crate) use options::{CacheChoice, ConfigChoice, HelmOverrides, Rendering, Walk};
+pub use options::{FilePlan, RunOptions};
 pub(crate) use plan::{RenderJob, RunPlan, StdinPlan};
 pub(crate) use rendering::{RenderedOutput, Renderer};
-pub use scopes::share_directory_scopes;
-pub(crate) use scopes::{Ready, in_order};
-pub use workspace::{DirectoryContext, EditorScope, IndexLimits, WorkspaceIndex};
+pub(crate) use scopes::{Ready, in_order, share_directory_scopes};
+pub use workspace::{DirectoryContext, IndexLimits, WorkspaceIndex};
 
 use crate::diagnostics::RenderTool;
 use crate::discovery::Discovered;
@@ -87,7 +84,10 @@ fn lint_unit(files: &[(PathBuf, FilePlan)], members: &[usize], reader: &Reader) 
         .read
         .into_par_iter()
         .enumerate()
-        .map(|(n, (index, file))| (index, Ok(file.finish(&files[index].1, &joined.scope(n)))))
+        .map(|(n, (index, file))| {
+            let report = file.finish(&files[index].1, &joined.scope(n), &mut |_| {});
+            (index, Ok(report))
+        })
         .collect();
     linted.extend(
         unit.unread
@@ -116,11 +116,11 @@ pub(crate) struct Checking {
 #[derive(Debug)]
 pub(crate) struct CheckOutcome {
     /// Every file with findings or linted as it is: standard input first, then by name.
-    pub files: Vec<CheckedFile>,
+    pub(crate) files: Vec<CheckedFile>,
     /// What the run rendered, could not render, and left out.
-    pub notes: RunNotes,
+    pub(crate) notes: RunNotes,
     /// A chart or overlay that could not be rendered fails the run.
-    pub fail_on_unrendered: bool,
+    pub(crate) fail_on_unrendered: bool,
 }
 
 impl Checking {
@@ -134,7 +134,7 @@ impl Checking {
 
     /// Lints what was read from standard input.
     pub(crate) fn stdin(&mut self, stdin: StdinPlan, bytes: Vec<u8>) {
-        let report = lint_with_plan(stdin.name, bytes, &stdin.plan);
+        let report = lint_bytes(stdin.name, bytes, &stdin.plan, &mut |_| {});
         self.plans
             .insert(report.file.path.clone(), (None, stdin.plan));
         self.reports.push(report);
@@ -146,7 +146,7 @@ impl Checking {
     /// are linted in two phases, each parsed once: every file is read and its part of the scope
     /// taken from its trees while what the scope cannot change is linted; then the parts are
     /// joined and the documents that waited for them linted.
-    pub fn files(&mut self, mut files: Vec<(PathBuf, FilePlan)>) -> Vec<UnreadFile> {
+    pub(crate) fn files(&mut self, mut files: Vec<(PathBuf, FilePlan)>) -> Vec<UnreadFile> {
         let units = scopes::directory_units(&files);
         let mut in_unit = vec![false; files.len()];
         for &index in units.iter().flatten() {
@@ -172,7 +172,7 @@ impl Checking {
                 [index] if !in_unit[*index] => {
                     let (path, plan) = &files[*index];
                     let report = read_path(&reader, path)
-                        .map(|(name, bytes)| lint_with_plan(name, bytes, plan));
+                        .map(|(name, bytes)| lint_bytes(name, bytes, plan, &mut |_| {}));
                     (vec![(*index, report)], None)
                 }
                 members => lint_unit(&files, members, &reader),

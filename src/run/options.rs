@@ -23,31 +23,31 @@ use crate::versions::KubeVersion;
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// Which configuration each file gets.
-    pub config: ConfigChoice,
+    pub(crate) config: ConfigChoice,
     /// `--kube-version`: the cluster version every file is judged for, over the
     /// configuration's `kube-version`.
-    pub kube_version: Option<KubeVersion>,
+    pub(crate) kube_version: Option<KubeVersion>,
     /// `--select`, `--extend-select`, `--ignore`: applied over each configuration's selection.
-    pub selection: Selection,
+    pub(crate) selection: Selection,
     /// `--fail-on`, over the configuration's `fail-on`.
-    pub fail_on: Option<FailOn>,
+    pub(crate) fail_on: Option<FailOn>,
     /// `--fail-on-unrendered`; a configuration's `fail-on-unrendered: true` sets it for its
     /// charts and overlays.
-    pub fail_on_unrendered: bool,
+    pub(crate) fail_on_unrendered: bool,
     /// How charts are rendered, over the configuration's `helm.charts`.
-    pub helm: HelmOverrides,
+    pub(crate) helm: HelmOverrides,
     /// Which renderers, within which limits; or none.
-    pub rendering: Rendering,
+    pub(crate) rendering: Rendering,
     /// What is walked and what is left out.
-    pub walk: Walk,
+    pub(crate) walk: Walk,
     /// Keep each file's whole text in its report: `--fix`, `--diff` and `--add-ignore` edit
     /// it. Otherwise a report keeps only the lines it shows.
-    pub keep_text: bool,
+    pub(crate) keep_text: bool,
 }
 
 /// Which configuration applies to a file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum ConfigChoice {
+pub(crate) enum ConfigChoice {
     /// The nearest `.podcycle.yaml` above the file.
     #[default]
     Nearest,
@@ -59,41 +59,41 @@ pub enum ConfigChoice {
 
 /// `--helm-release`, `--helm-namespace`, `--helm-values`: for every chart of the run.
 #[derive(Clone, Debug, Default)]
-pub struct HelmOverrides {
-    pub release: Option<String>,
-    pub namespace: Option<String>,
+pub(crate) struct HelmOverrides {
+    pub(crate) release: Option<String>,
+    pub(crate) namespace: Option<String>,
     /// After the chart's own `values.yaml` and those the configuration names.
-    pub values: Vec<PathBuf>,
+    pub(crate) values: Vec<PathBuf>,
 }
 
 /// The renderers and their limits.
 #[derive(Clone, Debug)]
-pub struct Rendering {
+pub(crate) struct Rendering {
     /// `--no-render`: every chart and overlay is reported as not rendered.
-    pub disabled: bool,
+    pub(crate) disabled: bool,
     /// `--verbose`: the renderers' warnings in full, not counted per renderer.
-    pub verbose: bool,
+    pub(crate) verbose: bool,
     /// `--helm`; `None` looks for `helm` on `PATH`.
-    pub helm: Option<PathBuf>,
+    pub(crate) helm: Option<PathBuf>,
     /// `--kustomize`; `None` looks for `kustomize`, then `kubectl`, on `PATH`.
-    pub kustomize: Option<PathBuf>,
+    pub(crate) kustomize: Option<PathBuf>,
     /// `--render-timeout`: how long one renderer may run.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
     /// `--render-budget`: how long the run may spend rendering, over all its charts and
     /// overlays.
-    pub budget: Duration,
+    pub(crate) budget: Duration,
     /// `--render-memory`: the memory one renderer may use, in bytes.
-    pub memory: u64,
+    pub(crate) memory: u64,
     /// Where renders are kept between runs.
-    pub cache: CacheChoice,
+    pub(crate) cache: CacheChoice,
     /// What is rendered must not be trusted: `--isolated`, and the editor in an untrusted
     /// workspace (`render::Tools::untrusted`).
-    pub untrusted: bool,
+    pub(crate) untrusted: bool,
 }
 
 /// Where renders are kept between runs ([`crate::render::cache`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum CacheChoice {
+pub(crate) enum CacheChoice {
     /// Not kept: `--no-cache`, and the language server and the tests unless they ask.
     #[default]
     Off,
@@ -121,35 +121,53 @@ impl Default for Rendering {
 
 /// What a walk reads and leaves out.
 #[derive(Clone, Debug, Default)]
-pub struct Walk {
+pub(crate) struct Walk {
     /// `--exclude`: left out while walking directories.
-    pub exclude: GlobSet,
+    pub(crate) exclude: GlobSet,
     /// `--force-exclude`: the excludes apply to files named on the command line too.
-    pub force_exclude: bool,
+    pub(crate) force_exclude: bool,
     /// How ignore files are treated (`--isolated` honours none).
-    pub options: WalkOptions,
+    pub(crate) options: WalkOptions,
 }
 
 /// What one file is linted with.
 #[derive(Clone, Debug)]
 pub struct FilePlan {
-    pub settings: Settings,
+    pub(crate) settings: Settings,
     /// The least severity that fails the run for this file; `None` for never.
-    pub fail_at: Option<Severity>,
-    pub role: FileRole,
+    pub(crate) fail_at: Option<Severity>,
+    pub(crate) role: FileRole,
     /// Keep the file's whole text in its report ([`RunOptions::keep_text`]).
-    pub keep_text: bool,
+    pub(crate) keep_text: bool,
     /// The objects applied together with the file's — those of every manifest of its
     /// directory — when they hold a PodDisruptionBudget or HorizontalPodAutoscaler to match
     /// across files ([`super::scopes`]); `None`: the file is its own scope.
-    pub scope: Option<Arc<Scope>>,
+    pub(crate) scope: Option<Arc<Scope>>,
     /// Why the file is its own scope though its directory holds a budget or an autoscaler:
     /// two of its files hold an object of the same kind, namespace and name, so they are
     /// alternatives (golden outputs, variants), not one deployment (`--show-files` says so).
-    pub alone_because: Option<Arc<str>>,
+    pub(crate) alone_because: Option<Arc<str>>,
     /// The file's text is known to name no PodDisruptionBudget or HorizontalPodAutoscaler
     /// (discovery read it to classify it), so deciding its directory's scope need not read it.
-    pub names_no_scope: bool,
+    pub(crate) names_no_scope: bool,
+}
+
+impl FilePlan {
+    /// The plan of a file linted alone with `settings`, as `role`, with nothing else asked: its
+    /// own scope, the default fail level (warnings), its whole text kept in its report. For
+    /// the tests, the benchmarks and the fuzz targets.
+    #[cfg(feature = "testing")]
+    pub fn new(settings: Settings, role: FileRole) -> FilePlan {
+        FilePlan {
+            settings,
+            fail_at: FailOn::Warning.threshold(),
+            role,
+            keep_text: true,
+            scope: None,
+            alone_because: None,
+            names_no_scope: false,
+        }
+    }
 }
 
 impl RunOptions {

@@ -17,42 +17,42 @@ use crate::render::{HelmOptions, Input, kustomize};
 #[derive(Debug, Default)]
 pub(crate) struct RunPlan {
     /// Standard input, when `-` is among the paths (and not left out).
-    pub stdin: Option<StdinPlan>,
+    pub(crate) stdin: Option<StdinPlan>,
     /// Files linted as they are, in the order of discovery.
-    pub files: Vec<(PathBuf, FilePlan)>,
+    pub(crate) files: Vec<(PathBuf, FilePlan)>,
     /// Charts and overlays to render.
-    pub renders: Vec<RenderJob>,
+    pub(crate) renders: Vec<RenderJob>,
     /// What discovery left out and could not read; its files, charts and overlays are above.
-    pub discovered: Discovered,
+    pub(crate) discovered: Discovered,
 }
 
 /// Standard input and what it is linted with.
 #[derive(Debug)]
 pub(crate) struct StdinPlan {
     /// The name reported for it: `--stdin-filename`, else `-`.
-    pub name: String,
-    pub plan: FilePlan,
+    pub(crate) name: String,
+    pub(crate) plan: FilePlan,
 }
 
 /// A chart or overlay to render, with what its output is linted and reported with.
 #[derive(Clone, Debug)]
-pub struct RenderJob {
-    pub input: Input,
-    pub plan: FilePlan,
+pub(crate) struct RenderJob {
+    pub(crate) input: Input,
+    pub(crate) plan: FilePlan,
     /// Template files named on the command line: only their findings are reported.
-    pub named_templates: Vec<PathBuf>,
+    pub(crate) named_templates: Vec<PathBuf>,
     /// The configuration's `fail-on-unrendered`, or the run's.
-    pub fail_on_unrendered: bool,
+    pub(crate) fail_on_unrendered: bool,
     /// The files named on the command line it is rendered for (a values file, a helper, a
     /// patch, a base resource), when it was not named or walked itself.
-    pub rendered_for: Vec<PathBuf>,
+    pub(crate) rendered_for: Vec<PathBuf>,
 }
 
 impl RenderJob {
     /// What a finding of a chart rendered with a release, namespace or values files of its
     /// own says of them, so that a chart rendered once per environment tells which one found
     /// it: `rendered as release `web-staging` in namespace `staging` with values-staging.yaml`.
-    pub fn rendering_note(&self) -> Option<String> {
+    pub(crate) fn rendering_note(&self) -> Option<String> {
         let Input::Chart { options, .. } = &self.input else {
             return None;
         };

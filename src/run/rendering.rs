@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::options::{CacheChoice, FilePlan, RunOptions};
 use super::plan::{RenderJob, overlay_marker};
 use crate::diagnostics::{Diagnostic, RenderTool};
-use crate::lint::{FileRole, Visit, lint_file_with};
+use crate::lint::{FileRole, Visit, Within, lint_file};
 use crate::model::ObjectRef;
 use crate::render::cache::{Cache, CacheError, Key};
 use crate::render::{self, NotRendered, Output, SourceMap, Tools};
@@ -87,7 +87,7 @@ impl Renderer {
 
     /// What to warn about before rendering: a confinement the system cannot give, a render
     /// cache that cannot be used.
-    pub fn warnings(&self) -> Vec<String> {
+    pub(crate) fn warnings(&self) -> Vec<String> {
         let sandbox = self.unconfined();
         let cache = self
             .cache_refused
@@ -234,15 +234,15 @@ fn identities(found: &[Diagnostic]) -> String {
 
 /// A rendered chart or overlay and what linting it found.
 pub(crate) struct Linted {
-    pub tool: RenderTool,
-    pub input: String,
+    pub(crate) tool: RenderTool,
+    pub(crate) input: String,
     /// What the renderer warned about ([`Output::warnings`]).
-    pub warnings: Vec<String>,
-    pub reports: Vec<FileReport>,
+    pub(crate) warnings: Vec<String>,
+    pub(crate) reports: Vec<FileReport>,
 }
 
 /// The directory of the render cache asked for, and the repository's root: `None` when none is.
-pub fn cache_dir(choice: &CacheChoice) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+pub(crate) fn cache_dir(choice: &CacheChoice) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
     let cwd = std::env::current_dir().ok()?;
     let cwd = cwd.canonicalize().unwrap_or(cwd);
     let root = render::boundary::Boundary::of(&cwd).root().to_owned();
@@ -265,7 +265,7 @@ fn open_cache(choice: &CacheChoice) -> Result<Option<render::cache::Cache>, Cach
 /// Rendered output, ready to be linted and its findings placed.
 pub(crate) struct RenderedOutput {
     /// The rendered stream.
-    pub file: SourceFile,
+    pub(crate) file: SourceFile,
     map: SourceMap,
 }
 
@@ -289,10 +289,11 @@ impl RenderedOutput {
             rendered: &self.file,
             map: &mut self.map,
         };
-        lint_file_with(
+        lint_file(
             &self.file,
             &plan.settings,
             FileRole::Manifest,
+            Within::Itself,
             &mut |seen| visit(seen, &mut placer),
         )
         .diagnostics

@@ -26,7 +26,7 @@ use crate::source::SourceFile;
 /// each file is linted with (`--show-files`). `check` reads the same units in two
 /// phases instead, each file parsed once (`directory_units`, `read_unit`). Files that
 /// cannot be read are left out of it (linting them reports why).
-pub fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)]) {
+pub(crate) fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)]) {
     let reader = Reader::default();
     for members in directory_units(files) {
         let parts: Vec<Scope> = members
@@ -407,8 +407,8 @@ spec:
             let super::Ready::Read(file, scope) = ready.unwrap() else {
                 panic!("a file of a directory judged together is read with it");
             };
-            let (_, linted) = file.finish_with(plan, &scope, &mut |_| {});
-            rules.extend(linted.diagnostics.iter().map(|d| d.rule));
+            let report = file.finish(plan, &scope, &mut |_| {});
+            rules.extend(report.diagnostics.iter().map(|d| d.rule));
             Ok(())
         });
         assert!(done.is_ok());

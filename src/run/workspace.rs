@@ -65,11 +65,11 @@ impl Default for IndexLimits {
 
 /// What the background build did.
 #[derive(Debug, Default)]
-pub struct Built {
-    pub directories: usize,
-    pub files: usize,
+pub(crate) struct Built {
+    pub(crate) directories: usize,
+    pub(crate) files: usize,
     /// Why it stopped before the end of the workspace, in words.
-    pub stopped_short: Option<String>,
+    pub(crate) stopped_short: Option<String>,
 }
 
 /// What a directory's files are read with: the configuration over them (its excludes, whether
@@ -87,9 +87,9 @@ pub struct EditorScope {
     /// `None`: the file is its own scope.
     pub scope: Option<Arc<Scope>>,
     /// Why the file is its own scope although its directory names budgets: alternatives.
-    pub alone_because: Option<Arc<str>>,
+    pub(crate) alone_because: Option<Arc<str>>,
     /// Changes whenever what the directory holds for its scope changes.
-    pub generation: u64,
+    pub(crate) generation: u64,
 }
 
 /// The index, shared by the server's threads.
@@ -170,7 +170,7 @@ struct Facts {
 
 impl WorkspaceIndex {
     /// An empty index that [`WorkspaceIndex::build`] fills within `limits`.
-    pub fn new(limits: IndexLimits) -> WorkspaceIndex {
+    pub(crate) fn new(limits: IndexLimits) -> WorkspaceIndex {
         WorkspaceIndex {
             state: Mutex::default(),
             limits,
@@ -183,7 +183,7 @@ impl WorkspaceIndex {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Whether the client reports changed files ([`WorkspaceIndex::changed_on_disk`]).
+    /// Whether the client reports changed files (`WorkspaceIndex::changed_on_disk`).
     pub fn set_watched(&self, watched: bool) {
         self.state().watched = watched;
     }
@@ -194,7 +194,7 @@ impl WorkspaceIndex {
     }
 
     /// The document at `path` was closed: the file on disk counts again.
-    pub fn close(&self, path: &Path) {
+    pub(crate) fn close(&self, path: &Path) {
         let mut state = self.state();
         state.open.remove(path);
         if let Some(directory) = path.parent().and_then(|d| state.directories.get_mut(d)) {
@@ -204,7 +204,7 @@ impl WorkspaceIndex {
 
     /// The client says the file at `path` was created, changed or deleted: its directory is
     /// listed again, and the file read again, when next needed. Returns its directory.
-    pub fn changed_on_disk(&self, path: &Path) -> Option<PathBuf> {
+    pub(crate) fn changed_on_disk(&self, path: &Path) -> Option<PathBuf> {
         let directory = path.parent()?;
         let mut state = self.state();
         let entry = state.directories.entry(directory.to_owned()).or_default();
@@ -215,29 +215,9 @@ impl WorkspaceIndex {
         Some(directory.to_owned())
     }
 
-    /// Every directory is listed again when next needed (the configurations changed).
-    pub fn forget_listings(&self) {
-        for directory in self.state().directories.values_mut() {
-            directory.stale = true;
-        }
-    }
-
-    /// The open documents of `directory`.
-    pub fn open_in(&self, directory: &Path) -> Vec<PathBuf> {
-        let state = self.state();
-        let mut open: Vec<PathBuf> = state
-            .open
-            .keys()
-            .filter(|path| path.parent() == Some(directory))
-            .cloned()
-            .collect();
-        open.sort();
-        open
-    }
-
     /// Brings `directory` up to date — listed again when needed, the files that changed
     /// read again — and returns its generation.
-    pub fn refresh(&self, directory: &Path, context: &DirectoryContext<'_>) -> u64 {
+    pub(crate) fn refresh(&self, directory: &Path, context: &DirectoryContext<'_>) -> u64 {
         let mut state = self.state();
         refresh(&mut state, directory, context, self.limits.files);
         state.directories.get(directory).map_or(0, |d| d.generation)
@@ -313,7 +293,7 @@ impl WorkspaceIndex {
     /// Indexes the manifests under `roots`, a directory at a time, until `stop` is set or one
     /// of the index's limits is reached; a directory already listed (a file of it was linted first) is left as
     /// it is. `configs` gives each directory its configuration.
-    pub fn build(
+    pub(crate) fn build(
         &self,
         roots: &[PathBuf],
         options: &RunOptions,

@@ -8,7 +8,7 @@ use crate::suggest::did_you_mean_help;
 use crate::yaml::Comment;
 
 /// What every suppression comment starts with.
-pub const COMMENT_PREFIX: &str = "podcycle:";
+pub(crate) const COMMENT_PREFIX: &str = "podcycle:";
 
 /// The reason an editor's quick fix writes into a new suppression: an edit cannot ask for the
 /// reason, so the comment says what is left to do, and `unused-suppression` reports it until it
@@ -24,10 +24,10 @@ const PLACEHOLDER_WORDS: [&str; 6] = ["todo", "fixme", "tbd", "xxx", "reason", "
 
 #[derive(Debug)]
 pub(super) struct Directive {
-    pub whole_document: bool,
-    pub names: Vec<Named>,
+    pub(crate) whole_document: bool,
+    pub(crate) names: Vec<Named>,
     /// Where the reason is, when it is only a placeholder ([`REASON_PLACEHOLDER`]).
-    pub placeholder: Option<Span>,
+    pub(crate) placeholder: Option<Span>,
 }
 
 /// The reason after a comment's rule list. A second ` #` starts another remark (a note, or a

@@ -28,7 +28,8 @@ use crate::suggest::did_you_mean_help;
 use crate::yaml::Document;
 
 pub(crate) use annotation::{IGNORE_ANNOTATION, KUBE_LINTER_ANNOTATION_PREFIX};
-pub use comment::{COMMENT_PREFIX, REASON_PLACEHOLDER};
+pub(crate) use comment::COMMENT_PREFIX;
+pub use comment::REASON_PLACEHOLDER;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Origin {
@@ -64,9 +65,9 @@ fn covers(scope: Option<Span>, at: u32) -> bool {
 /// Something to report about a suppression.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct SuppressionProblem {
-    pub span: Span,
-    pub message: String,
-    pub help: Option<String>,
+    pub(crate) span: Span,
+    pub(crate) message: String,
+    pub(crate) help: Option<String>,
 }
 
 impl SuppressionProblem {

@@ -12,17 +12,17 @@ use crate::source::Span;
 
 /// Values that alias expansion may add beyond the nodes written in the document. A
 /// "billion laughs" document stops here instead of exhausting memory.
-pub const ALIAS_EXPANSION_LIMIT: usize = 100_000;
+pub(crate) const ALIAS_EXPANSION_LIMIT: usize = 100_000;
 /// Nesting depth after alias expansion; deeper input is refused rather than overflowing the
 /// stack.
-pub const MAX_DEPTH: usize = 512;
+pub(crate) const MAX_DEPTH: usize = 512;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConversionError {
     /// Where the problem shows: the alias that pushed expansion over the limit, or the node
     /// that nests too deep.
-    pub span: Span,
-    pub message: String,
+    pub(crate) span: Span,
+    pub(crate) message: String,
 }
 
 /// Converts the subtree at `id`.
@@ -33,7 +33,7 @@ pub fn to_json(document: &Document, id: NodeId) -> Result<Value, ConversionError
 /// Whether the subtree at `id` converts: the walk of [`to_json`] within the same limits,
 /// building nothing. A subtree that passes can be read through [`json_entries`] and
 /// [`json_scalar`] without bounds of its own.
-pub fn check_convertible(document: &Document, id: NodeId) -> Result<(), ConversionError> {
+pub(crate) fn check_convertible(document: &Document, id: NodeId) -> Result<(), ConversionError> {
     // Without aliases a subtree has no more values than nodes, and merge keys at most double
     // its depth (each adds a level): such a subtree converts, and the walk can be skipped.
     if !document.has_aliases && document.depth.saturating_mul(2) < MAX_DEPTH {
@@ -44,7 +44,7 @@ pub fn check_convertible(document: &Document, id: NodeId) -> Result<(), Conversi
 
 /// Types a scalar as [`to_json`] does: as `resolve`, with floats as Go's JSON encoder writes
 /// them (see `json_float`).
-pub fn json_scalar<'a>(scalar: &Scalar<'a>) -> Resolved<'a> {
+pub(crate) fn json_scalar<'a>(scalar: &Scalar<'a>) -> Resolved<'a> {
     match resolve(scalar) {
         Resolved::Float(f) => json_float(f),
         other => other,
@@ -54,7 +54,7 @@ pub fn json_scalar<'a>(scalar: &Scalar<'a>) -> Resolved<'a> {
 /// The entries of the mapping at `id` as [`to_json`] makes them: merge keys applied at their
 /// position, the last value of each key winning, keys as strings in byte order (the order of
 /// a Go map written as JSON). Keys that are collections have no JSON form and are left out.
-pub fn json_entries(document: &Document, id: NodeId) -> Vec<(Cow<'_, str>, NodeId)> {
+pub(crate) fn json_entries(document: &Document, id: NodeId) -> Vec<(Cow<'_, str>, NodeId)> {
     let mut entries = Vec::new();
     collect_entries(document, id, 0, &mut entries);
     // Reversed, a stable sort puts the last value written first among equal keys.

@@ -10,13 +10,13 @@ use podcycle_path::PathSegment;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Located {
     /// The deepest node reached (the value itself when the whole path exists).
-    pub node: NodeId,
+    pub(crate) node: NodeId,
     /// The span of that node's value, where it is written (aliases are followed).
-    pub value: Span,
+    pub(crate) value: Span,
     /// The key of the last mapping segment reached, if the last step was a key.
-    pub key: Option<Span>,
+    pub(crate) key: Option<Span>,
     /// Whether every segment was found.
-    pub complete: bool,
+    pub(crate) complete: bool,
 }
 
 /// Walks `path` from `root`, reading mappings the way Kubernetes does (last duplicate wins,

@@ -6,15 +6,11 @@ mod node;
 mod parse;
 mod resolve;
 
-pub use json::{
-    ALIAS_EXPANSION_LIMIT, ConversionError, MAX_DEPTH, check_convertible, json_entries,
-    json_scalar, to_json,
-};
+pub use json::to_json;
+pub(crate) use json::{ConversionError, check_convertible, json_entries, json_scalar};
 pub(crate) use lookup::{Located, lookup};
 pub(crate) use node::{Comment, Document, Kind, NodeId, ScalarStyle};
-pub use parse::{
-    Comments, MAX_DOCUMENT_VALUES, for_each_document, for_each_document_with, parse_stream,
-};
+pub use parse::{Comments, MAX_DOCUMENT_VALUES, for_each_document_with, parse_stream};
 pub(crate) use resolve::Resolved;
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use podcycle_path::PathSegment;
 pub struct NodeId(pub(crate) u32);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScalarStyle {
+pub(crate) enum ScalarStyle {
     Plain,
     SingleQuoted,
     DoubleQuoted,
@@ -50,12 +50,12 @@ impl Children {
 
 /// A scalar: its value after escape processing, style and tag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Scalar<'a> {
-    pub value: &'a str,
-    pub style: ScalarStyle,
+pub(crate) struct Scalar<'a> {
+    pub(crate) value: &'a str,
+    pub(crate) style: ScalarStyle,
     /// An explicit tag: the core-schema suffix (`str`, `int`, ...) for `!!x`, or the whole tag
     /// for any other.
-    pub tag: Option<&'a str>,
+    pub(crate) tag: Option<&'a str>,
 }
 
 /// What a node holds, as the tree stores it.
@@ -80,7 +80,7 @@ pub(crate) enum Kind<'a> {
 
 #[derive(Clone, Debug)]
 pub(crate) struct Node {
-    pub span: Span,
+    pub(crate) span: Span,
     pub(crate) kind: NodeKind,
 }
 
@@ -143,18 +143,18 @@ impl std::ops::IndexMut<usize> for Nodes {
 /// A syntax problem found while reading a document.
 #[derive(Clone, Debug)]
 pub struct SyntaxError {
-    pub span: Span,
-    pub message: String,
+    pub(crate) span: Span,
+    pub(crate) message: String,
     /// The document is valid as far as it was read, but larger than podcycle reads
     /// ([`crate::yaml::MAX_DOCUMENT_VALUES`]).
-    pub too_large: bool,
+    pub(crate) too_large: bool,
 }
 
 /// A comment, without its `#`.
 #[derive(Clone, Debug)]
 pub struct Comment {
     /// The whole comment, from `#` to the end of its line (without the line break).
-    pub span: Span,
+    pub(crate) span: Span,
     /// The text after `#`, as written.
     pub text: Box<str>,
 }
@@ -162,15 +162,15 @@ pub struct Comment {
 /// A key written twice in one mapping.
 #[derive(Clone, Debug)]
 pub struct DuplicateKey {
-    pub key: String,
-    pub first: Span,
-    pub second: Span,
+    pub(crate) key: String,
+    pub(crate) first: Span,
+    pub(crate) second: Span,
     /// The path from the document root to the key.
-    pub path: Vec<PathSegment>,
+    pub(crate) path: Vec<PathSegment>,
     /// The mapping, and its two keys (their values are found through it).
-    pub mapping: NodeId,
-    pub first_key: NodeId,
-    pub second_key: NodeId,
+    pub(crate) mapping: NodeId,
+    pub(crate) first_key: NodeId,
+    pub(crate) second_key: NodeId,
 }
 
 /// One YAML document of a stream.
@@ -195,9 +195,9 @@ pub struct Document {
     /// The comments of the document in source order, including those before its first node.
     pub comments: Vec<Comment>,
     /// Whether the document has an alias, which values may expand.
-    pub has_aliases: bool,
+    pub(crate) has_aliases: bool,
     /// How deep its collections nest: 0 for a lone scalar, 1 for a flat mapping.
-    pub depth: usize,
+    pub(crate) depth: usize,
 }
 
 impl Document {

@@ -30,7 +30,7 @@ pub fn parse_stream(text: &str) -> Vec<Document> {
 
 /// Like [`parse_stream`], but hands each document over as soon as it is read, so a large
 /// stream never holds more than one document's tree in memory.
-pub fn for_each_document(text: &str, on_document: impl FnMut(Document)) {
+pub(crate) fn for_each_document(text: &str, on_document: impl FnMut(Document)) {
     for_each_document_with(text, Comments::Keep, on_document);
 }
 
@@ -42,7 +42,7 @@ pub enum Comments {
     Skip,
 }
 
-/// [`for_each_document`], keeping comments or not.
+/// `for_each_document`, keeping comments or not.
 pub fn for_each_document_with(text: &str, comments: Comments, on_document: impl FnMut(Document)) {
     #[cfg(test)]
     parsed::record(text);

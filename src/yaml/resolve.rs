@@ -10,7 +10,7 @@ use super::node::{Document, NodeId, Scalar, ScalarStyle};
 
 /// The typed value of a scalar.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Resolved<'a> {
+pub(crate) enum Resolved<'a> {
     Null,
     Bool(bool),
     Int(i64),

@@ -1,5 +1,5 @@
 //! `check` and `explain` agree on every rule fixture and explain fixture: each file goes through
-//! both front ends apart — the call `check` makes for a file (`podcycle::cli::lint_text`) and
+//! both front ends apart — the call `check` makes for a file (`podcycle::run::lint_bytes`) and
 //! `explain` and `explain --rollout` with `--format json` — and what explain says about each
 //! workload is held to check's findings:
 //!
@@ -345,7 +345,7 @@ fn in_report<'r>(
 /// Lints and explains `text` through both front ends and holds them to each other; returns how
 /// many verdicts were compared.
 fn check_and_explain(path: &str, text: &str, settings: &Settings) -> usize {
-    let report = podcycle::cli::lint_text(path, text, settings);
+    let report = crate::common::lint_text(path, text, settings);
     let file = &report.file;
     // The same text with its suppressions renamed to text of the same length, so that every
     // position stays.
@@ -356,7 +356,7 @@ fn check_and_explain(path: &str, text: &str, settings: &Settings) -> usize {
             "ignore-check.kube-linter.io/",
             "ignore-check.kube-linter.iox",
         );
-    let unsuppressed = podcycle::cli::lint_text(path, &unsuppressed_text, settings);
+    let unsuppressed = crate::common::lint_text(path, &unsuppressed_text, settings);
     let docs = separators(text);
     let rollouts: Value = serde_json::from_str(&podcycle::cli::explain_rollout_for_tests(
         path,

@@ -7,8 +7,24 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use podcycle::explain::mermaid::validate_gantt;
+use podcycle::lint::FileRole;
+use podcycle::report::FileReport;
+use podcycle::run::{FilePlan, lint_bytes};
 use podcycle::settings::Settings;
 use podcycle::versions::KubeVersion;
+
+/// Lints file contents named `name` as `check` lints a file of manifests given alone, with
+/// `settings` and the default fail level, keeping the whole text: the one entry point,
+/// `podcycle::run::lint_bytes`, with the plan of a file on its own.
+pub fn lint_bytes_alone(name: &str, bytes: Vec<u8>, settings: &Settings) -> FileReport {
+    let plan = FilePlan::new(settings.clone(), FileRole::Manifest);
+    lint_bytes(name.to_owned(), bytes, &plan, &mut |_| {})
+}
+
+/// [`lint_bytes_alone`] on text.
+pub fn lint_text(path: &str, text: &str, settings: &Settings) -> FileReport {
+    lint_bytes_alone(path, text.as_bytes().to_vec(), settings)
+}
 
 /// Applies a `--kube-version X.Y` written in the comments at the top of a fixture or doc
 /// example (`# podcycle check --kube-version 1.28`), so cases can target a cluster version.

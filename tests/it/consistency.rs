@@ -741,7 +741,7 @@ fn an_init_sleep_is_in_the_deadline_and_the_timeline() {
 // ---- rollouts: the pipeline's own visit, checked and explained ----
 
 use podcycle::explain::{RolloutSource, explain_rollout};
-use podcycle::lint::{FileRole, Visit, lint_file_with};
+use podcycle::lint::{FileRole, Visit, Within, lint_file};
 use podcycle::rules::{Check, Findings, RolloutContext};
 use podcycle::source::SourceFile;
 
@@ -751,83 +751,89 @@ use podcycle::source::SourceFile;
 fn check_file(path: &str, text: &str, settings: &Settings) {
     let file = SourceFile::new(path.to_owned(), text.to_owned());
     let kube = settings.kube_version;
-    lint_file_with(&file, settings, FileRole::Manifest, &mut |visit| {
-        let Visit::Object(visit) = visit else {
-            return;
-        };
-        let Some((site, life)) = visit.pod else {
-            return;
-        };
-        let mut claims: Vec<(&str, String, Claim)> = Vec::new();
-        let mut findings = Findings::default();
-        let mut collect = |rule: &'static podcycle::rules::Rule, findings: &mut Findings| {
-            for finding in findings.take() {
-                for claim in finding.claims {
-                    claims.push((rule.name, finding.message.clone(), claim));
+    lint_file(
+        &file,
+        settings,
+        FileRole::Manifest,
+        Within::Itself,
+        &mut |visit| {
+            let Visit::Object(visit) = visit else {
+                return;
+            };
+            let Some((site, life)) = visit.pod else {
+                return;
+            };
+            let mut claims: Vec<(&str, String, Claim)> = Vec::new();
+            let mut findings = Findings::default();
+            let mut collect = |rule: &'static podcycle::rules::Rule, findings: &mut Findings| {
+                for finding in findings.take() {
+                    for claim in finding.claims {
+                        claims.push((rule.name, finding.message.clone(), claim));
+                    }
+                }
+            };
+            let pod_context = PodContext {
+                site,
+                life,
+                kube,
+                services: &[],
+            };
+            // An object Kubernetes refuses has no rollout: no rollout rule judges it.
+            let rejected = podcycle::diagnostics::rejects(visit.diagnostics);
+            for rule in settings.rules() {
+                match (rule.check, visit.rollout.filter(|_| !rejected)) {
+                    (Check::Pod(check), _) => {
+                        check(&pod_context, &mut findings);
+                        collect(rule, &mut findings);
+                    }
+                    (Check::Rollout(check), Some(rollout)) => {
+                        check(
+                            &RolloutContext {
+                                site,
+                                life,
+                                rollout,
+                                kube,
+                                rollout_budget_seconds: settings.rollout_budget_seconds,
+                            },
+                            &mut findings,
+                        );
+                        collect(rule, &mut findings);
+                    }
+                    _ => {}
                 }
             }
-        };
-        let pod_context = PodContext {
-            site,
-            life,
-            kube,
-            services: &[],
-        };
-        // An object Kubernetes refuses has no rollout: no rollout rule judges it.
-        let rejected = podcycle::diagnostics::rejects(visit.diagnostics);
-        for rule in settings.rules() {
-            match (rule.check, visit.rollout.filter(|_| !rejected)) {
-                (Check::Pod(check), _) => {
-                    check(&pod_context, &mut findings);
-                    collect(rule, &mut findings);
-                }
-                (Check::Rollout(check), Some(rollout)) => {
-                    check(
-                        &RolloutContext {
-                            site,
-                            life,
-                            rollout,
-                            kube,
-                            rollout_budget_seconds: settings.rollout_budget_seconds,
-                        },
-                        &mut findings,
-                    );
-                    collect(rule, &mut findings);
-                }
-                _ => {}
-            }
-        }
-        let pod = explain_pod(PodSource {
-            file: path,
-            line: 1,
-            object: &visit.object.object,
-            spec_path: site.spec_path.to_string(),
-            life,
-            readiness_gates: false,
-            active_deadline_seconds: site.spec.active_deadline_seconds,
-            findings: Vec::<podcycle::report::JsonDiagnostic>::new(),
-        });
-        let pod = serde_json::to_value(&pod).expect("the explanation serializes");
-        let rollout = visit.rollout.map(|rollout| {
-            let explained = explain_rollout(RolloutSource {
+            let pod = explain_pod(PodSource {
                 file: path,
                 line: 1,
                 object: &visit.object.object,
+                spec_path: site.spec_path.to_string(),
                 life,
-                rollout,
-                rejected,
+                readiness_gates: false,
+                active_deadline_seconds: site.spec.active_deadline_seconds,
                 findings: Vec::<podcycle::report::JsonDiagnostic>::new(),
             });
-            serde_json::to_value(&explained).expect("the rollout serializes")
-        });
-        if let Some(rollout) = &rollout {
-            assert_eq!(
-                rollout["pod"]["earliest_ready_seconds"], pod["earliest_ready_seconds"],
-                "the pod and rollout views disagree on when the pod is Ready\n{text}"
-            );
-        }
-        agree(&claims, &pod, rollout.as_ref(), site.kind, text);
-    });
+            let pod = serde_json::to_value(&pod).expect("the explanation serializes");
+            let rollout = visit.rollout.map(|rollout| {
+                let explained = explain_rollout(RolloutSource {
+                    file: path,
+                    line: 1,
+                    object: &visit.object.object,
+                    life,
+                    rollout,
+                    rejected,
+                    findings: Vec::<podcycle::report::JsonDiagnostic>::new(),
+                });
+                serde_json::to_value(&explained).expect("the rollout serializes")
+            });
+            if let Some(rollout) = &rollout {
+                assert_eq!(
+                    rollout["pod"]["earliest_ready_seconds"], pod["earliest_ready_seconds"],
+                    "the pod and rollout views disagree on when the pod is Ready\n{text}"
+                );
+            }
+            agree(&claims, &pod, rollout.as_ref(), site.kind, text);
+        },
+    );
 }
 
 /// Every rule fixture and every file of `testdata/`, each linted and explained as `check`

@@ -1,8 +1,9 @@
 //! Parser edge cases end to end: every input gets exact positions, nothing panics, and one bad
 //! document does not hide the others.
 
-use podcycle::run::lint_bytes;
 use podcycle::settings::{Selector, Settings};
+
+use crate::common::lint_bytes_alone;
 
 /// (rule, line, column) of every finding, with every rule enabled but the opinionated
 /// pedantic ones, which would flag every container of these inputs.
@@ -12,7 +13,7 @@ fn findings_of(name: &str, bytes: Vec<u8>) -> Vec<(String, usize, usize)> {
         &[],
         &[Selector::parse("pedantic").unwrap()],
     );
-    let report = lint_bytes(name.to_owned(), bytes, &settings);
+    let report = lint_bytes_alone(name, bytes, &settings);
     report
         .diagnostics
         .iter()

@@ -10,13 +10,21 @@ use lsp_types::{
     TextDocumentPositionParams, TextDocumentSyncCapability, TextDocumentSyncKind,
     WorkDoneProgressParams,
 };
+use podcycle::diagnostics::Diagnostic;
 use podcycle::lint::FileRole;
 use podcycle::lsp::convert::{self, ClientInfo, Encoding, Text};
-use podcycle::lsp::{Ending, actions, analyse, lsp_diagnostics};
+use podcycle::lsp::{Ending, actions, lsp_diagnostics};
+use podcycle::run::FilePlan;
 use podcycle::settings::Settings;
 use podcycle::source::{LineIndex, Span};
 
 use crate::lsp_client::{Client, apply, capabilities, offset, position, uri};
+
+/// What the server shows for `text` as `path`, a file on its own linted with `settings` as
+/// `role`.
+fn analyse(path: &str, text: &str, settings: &Settings, role: FileRole) -> Vec<Diagnostic> {
+    podcycle::lsp::analyse(path, text, &FilePlan::new(settings.clone(), role))
+}
 
 const WEB: &str = include_str!("../../testdata/lsp/web.yaml");
 

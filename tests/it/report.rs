@@ -5,10 +5,11 @@
 
 use std::fs;
 
-use podcycle::cli::lint_text;
 use podcycle::fix::Placement;
 use podcycle::report::{self, FileReport, Format, Options};
 use podcycle::settings::{Selector, Settings};
+
+use crate::common::lint_text;
 
 const FILES: [&str; 2] = [
     "testdata/report/broken.yaml",

@@ -1,16 +1,17 @@
 //! No input makes podcycle panic or hang, and every span it reports lies inside the text on
 //! character boundaries.
 
-use podcycle::run::lint_bytes;
 use podcycle::settings::{Selector, Settings};
 use proptest::prelude::*;
+
+use crate::common::lint_bytes_alone;
 
 fn all_rules() -> Settings {
     Settings::from_selectors(&[Selector::parse("all").unwrap()], &[], &[])
 }
 
 fn check_spans(bytes: Vec<u8>) {
-    let report = lint_bytes("fuzz.yaml".to_owned(), bytes, &all_rules());
+    let report = lint_bytes_alone("fuzz.yaml", bytes, &all_rules());
     let text = &report.file.text;
     for diagnostic in &report.diagnostics {
         for span in std::iter::once(diagnostic.span).chain(diagnostic.labels.iter().map(|l| l.span))
@@ -111,7 +112,7 @@ fn alias_bomb_is_bounded() {
         let aliases = vec![format!("*l{previous}"); 10].join(", ");
         text.push_str(&format!("    l{level}: &l{level} [{aliases}]\n"));
     }
-    let report = lint_bytes("bomb.yaml".to_owned(), text.into_bytes(), &all_rules());
+    let report = lint_bytes_alone("bomb.yaml", text.into_bytes(), &all_rules());
     assert_eq!(report.diagnostics.len(), 1);
     assert!(report.diagnostics[0].message.contains("aliases expand"));
 }

@@ -12,10 +12,9 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use podcycle::report::{self, Format, Options};
-use podcycle::run::lint_bytes;
 use podcycle::settings::{Selector, Settings};
 
-use crate::common::{code, high_water, podcycle, stderr, stdout, watched, write};
+use crate::common::{code, high_water, lint_bytes_alone, podcycle, stderr, stdout, watched, write};
 
 const GOOD: &str = include_str!("../../testdata/cli/good.yaml");
 const BAD: &str = include_str!("../../testdata/cli/bad.yaml");
@@ -366,7 +365,7 @@ fn cpu_seconds(runs: usize, work: &dyn Fn()) -> f64 {
 fn growth(make: &dyn Fn(usize) -> String, format: Format, n: usize) -> f64 {
     let run = |text: &str| {
         let settings = Settings::from_selectors(&[Selector::parse("all").unwrap()], &[], &[]);
-        let report = lint_bytes("big.yaml".to_owned(), text.as_bytes().to_vec(), &settings);
+        let report = lint_bytes_alone("big.yaml", text.as_bytes().to_vec(), &settings);
         assert!(!report.diagnostics.is_empty());
         let mut out = Vec::new();
         report::write(

@@ -29,7 +29,7 @@ use std::time::Instant;
 use libtest_mimic::Trial;
 use podcycle::diagnostics::{Diagnostic, Severity};
 use podcycle::discovery::roles::PatchIndex;
-use podcycle::lint::{FileRole, lint_file_as};
+use podcycle::lint::{FileRole, Within, lint_file};
 use podcycle::rules::{ALL_RULES, RUNTIME_ERRORS};
 use podcycle::settings::{Selector, Settings};
 use podcycle::source::SourceFile;
@@ -438,11 +438,14 @@ fn compare(
             "ignore-check.kube-linter.io/",
             "ignore-check.kube-linter.iox",
         );
-    let diagnostics = lint_file_as(
+    let diagnostics = lint_file(
         &SourceFile::new(case.path.display().to_string(), unsuppressed),
         &settings_for(case.version),
         case.role,
-    );
+        Within::Itself,
+        &mut |_| {},
+    )
+    .diagnostics;
     // A document with strategic-merge directives (`$patch`) is a patch too, as podcycle reads it.
     let patch_documents: Vec<usize> = rejections
         .iter()
@@ -1312,15 +1315,16 @@ fn compare_counts(case: &Case, resolutions: &[&Resolution]) -> (Vec<String>, usi
     use podcycle::lifecycle::rollout::{
         DeploymentStrategy, Plan, ReplicaSource, StatefulSetUpdate,
     };
-    use podcycle::lint::{Visit, lint_file_with};
+    use podcycle::lint::Visit;
     use podcycle::model::amount::{deployment_max_unavailable, resolve_fenceposts};
     let mut problems = Vec::new();
     let mut compared = 0;
     let file = SourceFile::new(case.path.display().to_string(), case.text.clone());
-    lint_file_with(
+    lint_file(
         &file,
         &settings_for(case.version),
         case.role,
+        Within::Itself,
         &mut |visit| {
             let Visit::Object(visit) = visit else { return };
             let Some(rollout) = visit.rollout else { return };

@@ -9,7 +9,7 @@ use crate::explain::model::ShownFinding;
 use crate::explain::units::Secs;
 use crate::explain::{ListStyle, write_notes_and_findings};
 
-pub fn write_rollout(
+pub(crate) fn write_rollout(
     out: &mut dyn Write,
     rollout: &RolloutExplanation<impl ShownFinding>,
 ) -> io::Result<()> {

@@ -26,7 +26,7 @@ use crate::model::amount::{Amount, daemonset_counts};
 use crate::model::path::FieldPath;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DaemonSetStrategy {
+pub(crate) enum DaemonSetStrategy {
     RollingUpdate {
         /// As written or defaulted (`0`, `1`, `25%`).
         max_surge: IntOrString,
@@ -39,27 +39,27 @@ pub enum DaemonSetStrategy {
 /// A DaemonSet's rollout.
 #[derive(Clone, Debug)]
 pub struct DaemonSetPlan {
-    pub strategy: DaemonSetStrategy,
-    pub min_ready_seconds: i32,
+    pub(crate) strategy: DaemonSetStrategy,
+    pub(crate) min_ready_seconds: i32,
     /// From a pod's start until it is available.
-    pub available_after: Bounds,
+    pub(crate) available_after: Bounds,
     /// One round of the rolling update: the nodes it replaces go from old pod to new available
     /// pod; never when a surge pod waits for a host port its old pod holds.
-    pub round: Bounds,
+    pub(crate) round: Bounds,
     /// With surge, the first host port of the pod: the new pod needs it while the old one
     /// holds it on the same node.
-    pub surge_blocked_by: Option<HostPort>,
+    pub(crate) surge_blocked_by: Option<HostPort>,
 }
 
 /// A port a container takes on its node.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HostPort {
-    pub container: String,
-    pub port: i32,
+pub(crate) struct HostPort {
+    pub(crate) container: String,
+    pub(crate) port: i32,
     /// The port's entry in the container's `ports`.
-    pub path: FieldPath,
+    pub(crate) path: FieldPath,
     /// Set by `hostNetwork: true` rather than written.
-    pub from_host_network: bool,
+    pub(crate) from_host_network: bool,
 }
 
 /// The first port a running container (app or sidecar) of the pod takes on its node.
@@ -90,7 +90,7 @@ fn host_port(life: &Lifecycle<'_>) -> Option<HostPort> {
 }
 
 impl DaemonSetPlan {
-    pub fn new(spec: &DaemonSetSpec, pod: &PodTimes, life: &Lifecycle<'_>) -> DaemonSetPlan {
+    pub(crate) fn new(spec: &DaemonSetSpec, pod: &PodTimes, life: &Lifecycle<'_>) -> DaemonSetPlan {
         let strategy = spec.update_strategy.as_ref();
         let rolling = strategy.and_then(|s| s.rolling_update.as_ref());
         let strategy = match strategy.and_then(|s| s.type_.as_deref()) {
@@ -142,7 +142,7 @@ impl DaemonSetPlan {
     }
 
     /// How many nodes one round replaces, and whether by surge, for `nodes` nodes.
-    pub fn per_round(&self, nodes: i32) -> Option<(i32, bool)> {
+    pub(crate) fn per_round(&self, nodes: i32) -> Option<(i32, bool)> {
         let (surge, unavailable) = self.counts(nodes)?;
         Some(if surge > 0 {
             (surge, true)
@@ -152,7 +152,7 @@ impl DaemonSetPlan {
     }
 
     /// From the start of a rolling update until the new pod is available on all `nodes`.
-    pub fn update_time(&self, nodes: i32) -> Option<Bounds> {
+    pub(crate) fn update_time(&self, nodes: i32) -> Option<Bounds> {
         let (per_round, _) = self.per_round(nodes)?;
         let rounds = rounds(i64::from(nodes), i64::from(per_round));
         Some(times(rounds, self.round))

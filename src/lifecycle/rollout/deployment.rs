@@ -28,9 +28,9 @@ use crate::model::IntOrString;
 use crate::model::amount::{Amount, deployment_max_unavailable, resolve_fenceposts};
 
 /// `progressDeadlineSeconds` that turns the deadline off (`math.MaxInt32`).
-pub const NO_PROGRESS_DEADLINE: i32 = i32::MAX;
+pub(crate) const NO_PROGRESS_DEADLINE: i32 = i32::MAX;
 /// `progressDeadlineSeconds` when it is not written.
-pub const DEFAULT_PROGRESS_DEADLINE_SECONDS: i32 = 600;
+pub(crate) const DEFAULT_PROGRESS_DEADLINE_SECONDS: i32 = 600;
 
 /// A count of pods as written and as the controller resolves it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,11 +38,11 @@ pub struct Resolved {
     /// The value, as written or defaulted.
     pub value: IntOrString,
     /// As written (`25%`, `1`), or the default.
-    pub written: String,
+    pub(crate) written: String,
     /// Not written: the default applies.
-    pub defaulted: bool,
+    pub(crate) defaulted: bool,
     /// Pods.
-    pub pods: i32,
+    pub(crate) pods: i32,
 }
 
 /// A Deployment's strategy, resolved.
@@ -61,27 +61,27 @@ pub enum DeploymentStrategy {
 
 /// `progressDeadlineSeconds`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ProgressDeadline {
+pub(crate) struct ProgressDeadline {
     /// `None` when it is off (`2147483647`).
-    pub seconds: Option<i32>,
-    pub written: bool,
+    pub(crate) seconds: Option<i32>,
+    pub(crate) written: bool,
 }
 
 /// One wave of a rolling update: new pods started together, and what runs meanwhile.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Wave {
+pub(crate) struct Wave {
     /// New pods the wave starts.
-    pub new_pods: i64,
+    pub(crate) new_pods: i64,
     /// Pods available while they start (new ones of earlier waves and old ones left).
-    pub available: i64,
+    pub(crate) available: i64,
     /// Pods counted while they start, at most `replicas + maxSurge`, which may pass the
     /// largest `replicas` (old pods that are terminating are not counted, and come on top).
-    pub pods: i64,
+    pub(crate) pods: i64,
     /// From the start of the rollout: the wave's pods are created, the first is Ready, all are
     /// available.
-    pub start: Bounds,
-    pub ready: Bounds,
-    pub end: Bounds,
+    pub(crate) start: Bounds,
+    pub(crate) ready: Bounds,
+    pub(crate) end: Bounds,
 }
 
 /// A Deployment's rollout.
@@ -89,23 +89,23 @@ pub struct Wave {
 pub struct DeploymentPlan {
     pub replicas: Replicas,
     pub strategy: DeploymentStrategy,
-    pub min_ready_seconds: i32,
-    pub progress_deadline: ProgressDeadline,
+    pub(crate) min_ready_seconds: i32,
+    pub(crate) progress_deadline: ProgressDeadline,
     /// `spec.paused`: no rollout happens until it is resumed.
-    pub paused: bool,
+    pub(crate) paused: bool,
     /// From a pod's start until it is available: Ready, then `minReadySeconds`.
-    pub available_after: Bounds,
-    pub waves: Waves,
+    pub(crate) available_after: Bounds,
+    pub(crate) waves: Waves,
     /// From the start of the rollout until every new pod is available; `None` when no rollout
     /// runs (paused, no replicas, a strategy the API server rejects).
-    pub complete: Option<Bounds>,
+    pub(crate) complete: Option<Bounds>,
     /// `Recreate`: from the old pods' deletion until a new one is Ready, with no pod serving.
-    pub downtime: Option<Bounds>,
+    pub(crate) downtime: Option<Bounds>,
 }
 
 /// What the progress deadline does to a rollout.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum DeadlineVerdict {
+pub(crate) enum DeadlineVerdict {
     /// No deadline, no rollout, or a pod that never becomes Ready (other findings say why).
     NotJudged,
     /// Every wave waits at least `ready` seconds for its first pod to be Ready: longer than
@@ -127,7 +127,7 @@ pub enum DeadlineVerdict {
 }
 
 impl DeploymentPlan {
-    pub fn new(spec: &DeploymentSpec, replicas: Replicas, pod: &PodTimes) -> DeploymentPlan {
+    pub(crate) fn new(spec: &DeploymentSpec, replicas: Replicas, pod: &PodTimes) -> DeploymentPlan {
         let min_ready_seconds = spec.min_ready_seconds.unwrap_or(0);
         let progress_deadline = ProgressDeadline {
             seconds: match spec.progress_deadline_seconds {
@@ -188,7 +188,7 @@ impl DeploymentPlan {
 
     /// `maxUnavailable` in pods for `replicas` (`ResolveFenceposts`, `MaxUnavailable`), for a
     /// rolling update.
-    pub fn max_unavailable_at(&self, replicas: i32) -> Option<i32> {
+    pub(crate) fn max_unavailable_at(&self, replicas: i32) -> Option<i32> {
         let DeploymentStrategy::RollingUpdate {
             surge, unavailable, ..
         } = &self.strategy
@@ -200,7 +200,7 @@ impl DeploymentPlan {
     }
 
     /// What the progress deadline does to this rollout of pods with `pod`'s times.
-    pub fn deadline_verdict(&self, pod: &PodTimes) -> DeadlineVerdict {
+    pub(crate) fn deadline_verdict(&self, pod: &PodTimes) -> DeadlineVerdict {
         let Some(deadline) = self.progress_deadline.seconds else {
             return DeadlineVerdict::NotJudged;
         };
@@ -292,7 +292,7 @@ fn strategy(spec: &DeploymentSpec, replicas: i32) -> DeploymentStrategy {
 /// starts at or past `minAvailable` starts all the rest. So the waves are counted and each is
 /// computed by formula, never listed: a `replicas` of 2147483647 costs what 3 does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RollingWaves {
+pub(crate) struct RollingWaves {
     replicas: i64,
     /// `surge + unavailable`: the new pods a wave starts while the old pods are the floor.
     step: i64,
@@ -303,7 +303,7 @@ pub struct RollingWaves {
 }
 
 impl RollingWaves {
-    pub fn new(replicas: i32, surge: i32, unavailable: i32) -> RollingWaves {
+    pub(crate) fn new(replicas: i32, surge: i32, unavailable: i32) -> RollingWaves {
         let replicas = i64::from(replicas.max(0));
         let surge = i64::from(surge.max(0));
         let unavailable = i64::from(unavailable.max(0)).min(replicas);
@@ -323,7 +323,7 @@ impl RollingWaves {
     }
 
     /// How many waves the rolling update takes.
-    pub fn count(&self) -> i64 {
+    pub(crate) fn count(&self) -> i64 {
         if self.replicas == 0 || (self.step == 0 && self.min_available > 0) {
             // Nothing to roll, or fenceposts that let nothing move (the controller raises
             // them, so only a caller's mistake gets here).
@@ -335,7 +335,7 @@ impl RollingWaves {
 
     /// Wave `index` (from 0): the new pods it starts, the pods available and the pods counted
     /// meanwhile; `None` past the last.
-    pub fn nth(&self, index: i64) -> Option<(i64, i64, i64)> {
+    pub(crate) fn nth(&self, index: i64) -> Option<(i64, i64, i64)> {
         if index < 0 || index >= self.count() {
             return None;
         }
@@ -350,12 +350,12 @@ impl RollingWaves {
 }
 
 /// Waves, each with its index from 0.
-pub type Numbered = Vec<(i64, Wave)>;
+pub(crate) type Numbered = Vec<(i64, Wave)>;
 
 /// The waves of a rollout, each computed when asked for: a rolling update's by formula
 /// ([`RollingWaves`]), a `Recreate`'s one wave.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Waves {
+pub(crate) enum Waves {
     /// No rollout runs.
     None,
     Rolling {
@@ -368,7 +368,7 @@ pub enum Waves {
 }
 
 impl Waves {
-    pub fn len(&self) -> i64 {
+    pub(crate) fn len(&self) -> i64 {
         match self {
             Waves::None => 0,
             Waves::Rolling { shape, .. } => shape.count(),
@@ -376,12 +376,8 @@ impl Waves {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Wave `index`, from 0.
-    pub fn nth(&self, index: i64) -> Option<Wave> {
+    pub(crate) fn nth(&self, index: i64) -> Option<Wave> {
         match self {
             Waves::None => None,
             Waves::Recreate(wave) => (index == 0).then(|| wave.clone()),
@@ -406,7 +402,7 @@ impl Waves {
 
     /// The first `first` waves and the last `last`, each with its index, and how many lie
     /// between: what a reader is shown of a rollout of any length.
-    pub fn ends(&self, first: i64, last: i64) -> (Numbered, i64, Numbered) {
+    pub(crate) fn ends(&self, first: i64, last: i64) -> (Numbered, i64, Numbered) {
         let count = self.len();
         let listed = |range: std::ops::Range<i64>| -> Numbered {
             range

@@ -33,13 +33,13 @@ use crate::lifecycle::time::{Bounds, seconds};
 use crate::lifecycle::{Lifecycle, RestartPolicy};
 
 /// The controller's first back-off after a failed pod, and its cap (`job_controller.go`).
-pub const JOB_BACKOFF_SECONDS: f64 = 10.0;
-pub const JOB_BACKOFF_CAP_SECONDS: f64 = 600.0;
+pub(crate) const JOB_BACKOFF_SECONDS: f64 = 10.0;
+pub(crate) const JOB_BACKOFF_CAP_SECONDS: f64 = 600.0;
 /// The kubelet's first back-off before restarting a container (its second restart: the first is
 /// immediate), and its default cap (`pkg/kubelet/kubelet.go`, `initialCrashLoopBackOff`;
 /// `MaxContainerBackOff`).
-pub const KUBELET_BACKOFF_SECONDS: f64 = 10.0;
-pub const KUBELET_BACKOFF_CAP_SECONDS: f64 = 300.0;
+pub(crate) const KUBELET_BACKOFF_SECONDS: f64 = 10.0;
+pub(crate) const KUBELET_BACKOFF_CAP_SECONDS: f64 = 300.0;
 /// Attempts listed one by one; the rest are counted.
 const LISTED_ATTEMPTS: i64 = 10;
 
@@ -53,7 +53,7 @@ pub enum JobRestarts {
 }
 
 /// The wait before retry `n` (1 for the first retry): 10 s doubling, at most `cap`.
-pub fn backoff_before(n: i64, first: f64, cap: f64) -> f64 {
+pub(crate) fn backoff_before(n: i64, first: f64, cap: f64) -> f64 {
     if n < 1 {
         return 0.0;
     }
@@ -98,50 +98,50 @@ fn backoff_sum(n: i64, first: f64, cap: f64) -> f64 {
 
 /// One attempt of a Job's work, counted from the Job's start.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Attempt {
+pub(crate) struct Attempt {
     /// 1 for the first.
-    pub number: i64,
+    pub(crate) number: i64,
     /// The back-off before it (0 for the first).
-    pub backoff: f64,
+    pub(crate) backoff: f64,
     /// When it starts, if every attempt before it failed as early as it can.
-    pub start: f64,
+    pub(crate) start: f64,
 }
 
 /// A Job's plan.
 #[derive(Clone, Debug)]
 pub struct JobPlan {
-    pub completions: Option<i32>,
-    pub parallelism: i32,
-    pub indexed: bool,
-    pub backoff_limit: i32,
-    pub backoff_limit_written: bool,
-    pub backoff_limit_per_index: Option<i32>,
-    pub restarts: JobRestarts,
-    pub active_deadline: Option<i64>,
-    pub pod_failure_policy: bool,
-    pub suspend: bool,
-    pub ttl_seconds_after_finished: Option<i32>,
+    pub(crate) completions: Option<i32>,
+    pub(crate) parallelism: i32,
+    pub(crate) indexed: bool,
+    pub(crate) backoff_limit: i32,
+    pub(crate) backoff_limit_written: bool,
+    pub(crate) backoff_limit_per_index: Option<i32>,
+    pub(crate) restarts: JobRestarts,
+    pub(crate) active_deadline: Option<i64>,
+    pub(crate) pod_failure_policy: bool,
+    pub(crate) suspend: bool,
+    pub(crate) ttl_seconds_after_finished: Option<i32>,
     /// One attempt, at the least: from its pod's start until the last container starts.
-    pub attempt: Bounds,
+    pub(crate) attempt: Bounds,
     /// The first attempts, each as early as it can start (`parallelism: 1` only: parallel
     /// pods fail and are replaced side by side).
-    pub attempts: Vec<Attempt>,
+    pub(crate) attempts: Vec<Attempt>,
     /// The retries after the first attempt before the Job fails: `backoffLimit`.
-    pub retries: i64,
+    pub(crate) retries: i64,
     /// The back-offs before all of those retries, added up.
-    pub backoff_total: f64,
+    pub(crate) backoff_total: f64,
     /// From the Job's start until it fails when every attempt fails as early as it can
     /// (`parallelism: 1`).
-    pub to_failed: Option<Bounds>,
+    pub(crate) to_failed: Option<Bounds>,
     /// With `activeDeadlineSeconds` and `parallelism: 1`: how many attempts can start before
     /// the deadline.
-    pub attempts_within_deadline: Option<i64>,
+    pub(crate) attempts_within_deadline: Option<i64>,
     /// From the moment the app containers exit until the pod is done: the sidecars' stop.
-    pub completion: Bounds,
+    pub(crate) completion: Bounds,
 }
 
 impl JobPlan {
-    pub fn new(spec: &JobSpec, life: &Lifecycle<'_>, pod: &PodTimes) -> JobPlan {
+    pub(crate) fn new(spec: &JobSpec, life: &Lifecycle<'_>, pod: &PodTimes) -> JobPlan {
         let completions = match (spec.completions, spec.parallelism) {
             (None, None) => Some(1),
             (completions, _) => completions,
@@ -246,17 +246,17 @@ impl JobPlan {
 /// A CronJob's plan: its Job's, and when runs are skipped.
 #[derive(Clone, Debug)]
 pub struct CronJobPlan {
-    pub schedule: String,
-    pub time_zone: Option<String>,
+    pub(crate) schedule: String,
+    pub(crate) time_zone: Option<String>,
     /// `Allow`, `Forbid` or `Replace`.
-    pub concurrency_policy: String,
-    pub starting_deadline_seconds: Option<i64>,
-    pub suspend: bool,
-    pub job: JobPlan,
+    pub(crate) concurrency_policy: String,
+    pub(crate) starting_deadline_seconds: Option<i64>,
+    pub(crate) suspend: bool,
+    pub(crate) job: JobPlan,
 }
 
 impl CronJobPlan {
-    pub fn new(spec: &CronJobSpec, life: &Lifecycle<'_>, pod: &PodTimes) -> CronJobPlan {
+    pub(crate) fn new(spec: &CronJobSpec, life: &Lifecycle<'_>, pod: &PodTimes) -> CronJobPlan {
         let job = spec.job_template.spec.clone().unwrap_or_default();
         CronJobPlan {
             schedule: spec.schedule.clone(),

@@ -4,7 +4,7 @@
 //! --rollout` read this model; neither works out a wave, an ordinal's turn or a retry on its
 //! own.
 //!
-//! - [`Rollout::derive`]: the plan of each kind — a Deployment's waves (`deployment.rs`), a
+//! - `Rollout::derive`: the plan of each kind — a Deployment's waves (`deployment.rs`), a
 //!   StatefulSet's ordinals (`statefulset.rs`), a DaemonSet's nodes (`daemonset.rs`), a Job's
 //!   attempts and a CronJob's runs (`job.rs`) — and the disruption budgets over its pods
 //!   (`budget.rs`);
@@ -25,47 +25,50 @@ mod statefulset;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub use daemonset::{DaemonSetPlan, DaemonSetStrategy, HostPort};
-pub use deployment::{
-    DEFAULT_PROGRESS_DEADLINE_SECONDS, DeadlineVerdict, DeploymentPlan, DeploymentStrategy,
-    NO_PROGRESS_DEADLINE, ProgressDeadline, Resolved, RollingWaves, Wave, Waves,
+pub(crate) use daemonset::{DaemonSetPlan, DaemonSetStrategy};
+pub use deployment::DeploymentStrategy;
+pub(crate) use deployment::{
+    DEFAULT_PROGRESS_DEADLINE_SECONDS, DeadlineVerdict, DeploymentPlan, NO_PROGRESS_DEADLINE,
+    Resolved, Waves,
 };
-pub use job::{
-    Attempt, CronJobPlan, JOB_BACKOFF_CAP_SECONDS, JOB_BACKOFF_SECONDS, JobPlan, JobRestarts,
-    KUBELET_BACKOFF_CAP_SECONDS, KUBELET_BACKOFF_SECONDS, backoff_before, retry_delay,
+pub(crate) use job::{
+    CronJobPlan, JOB_BACKOFF_CAP_SECONDS, JOB_BACKOFF_SECONDS, JobPlan,
+    KUBELET_BACKOFF_CAP_SECONDS, KUBELET_BACKOFF_SECONDS,
 };
-pub use statefulset::{PodManagement, StatefulSetPlan, StatefulSetUpdate};
+pub use job::{JobRestarts, retry_delay};
+pub use statefulset::StatefulSetUpdate;
+pub(crate) use statefulset::{PodManagement, StatefulSetPlan};
 
 use super::time::{Bounds, Window};
 use super::{Lifecycle, ProbeKind};
-pub use crate::model::scope::CoveringBudget;
+pub(crate) use crate::model::scope::CoveringBudget;
 use crate::model::scope::{Autoscaler, Scope};
 use crate::model::{Controller, ObjectRef, WorkloadKind};
 use crate::versions::KubeVersion;
 
 /// The times of one pod that a rollout is made of.
 #[derive(Clone, Debug)]
-pub struct PodTimes {
+pub(crate) struct PodTimes {
     /// From the pod's start until it is Ready (every app container and sidecar), with the
     /// delays of the earliest bound; never for a pod that never becomes Ready.
-    pub ready: Window,
+    pub(crate) ready: Window,
     /// From the pod's start until its last container starts: a Job's work runs from here.
-    pub last_start: Bounds,
+    pub(crate) last_start: Bounds,
     /// The longest a startup probe lets its container take before it kills it: the container
     /// and the latest bound of its window, from the container's start. A start that slow is
     /// still a success.
-    pub startup_allowance: Option<(usize, f64)>,
+    pub(crate) startup_allowance: Option<(usize, f64)>,
     /// From the pod's deletion until every container has exited: no earlier than the last
     /// stop signal, no later than the last SIGKILL.
-    pub termination: Bounds,
+    pub(crate) termination: Bounds,
     /// From the moment a Job's app containers have all exited until the pod is done: the
     /// sidecars stop one at a time, each after its preStop hook.
-    pub completion: Bounds,
+    pub(crate) completion: Bounds,
 }
 
 impl PodTimes {
     /// The times of the pod `life` describes.
-    pub fn of(life: &Lifecycle<'_>) -> PodTimes {
+    pub(crate) fn of(life: &Lifecycle<'_>) -> PodTimes {
         let schedule = life.schedule();
         let ready = schedule.ready.clone().unwrap_or_else(|| {
             // A pod without app containers never becomes Ready (the API server rejects it).
@@ -100,7 +103,7 @@ impl PodTimes {
     }
 
     /// The pod is Ready, as bounds.
-    pub fn ready_bounds(&self) -> Bounds {
+    pub(crate) fn ready_bounds(&self) -> Bounds {
         self.ready.bounds()
     }
 }
@@ -133,10 +136,10 @@ pub struct Replicas {
     /// The count the rollout is estimated for (for an autoscaled workload, its maximum).
     pub count: i32,
     /// The fewest the workload runs with (for an autoscaled workload, `minReplicas`).
-    pub least: i32,
+    pub(crate) least: i32,
     pub source: ReplicaSource,
     /// `spec.replicas` as written, whoever sets the count.
-    pub written: Option<i32>,
+    pub(crate) written: Option<i32>,
 }
 
 impl Replicas {
@@ -184,30 +187,30 @@ pub enum Plan {
 /// The rollout of one workload.
 #[derive(Clone, Debug)]
 pub struct Rollout {
-    pub kind: WorkloadKind,
-    pub pod: PodTimes,
+    pub(crate) kind: WorkloadKind,
+    pub(crate) pod: PodTimes,
     pub plan: Plan,
     /// The budgets of the scope over its pods, in groups of equal selectors (shared by every
     /// workload they cover, so a rollout costs the same whatever their number).
-    pub budgets: Vec<Arc<[CoveringBudget]>>,
+    pub(crate) budgets: Vec<Arc<[CoveringBudget]>>,
     /// The autoscaler of the scope that scales it.
-    pub autoscaler: Option<ObjectRef>,
+    pub(crate) autoscaler: Option<ObjectRef>,
 }
 
 /// What a rollout is derived from.
-pub struct RolloutSource<'a, 'l> {
-    pub object: &'a ObjectRef,
-    pub kind: WorkloadKind,
-    pub controller: &'a Controller,
-    pub pod_labels: &'a BTreeMap<String, String>,
-    pub life: &'a Lifecycle<'l>,
-    pub scope: &'a Scope,
-    pub kube: KubeVersion,
+pub(crate) struct RolloutSource<'a, 'l> {
+    pub(crate) object: &'a ObjectRef,
+    pub(crate) kind: WorkloadKind,
+    pub(crate) controller: &'a Controller,
+    pub(crate) pod_labels: &'a BTreeMap<String, String>,
+    pub(crate) life: &'a Lifecycle<'l>,
+    pub(crate) scope: &'a Scope,
+    pub(crate) kube: KubeVersion,
 }
 
 impl Rollout {
     /// The rollout of a workload controller; `None` for a Pod or a PodTemplate.
-    pub fn derive(source: &RolloutSource<'_, '_>) -> Option<Rollout> {
+    pub(crate) fn derive(source: &RolloutSource<'_, '_>) -> Option<Rollout> {
         let pod = PodTimes::of(source.life);
         let autoscaler = source.scope.autoscaler_of(source.object);
         let plan = match source.controller {

@@ -26,7 +26,7 @@ use crate::model::amount::statefulset_max_unavailable;
 use crate::versions::{KubeVersion, MAX_UNAVAILABLE_STATEFULSET};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PodManagement {
+pub(crate) enum PodManagement {
     OrderedReady,
     Parallel,
     /// A value the API server rejects.
@@ -51,23 +51,23 @@ pub enum StatefulSetUpdate {
 #[derive(Clone, Debug)]
 pub struct StatefulSetPlan {
     pub replicas: Replicas,
-    pub policy: PodManagement,
+    pub(crate) policy: PodManagement,
     pub update: StatefulSetUpdate,
-    pub min_ready_seconds: i32,
+    pub(crate) min_ready_seconds: i32,
     /// From a pod's creation until it is available: Ready, then `minReadySeconds`.
-    pub available_after: Bounds,
+    pub(crate) available_after: Bounds,
     /// From the first pod's creation until every ordinal is available, when the StatefulSet is
     /// created (or scaled up from none).
-    pub create: Bounds,
+    pub(crate) create: Bounds,
     /// Ordinals the rolling update replaces: those at or above `partition`.
-    pub updated: i32,
+    pub(crate) updated: i32,
     /// From the start of a rolling update until every replaced ordinal is available; `None`
     /// for `OnDelete`.
-    pub update_time: Option<Bounds>,
+    pub(crate) update_time: Option<Bounds>,
 }
 
 impl StatefulSetPlan {
-    pub fn new(
+    pub(crate) fn new(
         spec: &StatefulSetSpec,
         replicas: Replicas,
         pod: &PodTimes,
@@ -142,7 +142,7 @@ impl StatefulSetPlan {
 
     /// When ordinal `index` is available after the StatefulSet is created: under
     /// `OrderedReady` each waits for the one before it.
-    pub fn ordinal_available(&self, index: i32) -> Bounds {
+    pub(crate) fn ordinal_available(&self, index: i32) -> Bounds {
         match self.policy {
             PodManagement::OrderedReady => times(i64::from(index) + 1, self.available_after),
             _ => self.available_after,

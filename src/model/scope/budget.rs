@@ -28,7 +28,7 @@ use crate::model::{IntOrString, ObjectRef};
 
 /// Why a budget never allows an eviction.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Blocker {
+pub(crate) enum Blocker {
     /// `maxUnavailable` resolves to 0 pods.
     MaxUnavailableZero { written: String },
     /// `minAvailable` asks for every pod the budget covers, or more.
@@ -55,7 +55,7 @@ pub enum Blocker {
 
 /// What a budget allows at full strength.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Eviction {
+pub(crate) enum Eviction {
     /// This many pods may be evicted at once.
     Allowed(i32),
     /// None, ever.
@@ -67,21 +67,21 @@ pub enum Eviction {
 
 /// A budget judged against the workloads of its scope.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BudgetJudgement {
+pub(crate) struct BudgetJudgement {
     /// The workloads whose pods it covers: shared by every budget with the same selector.
-    pub selected: Arc<[ObjectRef]>,
+    pub(crate) selected: Arc<[ObjectRef]>,
     /// The pods it covers, at the fewest the workloads run with, when known.
-    pub pods: Option<i32>,
+    pub(crate) pods: Option<i32>,
     /// `desiredHealthy`, when known.
-    pub desired_healthy: Option<i32>,
-    pub eviction: Eviction,
+    pub(crate) desired_healthy: Option<i32>,
+    pub(crate) eviction: Eviction,
     /// Some pod count is an autoscaler's `minReplicas`.
-    pub autoscaled: bool,
+    pub(crate) autoscaled: bool,
 }
 
 impl BudgetJudgement {
     /// A budget that selects nothing the manifest shows.
-    pub fn unknown() -> BudgetJudgement {
+    pub(crate) fn unknown() -> BudgetJudgement {
         BudgetJudgement {
             selected: Arc::from([]),
             pods: None,

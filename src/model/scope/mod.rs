@@ -26,7 +26,7 @@
 //! budget is judged from that ([`Scope::judgement`]). The cost is linear in the objects plus
 //! the matches, never the product of budgets and workloads.
 
-pub mod budget;
+pub(crate) mod budget;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, OnceLock};
@@ -47,30 +47,25 @@ use budget::{BudgetJudgement, Selection, judge_budget};
 /// Where an object of the scope is: its file, the document and the object's path in it, and
 /// the line of its `metadata.name` (or of the object itself).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Placed {
-    pub file: Arc<str>,
-    pub document: usize,
+pub(crate) struct Placed {
+    pub(crate) file: Arc<str>,
+    pub(crate) document: usize,
     /// Path from the document root to the object: empty, or `items[3]` inside a `List`.
-    pub prefix: FieldPath,
-    pub span: Span,
-    pub line: usize,
+    pub(crate) prefix: FieldPath,
+    pub(crate) span: Span,
+    pub(crate) line: usize,
 }
 
 impl Placed {
     /// `web.yaml:12`.
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         format!("{}:{}", self.file, self.line)
-    }
-
-    /// Whether this is the object at `prefix` of document `document` of `file`.
-    pub fn is(&self, file: &str, document: usize, prefix: &FieldPath) -> bool {
-        &*self.file == file && self.document == document && &self.prefix == prefix
     }
 }
 
 /// How many pods a workload keeps, for a budget that counts them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PodCount {
+pub(crate) enum PodCount {
     /// `spec.replicas`, written or defaulted (1).
     Replicas { replicas: i32, written: bool },
     /// One per node the DaemonSet runs on: a number the manifest does not tell.
@@ -85,7 +80,7 @@ pub enum PodCount {
 /// percentage or `maxUnavailable` (`pkg/controller/disruption/disruption.go`,
 /// `getExpectedScale` and its `finders`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScaleLookup {
+pub(crate) enum ScaleLookup {
     /// Deployments, ReplicaSets, ReplicationControllers and StatefulSets: their `spec.replicas`.
     Replicas,
     /// DaemonSets, Jobs and CronJobs have no `scale` subresource: `getScaleController` fails
@@ -100,40 +95,40 @@ pub enum ScaleLookup {
 /// A workload of the scope, as budgets and autoscalers see it.
 #[derive(Clone, Debug)]
 pub struct ScopedWorkload {
-    pub object: ObjectRef,
+    pub(crate) object: ObjectRef,
     /// The built-in kind, or for a custom kind the one whose rules its pods follow.
     pub kind: WorkloadKind,
     pub custom: bool,
     /// The labels of the pods of each of its pod templates.
-    pub pod_labels: Vec<BTreeMap<String, String>>,
-    pub pods: PodCount,
-    pub scale: ScaleLookup,
-    pub at: Placed,
+    pub(crate) pod_labels: Vec<BTreeMap<String, String>>,
+    pub(crate) pods: PodCount,
+    pub(crate) scale: ScaleLookup,
+    pub(crate) at: Placed,
 }
 
 /// A PodDisruptionBudget of the scope.
 #[derive(Clone, Debug)]
-pub struct Budget {
-    pub object: ObjectRef,
+pub(crate) struct Budget {
+    pub(crate) object: ObjectRef,
     /// `policy/v1beta1`, where an empty selector selects nothing.
-    pub beta: bool,
+    pub(crate) beta: bool,
     /// Its spec, or why it could not be read.
-    pub spec: Result<PodDisruptionBudgetSpec, TypeError>,
-    pub at: Placed,
+    pub(crate) spec: Result<PodDisruptionBudgetSpec, TypeError>,
+    pub(crate) at: Placed,
 }
 
 /// A HorizontalPodAutoscaler of the scope.
 #[derive(Clone, Debug)]
-pub struct Autoscaler {
-    pub object: ObjectRef,
-    pub spec: Result<HorizontalPodAutoscalerSpec, TypeError>,
-    pub at: Placed,
+pub(crate) struct Autoscaler {
+    pub(crate) object: ObjectRef,
+    pub(crate) spec: Result<HorizontalPodAutoscalerSpec, TypeError>,
+    pub(crate) at: Placed,
 }
 
 impl Autoscaler {
     /// `minReplicas` after defaults (1, `SetDefaults_HorizontalPodAutoscaler`), and
     /// `maxReplicas`, when the spec could be read.
-    pub fn replicas(&self) -> Option<(i32, i32)> {
+    pub(crate) fn replicas(&self) -> Option<(i32, i32)> {
         let spec = self.spec.as_ref().ok()?;
         Some((spec.min_replicas.unwrap_or(1), spec.max_replicas))
     }
@@ -159,11 +154,11 @@ type Labels = BTreeMap<String, String>;
 
 /// A PodDisruptionBudget over a workload's pods, judged.
 #[derive(Clone, Debug)]
-pub struct CoveringBudget {
-    pub object: ObjectRef,
-    pub at: Placed,
+pub(crate) struct CoveringBudget {
+    pub(crate) object: ObjectRef,
+    pub(crate) at: Placed,
     /// Shared by every workload the budget covers.
-    pub judgement: Arc<BudgetJudgement>,
+    pub(crate) judgement: Arc<BudgetJudgement>,
 }
 
 /// Budgets with equal selectors (and namespace), matched as one.
@@ -205,7 +200,7 @@ struct Index {
 
 /// A budget or an autoscaler, by position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScopeMember {
+pub(crate) enum ScopeMember {
     Budget(usize),
     Autoscaler(usize),
 }
@@ -246,7 +241,7 @@ fn group(api_version: &str) -> &str {
 
 /// Whether an object's text may hold what a scope is made of, so that files without any are
 /// not read twice.
-pub fn may_hold_scope(text: &str) -> bool {
+pub(crate) fn may_hold_scope(text: &str) -> bool {
     text.contains("PodDisruptionBudget") || text.contains("HorizontalPodAutoscaler")
 }
 
@@ -256,7 +251,7 @@ impl Scope {
     /// budget or autoscaler. The lint reads a file's scope from its own trees
     /// (`Scope::add_document`); this reads it alone, for the tests.
     #[cfg(test)]
-    pub fn read(file: &SourceFile, kinds: &PodTemplateKinds) -> Scope {
+    pub(crate) fn read(file: &SourceFile, kinds: &PodTemplateKinds) -> Scope {
         if !may_hold_scope(&file.text) {
             return Scope::default();
         }
@@ -265,7 +260,7 @@ impl Scope {
 
     /// The objects of one file of a larger scope (a directory), budgets or not: its workloads
     /// may be those another file's budgets select. Join the parts with [`Scope::union`].
-    pub fn read_part(file: &SourceFile, kinds: &PodTemplateKinds) -> Scope {
+    pub(crate) fn read_part(file: &SourceFile, kinds: &PodTemplateKinds) -> Scope {
         let mut scope = Scope::default();
         let name: Arc<str> = Arc::from(file.path.as_str());
         yaml::for_each_document_with(&file.text, Comments::Skip, |document| {
@@ -303,7 +298,7 @@ impl Scope {
     }
 
     /// The scope of many parts (the files of a directory), matched once.
-    pub fn union(parts: impl IntoIterator<Item = Scope>) -> Scope {
+    pub(crate) fn union(parts: impl IntoIterator<Item = Scope>) -> Scope {
         let mut scope = Scope::default();
         for part in parts {
             scope.append(part);
@@ -323,16 +318,16 @@ impl Scope {
         &self.workloads
     }
 
-    pub fn budgets(&self) -> &[Budget] {
+    pub(crate) fn budgets(&self) -> &[Budget] {
         &self.budgets
     }
 
-    pub fn autoscalers(&self) -> &[Autoscaler] {
+    pub(crate) fn autoscalers(&self) -> &[Autoscaler] {
         &self.autoscalers
     }
 
     /// Every workload, budget and autoscaler, with where it is.
-    pub fn placed_objects(&self) -> impl Iterator<Item = (&ObjectRef, &Placed)> {
+    pub(crate) fn placed_objects(&self) -> impl Iterator<Item = (&ObjectRef, &Placed)> {
         let workloads = self.workloads.iter().map(|w| (&w.object, &w.at));
         let budgets = self.budgets.iter().map(|b| (&b.object, &b.at));
         let autoscalers = self.autoscalers.iter().map(|a| (&a.object, &a.at));
@@ -341,7 +336,7 @@ impl Scope {
 
     /// Custom resources of kinds podcycle does not know, whose operators may create pods it
     /// cannot see.
-    pub fn opaque(&self) -> &[ObjectRef] {
+    pub(crate) fn opaque(&self) -> &[ObjectRef] {
         &self.opaque
     }
 
@@ -533,7 +528,7 @@ impl Scope {
     }
 
     /// What `budget` allows once its pods are healthy, judged once for the scope.
-    pub fn judgement(&self, budget: &Budget) -> &Arc<BudgetJudgement> {
+    pub(crate) fn judgement(&self, budget: &Budget) -> &Arc<BudgetJudgement> {
         static UNKNOWN: OnceLock<Arc<BudgetJudgement>> = OnceLock::new();
         self.position(budget)
             .and_then(|b| self.judged().budgets.get(b))
@@ -542,7 +537,7 @@ impl Scope {
 
     /// The budgets that cover a pod with `labels` in `namespace`, judged, in groups of equal
     /// selectors: a workload's rollout holds its groups, not a copy of every budget.
-    pub fn budget_groups_selecting(
+    pub(crate) fn budget_groups_selecting(
         &self,
         namespace: Option<&str>,
         labels: &Labels,
@@ -570,14 +565,14 @@ impl Scope {
     }
 
     /// The budgets and autoscalers of document `document` of `file`.
-    pub fn members_in(&self, file: &str, document: usize) -> &[ScopeMember] {
+    pub(crate) fn members_in(&self, file: &str, document: usize) -> &[ScopeMember] {
         self.index
             .by_document
             .get(&(Arc::from(file), document))
             .map_or(&[], Vec::as_slice)
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.budgets.is_empty() && self.autoscalers.is_empty()
     }
 
@@ -680,7 +675,7 @@ impl Scope {
 
     /// The budgets that cover a pod with `labels` in `namespace`.
     #[cfg(test)]
-    pub fn budgets_selecting<'s>(
+    pub(crate) fn budgets_selecting<'s>(
         &'s self,
         namespace: Option<&'s str>,
         labels: &'s BTreeMap<String, String>,
@@ -691,7 +686,7 @@ impl Scope {
     }
 
     /// The workloads whose pods `budget` covers.
-    pub fn selected_by<'s>(
+    pub(crate) fn selected_by<'s>(
         &'s self,
         budget: &'s Budget,
     ) -> impl Iterator<Item = &'s ScopedWorkload> + 's {
@@ -699,7 +694,7 @@ impl Scope {
     }
 
     /// How many workloads' pods `budget` covers.
-    pub fn selected_count(&self, budget: &Budget) -> usize {
+    pub(crate) fn selected_count(&self, budget: &Budget) -> usize {
         self.covered(budget).len()
     }
 
@@ -711,7 +706,7 @@ impl Scope {
 
     /// Another budget that covers the pods of a workload `budget` covers, with that workload:
     /// the first such workload only. A budget with the same selector covers all of them.
-    pub fn overlapping<'s>(
+    pub(crate) fn overlapping<'s>(
         &'s self,
         budget: &'s Budget,
     ) -> Option<(&'s ScopedWorkload, &'s Budget)> {
@@ -731,7 +726,7 @@ impl Scope {
 
     /// The autoscaler that scales `object`, if exactly one in the scope names it: where more
     /// do, none scales it (`AmbiguousSelector`).
-    pub fn autoscaler_of(&self, object: &ObjectRef) -> Option<&Autoscaler> {
+    pub(crate) fn autoscaler_of(&self, object: &ObjectRef) -> Option<&Autoscaler> {
         self.autoscaler_index(object).map(|a| &self.autoscalers[a])
     }
 
@@ -749,7 +744,7 @@ impl Scope {
 
     /// The other autoscalers of the scope that name the target `autoscaler` names, in its
     /// namespace.
-    pub fn autoscalers_beside<'s>(
+    pub(crate) fn autoscalers_beside<'s>(
         &'s self,
         autoscaler: &'s Autoscaler,
     ) -> impl Iterator<Item = &'s Autoscaler> + 's {
@@ -866,7 +861,11 @@ impl Budget {
     }
 
     /// Whether the budget covers a pod with `labels` in `namespace`.
-    pub fn selects(&self, namespace: Option<&str>, labels: &BTreeMap<String, String>) -> bool {
+    pub(crate) fn selects(
+        &self,
+        namespace: Option<&str>,
+        labels: &BTreeMap<String, String>,
+    ) -> bool {
         let Ok(spec) = &self.spec else {
             return false;
         };

@@ -24,28 +24,28 @@ use crate::yaml;
 /// What `Chart.yaml` (and a v1 chart's `requirements.yaml`) says.
 #[derive(Clone, Debug)]
 pub(crate) struct Chart {
-    pub dir: PathBuf,
-    pub name: String,
+    pub(crate) dir: PathBuf,
+    pub(crate) name: String,
     /// `type: library`: templates for other charts, not installable on its own.
-    pub library: bool,
-    pub dependencies: Vec<Dependency>,
+    pub(crate) library: bool,
+    pub(crate) dependencies: Vec<Dependency>,
 }
 
 #[derive(Clone, Debug)]
 pub(crate) struct Dependency {
-    pub name: String,
-    pub alias: Option<String>,
+    pub(crate) name: String,
+    pub(crate) alias: Option<String>,
 }
 
 /// How one chart is rendered.
 #[derive(Clone, Debug, Default)]
-pub struct HelmOptions {
+pub(crate) struct HelmOptions {
     /// `helm template RELEASE`; Helm's own default is `release-name`.
-    pub release: Option<String>,
-    pub namespace: Option<String>,
+    pub(crate) release: Option<String>,
+    pub(crate) namespace: Option<String>,
     /// Values files after the chart's `values.yaml`, in order.
-    pub values: Vec<PathBuf>,
-    pub kube_version: Option<KubeVersion>,
+    pub(crate) values: Vec<PathBuf>,
+    pub(crate) kube_version: Option<KubeVersion>,
 }
 
 /// Why a release name is not one Helm takes, if it is not: Helm's own check
@@ -253,9 +253,9 @@ pub(crate) fn missing_dependencies(chart: &Chart) -> Vec<String> {
 
 /// What `helm template` printed for a chart.
 pub(crate) struct HelmOutput {
-    pub text: String,
+    pub(crate) text: String,
     /// Its warnings on standard error, temporary paths replaced by the user's.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// Runs `helm template` on a private copy of the chart ([`stage`]), with copies of the values

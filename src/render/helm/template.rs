@@ -9,24 +9,24 @@ use std::ops::Range;
 #[derive(Clone, Debug)]
 pub(crate) struct TemplateLine {
     /// Byte range of the line's content (without its line break).
-    pub range: Range<usize>,
+    pub(crate) range: Range<usize>,
     /// The literal YAML key the line writes (`name` in `- name: web`), with its byte range.
-    pub key: Option<(String, Range<usize>)>,
+    pub(crate) key: Option<(String, Range<usize>)>,
     /// Byte range of what follows `key:` on the line, when anything does.
-    pub value: Option<Range<usize>>,
+    pub(crate) value: Option<Range<usize>>,
     /// The actions on the line, as byte ranges of `{{ … }}`.
-    pub actions: Vec<Range<usize>>,
+    pub(crate) actions: Vec<Range<usize>>,
     /// The line holds actions and nothing else but whitespace.
-    pub only_actions: bool,
+    pub(crate) only_actions: bool,
     /// Column of the key (or of the first literal text), for structure by indentation.
-    pub column: usize,
+    pub(crate) column: usize,
     /// The keys from the top of the template (or of its `define` block) down to this line's key.
-    pub path: Vec<String>,
+    pub(crate) path: Vec<String>,
     /// The `define` block the line is in (its name), `None` at the top level.
-    pub define: Option<String>,
+    pub(crate) define: Option<String>,
     /// What `.` is inside `with .Values.…` blocks: that values path; `None` where it is the
     /// top-level context or unknown (inside `range`).
-    pub dot: Dot,
+    pub(crate) dot: Dot,
 }
 
 /// What `.` stands for at a line.
@@ -43,7 +43,7 @@ pub(crate) enum Dot {
 /// A parsed template.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Template {
-    pub lines: Vec<TemplateLine>,
+    pub(crate) lines: Vec<TemplateLine>,
 }
 
 /// A control structure that an `{{ end }}` closes.

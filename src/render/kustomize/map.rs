@@ -84,7 +84,12 @@ impl std::fmt::Debug for KustomizeMap {
 }
 
 impl KustomizeMap {
-    pub fn new(input: String, wrapper: &Path, tree: Tree, command: &'static str) -> KustomizeMap {
+    pub(crate) fn new(
+        input: String,
+        wrapper: &Path,
+        tree: Tree,
+        command: &'static str,
+    ) -> KustomizeMap {
         KustomizeMap {
             command,
             input,

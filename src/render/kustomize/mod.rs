@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 pub(crate) use map::KustomizeMap;
 pub(crate) use plan::plan_builds;
 pub(crate) use tree::read_kustomization;
-pub use tree::{Kustomization, Load, PatchSource, PluginConfigs, loads, plugin_configs};
+pub use tree::{Kustomization, loads, plugin_configs};
 
 use super::boundary::Boundary;
 use super::cache;
@@ -30,7 +30,7 @@ pub(crate) use super::files::KUSTOMIZATION_FILES;
 /// podcycle checks before Kustomize runs that every load stays in the repository, out of
 /// `.git`, and through no link that leaves it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, schemars::JsonSchema)]
-pub enum LoadRestrictor {
+pub(crate) enum LoadRestrictor {
     /// Kustomize's default: only files in or below the kustomization's directory.
     #[default]
     LoadRestrictionsRootOnly,
@@ -85,9 +85,9 @@ pub(crate) enum BuildMetadata {
 
 /// A built overlay: its output, the source map, and what Kustomize warned about.
 pub(crate) struct Built {
-    pub text: String,
-    pub map: KustomizeMap,
-    pub warnings: Vec<String>,
+    pub(crate) text: String,
+    pub(crate) map: KustomizeMap,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// Builds an overlay, with Kustomize's build metadata as `metadata` says, from a private copy

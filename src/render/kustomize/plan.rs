@@ -12,9 +12,9 @@ use super::tree::read_kustomization;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Plan {
     /// Built, in the order given.
-    pub builds: Vec<PathBuf>,
+    pub(crate) builds: Vec<PathBuf>,
     /// Not built on their own: each with the overlay it is built through.
-    pub through: Vec<(PathBuf, PathBuf)>,
+    pub(crate) through: Vec<(PathBuf, PathBuf)>,
 }
 
 /// Plans the builds of `overlays` (directories, as discovered). Each kustomization of the

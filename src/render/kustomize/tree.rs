@@ -12,7 +12,7 @@ use crate::yaml;
 
 /// Where a patch is written.
 #[derive(Clone, Debug)]
-pub enum PatchSource {
+pub(crate) enum PatchSource {
     /// A file of its own.
     File(PathBuf),
     /// Inline in the kustomization, at `patches[index].patch` (or `patchesStrategicMerge[index]`).
@@ -22,7 +22,7 @@ pub enum PatchSource {
 /// Which list of the kustomization a patch is in; Kustomize applies them as different
 /// transformers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PatchList {
+pub(crate) enum PatchList {
     Patches,
     StrategicMerge,
     Json6902,
@@ -42,11 +42,11 @@ impl PatchList {
 /// A patch and what it targets.
 #[derive(Clone, Debug)]
 pub struct Patch {
-    pub list: PatchList,
-    pub source: PatchSource,
+    pub(crate) list: PatchList,
+    pub(crate) source: PatchSource,
     /// `target.kind` and `target.name` (a regular expression), when given.
-    pub target_kind: Option<String>,
-    pub target_name: Option<String>,
+    pub(crate) target_kind: Option<String>,
+    pub(crate) target_name: Option<String>,
 }
 
 /// A path or address a kustomization makes Kustomize read: a file, a directory, or (what
@@ -55,7 +55,7 @@ pub struct Patch {
 pub struct Load {
     /// Where it is written, as a user finds it: `patches[0].path`,
     /// `transformers[1] (PatchTransformer).path`.
-    pub field: String,
+    pub(crate) field: String,
     pub value: String,
 }
 
@@ -417,11 +417,11 @@ fn generator_loads(generator: &Value, at: &str, push: &mut dyn FnMut(String, &st
 /// Kustomize load, and what would run a program.
 #[derive(Debug, Default)]
 pub struct PluginConfigs {
-    pub loads: Vec<Load>,
+    pub(crate) loads: Vec<Load>,
     /// Plugins podcycle does not run, described.
     pub refused: Vec<String>,
     /// Built-in plugins podcycle does not know, described.
-    pub unknown_builtins: Vec<String>,
+    pub(crate) unknown_builtins: Vec<String>,
 }
 
 /// The built-in plugins of Kustomize (`api/internal/builtins`, `api/krusty`'s plugin list).
@@ -601,13 +601,13 @@ pub(crate) fn is_remote(entry: &str) -> bool {
 /// Every kustomization an overlay builds from, with what would make building it unsafe.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Tree {
-    pub kustomizations: Vec<Kustomization>,
-    pub remote: Vec<String>,
-    pub plugins: Vec<String>,
+    pub(crate) kustomizations: Vec<Kustomization>,
+    pub(crate) remote: Vec<String>,
+    pub(crate) plugins: Vec<String>,
     /// Kustomizations whose output configures plugins (`generators: [dir]`), by file.
-    pub plugin_dirs: Vec<String>,
+    pub(crate) plugin_dirs: Vec<String>,
     /// Built-in plugins podcycle does not know.
-    pub unknown_builtins: Vec<String>,
+    pub(crate) unknown_builtins: Vec<String>,
 }
 
 /// The most kustomizations one overlay is read through.
