@@ -113,16 +113,26 @@ fn first_marker(text: &str) -> Option<(&'static str, usize)> {
 
 /// The placeholders other tools fill in before a file is YAML: `make`'s and `sed`'s
 /// `{SERVICE_IP}`, envsubst's and Terraform's `${VAR}`, Kubernetes' own `$(VAR)` (which a
-/// container's `command` expands, and which parses). Each with the name shown for it.
-const PLACEHOLDERS: [(&str, &str, &str); 3] = [
+/// container's `command` expands, and which parses), and the `@VAR@` of autoconf's
+/// `AC_CONFIG_FILES`, CMake's `configure_file` and scripts' `replace("@NAME@", …)` (`@` is
+/// reserved in YAML and cannot start a plain scalar, YAML 1.2 `c-reserved`, so a value that
+/// starts with one fails to parse). Each with the name shown for it.
+const PLACEHOLDERS: [(&str, &str, &str); 4] = [
     ("${", "}", "${VAR}"),
     ("$(", ")", "$(VAR)"),
     ("{", "}", "{VAR}"),
+    ("@", "@", "@VAR@"),
 ];
 
-/// Whether the text may hold a placeholder: a `{` or `$(`, cheap to look for.
+/// Whether the text may hold a placeholder: a `{` or `$(`, cheap to look for, or an `@NAME@`
+/// (an image digest, `@sha256:`, or an e-mail address is none).
 fn has_placeholder(text: &str) -> bool {
-    text.contains('{') || text.contains("$(")
+    text.contains('{')
+        || text.contains("$(")
+        || text.match_indices('@').any(|(at, _)| {
+            placeholder_in(&text[at..text[at..].find('\n').map_or(text.len(), |end| at + end)])
+                == Some("@VAR@")
+        })
 }
 
 /// The placeholder on the line of a syntax error at `at`, or on the line before (a parser
@@ -303,6 +313,21 @@ mod tests {
                 marker: "${VAR}",
                 line: 4
             }
+        );
+        // `@NAME@`, which a script replaces: `@` cannot start a plain scalar.
+        assert_eq!(
+            class("apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: @STS_NAME@\n"),
+            FileClass::Template {
+                marker: "@VAR@",
+                line: 4
+            }
+        );
+        // An image digest or an address is no placeholder.
+        assert_eq!(
+            class(
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  annotations: {owner: a@b.com}\nspec:\n  containers:\n  - image: web@sha256:0a\n"
+            ),
+            FileClass::Manifest
         );
         // A placeholder that parses is a value; a syntax error elsewhere is a manifest's.
         assert_eq!(
