@@ -13,7 +13,7 @@ use super::{
 };
 use crate::baseline::Baseline;
 use crate::discovery::roles::PatchIndex;
-use crate::discovery::{ExcludeError, WalkOptions, exclude_set};
+use crate::discovery::{self, ExcludeError, Skip, WalkOptions, exclude_set};
 use crate::escape::escape_controls;
 use crate::fix::Applicability;
 use crate::lint::FileRole;
@@ -263,7 +263,13 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
         lines.push((job.input.display(), what));
     }
     for (path, skip) in &plan.discovered.skipped {
-        lines.push((render::display(path), format!("skip ({skip})")));
+        let why = match (skip, discovery::default_exclusion(Path::new(""), path)) {
+            (Skip::DefaultExcluded, Some(exclusion)) => format!(
+                "excluded by default: {exclusion} (`exclude` in .podcycle.yaml replaces the defaults)"
+            ),
+            _ => skip.to_string(),
+        };
+        lines.push((render::display(path), format!("skip ({why})")));
     }
     lines.sort();
     lines.dedup();
@@ -488,7 +494,7 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
     let excluded = if options.excludes(config.as_deref(), file) {
         "yes: `exclude` matches it; it is linted only when named, without --force-exclude"
     } else if default_excluded {
-        "yes, by default (testdata, golden files): linted only when named or below a directory named so, without --force-exclude; `exclude` in .podcycle.yaml replaces the defaults"
+        "yes, by default (testdata, golden files, test harnesses' test directories): linted only when named or below a directory named so, without --force-exclude; `exclude` in .podcycle.yaml replaces the defaults"
     } else {
         "no"
     };

@@ -71,8 +71,8 @@ pub(crate) struct ConfigFile {
     #[schemars(schema_with = "schema::fail_on")]
     pub(crate) fail_on: Option<String>,
     /// Globs of files and directories not to lint when walking directories, relative to this
-    /// file's directory, replacing the default excludes (`testdata`, `golden`, `*.golden.*`):
-    /// `[]` lints them too. A glob without `/` also matches a file or directory name anywhere
+    /// file's directory, replacing the default excludes (`testdata`, `golden`, `*.golden.*` and
+    /// the directories of test harnesses' cases): `[]` lints them too. A glob without `/` also matches a file or directory name anywhere
     /// (`vendor`). Files named on the command line are still linted unless `--force-exclude` is
     /// given.
     pub(crate) exclude: Option<Vec<String>>,

@@ -113,20 +113,24 @@ fn first_marker(text: &str) -> Option<(&'static str, usize)> {
 
 /// The placeholders other tools fill in before a file is YAML: `make`'s and `sed`'s
 /// `{SERVICE_IP}`, envsubst's and Terraform's `${VAR}`, Kubernetes' own `$(VAR)` (which a
-/// container's `command` expands, and which parses). Each with the name shown for it.
-const PLACEHOLDERS: [(&str, &str, &str); 3] = [
+/// container's `command` expands, and which parses), and the `@VAR@` of autoconf's
+/// `AC_CONFIG_FILES`, CMake's `configure_file` and scripts' `replace("@NAME@", …)` (`@` is
+/// reserved in YAML and cannot start a plain scalar, YAML 1.2 `c-reserved`, so a value that
+/// starts with one fails to parse). Each with the name shown for it.
+const PLACEHOLDERS: [(&str, &str, &str); 4] = [
     ("${", "}", "${VAR}"),
     ("$(", ")", "$(VAR)"),
     ("{", "}", "{VAR}"),
+    ("@", "@", "@VAR@"),
 ];
 
-/// Whether the text holds a placeholder anywhere. A
-/// `{` alone is common in manifests (`resources: {}`, JSON in an annotation) and is no
-/// reason to parse a file twice: only a named placeholder can be where a parse fails because
-/// another tool has not filled the file in.
+/// Whether the text holds a placeholder anywhere. A `{` alone is common in manifests
+/// (`resources: {}`, JSON in an annotation), as an `@` is (an image digest, `@sha256:`, an
+/// e-mail address), and is no reason to parse a file twice: only a named placeholder can be
+/// where a parse fails because another tool has not filled the file in.
 ///
-/// One pass over the `{` and `(` of the text: the same answer as `placeholder_in(text)`, whose
-/// search for each opener in turn is slower over a large JSON file.
+/// One pass over the `{`, `(` and `@` of the text: the same answer as `placeholder_in(text)`,
+/// whose search for each opener in turn is slower over a large JSON file.
 fn has_placeholder(text: &str) -> bool {
     let bytes = text.as_bytes();
     let named_then = |from: usize, close: u8| {
@@ -139,8 +143,9 @@ fn has_placeholder(text: &str) -> bool {
             .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
             && rest.get(name_len) == Some(&close)
     };
-    memchr::memchr2_iter(b'{', b'(', bytes).any(|at| match bytes[at] {
+    memchr::memchr3_iter(b'{', b'(', b'@', bytes).any(|at| match bytes[at] {
         b'{' => named_then(at + 1, b'}'),
+        b'@' => named_then(at + 1, b'@'),
         _ => at > 0 && bytes[at - 1] == b'$' && named_then(at + 1, b')'),
     })
 }
@@ -324,6 +329,21 @@ mod tests {
                 line: 4
             }
         );
+        // `@NAME@`, which a script replaces: `@` cannot start a plain scalar.
+        assert_eq!(
+            class("apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: @STS_NAME@\n"),
+            FileClass::Template {
+                marker: "@VAR@",
+                line: 4
+            }
+        );
+        // An image digest or an address is no placeholder.
+        assert_eq!(
+            class(
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  annotations: {owner: a@b.com}\nspec:\n  containers:\n  - image: web@sha256:0a\n"
+            ),
+            FileClass::Manifest
+        );
         // A placeholder that parses is a value; a syntax error elsewhere is a manifest's.
         assert_eq!(
             class("apiVersion: v1\nkind: Pod\nspec:\n  image: ${IMAGE}\n"),
@@ -361,7 +381,7 @@ mod tests {
     proptest::proptest! {
         /// The one-pass search agrees with the search for each placeholder in turn.
         #[test]
-        fn the_placeholder_search_agrees(text in "[a-z_.{}()$: 9-]{0,24}") {
+        fn the_placeholder_search_agrees(text in "[a-z_.{}()$@: 9-]{0,24}") {
             proptest::prop_assert_eq!(has_placeholder(&text), placeholder_in(&text).is_some());
         }
     }

@@ -7,6 +7,7 @@
 pub(crate) mod classify;
 pub(crate) mod fixtures;
 mod git_index;
+pub(crate) mod harness;
 pub(crate) mod owners;
 pub mod roles;
 
@@ -51,19 +52,106 @@ pub(crate) const TOOL_DIRECTORIES: [&str; 14] = [
 /// `testdata`, and golden files are a test's expected output — fixtures, not what a
 /// repository deploys. The configuration's `exclude` replaces them, `extend-exclude` adds to
 /// them. Matched against the names of the file and of the directories below the walked root.
+/// The directories of test harnesses' cases are excluded by default too (`harness`), and
+/// replaced with these.
 pub(crate) const DEFAULT_EXCLUDES: [&str; 3] = ["testdata", "golden", "*.golden.*"];
 
-/// Whether a default exclude matches `path` below `root`, the directory named on the command
-/// line it was found under: a directory named `testdata` on the command line is linted.
-pub(crate) fn default_excluded(root: &Path, path: &Path) -> bool {
+/// Why the default excludes leave a path out: the directory or file they match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum DefaultExclusion {
+    /// A directory or file whose name a glob of [`DEFAULT_EXCLUDES`] matches.
+    Named(PathBuf),
+    /// A directory holding a test harness's own file.
+    TestDirectory(PathBuf, harness::Marker),
+}
+
+impl fmt::Display for DefaultExclusion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = |path: &Path| {
+            crate::render::display(path)
+                .trim_start_matches("./")
+                .to_owned()
+        };
+        match self {
+            DefaultExclusion::Named(path) => {
+                let name = path.file_name().unwrap_or(path.as_os_str());
+                if Path::new(name).extension().is_some() {
+                    write!(f, "{}, a golden file", shown(path))
+                } else if name == "testdata" {
+                    write!(f, "in {}, a testdata directory", shown(path))
+                } else {
+                    write!(f, "in {}, a directory of golden files", shown(path))
+                }
+            }
+            DefaultExclusion::TestDirectory(dir, marker) => {
+                write!(f, "in {}, {}", shown(dir), marker.describe())
+            }
+        }
+    }
+}
+
+fn default_globs() -> &'static GlobSet {
     static DEFAULTS: std::sync::LazyLock<GlobSet> = std::sync::LazyLock::new(|| {
         let globs = DEFAULT_EXCLUDES.map(str::to_owned);
         exclude_set(&globs).unwrap_or_else(|_| GlobSet::empty())
     });
-    let below = path.strip_prefix(root).unwrap_or(path);
-    below
+    &DEFAULTS
+}
+
+/// Whether a default exclude matches `path` below `root`, the directory named on the command
+/// line it was found under: a directory named `testdata`, or one holding a test harness's own
+/// file, is linted when named on the command line.
+pub(crate) fn default_excluded(root: &Path, path: &Path) -> bool {
+    // The names first, which need no file system; then the directories' files.
+    let (mut at, below) = match path.strip_prefix(root) {
+        Ok(below) => (root.to_owned(), below),
+        Err(_) => (PathBuf::new(), path),
+    };
+    if below
         .components()
-        .any(|component| DEFAULTS.is_match(Path::new(component.as_os_str())))
+        .any(|component| default_globs().is_match(Path::new(component.as_os_str())))
+    {
+        return true;
+    }
+    for component in below.components() {
+        at.push(component);
+        if at.as_path() == path && has_manifest_extension(path) {
+            break;
+        }
+        if harness::test_directory(&at).is_some() {
+            return true;
+        }
+    }
+    false
+}
+
+/// What of `path` below `root` the default excludes match, if they do: the deepest directory
+/// (or the file) they match, so that it is below `root` whatever `root` is.
+pub(crate) fn default_exclusion(root: &Path, path: &Path) -> Option<DefaultExclusion> {
+    let (mut at, below) = match path.strip_prefix(root) {
+        Ok(below) => (root.to_owned(), below),
+        Err(_) => (PathBuf::new(), path),
+    };
+    let mut found = None;
+    for component in below.components() {
+        at.push(component);
+        if default_globs().is_match(Path::new(component.as_os_str())) {
+            found = Some(DefaultExclusion::Named(at.clone()));
+        } else if at.as_path() == path && has_manifest_extension(path) {
+            // A manifest, not a directory with files.
+        } else if let Some(marker) = harness::test_directory(&at) {
+            found = Some(DefaultExclusion::TestDirectory(at.clone(), marker));
+        }
+    }
+    found
+}
+
+/// Whether the default excludes leave out a directory found by walking, by its own name or
+/// files (not those of the directories above it).
+pub(crate) fn excluded_directory(dir: &Path) -> bool {
+    dir.file_name()
+        .is_some_and(|name| default_globs().is_match(Path::new(name)))
+        || harness::test_directory(dir).is_some()
 }
 
 /// How a walk treats ignore files.
@@ -182,7 +270,7 @@ impl fmt::Display for Skip {
             }
             Skip::Excluded => "excluded",
             Skip::DefaultExcluded => {
-                "excluded by default: testdata and golden files (`exclude` in .podcycle.yaml replaces the defaults)"
+                "excluded by default: testdata, golden files and test harnesses' test directories (`exclude` in .podcycle.yaml replaces the defaults)"
             }
             Skip::IgnoreFile => {
                 "ignored by an ignore file (.gitignore, .ignore; --isolated lints it)"

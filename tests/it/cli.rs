@@ -776,6 +776,53 @@ fn budgets_are_matched_with_the_workloads_of_their_directory_only() {
     );
 }
 
+/// An autoscaler of `web` named `name`, as a file of its own.
+fn web_autoscaler(name: &str) -> String {
+    format!(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n"
+    )
+}
+
+#[test]
+fn autoscalers_in_files_of_their_own_are_alternatives_unless_their_target_is_beside_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // Two guides' autoscalers, each applied alone, for a Deployment of another directory.
+    write(root, "app/deploy.yaml", WEB_DEPLOYMENT);
+    write(root, "app/hpa/cpu.yaml", &web_autoscaler("web-cpu"));
+    write(root, "app/hpa/gpu.yaml", &web_autoscaler("web-gpu"));
+    // The Deployment beside them: the directory is applied together.
+    write(root, "together/deploy.yaml", WEB_DEPLOYMENT);
+    write(root, "together/cpu.yaml", &web_autoscaler("web-cpu"));
+    write(root, "together/memory.yaml", &web_autoscaler("web-memory"));
+    // Both in one file: applied together, wherever the Deployment is.
+    write(
+        root,
+        "one-file/hpa.yaml",
+        &format!(
+            "{}---\n{}",
+            web_autoscaler("web-cpu"),
+            web_autoscaler("web-memory")
+        ),
+    );
+    let output = podcycle()
+        .current_dir(root)
+        .args(["check", "--no-config", "--format", "json", "."])
+        .output()
+        .unwrap();
+    assert_eq!(
+        rules_by_file(&output),
+        [
+            "autoscalers-share-target one-file/hpa.yaml",
+            "autoscalers-share-target one-file/hpa.yaml",
+            "autoscalers-share-target together/cpu.yaml",
+            "autoscalers-share-target together/memory.yaml",
+        ],
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
 #[test]
 fn files_holding_the_same_object_are_alternatives_not_one_deployment() {
     let dir = tempfile::tempdir().unwrap();

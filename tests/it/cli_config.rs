@@ -284,7 +284,7 @@ fn testdata_and_golden_files_are_excluded_by_default_and_counted() {
     assert!(!out.contains("golden/probe.yaml:"), "{out}");
     assert!(!out.contains("probe.golden.yaml:"), "{out}");
     assert!(
-        out.contains("3 files in testdata or golden files not linted: excluded by default"),
+        out.contains("3 files in testdata, golden files or test harnesses' directories not linted: excluded by default"),
         "{out}"
     );
     // Named on the command line, a file or a directory is linted.
@@ -308,6 +308,78 @@ fn testdata_and_golden_files_are_excluded_by_default_and_counted() {
             "deploy/probe.yaml",
             "pkg/testdata/probe.yaml",
             "render/probe.golden.yaml"
+        ]
+    );
+}
+
+#[test]
+fn test_harnesses_directories_are_excluded_by_default_and_counted() {
+    let dir = workspace("harness-excludes");
+    write(&dir, "deploy/probe.yaml", PROBE);
+    // A Kyverno CLI test, a Chainsaw test and a KUTTL test case, each with an input.
+    write(
+        &dir,
+        "policies/pods/.kyverno-test/kyverno-test.yaml",
+        "name: pods\n",
+    );
+    write(&dir, "policies/pods/.kyverno-test/probe.yaml", PROBE);
+    write(
+        &dir,
+        "e2e-chainsaw/upgrade/chainsaw-test.yaml",
+        "kind: Test\n",
+    );
+    write(&dir, "e2e-chainsaw/upgrade/resources/probe.yaml", PROBE);
+    write(&dir, "suite/case/00-install.yaml", PROBE);
+    write(&dir, "suite/case/00-assert.yaml", "kind: Pod\n");
+    // Numbered manifests alone are a deployment in order.
+    write(&dir, "ordered/00-probe.yaml", PROBE);
+    let output = run(&dir, &["check", "--format", "concise", "."]);
+    let out = stdout(&output);
+    assert!(out.contains("deploy/probe.yaml:"), "{out}");
+    assert!(out.contains("ordered/00-probe.yaml:"), "{out}");
+    assert!(!out.contains(".kyverno-test/probe.yaml:"), "{out}");
+    assert!(!out.contains("resources/probe.yaml:"), "{out}");
+    assert!(!out.contains("00-install.yaml:"), "{out}");
+    assert!(
+        out.contains("6 files in testdata, golden files or test harnesses' directories not linted: excluded by default"),
+        "{out}"
+    );
+    let output = run(&dir, &["check", "--show-files", "."]);
+    let shown = stdout(&output);
+    for line in [
+        "policies/pods/.kyverno-test/probe.yaml: skip (excluded by default: in policies/pods/.kyverno-test, a Kyverno CLI test (kyverno-test.yaml)",
+        "e2e-chainsaw/upgrade/resources/probe.yaml: skip (excluded by default: in e2e-chainsaw/upgrade, a Chainsaw test (chainsaw-test.yaml)",
+        "suite/case/00-install.yaml: skip (excluded by default: in suite/case, a KUTTL or Chainsaw test case (00-assert.yaml)",
+    ] {
+        assert!(shown.contains(line), "{line}\n{shown}");
+    }
+    // Named on the command line, a file or a directory is linted.
+    let output = run(
+        &dir,
+        &["check", "--format", "json", "suite/case/00-install.yaml"],
+    );
+    assert_eq!(findings(&output).len(), 1);
+    let output = run(&dir, &["check", "--format", "json", "e2e-chainsaw/upgrade"]);
+    assert_eq!(findings(&output).len(), 1);
+    // `podcycle init` names them among what the defaults skip.
+    let output = run(&dir, &["init", "-"]);
+    let written = stdout(&output);
+    assert!(
+        written.contains("# Skipped here by the default excludes: e2e-chainsaw/upgrade, policies/pods/.kyverno-test, suite/case.\n"),
+        "{written}"
+    );
+    // `exclude` replaces the defaults, these too.
+    write(&dir, ".podcycle.yaml", "exclude: [deploy]\n");
+    let output = run(&dir, &["check", "--format", "json", "."]);
+    let mut files: Vec<String> = findings(&output).into_iter().map(|f| f.0).collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "e2e-chainsaw/upgrade/resources/probe.yaml",
+            "ordered/00-probe.yaml",
+            "policies/pods/.kyverno-test/probe.yaml",
+            "suite/case/00-install.yaml",
         ]
     );
 }

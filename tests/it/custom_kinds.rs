@@ -71,8 +71,9 @@ fn users_add_their_own_kinds() {
 #[test]
 fn chainsaw_assertions_get_document_checks_only() {
     // The test's assert files (listed in chainsaw-test.yaml, or holding JMESPath keys) are
-    // expected state; the file it applies is a manifest.
-    let output = run(&["check", "--format", "concise", "testdata/chainsaw"]);
+    // expected state; the file it applies is a manifest. Named on the command line, since
+    // a test's directory is excluded by default when walked.
+    let output = run(&["check", "--format", "concise", "testdata/chainsaw/scaling"]);
     assert_eq!(
         stdout(&output),
         "testdata/chainsaw/scaling/deployment.yaml:17:13: error[prestop-exceeds-grace-period] the preStop `sleep` action of 20s is longer than `terminationGracePeriodSeconds` (5s), which the API server rejects\nFound 1 error in 1 of 4 files.\n1 finding fixable with `podcycle check --fix`.\n"

@@ -214,16 +214,23 @@ fn target_group(api_version: &str) -> &str {
     }
 }
 
-/// Whether objects of an API group are known not to create pods of their own: Kubernetes' own
-/// groups (the core group, a name without a dot, or one under `k8s.io`), and the monitoring
-/// and certificate resources charts most often carry.
-fn creates_no_pods(group: &str) -> bool {
+/// Whether objects of an API group and kind are known not to create pods of their own:
+/// Kubernetes' own groups (the core group, a name without a dot, or one under `k8s.io`), and
+/// the monitoring and certificate resources charts most often carry — but for the Prometheus
+/// Operator's servers, whose pods its StatefulSets run (prometheus-operator
+/// `pkg/prometheus/server/statefulset.go`, `pkg/alertmanager/statefulset.go`,
+/// `pkg/thanos/statefulset.go`, `pkg/prometheus/agent/statefulset.go` and `daemonset.go`,
+/// `makeStatefulSet`).
+fn creates_no_pods(group: &str, kind: &str) -> bool {
+    if group == "monitoring.coreos.com" {
+        return !matches!(
+            kind,
+            "Prometheus" | "Alertmanager" | "ThanosRuler" | "PrometheusAgent"
+        );
+    }
     !group.contains('.')
         || group.ends_with(".k8s.io")
-        || matches!(
-            group,
-            "monitoring.coreos.com" | "cert-manager.io" | "acme.cert-manager.io"
-        )
+        || matches!(group, "cert-manager.io" | "acme.cert-manager.io")
 }
 
 /// Whether two namespaces are the same; a namespace left out on either side is taken to be.
@@ -666,7 +673,7 @@ impl Scope {
                         scale: ScaleLookup::Custom,
                         at,
                     });
-                } else if !creates_no_pods(group(&object.api_version)) {
+                } else if !creates_no_pods(group(&object.api_version), &object.kind) {
                     self.opaque.push(reference);
                 }
             }

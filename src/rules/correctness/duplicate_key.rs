@@ -22,7 +22,9 @@ declare_rule! {
     ///
     /// `apiVersion` or `kind` written twice at the top of a document is two objects run
     /// together, the `---` between them missing: it is reported once, where the second object
-    /// starts, and the fix is the separator, not removing keys.
+    /// starts, and the fix is the separator, not removing keys. A key written twice before any
+    /// other (`apiVersion: v1` on two lines in a row) is a line repeated, reported as a
+    /// duplicate key: a first object holds at least two keys.
     ///
     /// ## Example
     /// ```yaml
@@ -164,6 +166,16 @@ fn objects_run_together(ctx: &DocumentContext<'_>, findings: &mut Findings) -> b
     ) else {
         return false;
     };
+    // A first object has at least two keys before the second starts (`apiVersion` and
+    // `kind`, at least): `apiVersion: v1` written on two lines in a row is a line repeated,
+    // which a `---` between them would leave as a document without `kind`.
+    let before_second = top
+        .iter()
+        .filter(|d| d.first.start < second.second.start)
+        .count();
+    if before_second < 2 {
+        return false;
+    }
     let keys = crate::text::short_name_list(top.iter().map(|d| d.key.as_str()), top.len());
     let verb = if top.len() == 1 { "is" } else { "are" };
     findings

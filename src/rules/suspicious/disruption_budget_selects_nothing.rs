@@ -10,7 +10,10 @@ declare_rule! {
     ///
     /// It stays quiet when the scope holds no workload in the budget's namespace (they are
     /// applied from elsewhere), and when it holds custom resources podcycle does not know,
-    /// whose operators may create the pods the budget is for.
+    /// whose operators may create the pods the budget is for — the Prometheus Operator's
+    /// `Prometheus`, `Alertmanager`, `ThanosRuler` and `PrometheusAgent` among them, which it
+    /// runs in StatefulSets of its own (prometheus-operator `pkg/alertmanager/statefulset.go`,
+    /// `makeStatefulSet`); its `ServiceMonitor`s and rules create none.
     ///
     /// ## Why is this bad?
     /// The budget protects nothing: a node drain may evict every pod the author meant it to
