@@ -133,21 +133,26 @@ const PLACEHOLDERS: [(&str, &str, &str); 4] = [
 /// whose search for each opener in turn is slower over a large JSON file.
 fn has_placeholder(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let named_then = |from: usize, close: u8| {
-        let rest = &bytes[from..];
-        let name_len = rest
-            .iter()
-            .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
-            .unwrap_or(rest.len());
-        rest.first()
-            .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
-            && rest.get(name_len) == Some(&close)
-    };
-    memchr::memchr3_iter(b'{', b'(', b'@', bytes).any(|at| match bytes[at] {
-        b'{' => named_then(at + 1, b'}'),
-        b'@' => named_then(at + 1, b'@'),
-        _ => at > 0 && bytes[at - 1] == b'$' && named_then(at + 1, b')'),
+    memchr::memchr3_iter(b'{', b'(', b'@', bytes).any(|at| {
+        let rest = &bytes[at + 1..];
+        match bytes[at] {
+            b'{' => is_name_then(rest, b"}"),
+            b'@' => is_name_then(rest, b"@"),
+            _ => at > 0 && bytes[at - 1] == b'$' && is_name_then(rest, b")"),
+        }
     })
+}
+
+/// Whether `rest` starts with a placeholder's name (`[A-Za-z_][A-Za-z0-9_.-]*`) and then
+/// `close`.
+fn is_name_then(rest: &[u8], close: &[u8]) -> bool {
+    let name_len = rest
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
+        .unwrap_or(rest.len());
+    rest.first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+        && rest[name_len..].starts_with(close)
 }
 
 /// The placeholder on the line of a syntax error at `at`, or on the line before (a parser
@@ -167,16 +172,7 @@ fn placeholder_near(text: &str, at: usize) -> Option<&'static str> {
 fn placeholder_in(line: &str) -> Option<&'static str> {
     PLACEHOLDERS.iter().find_map(|(open, close, shown)| {
         line.match_indices(open).find_map(|(at, _)| {
-            let rest = &line[at + open.len()..];
-            let name_len = rest
-                .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
-                .unwrap_or(rest.len());
-            let name = &rest[..name_len];
-            let named = name
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-            (named && rest[name_len..].starts_with(close)).then_some(*shown)
+            is_name_then(&line.as_bytes()[at + open.len()..], close.as_bytes()).then_some(*shown)
         })
     })
 }
