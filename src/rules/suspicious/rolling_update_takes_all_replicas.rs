@@ -1,3 +1,4 @@
+use crate::diagnostics::Severity;
 use crate::lifecycle::rollout::{
     DaemonSetStrategy, DeploymentStrategy, Plan, ReplicaSource, StatefulSetUpdate,
 };
@@ -15,10 +16,16 @@ declare_rule! {
     ///   of them;
     /// - a StatefulSet whose `maxUnavailable` (where the target version has it) is all of its
     ///   replicas;
-    /// - a DaemonSet with `maxUnavailable: 100%`.
+    /// - a DaemonSet with `maxUnavailable: 100%`, as information.
     ///
     /// A single replica is not reported: with one pod, any rollout without surge has a gap,
     /// which is a choice (`Recreate` says it outright).
+    ///
+    /// A DaemonSet has no `Recreate`: its update strategy is `RollingUpdate` or `OnDelete`
+    /// only, so `maxUnavailable: 100%` is how a project asks for every node's pod to be
+    /// replaced together (Longhorn's manager does, to keep one version across the cluster).
+    /// That is a choice made on purpose more often than not, and worth knowing rather than
+    /// changing: information, not a warning.
     ///
     /// ## Why is this bad?
     /// The controller deletes old pods as long as `replicas − maxUnavailable` stay available:
@@ -77,6 +84,8 @@ declare_rule! {
     /// - kubernetes/kubernetes `pkg/controller/statefulset/stateful_set_utils.go`,
     ///   `getStatefulSetMaxUnavailable`; `pkg/controller/daemon/util/daemonset_util.go`,
     ///   `UnavailableCount`.
+    /// - kubernetes/kubernetes `pkg/apis/apps/validation/validation.go`,
+    ///   `ValidateDaemonSetUpdateStrategy`: `OnDelete` and `RollingUpdate` are the only types.
     pub(crate) static RULE = {
         name: "rolling-update-takes-all-replicas",
         category: Suspicious,
@@ -186,10 +195,13 @@ fn check(ctx: &RolloutContext<'_>, findings: &mut Findings) {
                         "maxUnavailable",
                     ])),
                     format!(
-                        "`maxUnavailable: 100%` lets a rollout delete the pod of {name} on every node at once"
+                        "`maxUnavailable: 100%` lets a rollout delete the pod of {name} on every node at once, before any new pod is Ready"
                     ),
                 )
-                .help("replace a share of the nodes at a time (`maxUnavailable: 10%`), or surge (`maxSurge`)");
+                .help("if the nodes need not change together, replace a share of them at a time (`maxUnavailable: 10%`), or surge (`maxSurge`)")
+                // A DaemonSet has no `Recreate`: 100 % is how every node is updated together
+                // (`ValidateDaemonSetUpdateStrategy` allows `RollingUpdate` and `OnDelete`).
+                .severity(Severity::Info);
         }
         _ => {}
     }
