@@ -494,7 +494,7 @@ pub(super) fn show_settings(args: &CheckArgs, file: &Path) -> io::Result<u8> {
     let excluded = if options.excludes(config.as_deref(), file) {
         "yes: `exclude` matches it; it is linted only when named, without --force-exclude"
     } else if default_excluded {
-        "yes, by default (testdata, golden files, test harnesses' test directories): linted only when named or below a directory named so, without --force-exclude; `exclude` in .podcycle.yaml replaces the defaults"
+        "yes, by default (testdata, golden files, directories named for tests, test harnesses' test directories): linted only when named or below a directory named so, without --force-exclude; `exclude` in .podcycle.yaml replaces the defaults"
     } else {
         "no"
     };

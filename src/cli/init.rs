@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use super::{EXIT_CLEAN, InitArgs, usage_error};
 use crate::config::starter_for;
-use crate::discovery::fixtures::fixture_directories;
+use crate::discovery::fixtures::excluded_by_default;
 use crate::escape::escape_controls;
 use crate::safe_fs::{self, Existing, WriteError};
 
@@ -14,14 +14,11 @@ pub(crate) fn run(args: &InitArgs) -> io::Result<u8> {
         Some(parent) if args.path.as_os_str() != "-" && !parent.as_os_str().is_empty() => parent,
         _ => std::path::Path::new("."),
     };
-    let found = fixture_directories(root);
-    let shown = |paths: &[std::path::PathBuf]| -> Vec<String> {
-        paths
-            .iter()
-            .map(|p| escape_controls(&p.to_string_lossy().replace('\\', "/")).into_owned())
-            .collect()
-    };
-    let starter = starter_for(&shown(&found.excluded_by_default), &shown(&found.fixtures));
+    let found: Vec<String> = excluded_by_default(root)
+        .iter()
+        .map(|p| escape_controls(&p.to_string_lossy().replace('\\', "/")).into_owned())
+        .collect();
+    let starter = starter_for(&found);
     if args.path.as_os_str() == "-" {
         io::stdout().lock().write_all(starter.as_bytes())?;
         return Ok(EXIT_CLEAN);
@@ -42,14 +39,17 @@ pub(crate) fn run(args: &InitArgs) -> io::Result<u8> {
         Err(error) => return Ok(usage_error(&format!("cannot write {shown}: {error}"))),
     };
     file.write_all(starter.as_bytes())?;
-    let what = if found.fixtures.is_empty() {
-        "every key in it is commented out".to_owned()
+    let what = if found.is_empty() {
+        String::new()
     } else {
         format!(
-            "every key in it is commented out but `extend-exclude`, which skips the {} found",
-            crate::text::plural(found.fixtures.len(), "test or fixture directory")
+            " (it names the {} the default excludes skip here)",
+            crate::text::plural(found.len(), "directory")
         )
     };
-    writeln!(io::stderr(), "Wrote {shown}; {what}.")?;
+    writeln!(
+        io::stderr(),
+        "Wrote {shown}; every key in it is commented out{what}."
+    )?;
     Ok(EXIT_CLEAN)
 }

@@ -27,10 +27,11 @@ pub(crate) const STARTER: &str = r#"# yaml-language-server: $schema=https://raw.
 # fail-on: warning
 
 # Files and directories not to lint when walking directories (globs, relative to this file).
-# `exclude` replaces the default excludes (testdata, golden, "*.golden.*"): `exclude: []` lints
-# them too; `extend-exclude` adds to them.
+# `exclude` replaces the default excludes (testdata, golden, "*.golden.*", directories named
+# test, tests, e2e, fake, fakes, fixtures or __fixtures__, and test harnesses' directories):
+# `exclude: []` lints them too; `extend-exclude` adds to them.
 # exclude: [vendor, "generated/**"]
-# extend-exclude: [e2e]
+# extend-exclude: [examples/broken]
 
 # Rules not to run for some files (globs, relative to this file).
 # per-path-ignores:
@@ -76,39 +77,28 @@ pub(crate) const STARTER: &str = r#"# yaml-language-server: $schema=https://raw.
 # rollout-budget-seconds: 300
 "#;
 
-/// The starter configuration for a repository: with the directories the default excludes skip
-/// in it named in a comment, and its test and fixture directories holding YAML or JSON written
-/// as `extend-exclude` (paths relative to the configuration's directory).
-pub(crate) fn starter_for(excluded_by_default: &[String], fixtures: &[String]) -> String {
-    const ANCHOR: &str = "# extend-exclude: [e2e]\n";
+/// The starter configuration for a repository, with the directories the default excludes skip
+/// in it named in a comment (paths relative to the configuration's directory).
+pub(crate) fn starter_for(excluded_by_default: &[String]) -> String {
+    const ANCHOR: &str = "# extend-exclude: [examples/broken]\n";
     const SHOWN: usize = 5;
-    let mut found = String::new();
-    if !excluded_by_default.is_empty() {
-        let names: Vec<&str> = excluded_by_default
-            .iter()
-            .take(SHOWN)
-            .map(String::as_str)
-            .collect();
-        let more = excluded_by_default.len() - names.len();
-        let more = if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
-        };
-        found.push_str(&format!(
-            "# Skipped here by the default excludes: {}{more}.\n",
-            names.join(", ")
-        ));
+    if excluded_by_default.is_empty() {
+        return STARTER.to_owned();
     }
-    if !fixtures.is_empty() {
-        let quoted: Vec<String> = fixtures
-            .iter()
-            .map(|path| serde_json::Value::String(path.clone()).to_string())
-            .collect();
-        found.push_str(&format!(
-            "# Test and fixture directories found here that hold YAML or JSON:\nextend-exclude: [{}]\n",
-            quoted.join(", ")
-        ));
-    }
+    let names: Vec<&str> = excluded_by_default
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect();
+    let more = excluded_by_default.len() - names.len();
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    let found = format!(
+        "# Skipped here by the default excludes: {}{more}.\n",
+        names.join(", ")
+    );
     STARTER.replacen(ANCHOR, &format!("{ANCHOR}{found}"), 1)
 }

@@ -52,9 +52,34 @@ pub(crate) const TOOL_DIRECTORIES: [&str; 14] = [
 /// `testdata`, and golden files are a test's expected output — fixtures, not what a
 /// repository deploys. The configuration's `exclude` replaces them, `extend-exclude` adds to
 /// them. Matched against the names of the file and of the directories below the walked root.
-/// The directories of test harnesses' cases are excluded by default too (`harness`), and
-/// replaced with these.
+/// Directories named for tests ([`TEST_DIRECTORIES`]) and the directories of test harnesses'
+/// cases (`harness`) are excluded by default too, and replaced with these.
 pub(crate) const DEFAULT_EXCLUDES: [&str; 3] = ["testdata", "golden", "*.golden.*"];
+
+/// Names of directories that hold a program's tests and their inputs (`test/e2e`, Linkerd's
+/// `fake/data`, JavaScript's `__fixtures__`), excluded by default with everything below them:
+/// their manifests are written for a test, often broken on purpose, not deployed. A directory
+/// so named that is itself a deployment unit, a Kustomize root or a Helm chart (the
+/// `overlays/test` of a test environment), is what a repository deploys and is linted.
+pub(crate) const TEST_DIRECTORIES: [&str; 7] = [
+    "test",
+    "tests",
+    "e2e",
+    "fake",
+    "fakes",
+    "fixtures",
+    "__fixtures__",
+];
+
+/// Whether `dir` is a directory of tests' inputs by its name ([`TEST_DIRECTORIES`]) and not
+/// a deployment unit.
+fn is_test_directory(dir: &Path) -> bool {
+    dir.file_name()
+        .and_then(OsStr::to_str)
+        .is_some_and(|name| TEST_DIRECTORIES.contains(&name))
+        && !kustomize::has_kustomization(dir)
+        && !helm::is_chart(dir)
+}
 
 /// Why the default excludes leave a path out: the directory or file they match.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,6 +88,8 @@ pub(crate) enum DefaultExclusion {
     Named(PathBuf),
     /// A directory holding a test harness's own file.
     TestDirectory(PathBuf, harness::Marker),
+    /// A directory named for tests ([`TEST_DIRECTORIES`]).
+    TestsNamed(PathBuf),
 }
 
 impl fmt::Display for DefaultExclusion {
@@ -85,6 +112,9 @@ impl fmt::Display for DefaultExclusion {
             }
             DefaultExclusion::TestDirectory(dir, marker) => {
                 write!(f, "in {}, {}", shown(dir), marker.describe())
+            }
+            DefaultExclusion::TestsNamed(dir) => {
+                write!(f, "in {}, a directory of tests", shown(dir))
             }
         }
     }
@@ -118,7 +148,7 @@ pub(crate) fn default_excluded(root: &Path, path: &Path) -> bool {
         if at.as_path() == path && has_manifest_extension(path) {
             break;
         }
-        if harness::test_directory(&at).is_some() {
+        if is_test_directory(&at) || harness::test_directory(&at).is_some() {
             return true;
         }
     }
@@ -139,6 +169,8 @@ pub(crate) fn default_exclusion(root: &Path, path: &Path) -> Option<DefaultExclu
             found = Some(DefaultExclusion::Named(at.clone()));
         } else if at.as_path() == path && has_manifest_extension(path) {
             // A manifest, not a directory with files.
+        } else if is_test_directory(&at) {
+            found = Some(DefaultExclusion::TestsNamed(at.clone()));
         } else if let Some(marker) = harness::test_directory(&at) {
             found = Some(DefaultExclusion::TestDirectory(at.clone(), marker));
         }
@@ -151,6 +183,7 @@ pub(crate) fn default_exclusion(root: &Path, path: &Path) -> Option<DefaultExclu
 pub(crate) fn excluded_directory(dir: &Path) -> bool {
     dir.file_name()
         .is_some_and(|name| default_globs().is_match(Path::new(name)))
+        || is_test_directory(dir)
         || harness::test_directory(dir).is_some()
 }
 
@@ -270,7 +303,7 @@ impl fmt::Display for Skip {
             }
             Skip::Excluded => "excluded",
             Skip::DefaultExcluded => {
-                "excluded by default: testdata, golden files and test harnesses' test directories (`exclude` in .podcycle.yaml replaces the defaults)"
+                "excluded by default: testdata, golden files, directories named for tests and test harnesses' test directories (`exclude` in .podcycle.yaml replaces the defaults)"
             }
             Skip::IgnoreFile => {
                 "ignored by an ignore file (.gitignore, .ignore; --isolated lints it)"

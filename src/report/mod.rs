@@ -293,7 +293,7 @@ impl RunNotes {
                 "them"
             };
             lines.push(format!(
-                "{} in testdata, golden files or test harnesses' directories not linted: excluded by default (`--show-files` lists {them}; name {them} to lint {them}, or set `exclude` in .podcycle.yaml, which replaces the defaults)",
+                "{} in testdata, golden files, tests' or test harnesses' directories not linted: excluded by default (`--show-files` lists {them}; name {them} to lint {them}, or set `exclude` in .podcycle.yaml, which replaces the defaults)",
                 parts.join(" and ")
             ));
         }

@@ -280,12 +280,12 @@ fn repository_with_other_files(root: &Path) {
     );
     write(
         root,
-        "test/templates/inject.yaml",
+        "injector/templates/inject.yaml",
         "{{- define \"resources\" }}\n  requests: {}\n{{- end }}\napiVersion: v1\nkind: Pod\n",
     );
     write(
         root,
-        "test/templates/namespace.yaml",
+        "injector/templates/namespace.yaml",
         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {{ .ns }}\n",
     );
     write(
@@ -368,8 +368,8 @@ fn walked_files_that_are_not_manifests_are_counted_not_judged() {
     let listing = stdout(&check(&["--show-files"]));
     for line in [
         "deploy/broken.yaml: lint",
-        "test/templates/inject.yaml: skip (template for another tool (`{{` on line 1): not a manifest as it is)",
-        "test/templates/namespace.yaml: skip (template for another tool (`{{` on line 4): not a manifest as it is)",
+        "injector/templates/inject.yaml: skip (template for another tool (`{{` on line 1): not a manifest as it is)",
+        "injector/templates/namespace.yaml: skip (template for another tool (`{{` on line 4): not a manifest as it is)",
         "docs/snippets/secret.yaml: skip (template for another tool (`{%` on line 1): not a manifest as it is)",
         "make/config/bind/service.yaml: skip (template for another tool (`{VAR}` on line 6): not a manifest as it is)",
         ".devcontainer/devcontainer.json: skip (not a Kubernetes manifest: no document has apiVersion and kind)",
@@ -386,13 +386,13 @@ fn walked_files_that_are_not_manifests_are_counted_not_judged() {
 
     // A file named on the command line is linted whatever it is, as pre-commit passes it.
     let named = check(&[
-        "test/templates/inject.yaml",
+        "injector/templates/inject.yaml",
         ".devcontainer/devcontainer.json",
         "make/config/bind/service.yaml",
     ]);
     assert_eq!(code(&named), 1);
     let out = stdout(&named);
-    assert!(out.contains("test/templates/inject.yaml:1:"), "{out}");
+    assert!(out.contains("injector/templates/inject.yaml:1:"), "{out}");
     assert!(out.contains(".devcontainer/devcontainer.json:3:"), "{out}");
     assert!(out.contains("make/config/bind/service.yaml:6:"), "{out}");
 

@@ -284,7 +284,7 @@ fn testdata_and_golden_files_are_excluded_by_default_and_counted() {
     assert!(!out.contains("golden/probe.yaml:"), "{out}");
     assert!(!out.contains("probe.golden.yaml:"), "{out}");
     assert!(
-        out.contains("3 files in testdata, golden files or test harnesses' directories not linted: excluded by default"),
+        out.contains("3 files in testdata, golden files, tests' or test harnesses' directories not linted: excluded by default"),
         "{out}"
     );
     // Named on the command line, a file or a directory is linted.
@@ -341,7 +341,7 @@ fn test_harnesses_directories_are_excluded_by_default_and_counted() {
     assert!(!out.contains("resources/probe.yaml:"), "{out}");
     assert!(!out.contains("00-install.yaml:"), "{out}");
     assert!(
-        out.contains("6 files in testdata, golden files or test harnesses' directories not linted: excluded by default"),
+        out.contains("6 files in testdata, golden files, tests' or test harnesses' directories not linted: excluded by default"),
         "{out}"
     );
     let output = run(&dir, &["check", "--show-files", "."]);
@@ -382,6 +382,67 @@ fn test_harnesses_directories_are_excluded_by_default_and_counted() {
             "suite/case/00-install.yaml",
         ]
     );
+}
+
+/// A program's tests and their inputs live in directories named for them; one so named that is
+/// a Kustomize root (an environment called `test`) is deployed, and linted.
+#[test]
+fn directories_named_for_tests_are_excluded_by_default_unless_deployed() {
+    let dir = workspace("tests-excludes");
+    write(&dir, "deploy/probe.yaml", PROBE);
+    write(&dir, "test/e2e/manifests/probe.yaml", PROBE);
+    write(&dir, "controller/injector/fake/data/probe.yaml", PROBE);
+    write(&dir, "web/__fixtures__/probe.yaml", PROBE);
+    write(
+        &dir,
+        "envs/test/kustomization.yaml",
+        "resources: [probe.yaml]\n",
+    );
+    write(&dir, "envs/test/probe.yaml", PROBE);
+    // Names that only look like it are linted.
+    write(&dir, "latest/probe.yaml", PROBE);
+    write(&dir, "e2e-env/probe.yaml", PROBE);
+    let output = run(&dir, &["check", "--format", "json", "."]);
+    let mut files: Vec<String> = findings(&output).into_iter().map(|f| f.0).collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "deploy/probe.yaml",
+            "e2e-env/probe.yaml",
+            "envs/test/probe.yaml",
+            "latest/probe.yaml",
+        ]
+    );
+    let output = run(&dir, &["check", "--format", "concise", "."]);
+    let out = stdout(&output);
+    assert!(
+        out.contains("3 files in testdata, golden files, tests' or test harnesses' directories not linted: excluded by default"),
+        "{out}"
+    );
+    let output = run(&dir, &["check", "--show-files", "."]);
+    let shown = stdout(&output);
+    assert!(
+        shown.contains("test/e2e/manifests/probe.yaml: skip (excluded by default: in test/e2e, a directory of tests"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("controller/injector/fake/data/probe.yaml: skip (excluded by default: in controller/injector/fake, a directory of tests"),
+        "{shown}"
+    );
+    // Named on the command line, it is linted.
+    let output = run(&dir, &["check", "--format", "json", "test/e2e"]);
+    assert_eq!(findings(&output).len(), 1);
+    // `podcycle init` names them; `exclude` replaces the defaults.
+    let output = run(&dir, &["init", "-"]);
+    let written = stdout(&output);
+    assert!(
+        written.contains("# Skipped here by the default excludes: controller/injector/fake, test, web/__fixtures__.\n"),
+        "{written}"
+    );
+    write(&dir, ".podcycle.yaml", "exclude: []\n");
+    let output = run(&dir, &["check", "--format", "json", "."]);
+    assert_eq!(findings(&output).len(), 7);
 }
 
 /// Only `testdata` itself is Go's directory of test inputs: a directory whose name merely
@@ -535,12 +596,14 @@ fn init_writes_the_excludes_it_detects() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let written = fs::read_to_string(dir.join(".podcycle.yaml")).unwrap();
     assert!(
-        written.contains("\nextend-exclude: [\"tests\"]\n"),
+        written.contains("# Skipped here by the default excludes: pkg/testdata, tests.\n"),
         "{written}"
     );
+    assert!(!written.contains("\nextend-exclude:"), "{written}");
     assert!(
-        written.contains("# Skipped here by the default excludes: pkg/testdata.\n"),
-        "{written}"
+        stderr(&output).contains("(it names the 2 directories the default excludes skip here)"),
+        "{}",
+        stderr(&output)
     );
     let output = run(&dir, &["check", "--format", "json", "."]);
     assert_eq!(
