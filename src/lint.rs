@@ -87,6 +87,8 @@ pub struct Linted {
     pub diagnostics: Vec<Diagnostic>,
     /// The workload objects checked, in file order.
     pub(crate) objects: Vec<ObjectRef>,
+    /// Where the file's first syntax error is (a byte offset), if it has one.
+    pub(crate) first_syntax_error: Option<usize>,
 }
 
 /// The objects a file's PodDisruptionBudgets and HorizontalPodAutoscalers are matched with.
@@ -177,6 +179,8 @@ pub(crate) struct FileRead {
     part: Scope,
     /// The file parsed with its comments, when a fix needed it ([`place_fixes`]).
     with_comments: Option<Vec<Document>>,
+    /// Where the file's first syntax error is (a byte offset), if it has one.
+    first_syntax_error: Option<usize>,
 }
 
 /// Reads a file of a scope that is not yet whole, parsing each document once: its objects
@@ -193,8 +197,12 @@ pub(crate) fn read_file(file: &SourceFile, settings: &Settings, role: FileRole) 
         documents: Vec::new(),
         part: Scope::default(),
         with_comments: None,
+        first_syntax_error: None,
     };
     yaml::for_each_document_with(&file.text, lint.comments, |document| {
+        if read.first_syntax_error.is_none() {
+            read.first_syntax_error = first_syntax_error(&document);
+        }
         let objects = objects(&document);
         let waits = role == FileRole::Manifest
             && read
@@ -226,6 +234,11 @@ impl FileRead {
         std::mem::take(&mut self.part)
     }
 
+    /// Where the file's first syntax error is (a byte offset), if it has one.
+    pub(crate) fn first_syntax_error(&self) -> Option<usize> {
+        self.first_syntax_error
+    }
+
     /// The second phase: lints the documents that waited, within `scope`, which holds the
     /// file's part, and shows `visit` every document in file order, as [`lint_file`] does.
     /// `file`, `settings` and `role` are those it was read with.
@@ -238,7 +251,10 @@ impl FileRead {
         visit: &mut dyn FnMut(Visit<'_, '_>),
     ) -> Linted {
         let lint = FileLint::new(file, settings, role, scope);
-        let mut linted = Linted::default();
+        let mut linted = Linted {
+            first_syntax_error: self.first_syntax_error,
+            ..Linted::default()
+        };
         for document in self.documents {
             match document {
                 ReadDocument::Linted(mut done) => {
@@ -262,6 +278,16 @@ impl FileRead {
     }
 }
 
+/// Where a document's first syntax error is, a byte offset of the file; an error of size
+/// (a document too large to read) says nothing of its syntax.
+fn first_syntax_error(document: &Document) -> Option<usize> {
+    document
+        .errors
+        .iter()
+        .find(|error| !error.too_large)
+        .map(|error| error.span.start as usize)
+}
+
 /// Lints one document of a file with the file's lint, adding what it finds to `linted`.
 fn lint_document(
     lint: &FileLint<'_>,
@@ -271,6 +297,9 @@ fn lint_document(
     linted: &mut Linted,
     visit: &mut dyn FnMut(Visit<'_, '_>),
 ) {
+    if linted.first_syntax_error.is_none() {
+        linted.first_syntax_error = first_syntax_error(document);
+    }
     let mut document_lint = DocumentLint {
         file: lint,
         document,

@@ -226,6 +226,12 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
     let mut files = plan.files.clone();
     crate::run::share_directory_scopes(&mut files);
     for (path, plan) in &files {
+        if plan.unless_template
+            && let Some(skip) = discovery::template_skip(path)
+        {
+            lines.push((render::display(path), format!("skip ({skip})")));
+            continue;
+        }
         let what = match (plan.role, &plan.alone_because) {
             (FileRole::Manifest, None) => "lint".to_owned(),
             (FileRole::Manifest, Some(why)) => format!("lint (its own scope: {why})"),

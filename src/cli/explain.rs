@@ -241,6 +241,7 @@ pub(crate) fn explain_text(
         scope: None,
         alone_because: None,
         names_no_scope: false,
+        unless_template: false,
     };
     run.file(
         Ready::Bytes(path.to_owned(), text.as_bytes().to_vec()),

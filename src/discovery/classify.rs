@@ -43,6 +43,33 @@ pub(crate) enum FileClass {
     /// YAML or JSON in which no document has `apiVersion` and `kind`: configuration of
     /// other tools, values, test data.
     NotManifest,
+    /// A stream of block-style manifests that holds a placeholder of another tool
+    /// (`$(VAR)` in a command, `{name}` in a string): a manifest, unless it fails to parse at
+    /// a placeholder, which makes it a template ([`template_at`]). Left for the lint's own parse
+    /// to tell ([`classify_walked`]), so that the file is parsed once.
+    ManifestUnlessTemplate,
+}
+
+/// Classifies a walked file from its path and text, as [`classify`] does, but without parsing
+/// a stream of block-style manifests that holds a placeholder: that is
+/// [`FileClass::ManifestUnlessTemplate`], for the lint's parse to decide with [`template_at`].
+pub(crate) fn classify_walked(path: &Path, text: &str) -> FileClass {
+    if !is_chart_file(path)
+        && first_marker(text).is_none()
+        && has_placeholder(text)
+        && root_keys(text)
+    {
+        return FileClass::ManifestUnlessTemplate;
+    }
+    classify(path, text)
+}
+
+/// Whether a file that fails to parse at `error` (the offset of its first syntax error) is a
+/// template for another tool: a placeholder is on the error's line or the line before. The
+/// placeholder's name and the line of the error (1-based).
+pub(crate) fn template_at(text: &str, error: usize) -> Option<(&'static str, usize)> {
+    let marker = placeholder_near(text, error)?;
+    Some((marker, LineIndex::new(text).line_of(error) + 1))
 }
 
 /// Classifies a walked file from its path and text.
@@ -60,10 +87,7 @@ pub(crate) fn classify(path: &Path, text: &str) -> FileClass {
         return FileClass::NotManifest;
     }
     let read = read_documents(text);
-    if let Some(error) = read.first_error
-        && let Some(marker) = placeholder_near(text, error)
-    {
-        let line = LineIndex::new(text).line_of(error) + 1;
+    if let Some((marker, line)) = read.first_error.and_then(|error| template_at(text, error)) {
         return FileClass::Template { marker, line };
     }
     if let Some((marker, offset)) = marker
@@ -283,6 +307,44 @@ mod tests {
             class(
                 "apiVersion: v1\nkind: ConfigMap\ndata:\n  summary: '{{ $labels.instance }} is down'\n  rule: |\n    {{ if .x }}\n"
             ),
+            FileClass::Manifest
+        );
+    }
+
+    /// What the walk leaves for the lint's parse is what parsing here decides: a template
+    /// where the parse fails at a placeholder, a manifest elsewhere.
+    #[test]
+    fn a_placeholder_in_a_manifest_is_left_for_the_lint_to_tell() {
+        for (text, fails_at) in [
+            (
+                "apiVersion: v1\nkind: Service\nspec:\n  clusterIP: {SERVICE_IP_PREFIX}.16\n",
+                Some("apiVersion: v1\nkind: Service\nspec:\n  clusterIP: ".len() + 20),
+            ),
+            (
+                "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: a\n    args: [\"$(HOME)\"]\n",
+                None,
+            ),
+        ] {
+            assert_eq!(
+                classify_walked(Path::new("deploy/file.yaml"), text),
+                FileClass::ManifestUnlessTemplate
+            );
+            let mut first_error = None;
+            yaml::for_each_document_with(text, Comments::Skip, |document| {
+                if first_error.is_none() {
+                    first_error = document.errors.first().map(|e| e.span.start as usize);
+                }
+            });
+            let told = match first_error.and_then(|error| template_at(text, error)) {
+                Some((marker, line)) => FileClass::Template { marker, line },
+                None => FileClass::Manifest,
+            };
+            assert_eq!(told, class(text), "{text}");
+            assert_eq!(first_error.is_some(), fails_at.is_some(), "{text}");
+        }
+        // Charts' files and what has no placeholder are decided at once, as before.
+        assert_eq!(
+            classify_walked(Path::new("deploy/file.yaml"), "apiVersion: v1\nkind: Pod\n"),
             FileClass::Manifest
         );
     }

@@ -20,7 +20,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use ignore::WalkBuilder;
 use rayon::prelude::*;
 
-use self::classify::{FileClass, classify};
+use self::classify::{FileClass, classify, classify_walked};
 use self::roles::PatchIndex;
 use crate::model::scope::may_hold_scope;
 use crate::render::{helm, kustomize};
@@ -223,6 +223,9 @@ pub(crate) struct Discovered {
     /// HorizontalPodAutoscaler (`may_hold_scope`), learnt while classifying them: deciding
     /// which directories are judged together then reads none of them again.
     pub(crate) names_no_scope: HashSet<PathBuf>,
+    /// The walked manifests that hold a placeholder of another tool: templates if they fail
+    /// to parse at one, which their lint tells ([`FileClass::ManifestUnlessTemplate`]).
+    pub(crate) unless_template: HashSet<PathBuf>,
 }
 
 impl Discovered {
@@ -429,6 +432,10 @@ pub(crate) fn discover_with(
                 .skipped
                 .push((path, Skip::Template { marker, line })),
             Some(FileClass::NotManifest) => discovered.skipped.push((path, Skip::NotManifest)),
+            Some(FileClass::ManifestUnlessTemplate) => {
+                discovered.unless_template.insert(path.clone());
+                discovered.files.push(path);
+            }
             Some(FileClass::Manifest) | None => discovered.files.push(path),
         }
     }
@@ -505,11 +512,22 @@ fn class_of(reader: &Reader, path: &Path) -> Option<(FileClass, bool)> {
     let bytes = reader.read(path, FileKind::Manifest).ok()?;
     // Validation alone is several times faster than the lossy copy, which only text that is
     // not UTF-8 needs.
-    let of = |text: &str| (classify(path, text), may_hold_scope(text));
+    let of = |text: &str| (classify_walked(path, text), may_hold_scope(text));
     Some(match std::str::from_utf8(&bytes) {
         Ok(text) => of(text),
         Err(_) => of(&String::from_utf8_lossy(&bytes)),
     })
+}
+
+/// Whether a walked file whose kind discovery left for its lint to tell
+/// ([`FileClass::ManifestUnlessTemplate`]) is a template for another tool, told by parsing it
+/// here: for `--show-files`, which lints nothing.
+pub(crate) fn template_skip(path: &Path) -> Option<Skip> {
+    let bytes = Reader::default().read(path, FileKind::Manifest).ok()?;
+    match classify(path, &String::from_utf8_lossy(&bytes)) {
+        FileClass::Template { marker, line } => Some(Skip::Template { marker, line }),
+        _ => None,
+    }
 }
 
 fn walk(

@@ -92,6 +92,33 @@ pub fn lint_bytes(
     decoded.report(linted, plan)
 }
 
+/// What linting a walked file found: its report, or that it is a template for another tool
+/// (a placeholder where it fails to parse), which is counted, not reported.
+#[derive(Debug)]
+pub(crate) enum Walked {
+    Report(FileReport),
+    Template,
+}
+
+/// Lints a walked file with `plan`, as [`lint_bytes`] does, and tells from the lint's own parse
+/// whether a file that holds a placeholder is a template ([`FilePlan::unless_template`]):
+/// discovery left that for this parse, so that the file is parsed once.
+pub(crate) fn lint_walked(name: String, bytes: Vec<u8>, plan: &FilePlan) -> Walked {
+    let decoded = Decoded::new(name, bytes);
+    let linted = lint_file(
+        &decoded.file,
+        &plan.settings,
+        plan.role,
+        plan.scope.as_deref().into(),
+        &mut |_| {},
+    );
+    if decoded.is_template(linted.first_syntax_error, plan) {
+        Walked::Template
+    } else {
+        Walked::Report(decoded.report(linted, plan))
+    }
+}
+
 /// File contents as text, the first step of linting them: invalid UTF-8 replaced, with the
 /// offset of the first bad byte.
 struct Decoded {
@@ -106,6 +133,15 @@ impl Decoded {
             file: SourceFile::new(name, text),
             valid_up_to,
         }
+    }
+
+    /// Whether the file is a template for another tool, from where its parse failed: only
+    /// asked of a walked file that holds a placeholder.
+    fn is_template(&self, first_syntax_error: Option<usize>, plan: &FilePlan) -> bool {
+        plan.unless_template
+            && first_syntax_error.is_some_and(|error| {
+                crate::discovery::classify::template_at(&self.file.text, error).is_some()
+            })
     }
 
     /// The last step: what the lint found, with the diagnostic for bytes that are not UTF-8
@@ -136,6 +172,8 @@ impl Decoded {
 pub(crate) struct ReadFile {
     decoded: Decoded,
     read: FileRead,
+    /// A template for another tool ([`lint_walked`]): its objects are no part of the scope.
+    template: bool,
 }
 
 impl ReadFile {
@@ -144,12 +182,22 @@ impl ReadFile {
     pub(crate) fn new(name: String, bytes: Vec<u8>, plan: &FilePlan) -> ReadFile {
         let decoded = Decoded::new(name, bytes);
         let read = read_file(&decoded.file, &plan.settings, plan.role);
-        ReadFile { decoded, read }
+        let template = decoded.is_template(read.first_syntax_error(), plan);
+        ReadFile {
+            decoded,
+            read,
+            template,
+        }
     }
 
-    /// The file's part of its directory's scope.
+    /// The file's part of its directory's scope: none for a template.
     pub(crate) fn take_part(&mut self) -> Scope {
-        self.read.take_part()
+        let part = self.read.take_part();
+        if self.template {
+            Scope::default()
+        } else {
+            part
+        }
     }
 
     /// The second phase: the waiting documents linted within `scope`, showing `visit` every
@@ -160,10 +208,17 @@ impl ReadFile {
         plan: &FilePlan,
         scope: &Scope,
         visit: &mut dyn FnMut(Visit<'_, '_>),
-    ) -> FileReport {
-        let ReadFile { decoded, read } = self;
+    ) -> Walked {
+        let ReadFile {
+            decoded,
+            read,
+            template,
+        } = self;
+        if template {
+            return Walked::Template;
+        }
         let linted = read.finish(&decoded.file, &plan.settings, plan.role, scope, visit);
-        decoded.report(linted, plan)
+        Walked::Report(decoded.report(linted, plan))
     }
 }
 

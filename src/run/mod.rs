@@ -43,7 +43,9 @@ pub use editor::{EditorPlan, EditorRender};
 pub(crate) use editor::{owners_findings, owners_of_saved};
 pub(crate) use explaining::Explaining;
 pub use files::lint_bytes;
-pub(crate) use files::{CheckedFile, NotEdited, UnreadFile, read_path, read_stdin};
+pub(crate) use files::{
+    CheckedFile, NotEdited, UnreadFile, Walked, lint_walked, read_path, read_stdin,
+};
 pub(crate) use options::{CacheChoice, ConfigChoice, HelmOverrides, Rendering, Walk};
 pub use options::{FilePlan, RunOptions};
 pub(crate) use plan::{RenderJob, RunPlan, StdinPlan};
@@ -70,7 +72,7 @@ fn file_sizes(files: &[(PathBuf, FilePlan)]) -> Vec<u64> {
 /// The files of one piece of `check`'s work, each linted or why it was not read, and for a
 /// directory judged together the positions of its files read and what they are linted with.
 type LintedWork = (
-    Vec<(usize, Result<FileReport, UnreadFile>)>,
+    Vec<(usize, Result<Walked, UnreadFile>)>,
     Option<(Vec<usize>, scopes::Joined)>,
 );
 
@@ -80,7 +82,7 @@ fn lint_unit(files: &[(PathBuf, FilePlan)], members: &[usize], reader: &Reader) 
     let unit = scopes::read_unit(files, members, reader);
     let positions = unit.read_positions();
     let joined = unit.joined;
-    let mut linted: Vec<(usize, Result<FileReport, UnreadFile>)> = unit
+    let mut linted: Vec<(usize, Result<Walked, UnreadFile>)> = unit
         .read
         .into_par_iter()
         .enumerate()
@@ -110,6 +112,8 @@ pub(crate) struct Checking {
     stdin: bool,
     /// `--verbose`: each renderer warning is shown, not counted.
     verbose: bool,
+    /// Walked files their lint found to be templates for another tool ([`Walked::Template`]).
+    templates: usize,
 }
 
 /// What a `check` run found.
@@ -172,13 +176,13 @@ impl Checking {
                 [index] if !in_unit[*index] => {
                     let (path, plan) = &files[*index];
                     let report = read_path(&reader, path)
-                        .map(|(name, bytes)| lint_bytes(name, bytes, plan, &mut |_| {}));
+                        .map(|(name, bytes)| lint_walked(name, bytes, plan));
                     (vec![(*index, report)], None)
                 }
                 members => lint_unit(&files, members, &reader),
             })
             .collect();
-        let mut results: Vec<Option<Result<FileReport, UnreadFile>>> =
+        let mut results: Vec<Option<Result<Walked, UnreadFile>>> =
             files.iter().map(|_| None).collect();
         for (linted, unit) in done {
             if let Some((positions, joined)) = unit {
@@ -191,7 +195,8 @@ impl Checking {
         let mut errors = Vec::new();
         for (result, (path, plan)) in results.into_iter().zip(files) {
             match result.expect("every file is linted once") {
-                Ok(mut report) => {
+                Ok(Walked::Template) => self.templates += 1,
+                Ok(Walked::Report(mut report)) => {
                     report.file.set_os_path(&path);
                     self.plans
                         .insert(report.file.path.clone(), (Some(path), plan));
@@ -314,6 +319,7 @@ impl Checking {
         self.notes.ignored_directories = ignored_directories;
         self.notes.default_excluded = discovered.default_excluded();
         self.notes.not_manifests = discovered.not_manifests();
+        self.notes.not_manifests.templates += self.templates;
         after_lint::order(&mut self.reports, self.stdin);
         let files = self
             .reports

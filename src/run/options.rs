@@ -150,6 +150,9 @@ pub struct FilePlan {
     /// The file's text is known to name no PodDisruptionBudget or HorizontalPodAutoscaler
     /// (discovery read it to classify it), so deciding its directory's scope need not read it.
     pub(crate) names_no_scope: bool,
+    /// A walked file that holds a placeholder of another tool: a template, not reported, if
+    /// its lint finds it fails to parse at one ([`crate::discovery::classify::template_at`]).
+    pub(crate) unless_template: bool,
 }
 
 impl FilePlan {
@@ -166,6 +169,7 @@ impl FilePlan {
             scope: None,
             alone_because: None,
             names_no_scope: false,
+            unless_template: false,
         }
     }
 }
@@ -188,6 +192,7 @@ impl RunOptions {
             scope: None,
             alone_because: None,
             names_no_scope: false,
+            unless_template: false,
         }
     }
 

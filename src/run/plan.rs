@@ -118,6 +118,7 @@ impl RunPlan {
                 let role = patches.role(&path);
                 let mut file_plan = options.file_plan(config.as_deref(), Some(&path), role);
                 file_plan.names_no_scope = discovered.names_no_scope.contains(&path);
+                file_plan.unless_template = discovered.unless_template.contains(&path);
                 plan.files.push((path, file_plan));
             }
         }

@@ -407,7 +407,9 @@ spec:
             let super::Ready::Read(file, scope) = ready.unwrap() else {
                 panic!("a file of a directory judged together is read with it");
             };
-            let report = file.finish(plan, &scope, &mut |_| {});
+            let crate::run::Walked::Report(report) = file.finish(plan, &scope, &mut |_| {}) else {
+                panic!("a manifest is reported");
+            };
             rules.extend(report.diagnostics.iter().map(|d| d.rule));
             Ok(())
         });

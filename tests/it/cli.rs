@@ -326,6 +326,61 @@ fn repository_with_other_files(root: &Path) {
     );
 }
 
+/// A walked manifest that holds a placeholder is told a template by its lint's own parse: in a
+/// directory judged together too, where its objects then join nothing.
+#[test]
+fn a_template_told_by_its_lint_joins_no_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "deploy/web.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n",
+    );
+    write(
+        root,
+        "deploy/hpa.yaml",
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 6\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  clusterIP: {SERVICE_IP_PREFIX}.16\n",
+    );
+    let output = podcycle()
+        .current_dir(root)
+        .args(["check", "--no-render", "--format", "concise", "."])
+        .output()
+        .unwrap();
+    let out = stdout(&output);
+    assert!(!out.contains("replicas-with-autoscaler"), "{out}");
+    assert!(out.contains("No problems found in 1 file."), "{out}");
+    assert!(
+        out.contains("1 templated file not linted: it is not a Kubernetes manifest"),
+        "{out}"
+    );
+    let listing = stdout(
+        &podcycle()
+            .current_dir(root)
+            .args(["check", "--no-render", "--show-files", "."])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        listing.contains("deploy/hpa.yaml: skip (template for another tool (`{VAR}` on line 15): not a manifest as it is)"),
+        "{listing}"
+    );
+    // Filled in, it is a manifest of the directory: its autoscaler is the Deployment's.
+    write(
+        root,
+        "deploy/hpa.yaml",
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 6\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  clusterIP: 10.0.0.16\n  selector: {app: $(APP)}\n",
+    );
+    let output = podcycle()
+        .current_dir(root)
+        .args(["check", "--no-render", "--format", "concise", "."])
+        .output()
+        .unwrap();
+    let out = stdout(&output);
+    assert!(out.contains("deploy/web.yaml:6:"), "{out}");
+    assert!(out.contains("replicas-with-autoscaler"), "{out}");
+}
+
 #[test]
 fn walked_files_that_are_not_manifests_are_counted_not_judged() {
     let dir = tempfile::tempdir().unwrap();
