@@ -1396,20 +1396,25 @@ fn the_editor_judges_a_directory_as_check_does() {
     // The workload's labels edited, unsaved, in the other document: the budget, unchanged, is
     // published again, judged with that text: it selects nothing now.
     let relabelled = DEPLOY.replace("app: web", "app: api");
+    let rules_in_pdb = |rule: &'static str| {
+        move |p: &lsp_types::PublishDiagnosticsParams| {
+            rules_of(&found_in("pdb.yaml", PDB, &p.diagnostics)) == [rule]
+        }
+    };
     client.change(&deploy, 2, &relabelled);
+    client.diagnostics_until(
+        &pdb,
+        Some(3),
+        rules_in_pdb("disruption-budget-selects-nothing"),
+    );
     client.diagnostics(&deploy, Some(2));
-    let published = client.diagnostics(&pdb, Some(3)).diagnostics;
-    assert_eq!(
-        rules_of(&found_in("pdb.yaml", PDB, &published)),
-        ["disruption-budget-selects-nothing"]
-    );
     client.change(&deploy, 3, DEPLOY);
-    client.diagnostics(&deploy, Some(3));
-    let published = client.diagnostics(&pdb, Some(3)).diagnostics;
-    assert_eq!(
-        rules_of(&found_in("pdb.yaml", PDB, &published)),
-        ["disruption-budget-blocks-eviction"]
+    client.diagnostics_until(
+        &pdb,
+        Some(3),
+        rules_in_pdb("disruption-budget-blocks-eviction"),
     );
+    client.diagnostics(&deploy, Some(3));
 
     // The autoscaler changed on disk, and the editor told: both open documents are published
     // again, as check now reports them.
@@ -1422,20 +1427,16 @@ fn the_editor_judges_a_directory_as_check_does() {
             }],
         },
     );
-    let published = found_in(
-        "deploy.yaml",
-        DEPLOY,
-        &client.diagnostics(&deploy, Some(3)).diagnostics,
-    );
-    assert_eq!(published, checked_in(&root, "deploy.yaml"));
-    assert_eq!(published, []);
-    let published = found_in(
-        "pdb.yaml",
-        PDB,
-        &client.diagnostics(&pdb, Some(3)).diagnostics,
-    );
-    assert_eq!(published, checked_in(&root, "pdb.yaml"));
-    assert_eq!(rules_of(&published), ["disruption-budget-blocks-eviction"]);
+    let expected = checked_in(&root, "deploy.yaml");
+    assert_eq!(expected, []);
+    client.diagnostics_until(&deploy, Some(3), |p| {
+        found_in("deploy.yaml", DEPLOY, &p.diagnostics) == expected
+    });
+    let expected = checked_in(&root, "pdb.yaml");
+    assert_eq!(rules_of(&expected), ["disruption-budget-blocks-eviction"]);
+    client.diagnostics_until(&pdb, Some(3), |p| {
+        found_in("pdb.yaml", PDB, &p.diagnostics) == expected
+    });
 
     // Closed with unsaved changes, the budget counts as saved again.
     client.change(&pdb, 4, &fine);

@@ -152,6 +152,40 @@ impl Client {
         }
     }
 
+    /// Waits until the diagnostics of `uri` at `version` are `settled`: while a directory's
+    /// documents are linted again, one may be published more than once, each time with what
+    /// was known then, and the others' in any order. The publications of other documents
+    /// read meanwhile are kept, in order, for the next waits.
+    pub fn diagnostics_until(
+        &mut self,
+        uri: &Uri,
+        version: Option<i32>,
+        settled: impl Fn(&PublishDiagnosticsParams) -> bool,
+    ) -> PublishDiagnosticsParams {
+        let deadline = Instant::now() + TIMEOUT;
+        let mut others = VecDeque::new();
+        let found = loop {
+            assert!(
+                Instant::now() < deadline,
+                "diagnostics for {version:?} never settled"
+            );
+            let notification = self.notification(PublishDiagnostics::METHOD);
+            let params: PublishDiagnosticsParams =
+                serde_json::from_value(notification.params.clone()).unwrap();
+            if &params.uri == uri && params.version == version {
+                if settled(&params) {
+                    break params;
+                }
+            } else {
+                others.push_back(notification);
+            }
+        };
+        while let Some(other) = others.pop_back() {
+            self.notifications.push_front(other);
+        }
+        found
+    }
+
     /// Waits for the next notification with `method`, skipping others.
     pub fn notification(&mut self, method: &str) -> Notification {
         let deadline = Instant::now() + TIMEOUT;
