@@ -123,21 +123,44 @@ pub(crate) fn test_directory(dir: &Path) -> Option<Marker> {
 
 fn find_marker(dir: &Path) -> Option<Marker> {
     let entries = std::fs::read_dir(dir).ok()?;
-    let mut found: Vec<Marker> = entries
-        .flatten()
-        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|entry| {
-            let name = entry.file_name();
-            let name = OsStr::to_str(&name)?.to_owned();
-            let harness = marker_of(&name)?;
-            Some(Marker {
+    let mut markers = Markers::default();
+    for entry in entries.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_file()) {
+            markers.see(&entry.file_name());
+        }
+    }
+    markers.first()
+}
+
+/// The markers among the files of a directory listed once, for what lists it anyway (the walk's
+/// look at what it left out): the first by name, as [`test_directory`] finds it.
+#[derive(Debug, Default)]
+pub(crate) struct Markers(Option<Marker>);
+
+impl Markers {
+    /// Notes a file of the directory.
+    pub(crate) fn see(&mut self, name: &OsStr) {
+        let Some(name) = name.to_str() else {
+            return;
+        };
+        let Some(harness) = marker_of(name) else {
+            return;
+        };
+        if self
+            .0
+            .as_ref()
+            .is_none_or(|found| name < found.file.as_str())
+        {
+            self.0 = Some(Marker {
                 harness,
-                file: name,
-            })
-        })
-        .collect();
-    found.sort_by(|a, b| a.file.cmp(&b.file));
-    found.into_iter().next()
+                file: name.to_owned(),
+            });
+        }
+    }
+
+    pub(crate) fn first(self) -> Option<Marker> {
+        self.0
+    }
 }
 
 #[cfg(test)]
@@ -175,6 +198,29 @@ mod tests {
         ] {
             assert_eq!(marker_of(name), None, "{name}");
         }
+    }
+
+    #[test]
+    fn a_listing_finds_the_first_marker_by_name_in_any_order() {
+        let mut markers = Markers::default();
+        for name in [
+            "pod.yaml",
+            "02-assert.yaml",
+            "chainsaw-test.yaml",
+            "01-errors.yaml",
+        ] {
+            markers.see(OsStr::new(name));
+        }
+        assert_eq!(
+            markers.first(),
+            Some(Marker {
+                harness: Harness::TestSteps,
+                file: "01-errors.yaml".to_owned()
+            })
+        );
+        let mut none = Markers::default();
+        none.see(OsStr::new("00-install.yaml"));
+        assert_eq!(none.first(), None);
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub(crate) mod classify;
 pub(crate) mod fixtures;
 mod git_index;
 pub(crate) mod harness;
+mod listed;
 pub(crate) mod owners;
 pub mod roles;
 
@@ -21,6 +22,7 @@ use ignore::WalkBuilder;
 use rayon::prelude::*;
 
 use self::classify::{FileClass, classify, classify_walked};
+use self::listed::Listed;
 use self::roles::PatchIndex;
 use crate::model::scope::may_hold_scope;
 use crate::render::{helm, kustomize};
@@ -132,6 +134,16 @@ fn default_globs() -> &'static GlobSet {
 /// line it was found under: a directory named `testdata`, or one holding a test harness's own
 /// file, is linted when named on the command line.
 pub(crate) fn default_excluded(root: &Path, path: &Path) -> bool {
+    default_excluded_with(root, path, &HashMap::new())
+}
+
+/// [`default_excluded`], with the test harnesses' markers of the directories a walk listed
+/// ([`Discovered::markers`]) known: those are not listed again.
+pub(crate) fn default_excluded_with(
+    root: &Path,
+    path: &Path,
+    markers: &HashMap<PathBuf, Option<harness::Marker>>,
+) -> bool {
     // The names first, which need no file system; then the directories' files.
     let (mut at, below) = match path.strip_prefix(root) {
         Ok(below) => (root.to_owned(), below),
@@ -148,7 +160,11 @@ pub(crate) fn default_excluded(root: &Path, path: &Path) -> bool {
         if at.as_path() == path && has_manifest_extension(path) {
             break;
         }
-        if is_test_directory(&at) || harness::test_directory(&at).is_some() {
+        let marked = match markers.get(&at) {
+            Some(marker) => marker.is_some(),
+            None => harness::test_directory(&at).is_some(),
+        };
+        if marked || is_test_directory(&at) {
             return true;
         }
     }
@@ -226,6 +242,9 @@ pub(crate) struct Discovered {
     /// The walked manifests that hold a placeholder of another tool: templates if they fail
     /// to parse at one, which their lint tells ([`FileClass::ManifestUnlessTemplate`]).
     pub(crate) unless_template: HashSet<PathBuf>,
+    /// Each walked directory with the test harness's marker it holds, if any, learnt from the
+    /// listing that finds what the walk left out: the default excludes then list none again.
+    pub(crate) markers: HashMap<PathBuf, Option<harness::Marker>>,
 }
 
 impl Discovered {
@@ -574,8 +593,11 @@ fn walk(
         .par_iter()
         .map(|(directory, root)| {
             let mut found = Discovered::default();
-            found_directory(directory, *root, &mut found);
-            found.skipped.extend(left_out(directory, &visited, exclude));
+            let listing = left_out(directory, &visited, exclude);
+            found_directory(directory, *root, listing.listed, &mut found);
+            found.skipped.extend(listing.skipped);
+            found.markers.insert(directory.clone(), listing.marker);
+            found.patches.listed_in(directory.clone(), listing.listed);
             found
         })
         .collect();
@@ -583,6 +605,8 @@ fn walk(
         discovered.charts.extend(found.charts);
         discovered.overlays.extend(found.overlays);
         discovered.skipped.extend(found.skipped);
+        discovered.markers.extend(found.markers);
+        discovered.patches.merge_listed(found.patches);
     }
 }
 
@@ -602,22 +626,37 @@ pub(crate) fn walker(root: &Path, ignore_files: bool) -> WalkBuilder {
     builder
 }
 
-/// The entries of a walked directory that the walk did not reach, and why.
-fn left_out(
-    directory: &Path,
-    visited: &HashSet<PathBuf>,
-    exclude: &GlobSet,
-) -> Vec<(PathBuf, Skip)> {
+/// What one more listing of a walked directory tells: the entries the walk did not reach and
+/// why, the marker of a test harness it holds, and which of the files discovery looks for are
+/// there.
+struct Listing {
+    skipped: Vec<(PathBuf, Skip)>,
+    marker: Option<harness::Marker>,
+    listed: Listed,
+}
+
+fn left_out(directory: &Path, visited: &HashSet<PathBuf>, exclude: &GlobSet) -> Listing {
     let Ok(entries) = std::fs::read_dir(directory) else {
-        return Vec::new();
+        return Listing {
+            skipped: Vec::new(),
+            marker: harness::test_directory(directory),
+            listed: Listed::UNKNOWN,
+        };
     };
     let mut skipped = Vec::new();
+    let mut markers = harness::Markers::default();
+    let mut listed = Listed::default();
     for entry in entries.flatten() {
+        let file_type = entry.file_type().ok();
+        let name = entry.file_name();
+        listed.see(&name);
+        if file_type.is_some_and(|t| t.is_file()) {
+            markers.see(&name);
+        }
         let path = entry.path();
         if visited.contains(&path) {
             continue;
         }
-        let file_type = entry.file_type().ok();
         let is_dir = file_type.is_some_and(|t| t.is_dir());
         if !is_dir && !has_manifest_extension(&path) {
             continue;
@@ -625,12 +664,17 @@ fn left_out(
         let reason = skip_reason(exclude, &path, file_type).unwrap_or(Skip::IgnoreFile);
         skipped.push((path, reason));
     }
-    skipped
+    Listing {
+        skipped,
+        marker: markers.first(),
+        listed,
+    }
 }
 
-/// Records a chart or an overlay found while walking.
-fn found_directory(dir: &Path, named: bool, discovered: &mut Discovered) {
-    if helm::is_chart(dir) {
+/// Records a chart or an overlay found while walking; `listed` says which of their files the
+/// directory's listing showed.
+fn found_directory(dir: &Path, named: bool, listed: Listed, discovered: &mut Discovered) {
+    if listed.may_hold("Chart.yaml") && helm::is_chart(dir) {
         match helm::read_chart(dir) {
             Ok(chart) if chart.library => {
                 discovered
@@ -643,7 +687,10 @@ fn found_directory(dir: &Path, named: bool, discovered: &mut Discovered) {
             }),
         }
     }
-    if !named && kustomize::has_kustomization(dir) {
+    let kustomization = kustomize::KUSTOMIZATION_FILES
+        .iter()
+        .any(|name| listed.may_hold(name));
+    if !named && kustomization && kustomize::has_kustomization(dir) {
         if kustomize::is_component(dir) {
             discovered
                 .skipped

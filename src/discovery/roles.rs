@@ -11,6 +11,7 @@ use std::path::{Component, Path, PathBuf};
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::listed::Listed;
 use crate::lint::FileRole;
 use crate::render::kustomize::KUSTOMIZATION_FILES;
 use crate::safe_fs::{FileKind, Reader};
@@ -25,6 +26,9 @@ pub struct PatchIndex {
     listed: HashMap<PathBuf, HashSet<PathBuf>>,
     /// Reads the kustomizations and tests of every directory a run walks.
     reader: Reader,
+    /// Which kustomizations and tests the walk's listing of a directory showed: those it did
+    /// not are not opened.
+    listed_files: HashMap<PathBuf, Listed>,
 }
 
 impl PatchIndex {
@@ -43,11 +47,22 @@ impl PatchIndex {
         }
         let directory = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let reader = &self.reader;
+        let shown = self.listed_files.get(&directory).copied();
         let listed = self
             .listed
             .entry(directory.clone())
-            .or_insert_with(|| partial_files(reader, &directory));
+            .or_insert_with(|| partial_files(reader, &directory, shown));
         listed.contains(&normalize(path))
+    }
+
+    /// Notes which kustomizations and tests a walked directory's listing showed.
+    pub(crate) fn listed_in(&mut self, directory: PathBuf, listed: Listed) {
+        self.listed_files.insert(directory, listed);
+    }
+
+    /// Takes in what another index learnt of listings ([`PatchIndex::listed_in`]).
+    pub(crate) fn merge_listed(&mut self, other: PatchIndex) {
+        self.listed_files.extend(other.listed_files);
     }
 
     /// Reads the kustomizations and tests beside these files on every core, ahead of
@@ -63,10 +78,11 @@ impl PatchIndex {
         directories.sort();
         directories.dedup();
         let reader = &self.reader;
+        let shown = &self.listed_files;
         let listed: Vec<(PathBuf, HashSet<PathBuf>)> = directories
             .into_par_iter()
             .map(|directory| {
-                let listed = partial_files(reader, &directory);
+                let listed = partial_files(reader, &directory, shown.get(&directory).copied());
                 (directory, listed)
             })
             .collect();
@@ -75,19 +91,27 @@ impl PatchIndex {
 }
 
 /// The files of `directory` that its kustomizations list as patches and its Chainsaw tests as
-/// expected state.
-fn partial_files(reader: &Reader, directory: &Path) -> HashSet<PathBuf> {
-    let mut listed = listed_patches(reader, directory);
-    listed.extend(chainsaw_assertions(reader, directory));
+/// expected state; `shown`, what a listing of it showed, when the walk listed it.
+fn partial_files(reader: &Reader, directory: &Path, shown: Option<Listed>) -> HashSet<PathBuf> {
+    let may_hold = |name: &str| shown.is_none_or(|shown| shown.may_hold(name));
+    let mut listed = listed_patches(reader, directory, may_hold);
+    listed.extend(chainsaw_assertions(reader, directory, may_hold));
     listed
 }
 
 /// The files a Chainsaw test in `directory` (`chainsaw-test.yaml`) asserts or expects as
 /// errors, and the test file itself: expected state with JMESPath expressions, not objects to
 /// apply. Files the test applies stay manifests.
-fn chainsaw_assertions(reader: &Reader, directory: &Path) -> HashSet<PathBuf> {
+fn chainsaw_assertions(
+    reader: &Reader,
+    directory: &Path,
+    may_hold: impl Fn(&str) -> bool,
+) -> HashSet<PathBuf> {
     let mut found = HashSet::new();
-    for name in CHAINSAW_TEST_FILES {
+    for name in CHAINSAW_TEST_FILES
+        .into_iter()
+        .filter(|name| may_hold(name))
+    {
         let test = directory.join(name);
         let Ok(bytes) = reader.read(&test, FileKind::Manifest) else {
             continue;
@@ -186,9 +210,16 @@ fn is_kuttl_assertion(path: &Path) -> bool {
 }
 
 /// The files a kustomization in `directory` uses as patches.
-fn listed_patches(reader: &Reader, directory: &Path) -> HashSet<PathBuf> {
+fn listed_patches(
+    reader: &Reader,
+    directory: &Path,
+    may_hold: impl Fn(&str) -> bool,
+) -> HashSet<PathBuf> {
     let mut found = HashSet::new();
-    for name in KUSTOMIZATION_FILES {
+    for name in KUSTOMIZATION_FILES
+        .into_iter()
+        .filter(|name| may_hold(name))
+    {
         // A kustomization that cannot be read (missing, or refused: see `safe_fs`) lists
         // nothing; its patches are then linted as manifests, and say so by their findings.
         let Ok(bytes) = reader.read(&directory.join(name), FileKind::Kustomization) else {

@@ -2,11 +2,13 @@
 //! are rendered and with what, and what is left out and why. Nothing is read but directories
 //! and configurations, so that a broken configuration stops a run before any output.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::configs::Configs;
 use super::options::{FilePlan, RunOptions};
 use crate::config::Config;
+use crate::discovery::harness::Marker;
 use crate::discovery::owners::{add_owner, chart_of_file, overlays_using};
 use crate::discovery::roles::role_by_name;
 use crate::discovery::{self, Discovered, FoundChart, Skip, discover_with};
@@ -105,6 +107,7 @@ impl RunPlan {
             return plan;
         }
         let mut discovered = discover_with(&walked, &options.walk.exclude, options.walk.options);
+        let markers = std::mem::take(&mut discovered.markers);
         let owners = Owned::find(options, configs, &walked, &mut discovered);
         let mut patches = std::mem::take(&mut discovered.patches);
         patches.read_beside(&discovered.files);
@@ -112,7 +115,7 @@ impl RunPlan {
             let config = configs.for_file(&path);
             if options.leaves_out(config.as_deref(), &path, walked.contains(&path)) {
                 discovered.skipped.push((path, Skip::Excluded));
-            } else if default_excluded(options, config.as_deref(), &walked, &path) {
+            } else if default_excluded(options, config.as_deref(), &walked, &markers, &path) {
                 discovered.skipped.push((path, Skip::DefaultExcluded));
             } else {
                 let role = patches.role(&path);
@@ -136,7 +139,7 @@ impl RunPlan {
             if left_out {
                 discovered.skipped.push((chart.dir, Skip::Excluded));
             } else if chart.named_templates.is_empty()
-                && default_excluded(options, config.as_deref(), &walked, &chart.dir)
+                && default_excluded(options, config.as_deref(), &walked, &markers, &chart.dir)
             {
                 discovered.skipped.push((chart.dir, Skip::DefaultExcluded));
             } else {
@@ -161,7 +164,7 @@ impl RunPlan {
             let config = configs.for_file(&overlay_marker(overlay));
             if config.as_deref().is_some_and(|c| c.excludes(overlay)) {
                 discovered.skipped.push((overlay.clone(), Skip::Excluded));
-            } else if default_excluded(options, config.as_deref(), &walked, overlay) {
+            } else if default_excluded(options, config.as_deref(), &walked, &markers, overlay) {
                 discovered
                     .skipped
                     .push((overlay.clone(), Skip::DefaultExcluded));
@@ -200,7 +203,7 @@ impl RunPlan {
             );
             if not_manifest {
                 let config = configs.for_file(path);
-                if default_excluded(options, config.as_deref(), &walked, path) {
+                if default_excluded(options, config.as_deref(), &walked, &markers, path) {
                     *skip = Skip::DefaultExcluded;
                 }
             }
@@ -217,6 +220,7 @@ fn default_excluded(
     options: &RunOptions,
     config: Option<&Config>,
     walked: &[PathBuf],
+    markers: &HashMap<PathBuf, Option<Marker>>,
     path: &Path,
 ) -> bool {
     if !config.is_none_or(Config::keeps_default_excludes) {
@@ -230,7 +234,7 @@ fn default_excluded(
         Some(root) if root == path => {
             options.walk.force_exclude && discovery::default_excluded(Path::new(""), path)
         }
-        Some(root) => discovery::default_excluded(root, path),
+        Some(root) => discovery::default_excluded_with(root, path, markers),
         None => false,
     }
 }
