@@ -409,7 +409,7 @@ fn file_services(file: &SourceFile, settings: &Settings, role: FileRole) -> Vec<
     let mut services = Vec::new();
     if role == FileRole::Manifest
         && settings.rules().any(|rule| rule.reads_services)
-        && file.text.contains("Service")
+        && crate::text::contains(&file.text, "Service")
     {
         yaml::for_each_document_with(&file.text, Comments::Skip, |document| {
             services.extend(services_in(&document));
@@ -446,7 +446,8 @@ impl<'f> FileLint<'f> {
     ) -> FileLint<'f> {
         // Most files have no suppression comments or annotations, nor patch directives: skip
         // what cannot apply.
-        let comments = if file.text.contains(COMMENT_PREFIX) {
+        let has = |needle: &str| crate::text::contains(&file.text, needle);
+        let comments = if has(COMMENT_PREFIX) {
             Comments::Keep
         } else {
             Comments::Skip
@@ -457,11 +458,11 @@ impl<'f> FileLint<'f> {
             role,
             comments,
             may_suppress: comments == Comments::Keep
-                || file.text.contains(IGNORE_ANNOTATION)
-                || file.text.contains(KUBE_LINTER_ANNOTATION_PREFIX),
+                || has(IGNORE_ANNOTATION)
+                || has(KUBE_LINTER_ANNOTATION_PREFIX),
             may_patch: Partial {
-                directives: PATCH_DIRECTIVES.iter().any(|d| file.text.contains(d)),
-                expressions: file.text.contains("):") || file.text.contains("($"),
+                directives: PATCH_DIRECTIVES.iter().any(|d| has(d)),
+                expressions: has("):") || has("($"),
             },
             services: file_services(file, settings, role),
             scope,

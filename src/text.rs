@@ -19,6 +19,13 @@ pub(crate) fn phrase_list(phrases: impl IntoIterator<Item = String>) -> String {
     }
 }
 
+/// Whether `needle` occurs in `haystack`: the searches of a whole file's text for a word it
+/// rarely holds (a suppression comment, a patch directive, a kind), made with `memchr`'s
+/// vectorised substring search, several times faster over a large manifest than `str::contains`.
+pub(crate) fn contains(haystack: &str, needle: &str) -> bool {
+    memchr::memmem::find(haystack.as_bytes(), needle.as_bytes()).is_some()
+}
+
 /// `1 file`, `2 files`, `2 policies`, `2 Kustomize overlays`: a count and its noun. A `y`
 /// after a consonant becomes `ies`; after a vowel it keeps its `s`.
 pub(crate) fn plural(count: usize, word: &str) -> String {

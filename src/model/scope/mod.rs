@@ -249,7 +249,8 @@ fn group(api_version: &str) -> &str {
 /// Whether an object's text may hold what a scope is made of, so that files without any are
 /// not read twice.
 pub(crate) fn may_hold_scope(text: &str) -> bool {
-    text.contains("PodDisruptionBudget") || text.contains("HorizontalPodAutoscaler")
+    crate::text::contains(text, "PodDisruptionBudget")
+        || crate::text::contains(text, "HorizontalPodAutoscaler")
 }
 
 impl Scope {
