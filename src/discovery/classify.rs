@@ -54,14 +54,7 @@ pub(crate) enum FileClass {
 /// a stream of block-style manifests that holds a placeholder: that is
 /// [`FileClass::ManifestUnlessTemplate`], for the lint's parse to decide with [`template_at`].
 pub(crate) fn classify_walked(path: &Path, text: &str) -> FileClass {
-    if !is_chart_file(path)
-        && first_marker(text).is_none()
-        && has_placeholder(text)
-        && root_keys(text)
-    {
-        return FileClass::ManifestUnlessTemplate;
-    }
-    classify(path, text)
+    classify_with(path, text, true)
 }
 
 /// Whether a file that fails to parse at `error` (the offset of its first syntax error) is a
@@ -74,14 +67,24 @@ pub(crate) fn template_at(text: &str, error: usize) -> Option<(&'static str, usi
 
 /// Classifies a walked file from its path and text.
 pub(crate) fn classify(path: &Path, text: &str) -> FileClass {
+    classify_with(path, text, false)
+}
+
+/// [`classify`], leaving a stream of block-style manifests with a placeholder to the lint when
+/// `leave_placeholders` ([`classify_walked`]).
+fn classify_with(path: &Path, text: &str, leave_placeholders: bool) -> FileClass {
     if is_chart_file(path) {
         return FileClass::ChartFile;
     }
     let marker = first_marker(text);
     let placeholder = has_placeholder(text);
-    if marker.is_none() && !placeholder && root_keys(text) {
+    let block_manifests = marker.is_none() && root_keys(text);
+    if block_manifests && !placeholder {
         // The common case, decided without parsing: a stream of block-style manifests.
         return FileClass::Manifest;
+    }
+    if block_manifests && leave_placeholders {
+        return FileClass::ManifestUnlessTemplate;
     }
     if marker.is_none() && !(text.contains("apiVersion") && text.contains("kind")) {
         return FileClass::NotManifest;

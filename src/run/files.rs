@@ -82,13 +82,7 @@ pub fn lint_bytes(
     visit: &mut dyn FnMut(Visit<'_, '_>),
 ) -> FileReport {
     let decoded = Decoded::new(name, bytes);
-    let linted = lint_file(
-        &decoded.file,
-        &plan.settings,
-        plan.role,
-        plan.scope.as_deref().into(),
-        visit,
-    );
+    let linted = decoded.lint(plan, visit);
     decoded.report(linted, plan)
 }
 
@@ -105,13 +99,7 @@ pub(crate) enum Walked {
 /// discovery left that for this parse, so that the file is parsed once.
 pub(crate) fn lint_walked(name: String, bytes: Vec<u8>, plan: &FilePlan) -> Walked {
     let decoded = Decoded::new(name, bytes);
-    let linted = lint_file(
-        &decoded.file,
-        &plan.settings,
-        plan.role,
-        plan.scope.as_deref().into(),
-        &mut |_| {},
-    );
+    let linted = decoded.lint(plan, &mut |_| {});
     if decoded.is_template(linted.first_syntax_error, plan) {
         Walked::Template
     } else {
@@ -133,6 +121,17 @@ impl Decoded {
             file: SourceFile::new(name, text),
             valid_up_to,
         }
+    }
+
+    /// Lints the text with `plan`, within the plan's scope ([`lint_file`]).
+    fn lint(&self, plan: &FilePlan, visit: &mut dyn FnMut(Visit<'_, '_>)) -> Linted {
+        lint_file(
+            &self.file,
+            &plan.settings,
+            plan.role,
+            plan.scope.as_deref().into(),
+            visit,
+        )
     }
 
     /// Whether the file is a template for another tool, from where its parse failed: only

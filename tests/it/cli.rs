@@ -332,6 +332,17 @@ fn repository_with_other_files(root: &Path) {
 fn a_template_told_by_its_lint_joins_no_directory() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
+    let check = |args: &[&str]| {
+        stdout(
+            &podcycle()
+                .current_dir(root)
+                .args(["check", "--no-render"])
+                .args(args)
+                .arg(".")
+                .output()
+                .unwrap(),
+        )
+    };
     write(
         root,
         "deploy/web.yaml",
@@ -342,25 +353,14 @@ fn a_template_told_by_its_lint_joins_no_directory() {
         "deploy/hpa.yaml",
         "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 6\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  clusterIP: {SERVICE_IP_PREFIX}.16\n",
     );
-    let output = podcycle()
-        .current_dir(root)
-        .args(["check", "--no-render", "--format", "concise", "."])
-        .output()
-        .unwrap();
-    let out = stdout(&output);
+    let out = check(&["--format", "concise"]);
     assert!(!out.contains("replicas-with-autoscaler"), "{out}");
     assert!(out.contains("No problems found in 1 file."), "{out}");
     assert!(
         out.contains("1 templated file not linted: it is not a Kubernetes manifest"),
         "{out}"
     );
-    let listing = stdout(
-        &podcycle()
-            .current_dir(root)
-            .args(["check", "--no-render", "--show-files", "."])
-            .output()
-            .unwrap(),
-    );
+    let listing = check(&["--show-files"]);
     assert!(
         listing.contains("deploy/hpa.yaml: skip (template for another tool (`{VAR}` on line 15): not a manifest as it is)"),
         "{listing}"
@@ -371,12 +371,7 @@ fn a_template_told_by_its_lint_joins_no_directory() {
         "deploy/hpa.yaml",
         "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 6\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  clusterIP: 10.0.0.16\n  selector: {app: $(APP)}\n",
     );
-    let output = podcycle()
-        .current_dir(root)
-        .args(["check", "--no-render", "--format", "concise", "."])
-        .output()
-        .unwrap();
-    let out = stdout(&output);
+    let out = check(&["--format", "concise"]);
     assert!(out.contains("deploy/web.yaml:6:"), "{out}");
     assert!(out.contains("replicas-with-autoscaler"), "{out}");
 }
