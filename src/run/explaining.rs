@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 
-use super::files::lint_bytes;
+use super::files::{ReadFile, lint_bytes};
 use super::rendering::Placer;
 use super::scopes::Ready;
 use super::{FilePlan, RenderJob, RenderedOutput};
@@ -132,6 +132,20 @@ impl<'s, W: Write> Explaining<'s, W> {
             }
         };
         match file {
+            // Whether it is a template is told by its parse, before anything is shown of it:
+            // read first, as `check` lints it.
+            Ready::Bytes(name, bytes) if plan.unless_template => {
+                let mut read = ReadFile::new(name, bytes, plan);
+                let own;
+                let scope = match &plan.scope {
+                    Some(scope) => scope.as_ref(),
+                    None => {
+                        own = read.take_part().matched();
+                        &own
+                    }
+                };
+                read.finish(plan, scope, &mut visit);
+            }
             Ready::Bytes(name, bytes) => {
                 lint_bytes(name, bytes, plan, &mut visit);
             }

@@ -365,6 +365,21 @@ fn a_template_told_by_its_lint_joins_no_directory() {
         listing.contains("deploy/hpa.yaml: skip (template for another tool (`{VAR}` on line 15): not a manifest as it is)"),
         "{listing}"
     );
+    // `explain` shows nothing of it either, though its first document parses.
+    write(
+        root,
+        "deploy/hpa.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: templated\nspec:\n  containers:\n  - name: a\n    image: nginx:1.25\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  clusterIP: {SERVICE_IP_PREFIX}.16\n",
+    );
+    let out = stdout(
+        &podcycle()
+            .current_dir(root)
+            .args(["explain", "--no-render", "--format", "json", "."])
+            .output()
+            .unwrap(),
+    );
+    assert!(out.contains("\"web\""), "{out}");
+    assert!(!out.contains("templated"), "{out}");
     // Filled in, it is a manifest of the directory: its autoscaler is the Deployment's.
     write(
         root,
