@@ -170,8 +170,12 @@ impl Checking {
         );
         work.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
         let reader = Reader::default();
+        // Taken from the list by whichever thread is free, largest first: a parallel iterator
+        // splits the list in halves instead, so that one thread came to the largest files one
+        // after another and linted the last of them alone while the others waited.
         let done: Vec<LintedWork> = work
-            .par_iter()
+            .iter()
+            .par_bridge()
             .map(|(_, members)| match members.as_slice() {
                 [index] if !in_unit[*index] => {
                     let (path, plan) = &files[*index];
