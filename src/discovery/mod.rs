@@ -245,9 +245,42 @@ pub(crate) struct Discovered {
     /// Each walked directory with the test harness's marker it holds, if any, learnt from the
     /// listing that finds what the walk left out: the default excludes then list none again.
     pub(crate) markers: HashMap<PathBuf, Option<harness::Marker>>,
+    /// Walked files not yet read, whose kind only their text tells ([`find`]).
+    pub(crate) walked: Vec<PathBuf>,
 }
 
 impl Discovered {
+    /// Reads `walked` files on every core and sorts them by what they are ([`classify_walked`]):
+    /// manifests to lint, the rest skipped and why.
+    pub(crate) fn classify(&mut self, walked: Vec<PathBuf>) {
+        let reader = Reader::default();
+        let classes: Vec<Option<(FileClass, bool)>> = walked
+            .par_iter()
+            .map(|path| class_of(&reader, path))
+            .collect();
+        for (path, class) in walked.into_iter().zip(classes) {
+            if class.as_ref().is_some_and(|(_, names_scope)| !names_scope) {
+                self.names_no_scope.insert(path.clone());
+            }
+            match class.map(|(class, _)| class) {
+                Some(FileClass::ChartFile) => self.skipped.push((path, Skip::ChartFile)),
+                Some(FileClass::Template { marker, line }) => {
+                    self.skipped.push((path, Skip::Template { marker, line }))
+                }
+                Some(FileClass::NotManifest) => self.skipped.push((path, Skip::NotManifest)),
+                Some(FileClass::ManifestUnlessTemplate) => {
+                    self.unless_template.insert(path.clone());
+                    self.files.push(path);
+                }
+                Some(FileClass::Manifest) | None => self.files.push(path),
+            }
+        }
+        self.files.sort();
+        self.files.dedup();
+        self.skipped.sort();
+        self.skipped.dedup();
+    }
+
     /// How many files and directories ignore files (`.gitignore`, `.ignore`) kept out of the
     /// walk.
     pub(crate) fn ignored(&self) -> (usize, usize) {
@@ -391,11 +424,25 @@ pub(crate) fn discover(paths: &[PathBuf], exclude: &GlobSet) -> Discovered {
     discover_with(paths, exclude, WalkOptions::default())
 }
 
+/// Everything a walk of `paths` finds, every walked file read to tell what it is ([`find`],
+/// then [`Discovered::classify`]).
+#[cfg(test)]
 pub(crate) fn discover_with(
     paths: &[PathBuf],
     exclude: &GlobSet,
     options: WalkOptions,
 ) -> Discovered {
+    let mut discovered = find(paths, exclude, options);
+    let walked = std::mem::take(&mut discovered.walked);
+    discovered.classify(walked);
+    discovered
+}
+
+/// Finds what to lint under `paths`: the files named, the charts and overlays, what the walk
+/// left out and why. The walked files whose kind only their text tells are not read yet:
+/// [`Discovered::walked`] holds them for [`Discovered::classify`], so that a run reads none
+/// that its excludes leave out.
+pub(crate) fn find(paths: &[PathBuf], exclude: &GlobSet, options: WalkOptions) -> Discovered {
     let mut discovered = Discovered::default();
     let mut walked = Vec::new();
     for path in paths {
@@ -436,28 +483,7 @@ pub(crate) fn discover_with(
         .filter(|path| !named.contains(path))
         .partition(|path| is_kustomization_file(path) || patches.is_patch(path));
     discovered.files.extend(overlay_files);
-    let reader = Reader::default();
-    let classes: Vec<Option<(FileClass, bool)>> = walked
-        .par_iter()
-        .map(|path| class_of(&reader, path))
-        .collect();
-    for (path, class) in walked.into_iter().zip(classes) {
-        if class.as_ref().is_some_and(|(_, names_scope)| !names_scope) {
-            discovered.names_no_scope.insert(path.clone());
-        }
-        match class.map(|(class, _)| class) {
-            Some(FileClass::ChartFile) => discovered.skipped.push((path, Skip::ChartFile)),
-            Some(FileClass::Template { marker, line }) => discovered
-                .skipped
-                .push((path, Skip::Template { marker, line })),
-            Some(FileClass::NotManifest) => discovered.skipped.push((path, Skip::NotManifest)),
-            Some(FileClass::ManifestUnlessTemplate) => {
-                discovered.unless_template.insert(path.clone());
-                discovered.files.push(path);
-            }
-            Some(FileClass::Manifest) | None => discovered.files.push(path),
-        }
-    }
+    discovered.walked = walked;
     discovered.files.sort();
     discovered.files.dedup();
     discovered.charts.sort_by(|a, b| a.dir.cmp(&b.dir));

@@ -2,7 +2,7 @@
 //! are rendered and with what, and what is left out and why. Nothing is read but directories
 //! and configurations, so that a broken configuration stops a run before any output.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::configs::Configs;
@@ -11,7 +11,7 @@ use crate::config::Config;
 use crate::discovery::harness::Marker;
 use crate::discovery::owners::{add_owner, chart_of_file, overlays_using};
 use crate::discovery::roles::role_by_name;
-use crate::discovery::{self, Discovered, FoundChart, Skip, discover_with};
+use crate::discovery::{self, Discovered, FoundChart, Skip};
 use crate::lint::FileRole;
 use crate::render::{HelmOptions, Input, kustomize};
 
@@ -106,8 +106,27 @@ impl RunPlan {
         if walked.is_empty() {
             return plan;
         }
-        let mut discovered = discover_with(&walked, &options.walk.exclude, options.walk.options);
+        let mut discovered = discovery::find(&walked, &options.walk.exclude, options.walk.options);
         let markers = std::mem::take(&mut discovered.markers);
+        // The walked files the default excludes leave out are not read to tell what they are:
+        // they are not linted whatever they are (`testdata` is often most of a repository's
+        // YAML). Those a configuration excludes are, as before, counted by what they are.
+        let (left_out, to_read): (Vec<PathBuf>, Vec<PathBuf>) =
+            std::mem::take(&mut discovered.walked)
+                .into_iter()
+                .partition(|path| {
+                    let config = configs.for_file(path);
+                    !options.leaves_out(config.as_deref(), path, false)
+                        && default_excluded(options, config.as_deref(), &walked, &markers, path)
+                });
+        discovered.skipped.extend(
+            left_out
+                .into_iter()
+                .map(|path| (path, Skip::DefaultExcluded)),
+        );
+        // Known now not to be left out by the default excludes: not asked again below.
+        let kept: HashSet<PathBuf> = to_read.iter().cloned().collect();
+        discovered.classify(to_read);
         let owners = Owned::find(options, configs, &walked, &mut discovered);
         let mut patches = std::mem::take(&mut discovered.patches);
         patches.read_beside(&discovered.files);
@@ -115,7 +134,9 @@ impl RunPlan {
             let config = configs.for_file(&path);
             if options.leaves_out(config.as_deref(), &path, walked.contains(&path)) {
                 discovered.skipped.push((path, Skip::Excluded));
-            } else if default_excluded(options, config.as_deref(), &walked, &markers, &path) {
+            } else if !kept.contains(&path)
+                && default_excluded(options, config.as_deref(), &walked, &markers, &path)
+            {
                 discovered.skipped.push((path, Skip::DefaultExcluded));
             } else {
                 let role = patches.role(&path);
@@ -423,4 +444,44 @@ pub(crate) fn overlay_marker(dir: &Path) -> PathBuf {
 
 fn fail_on_unrendered(options: &RunOptions, config: Option<&Config>) -> bool {
     options.fail_on_unrendered || config.and_then(|c| c.fail_on_unrendered).unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::options::ConfigChoice;
+
+    /// A walked file the default excludes leave out is counted with them without being read:
+    /// what reading a walked file learns of it (whether it names a budget) is known only of
+    /// the files read.
+    #[test]
+    fn walked_files_the_default_excludes_leave_out_are_not_read() {
+        let directory = tempfile::tempdir().unwrap();
+        let root = directory.path().to_path_buf();
+        let manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n";
+        std::fs::create_dir(root.join("testdata")).unwrap();
+        std::fs::write(root.join("app.yaml"), manifest).unwrap();
+        std::fs::write(root.join("testdata/case.yaml"), manifest).unwrap();
+        std::fs::write(root.join("testdata/notes.yaml"), "title: not a manifest\n").unwrap();
+        let options = RunOptions::default();
+        let mut configs = Configs::new(&ConfigChoice::Nothing).unwrap();
+        let plan = RunPlan::new(&options, &mut configs, std::slice::from_ref(&root), None);
+        let linted: Vec<&PathBuf> = plan.files.iter().map(|(path, _)| path).collect();
+        assert_eq!(linted, [&root.join("app.yaml")]);
+        let mut skipped: Vec<(PathBuf, Skip)> = plan.discovered.skipped.clone();
+        skipped.sort();
+        assert_eq!(
+            skipped,
+            [
+                (root.join("testdata/case.yaml"), Skip::DefaultExcluded),
+                (root.join("testdata/notes.yaml"), Skip::DefaultExcluded),
+            ]
+        );
+        let read: Vec<&PathBuf> = plan.discovered.names_no_scope.iter().collect();
+        assert_eq!(
+            read,
+            [&root.join("app.yaml")],
+            "only the linted file was read"
+        );
+    }
 }
