@@ -145,7 +145,7 @@ fn lint_in_scope(
     let mut linted = Linted::default();
     let lint = FileLint::new(file, settings, role, scope);
     let mut with_comments = None;
-    yaml::for_each_document_with(&file.text, lint.comments, |document| {
+    yaml::for_each_document_with(&file.text, lint.marks.comments, |document| {
         let objects = objects(&document);
         lint_document(
             &lint,
@@ -181,6 +181,8 @@ pub(crate) struct FileRead {
     with_comments: Option<Vec<Document>>,
     /// Where the file's first syntax error is (a byte offset), if it has one.
     first_syntax_error: Option<usize>,
+    /// What the first look at the text found, for the second phase too.
+    marks: Marks,
 }
 
 /// Reads a file of a scope that is not yet whole, parsing each document once: its objects
@@ -193,38 +195,39 @@ pub(crate) fn read_file(file: &SourceFile, settings: &Settings, role: FileRole) 
     let lint = FileLint::new(file, settings, role, &empty);
     let name: Arc<str> = Arc::from(file.path.as_str());
     let kinds = settings.pod_templates();
-    let mut read = FileRead {
-        documents: Vec::new(),
-        part: Scope::default(),
-        with_comments: None,
-        first_syntax_error: None,
-    };
-    yaml::for_each_document_with(&file.text, lint.comments, |document| {
-        if read.first_syntax_error.is_none() {
-            read.first_syntax_error = first_syntax_error(&document);
+    let mut documents = Vec::new();
+    let mut part = Scope::default();
+    let mut with_comments = None;
+    let mut first_error = None;
+    yaml::for_each_document_with(&file.text, lint.marks.comments, |document| {
+        if first_error.is_none() {
+            first_error = first_syntax_error(&document);
         }
         let objects = objects(&document);
         let waits = role == FileRole::Manifest
-            && read
-                .part
-                .add_document(file, &name, &document, &objects, kinds);
+            && part.add_document(file, &name, &document, &objects, kinds);
         if waits {
-            read.documents
-                .push(ReadDocument::Waiting(Box::new((document, objects))));
+            documents.push(ReadDocument::Waiting(Box::new((document, objects))));
         } else {
             let mut linted = Linted::default();
             lint_document(
                 &lint,
                 &document,
                 &objects,
-                &mut read.with_comments,
+                &mut with_comments,
                 &mut linted,
                 &mut |_| {},
             );
-            read.documents.push(ReadDocument::Linted(linted));
+            documents.push(ReadDocument::Linted(linted));
         }
     });
-    read
+    FileRead {
+        documents,
+        part,
+        with_comments,
+        first_syntax_error: first_error,
+        marks: lint.marks,
+    }
 }
 
 impl FileRead {
@@ -250,7 +253,14 @@ impl FileRead {
         scope: &Scope,
         visit: &mut dyn FnMut(Visit<'_, '_>),
     ) -> Linted {
-        let lint = FileLint::new(file, settings, role, scope);
+        // The text's marks were found in the first phase: not searched for again.
+        let lint = FileLint {
+            file,
+            settings,
+            role,
+            marks: self.marks,
+            scope,
+        };
         let mut linted = Linted {
             first_syntax_error: self.first_syntax_error,
             ..Linted::default()
@@ -308,7 +318,7 @@ fn lint_document(
     };
     let complete = document_lint.run(&mut linted.objects, visit);
     let mut found = document_lint.found;
-    if lint.may_suppress {
+    if lint.marks.may_suppress {
         apply_suppressions(
             lint.file,
             document,
@@ -344,7 +354,7 @@ fn place_fixes(
                 .iter()
                 .any(|edit| file.text.as_bytes()[edit.span.range()].contains(&b'#'))
         };
-        if lint.comments == Comments::Skip && may_hold_comments() {
+        if lint.marks.comments == Comments::Skip && may_hold_comments() {
             let documents = with_comments.get_or_insert_with(|| yaml::parse_stream(&file.text));
             match documents.get(document.index) {
                 Some(document) => fix.place(&file.text, &file.lines, document),
@@ -418,12 +428,9 @@ fn file_services(file: &SourceFile, settings: &Settings, role: FileRole) -> Vec<
     services
 }
 
-/// What linting one file needs at every step: the file and how it is linted, and what a first
-/// look at its text found.
-struct FileLint<'f> {
-    file: &'f SourceFile,
-    settings: &'f Settings,
-    role: FileRole,
+/// What a first look at a file's text found, once per file: which of the rarely used
+/// features it may hold, and its Services.
+struct Marks {
     /// Only `# podcycle: …` comments matter (suppressions): most files have none.
     comments: Comments,
     /// The file may hold suppression comments or annotations.
@@ -432,6 +439,42 @@ struct FileLint<'f> {
     may_patch: Partial,
     /// The Services of the file, read in a first pass when an enabled rule needs them.
     services: Vec<Service>,
+}
+
+impl Marks {
+    /// Most files have no suppression comments or annotations, nor patch directives: what
+    /// cannot apply is skipped. Each search is of the whole text, so the rare words are
+    /// looked for only where a word or byte they all hold occurs (`podcycle`, `$`).
+    fn of(file: &SourceFile, settings: &Settings, role: FileRole) -> Marks {
+        let has = |needle: &str| crate::text::contains(&file.text, needle);
+        let names_podcycle = has("podcycle");
+        let comments = if names_podcycle && has(COMMENT_PREFIX) {
+            Comments::Keep
+        } else {
+            Comments::Skip
+        };
+        let dollar = memchr::memchr(b'$', file.text.as_bytes()).is_some();
+        Marks {
+            comments,
+            may_suppress: comments == Comments::Keep
+                || (names_podcycle && has(IGNORE_ANNOTATION))
+                || has(KUBE_LINTER_ANNOTATION_PREFIX),
+            may_patch: Partial {
+                directives: dollar && PATCH_DIRECTIVES.iter().any(|d| has(d)),
+                expressions: has("):") || (dollar && has("($")),
+            },
+            services: file_services(file, settings, role),
+        }
+    }
+}
+
+/// What linting one file needs at every step: the file and how it is linted, and what a first
+/// look at its text found.
+struct FileLint<'f> {
+    file: &'f SourceFile,
+    settings: &'f Settings,
+    role: FileRole,
+    marks: Marks,
     /// The objects applied with the file's: the budgets and autoscalers its workloads are
     /// matched with.
     scope: &'f Scope,
@@ -444,27 +487,11 @@ impl<'f> FileLint<'f> {
         role: FileRole,
         scope: &'f Scope,
     ) -> FileLint<'f> {
-        // Most files have no suppression comments or annotations, nor patch directives: skip
-        // what cannot apply.
-        let has = |needle: &str| crate::text::contains(&file.text, needle);
-        let comments = if has(COMMENT_PREFIX) {
-            Comments::Keep
-        } else {
-            Comments::Skip
-        };
         FileLint {
             file,
             settings,
             role,
-            comments,
-            may_suppress: comments == Comments::Keep
-                || has(IGNORE_ANNOTATION)
-                || has(KUBE_LINTER_ANNOTATION_PREFIX),
-            may_patch: Partial {
-                directives: PATCH_DIRECTIVES.iter().any(|d| has(d)),
-                expressions: has("):") || has("($"),
-            },
-            services: file_services(file, settings, role),
+            marks: Marks::of(file, settings, role),
             scope,
         }
     }
@@ -686,7 +713,7 @@ impl ObjectLint<'_, '_, '_, '_> {
     /// rules did not run.
     fn built_in(&mut self, tree: &ObjectTree<'_>) -> bool {
         let root = tree.root_index();
-        let may_patch = self.document.file.may_patch;
+        let may_patch = self.document.file.marks.may_patch;
         if may_patch.directives && has_patch_directives(tree, root) {
             return false;
         }
@@ -790,6 +817,7 @@ impl ObjectLint<'_, '_, '_, '_> {
         let selecting: Vec<&Service> = self
             .document
             .file
+            .marks
             .services
             .iter()
             .filter(|s| s.selects(namespace, &workload.pod_labels))
