@@ -92,7 +92,8 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
     if let Some(stdin) = plan.stdin.take() {
         checking.stdin(stdin, read_stdin()?);
     }
-    for unread in checking.files(std::mem::take(&mut plan.files)) {
+    let texts = std::mem::take(&mut plan.texts);
+    for unread in checking.files(std::mem::take(&mut plan.files), texts) {
         eprint_line(format_args!("podcycle: error: {unread}"))?;
         failed = true;
     }
@@ -224,7 +225,7 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
     }
     // Which directories hold alternatives rather than one deployment, as the run would find.
     let mut files = plan.files.clone();
-    crate::run::share_directory_scopes(&mut files);
+    crate::run::share_directory_scopes(&mut files, &plan.texts);
     for (path, plan) in &files {
         if plan.unless_template
             && let Some(skip) = discovery::template_skip(path)

@@ -69,13 +69,17 @@ pub(crate) fn run(args: &ExplainArgs) -> io::Result<u8> {
     }
     let mut files = std::mem::take(&mut plan.files);
     // A directory judged together is read as `check` reads it, each file parsed once.
-    in_order(&mut files, |_, file_plan, ready| match ready {
-        Ok(ready) => run.file(ready, file_plan),
-        Err(unread) => {
-            failed = true;
-            eprint_line(format_args!("podcycle: error: {unread}"))
-        }
-    })?;
+    in_order(
+        &mut files,
+        std::mem::take(&mut plan.texts),
+        |_, file_plan, ready| match ready {
+            Ok(ready) => run.file(ready, file_plan),
+            Err(unread) => {
+                failed = true;
+                eprint_line(format_args!("podcycle: error: {unread}"))
+            }
+        },
+    )?;
     // Charts and overlays as `check` renders them, one at a time: each pod is written as its
     // document ends, placed in the template, base or patch that wrote it.
     let renderer = Renderer::new(&options);

@@ -8,6 +8,7 @@ pub(crate) mod classify;
 pub(crate) mod fixtures;
 mod git_index;
 pub(crate) mod harness;
+pub(crate) mod kept;
 mod listed;
 pub(crate) mod owners;
 pub mod roles;
@@ -22,6 +23,7 @@ use ignore::WalkBuilder;
 use rayon::prelude::*;
 
 use self::classify::{FileClass, classify, classify_walked};
+use self::kept::{Budget, KeptTexts};
 use self::listed::Listed;
 use self::roles::PatchIndex;
 use crate::model::scope::may_hold_scope;
@@ -247,22 +249,36 @@ pub(crate) struct Discovered {
     pub(crate) markers: HashMap<PathBuf, Option<harness::Marker>>,
     /// Walked files not yet read, whose kind only their text tells ([`find`]).
     pub(crate) walked: Vec<PathBuf>,
+    /// The texts of small walked manifests, kept from the read that classified them for
+    /// their lint ([`kept`]).
+    pub(crate) texts: KeptTexts,
 }
 
 impl Discovered {
     /// Reads `walked` files on every core and sorts them by what they are ([`classify_walked`]):
     /// manifests to lint, the rest skipped and why.
+    /// The texts of small manifests are kept for their lint ([`Discovered::texts`]).
     pub(crate) fn classify(&mut self, walked: Vec<PathBuf>) {
         let reader = Reader::default();
-        let classes: Vec<Option<(FileClass, bool)>> = walked
+        let budget = Budget::default();
+        // One buffer per thread for the texts looked at and dropped.
+        let classes: Vec<Option<Classified>> = walked
             .par_iter()
-            .map(|path| class_of(&reader, path))
+            .map_init(Vec::new, |buffer, path| {
+                class_of(&reader, path, buffer, &budget)
+            })
             .collect();
         for (path, class) in walked.into_iter().zip(classes) {
-            if class.as_ref().is_some_and(|(_, names_scope)| !names_scope) {
+            if class.as_ref().is_some_and(|class| !class.names_scope) {
                 self.names_no_scope.insert(path.clone());
             }
-            match class.map(|(class, _)| class) {
+            let class = class.map(|class| {
+                if let Some(text) = class.kept {
+                    self.texts.insert(path.clone(), text);
+                }
+                class.class
+            });
+            match class {
                 Some(FileClass::ChartFile) => self.skipped.push((path, Skip::ChartFile)),
                 Some(FileClass::Template { marker, line }) => {
                     self.skipped.push((path, Skip::Template { marker, line }))
@@ -551,16 +567,39 @@ fn is_kustomization_file(path: &Path) -> bool {
         .is_some_and(|name| kustomize::KUSTOMIZATION_FILES.contains(&name))
 }
 
-/// What a walked file is, and whether its text names a budget or an autoscaler; `None` when
-/// it cannot be read, which linting it reports.
-fn class_of(reader: &Reader, path: &Path) -> Option<(FileClass, bool)> {
-    let bytes = reader.read(path, FileKind::Manifest).ok()?;
+/// What reading a walked file told of it.
+struct Classified {
+    class: FileClass,
+    /// Whether its text names a budget or an autoscaler ([`may_hold_scope`]).
+    names_scope: bool,
+    /// Its text, kept for its lint: a small manifest, while the budget lasts.
+    kept: Option<Vec<u8>>,
+}
+
+/// What a walked file is, read into `buffer`; `None` when it cannot be read, which linting it
+/// reports.
+fn class_of(
+    reader: &Reader,
+    path: &Path,
+    buffer: &mut Vec<u8>,
+    budget: &Budget,
+) -> Option<Classified> {
+    reader.read_into(path, FileKind::Manifest, buffer).ok()?;
     // Validation alone is several times faster than the lossy copy, which only text that is
     // not UTF-8 needs.
     let of = |text: &str| (classify_walked(path, text), may_hold_scope(text));
-    Some(match std::str::from_utf8(&bytes) {
+    let (class, names_scope) = match std::str::from_utf8(buffer) {
         Ok(text) => of(text),
-        Err(_) => of(&String::from_utf8_lossy(&bytes)),
+        Err(_) => of(&String::from_utf8_lossy(buffer)),
+    };
+    let manifest = matches!(
+        class,
+        FileClass::Manifest | FileClass::ManifestUnlessTemplate
+    );
+    Some(Classified {
+        class,
+        names_scope,
+        kept: manifest.then(|| budget.keep(buffer)).flatten(),
     })
 }
 

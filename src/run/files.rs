@@ -27,12 +27,26 @@ pub(crate) struct UnreadFile {
 /// Reads a file through the run's `reader`, named for reports the way the user wrote it
 /// (without a leading `./`).
 pub(crate) fn read_path(reader: &Reader, path: &Path) -> Result<(String, Vec<u8>), UnreadFile> {
+    read_unless_kept(reader, path, None)
+}
+
+/// A file's contents as [`read_path`] reads them, or `kept`, its text that discovery kept from
+/// reading it to tell what it is ([`crate::discovery::kept`]).
+pub(crate) fn read_unless_kept(
+    reader: &Reader,
+    path: &Path,
+    kept: Option<Vec<u8>>,
+) -> Result<(String, Vec<u8>), UnreadFile> {
     let display = path.display().to_string();
     let display = display
         .strip_prefix("./")
         .map(str::to_owned)
         .unwrap_or(display);
-    match reader.read(path, FileKind::Manifest) {
+    let bytes = match kept {
+        Some(bytes) => Ok(bytes),
+        None => reader.read(path, FileKind::Manifest),
+    };
+    match bytes {
         Ok(bytes) => Ok((display, bytes)),
         Err(source) => Err(UnreadFile {
             name: display,

@@ -44,7 +44,7 @@ pub(crate) use editor::{owners_findings, owners_of_saved};
 pub(crate) use explaining::Explaining;
 pub use files::lint_bytes;
 pub(crate) use files::{
-    CheckedFile, NotEdited, UnreadFile, Walked, lint_walked, read_path, read_stdin,
+    CheckedFile, NotEdited, UnreadFile, Walked, lint_walked, read_stdin, read_unless_kept,
 };
 pub(crate) use options::{CacheChoice, ConfigChoice, HelmOverrides, Rendering, Walk};
 pub use options::{FilePlan, RunOptions};
@@ -55,6 +55,7 @@ pub use workspace::{DirectoryContext, IndexLimits, WorkspaceIndex};
 
 use crate::diagnostics::RenderTool;
 use crate::discovery::Discovered;
+use crate::discovery::kept::KeptTexts;
 use crate::report::{FileReport, RenderedFor, RunNotes};
 use crate::safe_fs::Reader;
 
@@ -62,11 +63,21 @@ use crate::safe_fs::Reader;
 /// first, so that the last to be linted are small: a large file linted last keeps one core
 /// busy while the others wait (on the shared corpus, a 0.7 MB file at the end took a fifth of
 /// the run on one core). A file that cannot be read counts as empty, and reading it says why.
-fn file_sizes(files: &[(PathBuf, FilePlan)]) -> Vec<u64> {
+fn file_sizes(files: &[(PathBuf, FilePlan)], texts: &KeptTexts) -> Vec<u64> {
     files
         .par_iter()
-        .map(|(path, _)| std::fs::symlink_metadata(path).map_or(0, |m| m.len()))
+        .map(|(path, _)| match texts.get(path) {
+            Some(text) => text.len() as u64,
+            None => std::fs::symlink_metadata(path).map_or(0, |m| m.len()),
+        })
         .collect()
+}
+
+/// One piece of `check`'s work: a file that is its own scope, or the files of a directory
+/// judged together; each by its position, with its text where discovery kept it.
+enum Work {
+    File((usize, Option<Vec<u8>>)),
+    Unit(Vec<(usize, Option<Vec<u8>>)>),
 }
 
 /// The files of one piece of `check`'s work, each linted or why it was not read, and for a
@@ -78,7 +89,12 @@ type LintedWork = (
 
 /// Lints the files of a directory judged together in two phases, each file parsed once: the
 /// first ([`scopes::read_unit`]), then the documents that waited linted within the whole scope.
-fn lint_unit(files: &[(PathBuf, FilePlan)], members: &[usize], reader: &Reader) -> LintedWork {
+/// `members`: the unit's files, with their texts where discovery kept them.
+fn lint_unit(
+    files: &[(PathBuf, FilePlan)],
+    members: Vec<(usize, Option<Vec<u8>>)>,
+    reader: &Reader,
+) -> LintedWork {
     let unit = scopes::read_unit(files, members, reader);
     let positions = unit.read_positions();
     let joined = unit.joined;
@@ -150,23 +166,36 @@ impl Checking {
     /// are linted in two phases, each parsed once: every file is read and its part of the scope
     /// taken from its trees while what the scope cannot change is linted; then the parts are
     /// joined and the documents that waited for them linted.
-    pub(crate) fn files(&mut self, mut files: Vec<(PathBuf, FilePlan)>) -> Vec<UnreadFile> {
-        let units = scopes::directory_units(&files);
+    ///
+    /// `texts`: the texts discovery kept of small files, linted without reading them again.
+    pub(crate) fn files(
+        &mut self,
+        mut files: Vec<(PathBuf, FilePlan)>,
+        mut texts: KeptTexts,
+    ) -> Vec<UnreadFile> {
+        let units = scopes::directory_units(&files, &texts);
         let mut in_unit = vec![false; files.len()];
         for &index in units.iter().flatten() {
             in_unit[index] = true;
         }
         // A unit is linted as one piece of work, its phases on every core within it, so that
         // the trees kept between the phases are those of the few units under way.
-        let sizes = file_sizes(&files);
-        let mut work: Vec<(u64, Vec<usize>)> = units
+        let sizes = file_sizes(&files, &texts);
+        let mut take = |index: usize| (index, texts.take(&files[index].0));
+        let mut work: Vec<(u64, Work)> = units
             .into_iter()
-            .map(|members| (members.iter().map(|&i| sizes[i]).sum(), members))
+            .map(|members| {
+                let size = members.iter().map(|&i| sizes[i]).sum();
+                (
+                    size,
+                    Work::Unit(members.into_iter().map(&mut take).collect()),
+                )
+            })
             .collect();
         work.extend(
             (0..files.len())
                 .filter(|&i| !in_unit[i])
-                .map(|i| (sizes[i], vec![i])),
+                .map(|i| (sizes[i], Work::File(take(i)))),
         );
         work.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
         let reader = Reader::default();
@@ -174,16 +203,16 @@ impl Checking {
         // splits the list in halves instead, so that one thread came to the largest files one
         // after another and linted the last of them alone while the others waited.
         let done: Vec<LintedWork> = work
-            .iter()
+            .into_iter()
             .par_bridge()
-            .map(|(_, members)| match members.as_slice() {
-                [index] if !in_unit[*index] => {
-                    let (path, plan) = &files[*index];
-                    let report = read_path(&reader, path)
+            .map(|(_, work)| match work {
+                Work::File((index, kept)) => {
+                    let (path, plan) = &files[index];
+                    let report = read_unless_kept(&reader, path, kept)
                         .map(|(name, bytes)| lint_walked(name, bytes, plan));
-                    (vec![(*index, report)], None)
+                    (vec![(index, report)], None)
                 }
-                members => lint_unit(&files, members, &reader),
+                Work::Unit(members) => lint_unit(&files, members, &reader),
             })
             .collect();
         let mut results: Vec<Option<Result<Walked, UnreadFile>>> =

@@ -9,6 +9,7 @@ use super::configs::Configs;
 use super::options::{FilePlan, RunOptions};
 use crate::config::Config;
 use crate::discovery::harness::Marker;
+use crate::discovery::kept::KeptTexts;
 use crate::discovery::owners::{add_owner, chart_of_file, overlays_using};
 use crate::discovery::roles::role_by_name;
 use crate::discovery::{self, Discovered, FoundChart, Skip};
@@ -26,6 +27,9 @@ pub(crate) struct RunPlan {
     pub(crate) renders: Vec<RenderJob>,
     /// What discovery left out and could not read; its files, charts and overlays are above.
     pub(crate) discovered: Discovered,
+    /// The texts of small manifests among `files`, kept from the read that classified them:
+    /// their lint takes them instead of reading the file again.
+    pub(crate) texts: KeptTexts,
 }
 
 /// Standard input and what it is linted with.
@@ -111,21 +115,20 @@ impl RunPlan {
         // The walked files the default excludes leave out are not read to tell what they are:
         // they are not linted whatever they are (`testdata` is often most of a repository's
         // YAML). Those a configuration excludes are, as before, counted by what they are.
-        let (left_out, to_read): (Vec<PathBuf>, Vec<PathBuf>) =
-            std::mem::take(&mut discovered.walked)
-                .into_iter()
-                .partition(|path| {
-                    let config = configs.for_file(path);
-                    !options.leaves_out(config.as_deref(), path, false)
-                        && default_excluded(options, config.as_deref(), &walked, &markers, path)
-                });
-        discovered.skipped.extend(
-            left_out
-                .into_iter()
-                .map(|path| (path, Skip::DefaultExcluded)),
-        );
-        // Known now not to be left out by the default excludes: not asked again below.
-        let kept: HashSet<PathBuf> = to_read.iter().cloned().collect();
+        let mut to_read = Vec::new();
+        // Known not to be left out by the default excludes: not asked again below.
+        let mut kept: HashSet<PathBuf> = HashSet::new();
+        for path in std::mem::take(&mut discovered.walked) {
+            let config = configs.for_file(&path);
+            if options.leaves_out(config.as_deref(), &path, false) {
+                to_read.push(path);
+            } else if default_excluded(options, config.as_deref(), &walked, &markers, &path) {
+                discovered.skipped.push((path, Skip::DefaultExcluded));
+            } else {
+                kept.insert(path.clone());
+                to_read.push(path);
+            }
+        }
         discovered.classify(to_read);
         let owners = Owned::find(options, configs, &walked, &mut discovered);
         let mut patches = std::mem::take(&mut discovered.patches);
@@ -133,10 +136,12 @@ impl RunPlan {
         for path in std::mem::take(&mut discovered.files) {
             let config = configs.for_file(&path);
             if options.leaves_out(config.as_deref(), &path, walked.contains(&path)) {
+                discovered.texts.take(&path);
                 discovered.skipped.push((path, Skip::Excluded));
             } else if !kept.contains(&path)
                 && default_excluded(options, config.as_deref(), &walked, &markers, &path)
             {
+                discovered.texts.take(&path);
                 discovered.skipped.push((path, Skip::DefaultExcluded));
             } else {
                 let role = patches.role(&path);
@@ -222,13 +227,14 @@ impl RunPlan {
                 skip,
                 Skip::Template { .. } | Skip::NotManifest | Skip::ChartFile
             );
-            if not_manifest {
+            if not_manifest && !kept.contains(path) {
                 let config = configs.for_file(path);
                 if default_excluded(options, config.as_deref(), &walked, &markers, path) {
                     *skip = Skip::DefaultExcluded;
                 }
             }
         }
+        plan.texts = std::mem::take(&mut discovered.texts);
         plan.discovered = discovered;
         plan
     }
@@ -482,6 +488,48 @@ mod tests {
             read,
             [&root.join("app.yaml")],
             "only the linted file was read"
+        );
+    }
+
+    /// A small walked manifest is read once: the text that told what it is is the one its
+    /// lint reads, so the file is not opened again (here it is gone by then, and linted all
+    /// the same). A large one is read again by its lint, which says it is gone.
+    #[test]
+    fn a_small_walked_manifest_is_read_once() {
+        use crate::discovery::kept::KEPT_FILE_BYTES;
+        let directory = tempfile::tempdir().unwrap();
+        let root = directory.path().to_path_buf();
+        let small = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - {name: a, image: a:1}\n    - {name: a, image: a:1}\n";
+        let padding = format!("# {}\n", "x".repeat(KEPT_FILE_BYTES));
+        std::fs::write(root.join("small.yaml"), small).unwrap();
+        std::fs::write(root.join("large.yaml"), format!("{padding}{small}")).unwrap();
+        let options = RunOptions::default();
+        let mut configs = Configs::new(&ConfigChoice::Nothing).unwrap();
+        let mut plan = RunPlan::new(&options, &mut configs, std::slice::from_ref(&root), None);
+        assert!(plan.texts.get(&root.join("small.yaml")).is_some());
+        assert!(plan.texts.get(&root.join("large.yaml")).is_none());
+        std::fs::remove_file(root.join("small.yaml")).unwrap();
+        std::fs::remove_file(root.join("large.yaml")).unwrap();
+        let mut checking = crate::run::Checking::new(&options);
+        let texts = std::mem::take(&mut plan.texts);
+        let unread = checking.files(std::mem::take(&mut plan.files), texts);
+        let unread: Vec<&str> = unread.iter().map(|u| u.name.as_str()).collect();
+        assert_eq!(unread, [root.join("large.yaml").display().to_string()]);
+        let outcome = checking.finish(&plan.discovered);
+        let linted: Vec<(&str, Vec<&str>)> = outcome
+            .files
+            .iter()
+            .map(|file| {
+                let name = file.report.file.path.rsplit('/').next().unwrap_or_default();
+                let rules = file.report.diagnostics.iter().map(|d| d.rule).collect();
+                (name, rules)
+            })
+            .collect();
+        assert_eq!(linted.len(), 1, "{linted:?}");
+        assert_eq!(linted[0].0, "small.yaml");
+        assert!(
+            linted[0].1.contains(&"duplicate-container-name"),
+            "{linted:?}"
         );
     }
 }

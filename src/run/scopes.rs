@@ -14,8 +14,9 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::files::{ReadFile, UnreadFile, read_path, text_of};
+use super::files::{ReadFile, UnreadFile, read_path, read_unless_kept, text_of};
 use super::options::FilePlan;
+use crate::discovery::kept::KeptTexts;
 use crate::lint::FileRole;
 use crate::model::scope::{Placed, Scope, may_hold_scope};
 use crate::safe_fs::Reader;
@@ -26,14 +27,15 @@ use crate::source::SourceFile;
 /// each file is linted with (`--show-files`). `check` reads the same units in two
 /// phases instead, each file parsed once (`directory_units`, `read_unit`). Files that
 /// cannot be read are left out of it (linting them reports why).
-pub(crate) fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)]) {
+pub(crate) fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)], texts: &KeptTexts) {
     let reader = Reader::default();
-    for members in directory_units(files) {
+    for members in directory_units(files, texts) {
         let parts: Vec<Scope> = members
             .par_iter()
             .filter_map(|&index| {
                 let (path, plan) = &files[index];
-                let (name, bytes) = read_path(&reader, path).ok()?;
+                let kept = texts.get(path).map(<[u8]>::to_vec);
+                let (name, bytes) = read_unless_kept(&reader, path, kept).ok()?;
                 let file = SourceFile::new(name, text_of(bytes).0);
                 Some(Scope::read_part(&file, plan.settings.pod_templates()))
             })
@@ -57,10 +59,11 @@ pub(crate) enum Ready {
 /// parses each file once. Plans get the scope they are linted with, as in `check`.
 pub(crate) fn in_order<E>(
     files: &mut [(PathBuf, FilePlan)],
+    mut texts: KeptTexts,
     mut each: impl FnMut(&Path, &FilePlan, Result<Ready, UnreadFile>) -> Result<(), E>,
 ) -> Result<(), E> {
     let reader = Reader::default();
-    let units = directory_units(files);
+    let units = directory_units(files, &texts);
     let mut unit_of: HashMap<usize, usize> = HashMap::new();
     for (unit, members) in units.iter().enumerate() {
         for &index in members {
@@ -71,11 +74,17 @@ pub(crate) fn in_order<E>(
     for index in 0..files.len() {
         let ready = match unit_of.get(&index) {
             None => {
-                read_path(&reader, &files[index].0).map(|(name, bytes)| Ready::Bytes(name, bytes))
+                let path = &files[index].0;
+                read_unless_kept(&reader, path, texts.take(path))
+                    .map(|(name, bytes)| Ready::Bytes(name, bytes))
             }
             Some(&unit) => {
                 if !read.contains_key(&index) {
-                    let unit = read_unit(files, &units[unit], &reader);
+                    let members = units[unit]
+                        .iter()
+                        .map(|&member| (member, texts.take(&files[member].0)))
+                        .collect();
+                    let unit = read_unit(files, members, &reader);
                     share(files, &unit.read_positions(), &unit.joined);
                     for (index, unread) in unit.unread {
                         read.insert(index, Err(unread));
@@ -117,15 +126,15 @@ impl UnitRead {
 /// read on every core ([`ReadFile`], each parsed once), and the parts joined.
 pub(crate) fn read_unit(
     files: &[(PathBuf, FilePlan)],
-    members: &[usize],
+    members: Vec<(usize, Option<Vec<u8>>)>,
     reader: &Reader,
 ) -> UnitRead {
     let results: Vec<(usize, Result<ReadFile, UnreadFile>)> = members
-        .par_iter()
-        .map(|&index| {
+        .into_par_iter()
+        .map(|(index, kept)| {
             let (path, plan) = &files[index];
-            let read =
-                read_path(reader, path).map(|(name, bytes)| ReadFile::new(name, bytes, plan));
+            let read = read_unless_kept(reader, path, kept)
+                .map(|(name, bytes)| ReadFile::new(name, bytes, plan));
             (index, read)
         })
         .collect();
@@ -194,7 +203,7 @@ pub(crate) fn share(files: &mut [(PathBuf, FilePlan)], members: &[usize], joined
 /// manifest, one of which names a budget or an autoscaler (elsewhere a file's own scope says
 /// the same). Each is the positions of its files, in order. Only the text is looked at here,
 /// not parsed, and not read again where discovery already found that it names neither kind.
-pub(crate) fn directory_units(files: &[(PathBuf, FilePlan)]) -> Vec<Vec<usize>> {
+pub(crate) fn directory_units(files: &[(PathBuf, FilePlan)], texts: &KeptTexts) -> Vec<Vec<usize>> {
     let mut by_directory: BTreeMap<&Path, Vec<usize>> = BTreeMap::new();
     for (index, (path, plan)) in files.iter().enumerate() {
         if plan.role == FileRole::Manifest {
@@ -213,9 +222,12 @@ pub(crate) fn directory_units(files: &[(PathBuf, FilePlan)]) -> Vec<Vec<usize>> 
         .filter(|members| {
             members.iter().any(|&index| {
                 let (path, plan) = &files[index];
+                let names = |bytes: &[u8]| may_hold_scope(&String::from_utf8_lossy(bytes));
                 !plan.names_no_scope
-                    && read_path(&reader, path)
-                        .is_ok_and(|(_, bytes)| may_hold_scope(&String::from_utf8_lossy(&bytes)))
+                    && match texts.get(path) {
+                        Some(bytes) => names(bytes),
+                        None => read_path(&reader, path).is_ok_and(|(_, bytes)| names(&bytes)),
+                    }
             })
         })
         .collect()
@@ -287,6 +299,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::super::{Checking, RunOptions};
+    use crate::discovery::kept::KeptTexts;
     use crate::lint::FileRole;
     use crate::yaml::parsed;
 
@@ -338,7 +351,7 @@ spec:
             files.push((path, options.file_plan(None, None, FileRole::Manifest)));
         }
         let mut checking = Checking::new(&options);
-        assert!(checking.files(files).is_empty());
+        assert!(checking.files(files, KeptTexts::default()).is_empty());
         let rules: Vec<(&str, &str)> = checking
             .reports
             .iter()
@@ -384,9 +397,12 @@ spec:
                 })
                 .collect()
         };
-        assert_eq!(super::directory_units(&plans(false)), [vec![0, 1]]);
+        assert_eq!(
+            super::directory_units(&plans(false), &KeptTexts::default()),
+            [vec![0, 1]]
+        );
         // Taken at its word: a file said to name neither kind is not read to check.
-        assert!(super::directory_units(&plans(true)).is_empty());
+        assert!(super::directory_units(&plans(true), &KeptTexts::default()).is_empty());
     }
 
     /// `explain`'s walk over the files in order reads a directory judged together the same
@@ -403,16 +419,18 @@ spec:
             files.push((path, options.file_plan(None, None, FileRole::Manifest)));
         }
         let mut rules = Vec::new();
-        let done: Result<(), ()> = super::in_order(&mut files, |_, plan, ready| {
-            let super::Ready::Read(file, scope) = ready.unwrap() else {
-                panic!("a file of a directory judged together is read with it");
-            };
-            let crate::run::Walked::Report(report) = file.finish(plan, &scope, &mut |_| {}) else {
-                panic!("a manifest is reported");
-            };
-            rules.extend(report.diagnostics.iter().map(|d| d.rule));
-            Ok(())
-        });
+        let done: Result<(), ()> =
+            super::in_order(&mut files, KeptTexts::default(), |_, plan, ready| {
+                let super::Ready::Read(file, scope) = ready.unwrap() else {
+                    panic!("a file of a directory judged together is read with it");
+                };
+                let crate::run::Walked::Report(report) = file.finish(plan, &scope, &mut |_| {})
+                else {
+                    panic!("a manifest is reported");
+                };
+                rules.extend(report.diagnostics.iter().map(|d| d.rule));
+                Ok(())
+            });
         assert!(done.is_ok());
         assert_eq!(rules, ["disruption-budget-blocks-eviction"]);
         assert_eq!(parsed::count(&marker), 2);
