@@ -207,6 +207,11 @@ impl Settings {
             extend_select,
             ignore,
         } = selection;
+        // Nothing to apply, as for most files of a run (each file's settings are made from
+        // the layers that apply to it): the rules stay as they are.
+        if select.is_empty() && extend_select.is_empty() && ignore.is_empty() {
+            return self;
+        }
         let previous = std::mem::take(&mut self.enabled);
         self.enabled = ALL_RULES
             .iter()
