@@ -245,8 +245,11 @@ impl Reader {
         kind: FileKind,
         buffer: &mut Vec<u8>,
     ) -> Result<(), ReadError> {
-        let (file, _) = self.open(path)?;
+        let (file, size) = self.open(path)?;
         buffer.clear();
+        // Grown once to the file's size, not by doubling: each step of that would be a new
+        // allocation, and its pages new to the process.
+        buffer.reserve(usize::try_from(size.min(kind.max_bytes())).unwrap_or(0));
         *buffer = read_capped_into(file, kind, std::mem::take(buffer))?;
         Ok(())
     }

@@ -261,13 +261,23 @@ impl Discovered {
     pub(crate) fn classify(&mut self, walked: Vec<PathBuf>) {
         let reader = Reader::default();
         let budget = Budget::default();
-        // One buffer per thread for the texts looked at and dropped.
+        thread_local! {
+            /// The texts looked at and dropped, read one after another into one allocation
+            /// per thread.
+            static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
         let classes: Vec<Option<Classified>> = walked
             .par_iter()
-            .map_init(Vec::new, |buffer, path| {
-                class_of(&reader, path, buffer, &budget)
+            .map(|path| {
+                BUFFER.with_borrow_mut(|buffer| {
+                    let class = class_of(&reader, path, buffer, &budget);
+                    buffer.clear();
+                    class
+                })
             })
             .collect();
+        // Not kept for the rest of the run: the largest file's size, per thread.
+        rayon::broadcast(|_| BUFFER.take());
         for (path, class) in walked.into_iter().zip(classes) {
             if class.as_ref().is_some_and(|class| !class.names_scope) {
                 self.names_no_scope.insert(path.clone());
