@@ -261,23 +261,14 @@ impl Discovered {
     pub(crate) fn classify(&mut self, walked: Vec<PathBuf>) {
         let reader = Reader::default();
         let budget = Budget::default();
-        thread_local! {
-            /// The texts looked at and dropped, read one after another into one allocation
-            /// per thread.
-            static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
+        // One buffer for each piece of the parallel work, grown to the largest file of its
+        // piece and dropped with it, so that the lint's peak does not carry it.
         let classes: Vec<Option<Classified>> = walked
             .par_iter()
-            .map(|path| {
-                BUFFER.with_borrow_mut(|buffer| {
-                    let class = class_of(&reader, path, buffer, &budget);
-                    buffer.clear();
-                    class
-                })
+            .map_init(Vec::new, |buffer, path| {
+                class_of(&reader, path, buffer, &budget)
             })
             .collect();
-        // Not kept for the rest of the run: the largest file's size, per thread.
-        rayon::broadcast(|_| BUFFER.take());
         for (path, class) in walked.into_iter().zip(classes) {
             if class.as_ref().is_some_and(|class| !class.names_scope) {
                 self.names_no_scope.insert(path.clone());
