@@ -197,11 +197,16 @@ impl Checking {
                 .filter(|&i| !in_unit[i])
                 .map(|i| (sizes[i], Work::File(take(i)))),
         );
-        work.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
+        // The files whose texts discovery kept come first, so that the texts are not held while
+        // the largest files are linted (the run's peak); they are small, and quickly done.
+        work.sort_by_key(|(size, work)| {
+            let kept = matches!(work, Work::File((_, Some(_))));
+            (!kept, std::cmp::Reverse(*size))
+        });
         let reader = Reader::default();
-        // Taken from the list by whichever thread is free, largest first: a parallel iterator
-        // splits the list in halves instead, so that one thread came to the largest files one
-        // after another and linted the last of them alone while the others waited.
+        // Then taken from the list by whichever thread is free, largest first: a parallel
+        // iterator splits the list in halves instead, so that one thread came to the largest
+        // files one after another and linted the last of them alone while the others waited.
         let done: Vec<LintedWork> = work
             .into_iter()
             .par_bridge()
