@@ -236,24 +236,6 @@ impl Reader {
         read_sized(file, size, kind)
     }
 
-    /// Reads `path` like [`Reader::read`] into `buffer`, replacing what it held: for bytes
-    /// looked at and dropped, read after read into the same allocation, where a new one for
-    /// each file costs the pages the allocator hands back and takes again.
-    pub(crate) fn read_into(
-        &self,
-        path: &Path,
-        kind: FileKind,
-        buffer: &mut Vec<u8>,
-    ) -> Result<(), ReadError> {
-        let (file, size) = self.open(path)?;
-        buffer.clear();
-        // Grown once to the file's size, not by doubling: each step of that would be a new
-        // allocation, and its pages new to the process.
-        buffer.reserve(usize::try_from(size.min(kind.max_bytes())).unwrap_or(0));
-        *buffer = read_capped_into(file, kind, std::mem::take(buffer))?;
-        Ok(())
-    }
-
     /// Opens `path`, a regular file inside `tree`, with its size.
     fn open_within(&self, path: &Path, tree: &Path) -> Result<(File, u64), ReadError> {
         let tree = self.real_directory(tree)?;

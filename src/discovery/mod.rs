@@ -261,13 +261,9 @@ impl Discovered {
     pub(crate) fn classify(&mut self, walked: Vec<PathBuf>) {
         let reader = Reader::default();
         let budget = Budget::default();
-        // One buffer for each piece of the parallel work, grown to the largest file of its
-        // piece and dropped with it, so that the lint's peak does not carry it.
         let classes: Vec<Option<Classified>> = walked
             .par_iter()
-            .map_init(Vec::new, |buffer, path| {
-                class_of(&reader, path, buffer, &budget)
-            })
+            .map(|path| class_of(&reader, path, &budget))
             .collect();
         for (path, class) in walked.into_iter().zip(classes) {
             if class.as_ref().is_some_and(|class| !class.names_scope) {
@@ -577,21 +573,15 @@ struct Classified {
     kept: Option<Vec<u8>>,
 }
 
-/// What a walked file is, read into `buffer`; `None` when it cannot be read, which linting it
-/// reports.
-fn class_of(
-    reader: &Reader,
-    path: &Path,
-    buffer: &mut Vec<u8>,
-    budget: &Budget,
-) -> Option<Classified> {
-    reader.read_into(path, FileKind::Manifest, buffer).ok()?;
+/// What a walked file is; `None` when it cannot be read, which linting it reports.
+fn class_of(reader: &Reader, path: &Path, budget: &Budget) -> Option<Classified> {
+    let bytes = reader.read(path, FileKind::Manifest).ok()?;
     // Validation alone is several times faster than the lossy copy, which only text that is
     // not UTF-8 needs.
     let of = |text: &str| (classify_walked(path, text), may_hold_scope(text));
-    let (class, names_scope) = match std::str::from_utf8(buffer) {
+    let (class, names_scope) = match std::str::from_utf8(&bytes) {
         Ok(text) => of(text),
-        Err(_) => of(&String::from_utf8_lossy(buffer)),
+        Err(_) => of(&String::from_utf8_lossy(&bytes)),
     };
     let manifest = matches!(
         class,
@@ -600,7 +590,7 @@ fn class_of(
     Some(Classified {
         class,
         names_scope,
-        kept: manifest.then(|| budget.keep(buffer)).flatten(),
+        kept: if manifest { budget.keep(bytes) } else { None },
     })
 }
 
