@@ -18,8 +18,12 @@ mod select;
 mod text;
 mod units;
 
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::io::{self, Write};
+use std::sync::Arc;
+
+use crate::model::scope::CoveringBudget;
 
 pub use build::{PodSource, explain_pod};
 pub(crate) use model::{Note, PodExplanation, ShownFinding};
@@ -68,8 +72,11 @@ pub(crate) struct ExplainWriter<W: Write> {
     /// list beside them.
     budgets: Vec<rollout::BudgetInfo>,
     /// The groups of budgets already in `budgets`, by address: the rollouts of one scope
-    /// share them.
-    budget_groups_seen: HashSet<usize>,
+    /// share them. Each is held here, so that its address cannot be taken by another group
+    /// once its scope is dropped: a file that is its own scope makes its groups while it is
+    /// explained and drops them after, and the next file's groups were often made at the
+    /// same address, and their budgets left out of the list.
+    budget_groups_seen: HashMap<usize, Arc<[CoveringBudget]>>,
 }
 
 impl<W: Write> ExplainWriter<W> {
@@ -81,7 +88,7 @@ impl<W: Write> ExplainWriter<W> {
             written: 0,
             key: "pods",
             budgets: Vec::new(),
-            budget_groups_seen: HashSet::new(),
+            budget_groups_seen: HashMap::new(),
         }
     }
 
@@ -104,8 +111,10 @@ impl<W: Write> ExplainWriter<W> {
             ExplainFormat::Json => {
                 for group in &rollout.budget_groups {
                     // The address of a group's shared list: equal for every rollout it covers.
-                    if self.budget_groups_seen.insert(group.as_ptr() as usize) {
+                    let address = group.as_ptr() as usize;
+                    if let Entry::Vacant(entry) = self.budget_groups_seen.entry(address) {
                         self.budgets.extend(group.iter().map(rollout::budget_info));
+                        entry.insert(Arc::clone(group));
                     }
                 }
                 json::write_item(&mut self.out, self.key, rollout, first)

@@ -634,3 +634,71 @@ fn a_container_without_a_name_is_named_by_its_place() {
     let text = stdout(&output);
     assert!(text.contains("the 1st init container sleeps 5s"), "{text}");
 }
+
+/// `explain --rollout --format json` lists every budget a rollout names, once. Budgets are
+/// listed by their group, known by its address; a file that is its own scope drops its groups
+/// once explained, and the next file's were often made at the same address, so that their
+/// budgets were left out of the list (half of them here).
+#[test]
+fn every_budget_a_rollout_names_is_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    for n in 0..30 {
+        let text = format!(
+            "apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web-{n}}}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {{app: web-{n}}}
+  template:
+    metadata:
+      labels: {{app: web-{n}}}
+    spec:
+      containers:
+        - {{name: web, image: web:1}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: web-{n}}}
+spec:
+  minAvailable: 1
+  selector:
+    matchLabels: {{app: web-{n}}}
+"
+        );
+        common::write(dir.path(), &format!("s{n}/all.yaml"), &text);
+    }
+    let output = common::podcycle()
+        .args([
+            "explain",
+            "--no-config",
+            "--rollout",
+            "--format",
+            "json",
+            ".",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let listed: Vec<&str> = json["disruption_budgets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|budget| budget["id"].as_str().unwrap())
+        .collect();
+    let mut named: Vec<&str> = json["rollouts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|rollout| rollout["disruption_budgets"].as_array().unwrap())
+        .map(|id| id.as_str().unwrap())
+        .collect();
+    assert_eq!(named.len(), 30);
+    named.sort_unstable();
+    let mut sorted = listed.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, named, "each named budget listed once");
+}
