@@ -5,7 +5,7 @@
 //! closed or changed on disk — the open documents of that directory are linted again, with
 //! the last text and plan each was linted with.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -57,15 +57,35 @@ pub(crate) enum Job {
     Touched(Vec<PathBuf>),
 }
 
-/// The open documents as last linted, and the generation of each directory's index they were
+/// The open documents as last linted, and the generation of its directory's index each was
 /// linted at.
+///
+/// Kept per document, not per directory: the server hands the index each open text as it
+/// arrives, so a lint already under way may read another document's new text, and move the
+/// directory to a new generation, before that document's own lint. Per directory, the new
+/// generation was then no news to the document's lint, and the documents linted at the old
+/// one stayed as they were.
 #[derive(Default)]
 struct Linted {
     jobs: HashMap<Uri, LintJob>,
-    generations: HashMap<PathBuf, u64>,
+    generations: HashMap<Uri, u64>,
 }
 
 impl Linted {
+    /// The open documents of `directory` last linted at another generation than
+    /// `generation`, as last linted.
+    fn behind(&self, directory: &PathBuf, generation: u64) -> Vec<LintJob> {
+        let mut jobs: Vec<LintJob> = self
+            .jobs
+            .values()
+            .filter(|job| directory_of(&job.uri).as_ref() == Some(directory))
+            .filter(|job| self.generations.get(&job.uri) != Some(&generation))
+            .cloned()
+            .collect();
+        jobs.sort_by(|a, b| a.uri.as_str().cmp(b.uri.as_str()));
+        jobs
+    }
+
     /// The open documents of `directory`, as last linted.
     fn open_in(&self, directory: &PathBuf) -> Vec<LintJob> {
         let mut jobs: Vec<LintJob> = self
@@ -78,9 +98,10 @@ impl Linted {
         jobs
     }
 
-    /// Records that `directory` was seen at `generation`; whether that is news.
-    fn saw(&mut self, directory: PathBuf, generation: u64) -> bool {
-        self.generations.insert(directory, generation) != Some(generation)
+    /// Forgets a closed document.
+    fn remove(&mut self, uri: &Uri) {
+        self.jobs.remove(uri);
+        self.generations.remove(uri);
     }
 }
 
@@ -132,7 +153,7 @@ pub(crate) fn run(
             Ok(Job::Owners(job)) => publish_owners(&job, &mut published, client, send),
             Ok(Job::Close(uri)) => {
                 pending.retain(|p| p.uri != uri);
-                linted.jobs.remove(&uri);
+                linted.remove(&uri);
                 send(publish(uri, None, Vec::new()));
             }
             Err(RecvTimeoutError::Timeout) => {
@@ -145,8 +166,8 @@ pub(crate) fn run(
     }
 }
 
-/// Lints the documents of `batch`, then the other open documents of every directory whose
-/// index changed since they were linted: those of `touched`, and those of the documents linted.
+/// Lints the documents of `batch`, then every other open document whose directory's index
+/// changed since it was linted: those of `touched`, and those beside the documents linted.
 fn lint_batch(
     batch: Vec<LintJob>,
     mut touched: Vec<PathBuf>,
@@ -173,27 +194,27 @@ fn lint_batch(
             kinds: file.settings.pod_templates(),
         };
         let refreshed = catch_unwind(AssertUnwindSafe(|| index.refresh(&directory, &context)));
-        if let Ok(generation) = refreshed
-            && linted.saw(directory, generation)
-        {
-            queue.extend(open);
+        if let Ok(generation) = refreshed {
+            enqueue(&mut queue, linted.behind(&directory, generation));
         }
     }
-    let mut done: HashSet<String> = HashSet::new();
     while let Some(job) = queue.pop_front() {
-        if !done.insert(job.uri.as_str().to_owned()) {
-            continue;
+        let uri = job.uri.clone();
+        linted.jobs.insert(uri.clone(), job.clone());
+        if let Some((directory, generation)) = lint(job, client, index, send) {
+            linted.generations.insert(uri, generation);
+            // Generations only grow, and only when what a directory holds for its scope
+            // changes: each document is linted again at most once for each change.
+            enqueue(&mut queue, linted.behind(&directory, generation));
         }
-        linted.jobs.insert(job.uri.clone(), job.clone());
-        if let Some((directory, generation)) = lint(job, client, index, send)
-            && linted.saw(directory.clone(), generation)
-        {
-            queue.extend(
-                linted
-                    .open_in(&directory)
-                    .into_iter()
-                    .filter(|other| !done.contains(other.uri.as_str())),
-            );
+    }
+}
+
+/// Adds `jobs` to `queue`, each document once.
+fn enqueue(queue: &mut VecDeque<LintJob>, jobs: Vec<LintJob>) {
+    for job in jobs {
+        if !queue.iter().any(|queued| queued.uri == job.uri) {
+            queue.push_back(job);
         }
     }
 }
