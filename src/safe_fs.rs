@@ -202,19 +202,13 @@ pub(crate) struct Reader {
 impl Reader {
     /// Reads `path` like [`read_file`].
     pub(crate) fn read(&self, path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
-        let (file, size) = self.open(path)?;
-        read_sized(file, size, kind)
-    }
-
-    /// Opens `path` as [`Reader::read`] reads it, with its size.
-    fn open(&self, path: &Path) -> Result<(File, u64), ReadError> {
         let cwd = self.cwd()?;
         // The common case, without building the absolute path: a relative path that never
         // steps up is under the current directory.
         if path.is_relative() && !path.components().any(|c| c == Component::ParentDir) {
-            return self.open_within(path, cwd);
+            return self.read_within(path, cwd, kind);
         }
-        self.open_within(path, &tree_of(path, cwd))
+        self.read_within(path, &tree_of(path, cwd), kind)
     }
 
     fn cwd(&self) -> io::Result<&Path> {
@@ -232,17 +226,20 @@ impl Reader {
         tree: &Path,
         kind: FileKind,
     ) -> Result<Vec<u8>, ReadError> {
-        let (file, size) = self.open_within(path, tree)?;
-        read_sized(file, size, kind)
-    }
-
-    /// Opens `path`, a regular file inside `tree`, with its size.
-    fn open_within(&self, path: &Path, tree: &Path) -> Result<(File, u64), ReadError> {
         let tree = self.real_directory(tree)?;
-        match self.open_by_name(path, &tree) {
-            Some(opened) => opened,
-            None => open_regular(&resolve_within(path, &tree)?),
-        }
+        let (file, size) = match self.open_by_name(path, &tree) {
+            Some(opened) => opened?,
+            None => open_regular(&resolve_within(path, &tree)?)?,
+        };
+        // Room for the size the file has now, so that the bytes are read into one allocation
+        // of their own size (growing by doubling leaves up to half of it unused for the whole
+        // run).
+        let size = size.min(kind.max_bytes());
+        read_capped_into(
+            file,
+            kind,
+            Vec::with_capacity(usize::try_from(size).unwrap_or(0)),
+        )
     }
 
     /// Opens `path` at the real path of its directory when its last component is a plain name
@@ -318,17 +315,6 @@ pub(crate) fn read_stdin(kind: FileKind) -> Result<Vec<u8>, ReadError> {
 /// Reads everything `reader` gives, up to the cap of `kind`.
 pub(crate) fn read_capped(reader: impl Read, kind: FileKind) -> Result<Vec<u8>, ReadError> {
     read_capped_into(reader, kind, Vec::new())
-}
-
-/// Reads an opened file of `size` bytes into one allocation of its own size (growing by
-/// doubling leaves up to half of it unused for the whole run), up to the cap of `kind`.
-fn read_sized(file: File, size: u64, kind: FileKind) -> Result<Vec<u8>, ReadError> {
-    let size = size.min(kind.max_bytes());
-    read_capped_into(
-        file,
-        kind,
-        Vec::with_capacity(usize::try_from(size).unwrap_or(0)),
-    )
 }
 
 fn read_capped_into(
