@@ -257,13 +257,14 @@ pub(crate) struct Discovered {
 impl Discovered {
     /// Reads `walked` files on every core and sorts them by what they are ([`classify_walked`]):
     /// manifests to lint, the rest skipped and why.
-    /// The texts of small manifests are kept for their lint ([`Discovered::texts`]).
-    pub(crate) fn classify(&mut self, walked: Vec<PathBuf>) {
+    /// The texts of small manifests that `linted` says are linted are kept for their lint
+    /// ([`Discovered::texts`]).
+    pub(crate) fn classify(&mut self, walked: Vec<PathBuf>, linted: impl Fn(&Path) -> bool + Sync) {
         let reader = Reader::default();
         let budget = Budget::default();
         let classes: Vec<Option<Classified>> = walked
             .par_iter()
-            .map(|path| class_of(&reader, path, &budget))
+            .map(|path| class_of(&reader, path, linted(path).then_some(&budget)))
             .collect();
         for (path, class) in walked.into_iter().zip(classes) {
             if class.as_ref().is_some_and(|class| !class.names_scope) {
@@ -447,7 +448,7 @@ pub(crate) fn discover_with(
 ) -> Discovered {
     let mut discovered = find(paths, exclude, options);
     let walked = std::mem::take(&mut discovered.walked);
-    discovered.classify(walked);
+    discovered.classify(walked, |_| true);
     discovered
 }
 
@@ -573,8 +574,9 @@ struct Classified {
     kept: Option<Vec<u8>>,
 }
 
-/// What a walked file is; `None` when it cannot be read, which linting it reports.
-fn class_of(reader: &Reader, path: &Path, budget: &Budget) -> Option<Classified> {
+/// What a walked file is; `None` when it cannot be read, which linting it reports. Its text
+/// is kept if it is a manifest and `budget` (none: it is not linted) allows.
+fn class_of(reader: &Reader, path: &Path, budget: Option<&Budget>) -> Option<Classified> {
     let bytes = reader.read(path, FileKind::Manifest).ok()?;
     // Validation alone is several times faster than the lossy copy, which only text that is
     // not UTF-8 needs.
@@ -590,7 +592,9 @@ fn class_of(reader: &Reader, path: &Path, budget: &Budget) -> Option<Classified>
     Some(Classified {
         class,
         names_scope,
-        kept: if manifest { budget.keep(bytes) } else { None },
+        kept: budget
+            .filter(|_| manifest)
+            .and_then(|budget| budget.keep(bytes)),
     })
 }
 

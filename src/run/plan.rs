@@ -116,8 +116,9 @@ impl RunPlan {
         // they are not linted whatever they are (`testdata` is often most of a repository's
         // YAML). Those a configuration excludes are, as before, counted by what they are.
         let mut to_read = Vec::new();
-        // Known not to be left out by the default excludes: not asked again below.
-        let mut kept: HashSet<PathBuf> = HashSet::new();
+        // Left out neither by the configuration nor by the default excludes: linted if they
+        // are manifests, and not asked again below.
+        let mut included: HashSet<PathBuf> = HashSet::new();
         for path in std::mem::take(&mut discovered.walked) {
             let config = configs.for_file(&path);
             if options.leaves_out(config.as_deref(), &path, false) {
@@ -125,23 +126,21 @@ impl RunPlan {
             } else if default_excluded(options, config.as_deref(), &walked, &markers, &path) {
                 discovered.skipped.push((path, Skip::DefaultExcluded));
             } else {
-                kept.insert(path.clone());
+                included.insert(path.clone());
                 to_read.push(path);
             }
         }
-        discovered.classify(to_read);
+        discovered.classify(to_read, |path| included.contains(path));
         let owners = Owned::find(options, configs, &walked, &mut discovered);
         let mut patches = std::mem::take(&mut discovered.patches);
         patches.read_beside(&discovered.files);
         for path in std::mem::take(&mut discovered.files) {
             let config = configs.for_file(&path);
             if options.leaves_out(config.as_deref(), &path, walked.contains(&path)) {
-                discovered.texts.take(&path);
                 discovered.skipped.push((path, Skip::Excluded));
-            } else if !kept.contains(&path)
+            } else if !included.contains(&path)
                 && default_excluded(options, config.as_deref(), &walked, &markers, &path)
             {
-                discovered.texts.take(&path);
                 discovered.skipped.push((path, Skip::DefaultExcluded));
             } else {
                 let role = patches.role(&path);
@@ -227,7 +226,7 @@ impl RunPlan {
                 skip,
                 Skip::Template { .. } | Skip::NotManifest | Skip::ChartFile
             );
-            if not_manifest && !kept.contains(path) {
+            if not_manifest && !included.contains(path) {
                 let config = configs.for_file(path);
                 if default_excluded(options, config.as_deref(), &walked, &markers, path) {
                     *skip = Skip::DefaultExcluded;
