@@ -11,14 +11,15 @@ const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
 const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// Commit arena memory as it is used, and hand freed pages back after 2 ms instead of 1 s
-/// (mimalloc 3's default; 10 ms in mimalloc 2): a run over many files then peaks at what it holds, not at every tree
-/// it has freed (on 15 MB of real manifests, 18 MB instead of 25–30 MB at the default).
+/// (mimalloc 3's default; 10 ms in mimalloc 2): a run over many files then peaks at what it
+/// holds, not at every tree it has freed (on 15 MB of real manifests, 18 MB instead of
+/// 25–30 MB at the default).
 ///
 /// Not at once: pages handed back the moment they are free are taken back by the next
 /// document's tree, each a page fault and a page zeroed. On the generated corpus of the
-/// benchmarks that was an eighth of the CPU time (system time 0.26 s against 0.09 s after 2 ms;
-/// CPU time 0.88×, wall time 0.89×); 2 ms raised the median peak by 0.5 MB there and 1.1 MB on the real
-/// manifests (docs/performance.md).
+/// benchmarks that was an eighth of the CPU time (system time 0.26 s against 0.09 s after
+/// 2 ms; CPU time 0.88×, wall time 0.89×); 2 ms raised the median peak by 0.5 MB there and
+/// 1.1 MB on the real manifests (docs/performance.md).
 ///
 /// mimalloc's own environment variables (`MIMALLOC_PURGE_DELAY`, ...) still decide where they
 /// are set, as mimalloc documents: an option set here would override them.

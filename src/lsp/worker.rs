@@ -75,14 +75,8 @@ impl Linted {
     /// The open documents of `directory` last linted at another generation than
     /// `generation`, as last linted.
     fn behind(&self, directory: &PathBuf, generation: u64) -> Vec<LintJob> {
-        let mut jobs: Vec<LintJob> = self
-            .jobs
-            .values()
-            .filter(|job| directory_of(&job.uri).as_ref() == Some(directory))
-            .filter(|job| self.generations.get(&job.uri) != Some(&generation))
-            .cloned()
-            .collect();
-        jobs.sort_by(|a, b| a.uri.as_str().cmp(b.uri.as_str()));
+        let mut jobs = self.open_in(directory);
+        jobs.retain(|job| self.generations.get(&job.uri) != Some(&generation));
         jobs
     }
 
