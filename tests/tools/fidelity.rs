@@ -1054,70 +1054,117 @@ fn fixtures_examples_testdata_and_corpus_agree_with_kubernetes() {
 }
 
 fn generated_pod_specs_agree_with_kubernetes() {
-    // The generator's nested strategies need more stack than a test thread has in debug builds.
-    std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(compare_generated_specs)
-        .expect("a thread starts")
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    compare_generated_specs();
 }
 
+/// The generator's nested strategies need more stack than a test thread has in debug builds.
+const GENERATOR_STACK: usize = 256 << 20;
+
+/// Generates the specs in files of `SPECS_PER_FILE` and compares each file on every core: a
+/// file is one oracle run and one lint, so the cores stay busy while either tool works. The
+/// tallies are added up in file order, so the report does not depend on which core was first.
 fn compare_generated_specs() {
     let started = Instant::now();
     let scratch = tempfile::tempdir().expect("a temporary directory");
     let allowed = out_of_scope();
-    let versions: Vec<KubeVersion> = EXACT.map(KubeVersion::new).collect();
-    let mut tally = Tally::default();
     // PODCYCLE_FIDELITY_SPECS=N runs fewer (or more): CI runs 100,000.
     let total = std::env::var("PODCYCLE_FIDELITY_SPECS")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(GENERATED_SPECS);
-    let mut index = 0u64;
-    let mut batch = 0;
-    while index < total {
-        let version = versions[batch % versions.len()];
-        let count = SPECS_PER_FILE.min(total - index);
-        let mut text = String::new();
-        for i in index..index + count {
-            let spec = generate::value_tree(SEED, i).current();
-            text.push_str("---\n");
-            text.push_str(&spec.to_yaml(&format!("s{i}")));
-        }
-        let path = scratch.path().join(format!("generated-{batch}.yaml"));
-        std::fs::write(&path, &text).expect("the scratch directory is writable");
-        let rejections = judge(std::slice::from_ref(&path), version);
-        let refs: Vec<&Rejection> = rejections.iter().collect();
-        let case = Case {
-            path,
-            text,
-            version,
-            role: FileRole::Manifest,
-        };
-        let first = index;
-        // Shrinking takes an oracle run per step: only the first few disagreements are shrunk.
-        let shrunk = std::cell::Cell::new(0);
-        let show = |document: usize| {
-            let spec = first + document as u64;
-            shrunk.set(shrunk.get() + 1);
-            if shrunk.get() > 3 {
-                return document_text(&case_text_for_show(scratch.path(), batch), document);
-            }
-            minimised(scratch.path(), spec, version, &allowed)
-        };
-        tally.add(compare(&case, &refs, &[], &allowed, &show));
-        if tally.problems.len() > 40 {
-            break;
-        }
-        index += count;
-        batch += 1;
+    let batches = total.div_ceil(SPECS_PER_FILE) as usize;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let problems = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    let tallies: Vec<Vec<(usize, u64, Tally)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                std::thread::Builder::new()
+                    .stack_size(GENERATOR_STACK)
+                    .spawn_scoped(scope, || {
+                        let mut mine = Vec::new();
+                        // Past 40 disagreements the report is long enough: stop taking files.
+                        while problems.load(std::sync::atomic::Ordering::Relaxed) <= 40 {
+                            let batch = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if batch >= batches {
+                                break;
+                            }
+                            let (specs, tally) =
+                                compare_generated_batch(scratch.path(), batch, total, &allowed);
+                            problems.fetch_add(
+                                tally.problems.len(),
+                                std::sync::atomic::Ordering::Relaxed,
+                            );
+                            mine.push((batch, specs, tally));
+                        }
+                        mine
+                    })
+                    .expect("a thread starts")
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    let mut done: Vec<(usize, u64, Tally)> = tallies.into_iter().flatten().collect();
+    done.sort_by_key(|(batch, _, _)| *batch);
+    let mut tally = Tally::default();
+    let mut compared = 0;
+    for (_, specs, batch_tally) in done {
+        compared += specs;
+        tally.add(batch_tally);
     }
     eprintln!(
-        "generated and compared {index} specs in {:.1?}",
+        "generated and compared {compared} specs in {:.1?} on {workers} cores",
         started.elapsed()
     );
     report(&tally, "generated pod specs");
+}
+
+/// Generates file `batch` of the corpus (specs `batch × SPECS_PER_FILE` on, judged at one of
+/// the exact versions in turn) and compares it; returns how many specs it held and the tally.
+fn compare_generated_batch(
+    scratch: &Path,
+    batch: usize,
+    total: u64,
+    allowed: &[(String, String)],
+) -> (u64, Tally) {
+    let versions: Vec<KubeVersion> = EXACT.map(KubeVersion::new).collect();
+    let version = versions[batch % versions.len()];
+    let first = batch as u64 * SPECS_PER_FILE;
+    let count = SPECS_PER_FILE.min(total - first);
+    let mut text = String::new();
+    for i in first..first + count {
+        let spec = generate::value_tree(SEED, i).current();
+        text.push_str("---\n");
+        text.push_str(&spec.to_yaml(&format!("s{i}")));
+    }
+    let path = scratch.join(format!("generated-{batch}.yaml"));
+    std::fs::write(&path, &text).expect("the scratch directory is writable");
+    let rejections = judge(std::slice::from_ref(&path), version);
+    let refs: Vec<&Rejection> = rejections.iter().collect();
+    let case = Case {
+        path,
+        text,
+        version,
+        role: FileRole::Manifest,
+    };
+    // Shrinking takes an oracle run per step: only the first few disagreements are shrunk.
+    let shrunk = std::cell::Cell::new(0);
+    let show = |document: usize| {
+        let spec = first + document as u64;
+        shrunk.set(shrunk.get() + 1);
+        if shrunk.get() > 3 {
+            return document_text(&case_text_for_show(scratch, batch), document);
+        }
+        minimised(scratch, spec, version, allowed)
+    };
+    (count, compare(&case, &refs, &[], allowed, &show))
 }
 
 fn case_text_for_show(scratch: &Path, batch: usize) -> String {
