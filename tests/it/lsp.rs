@@ -1537,3 +1537,21 @@ fn alternatives_are_judged_apart_as_check_judges_them() {
     assert_eq!(published, expected);
     assert_eq!(client.shutdown(), Ending::Clean);
 }
+
+/// A manifest whose `kind:` is indented under `apiVersion:` does not parse, and kubectl refuses
+/// it: `check` reports its `yaml-syntax` error, and so does the editor, at the same place.
+#[test]
+fn a_kind_indented_under_the_api_version_is_reported_as_check_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let text = "apiVersion: v1\n  kind: Pod\nmetadata:\n  name: web\n";
+    crate::common::write(&root, "pod.yaml", text);
+    let expected = checked_in(&root, "pod.yaml");
+    assert_eq!(rules_of(&expected), ["yaml-syntax"]);
+    let mut client = workspace_client(&root, false);
+    let document = uri(root.join("pod.yaml").to_str().unwrap());
+    client.open(&document, 1, text);
+    let published = client.diagnostics(&document, Some(1)).diagnostics;
+    assert_eq!(found_in("pod.yaml", text, &published), expected);
+    assert_eq!(client.shutdown(), Ending::Clean);
+}

@@ -7,10 +7,17 @@ local client_id = nil
 
 local function attach(args)
   if client_id == nil then
+    local capabilities = vim.lsp.protocol.make_client_capabilities()
+    if os.getenv('PODCYCLE_WATCH') then
+      -- Neovim 0.9 and later watch the files a server asks for; 0.7 does not, so the test that
+      -- sets $PODCYCLE_WATCH announces it and reports the change it makes on disk itself.
+      capabilities.workspace.didChangeWatchedFiles = { dynamicRegistration = true }
+    end
     client_id = vim.lsp.start_client({
       name = 'podcycle',
       cmd = { os.getenv('PODCYCLE') or 'podcycle', 'lsp' },
       root_dir = vim.fn.getcwd(),
+      capabilities = capabilities,
     })
   end
   vim.lsp.buf_attach_client(args.buf, client_id)
