@@ -188,7 +188,29 @@ fn the_editor_publishes_an_overlays_refusal_on_its_kustomization() {
     let document = uri(root.join("overlay/kustomization.yaml").to_str().unwrap());
     client.open(&document, 1, kustomization);
     let published = client.diagnostics(&document, Some(1));
+    // Closed, and a resource of the overlay saved: the overlay is rendered again and its
+    // refusal published on the kustomization, which is not open.
+    client.close(&document);
+    client.diagnostics(&document, None);
+    let pod = uri(root.join("overlay/pod.yaml").to_str().unwrap());
+    client.open(
+        &pod,
+        1,
+        &std::fs::read_to_string(root.join("overlay/pod.yaml")).unwrap(),
+    );
+    client.notify::<lsp_types::notification::DidSaveTextDocument>(
+        lsp_types::DidSaveTextDocumentParams {
+            text_document: lsp_types::TextDocumentIdentifier::new(pod.clone()),
+            text: None,
+        },
+    );
+    let on_save = client.diagnostics_until(&document, None, |p| !p.diagnostics.is_empty());
     client.shutdown();
+    let rules_on_save: Vec<_> = on_save.diagnostics.iter().map(|d| d.code.clone()).collect();
+    assert_eq!(
+        rules_on_save,
+        [Some(NumberOrString::String("render-error".to_owned()))]
+    );
     let mut by_editor: Vec<Found> = published
         .diagnostics
         .iter()

@@ -251,7 +251,7 @@ fn typing_a_deployment_in_neovim() {
     );
 }
 
-/// As Neovim 0.9 and later drive the server in a workspace (`workspace.lua`): the server asks
+/// As a Neovim that watches files drives the server in a workspace (`workspace.lua`): the server asks
 /// to watch the configuration files and manifests, logs the index of the workspace, and a
 /// configuration changed on disk and reported by the client applies to the open document.
 fn neovim_watches_the_workspace_the_server_indexed() {

@@ -9,8 +9,9 @@ local function attach(args)
   if client_id == nil then
     local capabilities = vim.lsp.protocol.make_client_capabilities()
     if os.getenv('PODCYCLE_WATCH') then
-      -- Neovim 0.9 and later watch the files a server asks for; 0.7 does not, so the test that
-      -- sets $PODCYCLE_WATCH announces it and reports the change it makes on disk itself.
+      -- Newer Neovim versions watch the files a server asks for (by default on macOS and
+      -- Windows since 0.10); 0.7 does not, so the test that sets $PODCYCLE_WATCH announces it
+      -- and reports the change it makes on disk itself.
       capabilities.workspace.didChangeWatchedFiles = { dynamicRegistration = true }
     end
     client_id = vim.lsp.start_client({
