@@ -1,6 +1,8 @@
 //! The run of the language server: one open file at a time, planned as `check` plans it — its
 //! configuration, its settings, and, for a Helm template or a Kustomize patch, the chart or
-//! overlay it is judged through, rendered with the configuration's `helm.charts` entries.
+//! overlay it is judged through, rendered with the configuration's `helm.charts` entries; for a
+//! `Chart.yaml` or a kustomization, the chart or overlay it stands for, whose findings placed in
+//! it (a renderer's refusal among them) it shows beside its own.
 //! Renderers read files from disk, so a file is judged through them as saved: while it has
 //! unsaved changes, nothing is claimed about it.
 
