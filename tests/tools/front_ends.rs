@@ -26,6 +26,11 @@ pub fn trials() -> Vec<Trial> {
             "front_ends::the_editor_publishes_an_overlays_refusal_on_its_kustomization",
             the_editor_publishes_an_overlays_refusal_on_its_kustomization,
         ),
+        needs(
+            Tool::Renderers,
+            "front_ends::the_editor_publishes_a_charts_refusal_where_helm_places_it",
+            the_editor_publishes_a_charts_refusal_where_helm_places_it,
+        ),
     ]
 }
 
@@ -238,4 +243,79 @@ fn the_editor_publishes_an_overlays_refusal_on_its_kustomization() {
     by_check.sort();
     by_editor.sort();
     assert_eq!(by_editor, by_check, "the editor and check disagree");
+}
+
+/// A chart whose template calls `fail`, and one whose `Chart.yaml` has a version that is not
+/// one: `helm template` refuses both, and `check` reports `render-error` in the template at the line Helm names, and
+/// on `Chart.yaml`. The editor publishes the same on each file when it is open.
+fn the_editor_publishes_a_charts_refusal_where_helm_places_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    crate::tool::git_init(&root);
+    let failing = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n{{ fail \"the chart needs a region\" }}\n";
+    crate::common::write(
+        &root,
+        "failing/Chart.yaml",
+        "apiVersion: v2\nname: failing\nversion: 0.1.0\n",
+    );
+    crate::common::write(&root, "failing/templates/config.yaml", failing);
+    let unversioned = "apiVersion: v2\nname: unversioned\nversion: not-a-version\n";
+    crate::common::write(&root, "unversioned/Chart.yaml", unversioned);
+    crate::common::write(
+        &root,
+        "unversioned/templates/config.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+    );
+    crate::tool::git(&root, &["add", "-A"]);
+    let output = crate::common::podcycle()
+        .current_dir(&root)
+        .args(["check", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let checked: Value = serde_json::from_slice(&output.stdout).expect("check writes JSON");
+    let mut client = Client::start(capabilities(true));
+    let prefix = format!("{}/", root.display());
+    for (file, text) in [
+        ("failing/templates/config.yaml", failing),
+        ("unversioned/Chart.yaml", unversioned),
+    ] {
+        let mut by_check: Vec<Found> = checked
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["file"] == file)
+            .map(found)
+            .collect();
+        assert!(
+            by_check.iter().any(|f| f.0 == "render-error"),
+            "check reports the refusal in {file}: {checked:#}"
+        );
+        let document = uri(root.join(file).to_str().unwrap());
+        client.open(&document, 1, text);
+        let mut by_editor: Vec<Found> = client
+            .diagnostics(&document, Some(1))
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let Some(NumberOrString::String(rule)) = &d.code else {
+                    panic!("a rule name: {d:?}");
+                };
+                // The first line of the message; paths as written from where each runs.
+                let message = d.message.lines().next().unwrap_or_default();
+                (
+                    rule.clone(),
+                    u64::from(d.range.start.line) + 1,
+                    u64::from(d.range.start.character) + 1,
+                    message.replace(&prefix, ""),
+                )
+            })
+            .collect();
+        by_check.sort();
+        by_editor.sort();
+        assert_eq!(
+            by_editor, by_check,
+            "the editor and check disagree on {file}"
+        );
+    }
+    client.shutdown();
 }
