@@ -222,13 +222,15 @@ fn root_keys(text: &str) -> bool {
 }
 
 /// Whether `apiVersion` and `kind` are both written as keys on some line, at any indentation,
-/// quoted or not, or as the first key of a sequence item: how a manifest that does not parse
+/// quoted or not, or as the first key of a sequence item or of a JSON object: how a manifest that does not parse
 /// is told from other text that does not.
 fn keys_on_lines(text: &str) -> bool {
     let written = |key: &str| {
         text.lines().any(|line| {
             let line = line.trim_start();
             let line = line.strip_prefix("- ").unwrap_or(line).trim_start();
+            // The first member of a JSON object begins on the line of its brace.
+            let line = line.strip_prefix('{').unwrap_or(line).trim_start();
             let line = line
                 .strip_prefix('"')
                 .or_else(|| line.strip_prefix('\''))
@@ -303,6 +305,11 @@ mod tests {
         );
         assert_eq!(
             class("---\n  apiVersion: v1\n  kind: Pod\n"),
+            FileClass::Manifest
+        );
+        // A JSON manifest cut short: kubectl refuses it, and podcycle says why.
+        assert_eq!(
+            class("{\"apiVersion\": \"v1\",\n \"kind\": \"Pod\",\n \"spec\": [\n"),
             FileClass::Manifest
         );
         // Indented too far: kubectl refuses it, and podcycle says why.

@@ -1,10 +1,11 @@
 //! What the server reports for a text: the diagnostics of [`crate::run::lint_bytes`] — the call
 //! `podcycle check` makes, with the scope `check` gives the file on its directory (the budgets
 //! and autoscalers of the manifests beside it, from the workspace's index,
-//! [`crate::run::WorkspaceIndex`]) — in the files that hold a Kubernetes object, every document of them as `check` reports it (a
-//! PodDisruptionBudget beside a Deployment, a broken document beside a Pod). The language
-//! server runs next to general YAML servers, so a YAML file that is not a Kubernetes manifest
-//! (a CI workflow, a Helm values file) gets nothing, not even a syntax error.
+//! [`crate::run::WorkspaceIndex`]) — in the files `check`'s walk lints as manifests, every
+//! document of them as `check` reports it (a PodDisruptionBudget beside a Deployment, a broken
+//! document beside a Pod, a `kind:` indented under `apiVersion:`). The language server runs next
+//! to general YAML servers, so a YAML file that is not a Kubernetes manifest (a CI workflow, a
+//! Helm values file) gets nothing, not even a syntax error.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,9 +16,9 @@ use super::config::{display_name, file_path};
 use super::convert::{self, ClientInfo, Text};
 use crate::config::Config;
 use crate::diagnostics::Diagnostic;
+use crate::discovery::classify::FileClass;
 use crate::run::{DirectoryContext, FilePlan, RunOptions, WorkspaceIndex, lint_bytes};
 use crate::source::LineIndex;
-use crate::yaml::{Document, parse_stream};
 
 /// The diagnostics to publish for a document, linted within the scope of the manifests
 /// beside it as they are on disk (read now), converted for the client.
@@ -107,104 +108,21 @@ pub(crate) fn analyse_in_workspace(
 }
 
 /// Lints `text` as `path` with `plan` the way `check` lints the file ([`lint_bytes`]); nothing
-/// when no document of it is a Kubernetes object.
+/// when `check`'s walk would not lint it as a manifest ([`is_linted_as_manifest`]).
 pub fn analyse(path: &str, text: &str, plan: &FilePlan) -> Vec<Diagnostic> {
     let mut diagnostics =
         lint_bytes(path.to_owned(), text.as_bytes().to_vec(), plan, &mut |_| {}).diagnostics;
-    if diagnostics.is_empty() {
-        return diagnostics;
-    }
-    let documents = parse_stream(text);
-    // Each document owns the text from its start to the next one's; the first from the start
-    // of the file, since one cut short by a syntax error may only begin at the error.
-    let starts: Vec<usize> = documents
-        .iter()
-        .enumerate()
-        .map(|(i, document)| {
-            if i == 0 {
-                0
-            } else {
-                document.span.start as usize
-            }
-        })
-        .collect();
-    // A file with a Kubernetes object in it is a manifest, and `check` reports every one of
-    // its documents; any other YAML file is left to other tools.
-    let manifest = documents.iter().enumerate().any(|(i, document)| {
-        let end = starts.get(i + 1).copied().unwrap_or(text.len());
-        holds_objects(document, text.get(starts[i]..end).unwrap_or_default())
-    });
-    if !manifest {
+    if !diagnostics.is_empty() && !is_linted_as_manifest(Path::new(path), text) {
         diagnostics.clear();
     }
     diagnostics
 }
 
-/// Whether a document holds Kubernetes objects (`apiVersion` and `kind`). A document that a
-/// syntax error cut short (typing in progress) has no tree; its top-level `apiVersion` and
-/// `kind` lines decide.
-fn holds_objects(document: &Document, source: &str) -> bool {
-    if !crate::model::objects(document).is_empty() {
-        return true;
-    }
-    if document.root.is_some() {
-        return false;
-    }
-    let (api_version, kind) = top_level_type(source);
-    api_version.is_some() && kind.is_some()
-}
-
-/// The values of the first `apiVersion:` and `kind:` keys at the start of a line (YAML), or of
-/// the first `"apiVersion":` and `"kind":` members (JSON).
-fn top_level_type(source: &str) -> (Option<&str>, Option<&str>) {
-    let mut api_version = None;
-    let mut kind = None;
-    // Lines end at `\n`, `\r\n` or a lone `\r`, as in the line index.
-    for line in source.split(['\n', '\r']) {
-        let json = line.trim_start().trim_start_matches('{').trim_start();
-        let value = |key: &str| {
-            line.strip_prefix(key)
-                .and_then(|rest| rest.strip_prefix(':'))
-                .or_else(|| {
-                    json.strip_prefix('"')?
-                        .strip_prefix(key)?
-                        .strip_prefix('"')?
-                        .trim_start()
-                        .strip_prefix(':')
-                })
-                .map(scalar)
-        };
-        api_version = api_version.or_else(|| value("apiVersion"));
-        kind = kind.or_else(|| value("kind"));
-        if api_version.is_some() && kind.is_some() {
-            break;
-        }
-    }
-    (api_version, kind)
-}
-
-/// A plain, quoted or JSON scalar with what follows it (a comment, a comma) left out.
-fn scalar(rest: &str) -> &str {
-    let rest = rest.trim_start();
-    let end = rest.find([' ', '\t', ',', '}', '#']).unwrap_or(rest.len());
-    let rest = rest[..end].trim();
-    rest.trim_matches(['"', '\''])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_top_level_types() {
-        assert_eq!(
-            top_level_type("apiVersion: 'apps/v1' # x\nkind: Deployment\n"),
-            (Some("apps/v1"), Some("Deployment"))
-        );
-        assert_eq!(
-            top_level_type("{\"apiVersion\": \"v1\", \"kind\": \"Pod\"\n"),
-            (Some("v1"), None)
-        );
-        assert_eq!(top_level_type("  kind: Pod\n"), (None, None));
-    }
+/// Whether `check` lints the file as a manifest when its walk finds it: a document holds a
+/// Kubernetes object, or the file does not parse and writes `apiVersion` and `kind` as keys
+/// (a manifest with a syntax error, typing in progress). The editor asks the walk's own
+/// question, so that it publishes what `check` reports; any other YAML file (a CI workflow,
+/// a chart's values, a template for another tool) is left to other tools.
+fn is_linted_as_manifest(path: &Path, text: &str) -> bool {
+    crate::discovery::classify::classify(path, text) == FileClass::Manifest
 }

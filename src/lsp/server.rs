@@ -1,4 +1,5 @@
-//! The message loop: the initialize handshake, document synchronisation (full text), code
+//! The message loop: the initialize handshake (after which the server asks to watch files and
+//! builds the workspace's index), document synchronisation (full text), code
 //! actions, hover, and the shutdown sequence. Linting for diagnostics runs on the worker
 //! thread; code actions and hover lint the current text on this thread (cached per version).
 
@@ -14,8 +15,8 @@ use std::thread;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::notification::{
     DidChangeConfiguration, DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument,
-    DidOpenTextDocument, DidSaveTextDocument, Exit, Initialized, Notification as _,
-    PublishDiagnostics, ShowMessage,
+    DidOpenTextDocument, DidSaveTextDocument, Exit, Notification as _, PublishDiagnostics,
+    ShowMessage,
 };
 use lsp_types::request::{CodeActionRequest, HoverRequest, RegisterCapability, Request as _};
 use lsp_types::{
@@ -124,6 +125,10 @@ pub fn serve_indexing(
     if let Some(settings) = &params.initialization_options {
         server.editor_settings(settings);
     }
+    // `initialize_finish` has read the client's `initialized`: what it starts starts now,
+    // with the options the editor's settings give.
+    server.register_watch();
+    server.start_index();
     let ending = server.run();
     server.stop_indexing.store(true, Ordering::Relaxed);
     let indexer = server.indexer.take();
@@ -306,10 +311,6 @@ impl Server<'_> {
     /// Notifications have no answer; one that cannot be read is skipped.
     fn notification(&mut self, notification: Notification) {
         match notification.method.as_str() {
-            Initialized::METHOD => {
-                self.register_watch();
-                self.start_index();
-            }
             DidOpenTextDocument::METHOD => {
                 if let Ok(params) = notification.extract(DidOpenTextDocument::METHOD) {
                     self.did_open(params);

@@ -16,7 +16,7 @@ use lsp_server::{Message, Notification};
 use lsp_types::notification::{LogMessage, Notification as _, PublishDiagnostics};
 use lsp_types::{LogMessageParams, MessageType, PublishDiagnosticsParams, Uri};
 
-use super::analysis::{Workspace, lsp_diagnostics_in};
+use super::analysis::{Workspace, analyse_in_workspace};
 use super::convert::ClientInfo;
 use crate::run::{DirectoryContext, EditorPlan, EditorRender, RunOptions, WorkspaceIndex};
 
@@ -333,8 +333,10 @@ fn lint_or_render(
     let Some(file) = &plan.file else {
         return (Vec::new(), None, None);
     };
-    let rendered =
-        super::config::file_path(uri).and_then(|path| plan.rendered_findings(options, &path, text));
+    let path = super::config::file_path(uri);
+    let rendered = path
+        .as_ref()
+        .and_then(|path| plan.rendered_findings(options, path, text));
     match rendered {
         None => {
             let workspace = Workspace {
@@ -342,8 +344,26 @@ fn lint_or_render(
                 options,
                 config: plan.config.as_ref(),
             };
-            let (diagnostics, generation) = lsp_diagnostics_in(&workspace, uri, text, file, client);
-            (diagnostics, None, generation)
+            let (mut found, generation) = analyse_in_workspace(&workspace, uri, text, file);
+            // A kustomization or a `Chart.yaml` also shows what rendering what it stands for
+            // placed in it, as `check` reports both.
+            let marked = path
+                .as_ref()
+                .and_then(|path| plan.marked_findings(options, path, text));
+            let notice = match marked {
+                None => None,
+                Some(EditorRender::Findings(rendered)) => {
+                    for diagnostic in rendered {
+                        if !found.iter().any(|d| d.same_finding(&diagnostic)) {
+                            found.push(diagnostic);
+                        }
+                    }
+                    crate::diagnostics::sort(&mut found);
+                    None
+                }
+                Some(EditorRender::Unavailable(reason)) => Some(format!("podcycle: {reason}")),
+            };
+            (converted(uri, text, &found, client), notice, generation)
         }
         Some(EditorRender::Findings(found)) => (converted(uri, text, &found, client), None, None),
         Some(EditorRender::Unavailable(reason)) => {

@@ -663,23 +663,52 @@ fn the_nearest_configuration_applies() {
     assert!(codes("vendor/web.yaml").is_empty());
 }
 
-/// Where the editor watches files, each configuration is read once, and read again when the
-/// editor says it changed: then the open documents are linted again with it.
+/// The watchers the server asked the client for in its `client/registerCapability`.
+fn registered_watchers(registration: &lsp_server::Request) -> Vec<String> {
+    let params: lsp_types::RegistrationParams =
+        serde_json::from_value(registration.params.clone()).unwrap();
+    let mut globs = Vec::new();
+    for registration in params.registrations {
+        assert_eq!(registration.method, "workspace/didChangeWatchedFiles");
+        let options: lsp_types::DidChangeWatchedFilesRegistrationOptions =
+            serde_json::from_value(registration.register_options.unwrap()).unwrap();
+        for watcher in options.watchers {
+            match watcher.glob_pattern {
+                lsp_types::GlobPattern::String(glob) => globs.push(glob),
+                lsp_types::GlobPattern::Relative(relative) => globs.push(relative.pattern),
+            }
+        }
+    }
+    globs
+}
+
+/// Where the editor watches files, the server asks it to, and builds the workspace's index
+/// once the handshake is done; each configuration is read once, and read again when the
+/// editor, as asked, says it changed on disk: then the open documents are linted again with it.
 #[test]
 fn a_watched_configuration_is_read_once_and_again_when_it_changes() {
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join(".podcycle.yaml");
+    let root = dir.path().canonicalize().unwrap();
+    let config = root.join(".podcycle.yaml");
     std::fs::write(&config, "ignore: [init-container-probe]\n").unwrap();
-    let mut capabilities = capabilities(true);
-    capabilities.workspace = Some(lsp_types::WorkspaceClientCapabilities {
-        did_change_watched_files: Some(lsp_types::DidChangeWatchedFilesClientCapabilities {
-            dynamic_registration: Some(true),
-            ..lsp_types::DidChangeWatchedFilesClientCapabilities::default()
-        }),
-        ..lsp_types::WorkspaceClientCapabilities::default()
-    });
-    let mut client = Client::start(capabilities);
-    let document = uri(&dir.path().join("web.yaml").display().to_string());
+    crate::common::write(&root, "web.yaml", WEB);
+    let mut client = workspace_client(&root, true);
+    // As VS Code and Neovim do: the client answers the registration, and only then reports
+    // changed files, those it was asked to watch.
+    let registration = client.server_request("client/registerCapability");
+    assert_eq!(
+        registered_watchers(&registration),
+        ["**/.podcycle.{yaml,yml}", "**/*.{yaml,yml,json}"]
+    );
+    let indexed = client.logged("podcycle: indexed");
+    assert!(
+        indexed.starts_with(&format!(
+            "podcycle: indexed 1 manifests in 1 directories of {} in ",
+            root.display()
+        )),
+        "{indexed}"
+    );
+    let document = uri(root.join("web.yaml").to_str().unwrap());
     let probe = |published: &lsp_types::PublishDiagnosticsParams| {
         published
             .diagnostics
@@ -696,7 +725,7 @@ fn a_watched_configuration_is_read_once_and_again_when_it_changes() {
     client.notify::<lsp_types::notification::DidChangeWatchedFiles>(
         lsp_types::DidChangeWatchedFilesParams {
             changes: vec![lsp_types::FileEvent {
-                uri: uri(&config.display().to_string()),
+                uri: uri(config.to_str().unwrap()),
                 typ: lsp_types::FileChangeType::CHANGED,
             }],
         },
@@ -1506,5 +1535,23 @@ fn alternatives_are_judged_apart_as_check_judges_them() {
         &client.diagnostics(&document, Some(2)).diagnostics,
     );
     assert_eq!(published, expected);
+    assert_eq!(client.shutdown(), Ending::Clean);
+}
+
+/// A manifest whose `kind:` is indented under `apiVersion:` does not parse, and kubectl refuses
+/// it: `check` reports its `yaml-syntax` error, and so does the editor, at the same place.
+#[test]
+fn a_kind_indented_under_the_api_version_is_reported_as_check_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let text = "apiVersion: v1\n  kind: Pod\nmetadata:\n  name: web\n";
+    crate::common::write(&root, "pod.yaml", text);
+    let expected = checked_in(&root, "pod.yaml");
+    assert_eq!(rules_of(&expected), ["yaml-syntax"]);
+    let mut client = workspace_client(&root, false);
+    let document = uri(root.join("pod.yaml").to_str().unwrap());
+    client.open(&document, 1, text);
+    let published = client.diagnostics(&document, Some(1)).diagnostics;
+    assert_eq!(found_in("pod.yaml", text, &published), expected);
     assert_eq!(client.shutdown(), Ending::Clean);
 }

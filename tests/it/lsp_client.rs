@@ -28,6 +28,8 @@ pub struct Client {
     next_id: i32,
     /// Notifications that arrived while waiting for something else.
     notifications: VecDeque<Notification>,
+    /// The server's requests, each answered as it arrived, as an editor answers them.
+    requests: VecDeque<Request>,
     pub initialized: InitializeResult,
 }
 
@@ -57,6 +59,7 @@ impl Client {
             server: Some(server),
             next_id: 0,
             notifications: VecDeque::new(),
+            requests: VecDeque::new(),
             initialized: InitializeResult::default(),
         };
         client.initialized = client.request::<Initialize>(params);
@@ -88,11 +91,59 @@ impl Client {
         }
     }
 
-    fn answer(&self, request: Request) {
+    /// Answers a request of the server (a registration of file watchers) as an editor does,
+    /// and keeps it for [`Client::server_request`].
+    fn answer(&mut self, request: Request) {
         self.connection
             .sender
-            .send(Response::new_ok(request.id, ()).into())
+            .send(Response::new_ok(request.id.clone(), ()).into())
             .unwrap();
+        self.requests.push_back(request);
+    }
+
+    /// Waits for the server's request `method`, answered when it arrived; the notifications
+    /// received meanwhile are kept for the next waits.
+    pub fn server_request(&mut self, method: &str) -> Request {
+        loop {
+            if let Some(at) = self.requests.iter().position(|r| r.method == method) {
+                return self.requests.remove(at).unwrap();
+            }
+            match self.receive() {
+                Message::Notification(notification) => self.notifications.push_back(notification),
+                Message::Request(request) => self.answer(request),
+                Message::Response(response) => panic!("unexpected response {response:?}"),
+            }
+        }
+    }
+
+    /// Waits for a `window/logMessage` whose message holds `text`; the other notifications
+    /// received meanwhile are kept, in order, for the next waits.
+    pub fn logged(&mut self, text: &str) -> String {
+        let deadline = Instant::now() + TIMEOUT;
+        let mut index = 0;
+        loop {
+            assert!(Instant::now() < deadline, "nothing logged with `{text}`");
+            if index == self.notifications.len() {
+                match self.receive() {
+                    Message::Notification(notification) => {
+                        self.notifications.push_back(notification);
+                    }
+                    Message::Request(request) => {
+                        self.answer(request);
+                        continue;
+                    }
+                    Message::Response(response) => panic!("unexpected response {response:?}"),
+                }
+            }
+            let notification = &self.notifications[index];
+            let message = notification.params["message"].as_str().unwrap_or_default();
+            if notification.method == "window/logMessage" && message.contains(text) {
+                let message = message.to_owned();
+                self.notifications.remove(index);
+                return message;
+            }
+            index += 1;
+        }
     }
 
     fn receive(&self) -> Message {

@@ -15,11 +15,23 @@ use crate::tool::{Tool, needs};
 
 /// The tests of this file.
 pub fn trials() -> Vec<Trial> {
-    vec![needs(
-        Tool::Renderers,
-        "front_ends::check_explain_and_the_editor_render_a_configured_chart_alike",
-        check_explain_and_the_editor_render_a_configured_chart_alike,
-    )]
+    vec![
+        needs(
+            Tool::Renderers,
+            "front_ends::check_explain_and_the_editor_render_a_configured_chart_alike",
+            check_explain_and_the_editor_render_a_configured_chart_alike,
+        ),
+        needs(
+            Tool::Renderers,
+            "front_ends::the_editor_publishes_an_overlays_refusal_on_its_kustomization",
+            the_editor_publishes_an_overlays_refusal_on_its_kustomization,
+        ),
+        needs(
+            Tool::Renderers,
+            "front_ends::the_editor_publishes_a_charts_refusal_where_helm_places_it",
+            the_editor_publishes_a_charts_refusal_where_helm_places_it,
+        ),
+    ]
 }
 
 /// A finding in the template: rule, line, column, message.
@@ -135,4 +147,175 @@ fn found(finding: &Value) -> Found {
         finding["column"].as_u64().unwrap(),
         finding["message"].as_str().unwrap().to_owned(),
     )
+}
+
+/// An overlay that `kustomize build` refuses (a patch that is not there): `check` reports the
+/// refusal as `render-error` on the kustomization, and the editor publishes the same there when
+/// the kustomization is open, beside the kustomization's own findings.
+fn the_editor_publishes_an_overlays_refusal_on_its_kustomization() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    crate::tool::git_init(&root);
+    let kustomization = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - pod.yaml\npatches:\n  - path: missing-patch.yaml\n    target: {kind: Pod}\n";
+    crate::common::write(&root, "overlay/kustomization.yaml", kustomization);
+    crate::common::write(
+        &root,
+        "overlay/pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: web, image: nginx}]\n",
+    );
+    crate::tool::git(&root, &["add", "-A"]);
+    let output = crate::common::podcycle()
+        .current_dir(&root)
+        .args(["check", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let checked: Value = serde_json::from_slice(&output.stdout).expect("check writes JSON");
+    let mut by_check: Vec<Found> = checked
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["file"] == "overlay/kustomization.yaml")
+        .map(found)
+        .collect();
+    assert!(
+        by_check.iter().any(|f| f.0 == "render-error"),
+        "check reports the refusal: {checked:#}"
+    );
+
+    let mut client = Client::start_with(lsp_types::InitializeParams {
+        capabilities: capabilities(true),
+        workspace_folders: Some(vec![lsp_types::WorkspaceFolder {
+            uri: uri(root.to_str().unwrap()),
+            name: "workspace".to_owned(),
+        }]),
+        ..lsp_types::InitializeParams::default()
+    });
+    let document = uri(root.join("overlay/kustomization.yaml").to_str().unwrap());
+    client.open(&document, 1, kustomization);
+    let published = client.diagnostics(&document, Some(1));
+    // Closed, and a resource of the overlay saved: the overlay is rendered again and its
+    // refusal published on the kustomization, which is not open.
+    client.close(&document);
+    client.diagnostics(&document, None);
+    let pod = uri(root.join("overlay/pod.yaml").to_str().unwrap());
+    client.open(
+        &pod,
+        1,
+        &std::fs::read_to_string(root.join("overlay/pod.yaml")).unwrap(),
+    );
+    client.notify::<lsp_types::notification::DidSaveTextDocument>(
+        lsp_types::DidSaveTextDocumentParams {
+            text_document: lsp_types::TextDocumentIdentifier::new(pod.clone()),
+            text: None,
+        },
+    );
+    let on_save = client.diagnostics_until(&document, None, |p| !p.diagnostics.is_empty());
+    client.shutdown();
+    let rules_on_save: Vec<_> = on_save.diagnostics.iter().map(|d| d.code.clone()).collect();
+    assert_eq!(
+        rules_on_save,
+        [Some(NumberOrString::String("render-error".to_owned()))]
+    );
+    let mut by_editor: Vec<Found> = published
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let Some(NumberOrString::String(rule)) = &d.code else {
+                panic!("a rule name: {d:?}");
+            };
+            // The editor's message goes on with the help and notes, a line each.
+            let message = d.message.lines().next().unwrap_or_default().to_owned();
+            let start = d.range.start;
+            (
+                rule.clone(),
+                u64::from(start.line) + 1,
+                u64::from(start.character) + 1,
+                message,
+            )
+        })
+        .collect();
+    // The paths in a renderer's message are written from where each runs: `check` in the
+    // workspace, the editor's server here.
+    let prefix = format!("{}/", root.display());
+    for finding in &mut by_editor {
+        finding.3 = finding.3.replace(&prefix, "");
+    }
+    by_check.sort();
+    by_editor.sort();
+    assert_eq!(by_editor, by_check, "the editor and check disagree");
+}
+
+/// A chart whose template calls `fail`, and one whose `Chart.yaml` has a version that is not
+/// one: `helm template` refuses both, and `check` reports `render-error` in the template at the line Helm names, and
+/// on `Chart.yaml`. The editor publishes the same on each file when it is open.
+fn the_editor_publishes_a_charts_refusal_where_helm_places_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    crate::tool::git_init(&root);
+    let failing = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n{{ fail \"the chart needs a region\" }}\n";
+    crate::common::write(
+        &root,
+        "failing/Chart.yaml",
+        "apiVersion: v2\nname: failing\nversion: 0.1.0\n",
+    );
+    crate::common::write(&root, "failing/templates/config.yaml", failing);
+    let unversioned = "apiVersion: v2\nname: unversioned\nversion: not-a-version\n";
+    crate::common::write(&root, "unversioned/Chart.yaml", unversioned);
+    crate::common::write(
+        &root,
+        "unversioned/templates/config.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n",
+    );
+    crate::tool::git(&root, &["add", "-A"]);
+    let output = crate::common::podcycle()
+        .current_dir(&root)
+        .args(["check", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let checked: Value = serde_json::from_slice(&output.stdout).expect("check writes JSON");
+    let mut client = Client::start(capabilities(true));
+    let prefix = format!("{}/", root.display());
+    for (file, text) in [
+        ("failing/templates/config.yaml", failing),
+        ("unversioned/Chart.yaml", unversioned),
+    ] {
+        let mut by_check: Vec<Found> = checked
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["file"] == file)
+            .map(found)
+            .collect();
+        assert!(
+            by_check.iter().any(|f| f.0 == "render-error"),
+            "check reports the refusal in {file}: {checked:#}"
+        );
+        let document = uri(root.join(file).to_str().unwrap());
+        client.open(&document, 1, text);
+        let mut by_editor: Vec<Found> = client
+            .diagnostics(&document, Some(1))
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let Some(NumberOrString::String(rule)) = &d.code else {
+                    panic!("a rule name: {d:?}");
+                };
+                // The first line of the message; paths as written from where each runs.
+                let message = d.message.lines().next().unwrap_or_default();
+                (
+                    rule.clone(),
+                    u64::from(d.range.start.line) + 1,
+                    u64::from(d.range.start.character) + 1,
+                    message.replace(&prefix, ""),
+                )
+            })
+            .collect();
+        by_check.sort();
+        by_editor.sort();
+        assert_eq!(
+            by_editor, by_check,
+            "the editor and check disagree on {file}"
+        );
+    }
+    client.shutdown();
 }

@@ -33,6 +33,11 @@ pub fn trials() -> Vec<Trial> {
             "neovim::typing_a_deployment_in_neovim",
             typing_a_deployment_in_neovim,
         ),
+        needs(
+            Tool::Neovim,
+            "neovim::neovim_watches_the_workspace_the_server_indexed",
+            neovim_watches_the_workspace_the_server_indexed,
+        ),
     ]
 }
 
@@ -44,6 +49,19 @@ fn neovim_diagnostics(fixture: &Path, expected: usize) -> Value {
 /// Runs headless Neovim with the test configuration on `file`, then `script`; returns the
 /// JSON the script wrote to $OUT.
 fn run_neovim(file: &Path, script: &str, expected: usize) -> Value {
+    let scratch = tempfile::tempdir().unwrap();
+    run_neovim_in(scratch.path(), file, script, expected, &[])
+}
+
+/// [`run_neovim`] with `workspace` as Neovim's working directory (the server's workspace
+/// folder) and `env` set for the configuration.
+fn run_neovim_in(
+    workspace: &Path,
+    file: &Path,
+    script: &str,
+    expected: usize,
+    env: &[(&str, &str)],
+) -> Value {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let scratch = tempfile::tempdir().unwrap();
     let out = scratch.path().join("out.json");
@@ -63,7 +81,8 @@ fn run_neovim(file: &Path, script: &str, expected: usize) -> Value {
         .env("XDG_CONFIG_HOME", scratch.path().join("config"))
         .env("XDG_DATA_HOME", scratch.path().join("data"))
         .env("XDG_STATE_HOME", scratch.path().join("state"))
-        .current_dir(scratch.path())
+        .envs(env.iter().copied())
+        .current_dir(workspace)
         .spawn()
         .expect("nvim starts");
     // Neovim quits by itself; make sure a hang fails the test instead of stalling it.
@@ -230,4 +249,52 @@ fn typing_a_deployment_in_neovim() {
         text.contains("      - name: proxy\n        restartPolicy: Always\n"),
         "{text}"
     );
+}
+
+/// As a Neovim that watches files drives the server in a workspace (`workspace.lua`): the server asks
+/// to watch the configuration files and manifests, logs the index of the workspace, and a
+/// configuration changed on disk and reported by the client applies to the open document.
+fn neovim_watches_the_workspace_the_server_indexed() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path().canonicalize().unwrap();
+    std::fs::write(
+        root.join(".podcycle.yaml"),
+        "ignore: [init-container-probe]\n",
+    )
+    .unwrap();
+    let web = root.join("web.yaml");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/lsp/web.yaml"),
+        &web,
+    )
+    .unwrap();
+    let result = run_neovim_in(&root, &web, "workspace.lua", 0, &[("PODCYCLE_WATCH", "1")]);
+    assert_eq!(result["ready"], true, "{result}");
+    assert_eq!(
+        result["registered"],
+        serde_json::json!([
+            "workspace/didChangeWatchedFiles",
+            "**/.podcycle.{yaml,yml}",
+            "**/*.{yaml,yml,json}"
+        ]),
+        "{result}"
+    );
+    let indexed = result["indexed"].as_str().unwrap_or_default();
+    assert!(
+        indexed.starts_with(&format!(
+            "podcycle: indexed 1 manifests in 1 directories of {}",
+            root.display()
+        )),
+        "{result}"
+    );
+    assert_eq!(
+        result["before"],
+        serde_json::json!([
+            "container-restart-policy",
+            "init-container-never-exits",
+            "prestop-exceeds-grace-period"
+        ]),
+        "{result}"
+    );
+    assert_eq!(result["changed"], true, "{result}");
 }

@@ -2,7 +2,9 @@
 // installed, driven through Chromium by playwright-core as a person would use it. It opens a
 // workspace with a bad manifest, a Helm chart and a Kustomize overlay, and checks: the
 // findings in the Problems panel for all three, the status bar item, hover, a quick fix
-// applied (the file on disk changes), and "podcycle: Explain this pod" drawing its panel.
+// applied (the file on disk changes), "podcycle: Explain this pod" drawing its panel, and the
+// workspace's index logged and a configuration written on disk applied through the watch the
+// server registered.
 // Then it kills code-server's whole process tree (extension hosts outlive the browser).
 //
 // Usage: node test/e2e.mjs --code-server BIN --vsix FILE --chromium BIN --repo DIR
@@ -441,6 +443,25 @@ async function main() {
     }
     await page.locator(".statusbar-item", { hasText: "podcycle 0.1.0" }).waitFor({ timeout: STEP_TIMEOUT });
     await waitForProblem(page, "drain-patch.yaml", "longer than `terminationGracePeriodSeconds` (30s)");
+  });
+
+  await check("the server indexes the workspace and watches its configuration", page, async () => {
+    const indexed = () => logLines().some((line) => line.includes(`podcycle: indexed`) && line.includes(folder));
+    const deadline = Date.now() + STEP_TIMEOUT;
+    while (!indexed()) {
+      if (Date.now() > deadline) throw new Error(`the log does not say the workspace was indexed`);
+      await page.waitForTimeout(250);
+    }
+    // Written outside the editor: only the watch the server registered tells it.
+    fs.writeFileSync(path.join(folder, ".podcycle.yaml"), "ignore: [prestop-exceeds-grace-period]\n");
+    const filter = page.getByPlaceholder(/^Filter \(e\.g\. text/);
+    await filter.fill("drain-patch.yaml");
+    const gone = Date.now() + STEP_TIMEOUT;
+    while ((await problemRows(page)).some((row) => row.includes("terminationGracePeriodSeconds` (30s)"))) {
+      if (Date.now() > gone) throw new Error("the configuration changed on disk did not apply");
+      await page.waitForTimeout(250);
+    }
+    await filter.fill("");
   });
 }
 

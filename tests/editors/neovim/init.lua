@@ -7,10 +7,18 @@ local client_id = nil
 
 local function attach(args)
   if client_id == nil then
+    local capabilities = vim.lsp.protocol.make_client_capabilities()
+    if os.getenv('PODCYCLE_WATCH') then
+      -- Newer Neovim versions watch the files a server asks for (by default on macOS and
+      -- Windows since 0.10); 0.7 does not, so the test that sets $PODCYCLE_WATCH announces it
+      -- and reports the change it makes on disk itself.
+      capabilities.workspace.didChangeWatchedFiles = { dynamicRegistration = true }
+    end
     client_id = vim.lsp.start_client({
       name = 'podcycle',
       cmd = { os.getenv('PODCYCLE') or 'podcycle', 'lsp' },
       root_dir = vim.fn.getcwd(),
+      capabilities = capabilities,
     })
   end
   vim.lsp.buf_attach_client(args.buf, client_id)
