@@ -330,8 +330,10 @@ fn a_renderer_reads_only_what_it_is_given() -> Result<(), Skipped> {
     let Outcome::Failed(failure) = &held else {
         panic!("the file outside was read: {held:?}");
     };
+    // Not there for it (the stage is its root), or refused by Landlock.
+    let said = format!("{failure:?}");
     assert!(
-        format!("{failure:?}").contains("permission denied"),
+        said.contains("no such file or directory") || said.contains("permission denied"),
         "{failure:?}"
     );
     assert!(!format!("{held:?}").contains(secret), "{held:?}");
