@@ -775,6 +775,12 @@ fn an_absolute_load_path_reads_nothing_of_the_checkout() -> Result<(), Skipped> 
     let root = tree.path().canonicalize().unwrap();
     git_init(&root);
     write(&root, ".gitignore", ".env\n");
+    // As a repository whose overlays load files beside them does.
+    write(
+        &root,
+        ".podcycle.yaml",
+        "kustomize:\n  load-restrictor: LoadRestrictionsNone\n",
+    );
     write(&root, ".env", &format!("name={secret}\n"));
     write(
         &root,
