@@ -884,6 +884,35 @@ fn is_dynamically_linked(program: &Path) -> bool {
 mod tests {
     use super::*;
 
+    /// Landlock's TCP rules close the network only with the filter that refuses every other
+    /// Internet socket: UDP to loopback went through them alone.
+    #[test]
+    fn without_a_network_namespace_tcp_rules_alone_do_not_close_the_network() {
+        let mut found = Confinement {
+            namespaces: Sandbox::Unavailable("refused".to_owned()),
+            landlock: Landlock::Enforced { abi: 4 },
+            root: StageRoot::Unavailable("refused".to_owned()),
+            system_calls: SystemCalls::Filtered,
+        };
+        assert!(found.network_closed());
+        assert_eq!(found.shortfall(), None);
+        found.system_calls = SystemCalls::Unavailable("an unknown architecture".to_owned());
+        assert!(!found.network_closed());
+        let shortfall = found.shortfall().unwrap();
+        assert!(shortfall.contains("the network is open"), "{shortfall}");
+        assert!(shortfall.contains("Unix sockets"), "{shortfall}");
+    }
+
+    /// This system's filter builds, and kills the x32 entry before anything else.
+    #[test]
+    fn the_system_call_filter_builds() {
+        let filters = system_call_filters().unwrap();
+        assert_eq!(filters.len(), 2);
+        if cfg!(target_arch = "x86_64") {
+            assert_eq!(filters[0][2].k, libc::SECCOMP_RET_KILL_PROCESS);
+        }
+    }
+
     /// Where the kernel allows namespaces, a confined process sees no network interface that
     /// is up; where it does not, the probe says why.
     #[test]
