@@ -587,7 +587,8 @@ fn the_reproductions_hold_on_every_machine() -> Result<(), Skipped> {
 
 /// A renderer that runs code of its own, in C so that it can make the system calls no Go
 /// program would: `read PATH` prints a file; `unix ENTRY` opens a Unix socket through the
-/// x86-64, the 32-bit (`int 0x80`) or the x32 entry; `udp PORT` sends a datagram to loopback.
+/// x86-64, the 32-bit (`int 0x80`) or the x32 entry; `sys NR A B C` makes an x86-64 system
+/// call; `udp PORT` sends a datagram to loopback.
 const STAND_IN: &str = r#"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -619,6 +620,9 @@ int main(int argc, char **argv) {
     /* socket(AF_UNIX, SOCK_STREAM, 0): 41 on x86-64 and x32, 359 on i386. */
     long r = !strcmp(argv[2], "i386") ? i386(359, 1, 1, 0)
            : native((!strcmp(argv[2], "x32") ? 0x40000000L : 0) | 41, 1, 1, 0);
+    printf(r >= 0 ? "made\n" : "refused %ld\n", -r);
+  } else if (!strcmp(argv[1], "sys") && argc == 6) {
+    long r = native(atol(argv[2]), atol(argv[3]), atol(argv[4]), atol(argv[5]));
     printf(r >= 0 ? "made\n" : "refused %ld\n", -r);
   } else if (!strcmp(argv[1], "udp")) {
     struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(atoi(argv[2]))};
@@ -692,11 +696,16 @@ fn a_stand_in_is_held_on_every_machine() -> Result<(), Skipped> {
     let checkout = tempfile::tempdir().unwrap();
     let secret = "Hunter2_SECRET_7f3a";
     write(checkout.path(), ".env", secret);
+    // io_uring_setup(1, NULL); socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+    // socket(AF_INET, SOCK_RAW, IPPROTO_ICMP).
+    const IO_URING_SETUP: &str = "sys 425 1 0 0";
+    const NETLINK: &str = "sys 41 16 3 0";
+    const RAW: &str = "sys 41 2 3 1";
     let listener = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
     let cases = format!(
-        "read {}\nunix native\nunix i386\nunix x32\nudp {port}",
+        "read {}\nunix native\nunix i386\nunix x32\nudp {port}\n{IO_URING_SETUP}\n{NETLINK}\n{RAW}",
         checkout.path().join(".env").display()
     );
     for machine in MACHINES {
@@ -755,6 +764,18 @@ fn a_stand_in_is_held_on_every_machine() -> Result<(), Skipped> {
             format!("refused {}", libc::EACCES),
             "{machine:?}"
         );
+        assert_eq!(
+            said(IO_URING_SETUP),
+            format!("refused {}", libc::EPERM),
+            "{machine:?}"
+        );
+        for socket in [NETLINK, RAW] {
+            assert_eq!(
+                said(socket),
+                format!("refused {}", libc::EACCES),
+                "{machine:?}"
+            );
+        }
         let mut datagram = [0u8; 16];
         assert!(
             listener.recv(&mut datagram).is_err(),
