@@ -270,11 +270,21 @@ pub fn confinement() -> &'static Confinement {
         namespaces: sandbox().clone(),
         landlock: landlock(),
         root: stage_root(),
-        system_calls: match system_call_filters() {
-            Ok(_) => SystemCalls::Filtered,
-            Err(why) => SystemCalls::Unavailable(why),
-        },
+        system_calls: system_calls(),
     })
+}
+
+#[cfg(target_os = "linux")]
+fn system_calls() -> SystemCalls {
+    match system_call_filters() {
+        Ok(_) => SystemCalls::Filtered,
+        Err(why) => SystemCalls::Unavailable(why),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn system_calls() -> SystemCalls {
+    SystemCalls::Unavailable("seccomp exists only on Linux".to_owned())
 }
 
 /// Whether the renderer can have the stage as its root: where it gets namespaces, a forked
