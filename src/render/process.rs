@@ -163,9 +163,11 @@ pub fn run(
         .stderr(Stdio::piped());
     let mut access = access.clone();
     access.write.push(home.path().to_owned());
-    if let Err(why) = super::sandbox::confine(&mut command, program, &access, limits.memory) {
-        return Outcome::Failed(Failure::Environment(why));
-    }
+    // Kept until the renderer has exited: the directory its root is made of.
+    let _confined = match super::sandbox::confine(&mut command, program, &access, limits.memory) {
+        Ok(confined) => confined,
+        Err(why) => return Outcome::Failed(Failure::Environment(why)),
+    };
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(error) => {

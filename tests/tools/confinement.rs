@@ -53,7 +53,8 @@ const MACHINES: [Machine; 5] = [
 
 impl Machine {
     /// Whether a renderer is fully confined there: files held by Landlock, and the network
-    /// closed by a network namespace or by Landlock's TCP rules (ABI 4, which this machine has).
+    /// closed by a network namespace or by Landlock's TCP rules (ABI 4, which this machine has)
+    /// with the system-call filter refusing every other Internet socket.
     fn confines(self) -> bool {
         matches!(self, Machine::Confined | Machine::NoNamespaces)
     }
@@ -165,6 +166,17 @@ pub fn trials() -> Vec<Trial> {
         ),
         // Run by the test above, in a process of its own on an emulated machine.
         Trial::test(CHILD, child_builds_a_remote_resource).with_ignored_flag(true),
+        needs_or_skips(
+            Tool::Renderers,
+            "confinement::a_stand_in_is_held_on_every_machine",
+            a_stand_in_is_held_on_every_machine,
+        ),
+        Trial::test(STAND_IN_CHILD, child_runs_the_stand_in).with_ignored_flag(true),
+        needs_or_skips(
+            Tool::Renderers,
+            "confinement::an_absolute_load_path_reads_nothing_of_the_checkout",
+            an_absolute_load_path_reads_nothing_of_the_checkout,
+        ),
         needs_or_skips(
             Tool::Renderers,
             "confinement::untrusted_mode_renders_only_where_renderers_are_confined",
@@ -330,8 +342,10 @@ fn a_renderer_reads_only_what_it_is_given() -> Result<(), Skipped> {
     let Outcome::Failed(failure) = &held else {
         panic!("the file outside was read: {held:?}");
     };
+    // Not there for it (the stage is its root), or refused by Landlock.
+    let said = format!("{failure:?}");
     assert!(
-        format!("{failure:?}").contains("permission denied"),
+        said.contains("no such file or directory") || said.contains("permission denied"),
         "{failure:?}"
     );
     assert!(!format!("{held:?}").contains(secret), "{held:?}");
@@ -567,6 +581,256 @@ fn the_reproductions_hold_on_every_machine() -> Result<(), Skipped> {
             let (status, text) = check(None, &["red"]);
             assert_eq!(status, 1, "{case}: {text}");
         }
+    }
+    Ok(())
+}
+
+/// A renderer that runs code of its own, in C so that it can make the system calls no Go
+/// program would: `read PATH` prints a file; `unix ENTRY` opens a Unix socket through the
+/// x86-64, the 32-bit (`int 0x80`) or the x32 entry; `sys NR A B C` makes an x86-64 system
+/// call; `udp PORT` sends a datagram to loopback.
+const STAND_IN: &str = r#"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+static long native(long nr, long a, long b, long c) {
+  long r;
+  __asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+  return r;
+}
+static long i386(long nr, long a, long b, long c) {
+  long r;
+  __asm__ volatile("int $0x80" : "=a"(r) : "a"(nr), "b"(a), "c"(b), "d"(c) : "memory");
+  return r;
+}
+int main(int argc, char **argv) {
+  if (argc < 3) return 2;
+  if (!strcmp(argv[1], "read")) {
+    char text[256] = {0};
+    int fd = open(argv[2], O_RDONLY);
+    if (fd < 0) { printf("refused %d\n", errno); return 0; }
+    read(fd, text, sizeof text - 1);
+    printf("read %s\n", text);
+  } else if (!strcmp(argv[1], "unix")) {
+    /* socket(AF_UNIX, SOCK_STREAM, 0): 41 on x86-64 and x32, 359 on i386. */
+    long r = !strcmp(argv[2], "i386") ? i386(359, 1, 1, 0)
+           : native((!strcmp(argv[2], "x32") ? 0x40000000L : 0) | 41, 1, 1, 0);
+    printf(r >= 0 ? "made\n" : "refused %ld\n", -r);
+  } else if (!strcmp(argv[1], "sys") && argc == 6) {
+    long r = native(atol(argv[2]), atol(argv[3]), atol(argv[4]), atol(argv[5]));
+    printf(r >= 0 ? "made\n" : "refused %ld\n", -r);
+  } else if (!strcmp(argv[1], "udp")) {
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(atoi(argv[2]))};
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0) { printf("refused %d\n", errno); return 0; }
+    if (sendto(fd, "leak", 4, 0, (struct sockaddr *)&to, sizeof to) < 0) { printf("unsent %d\n", errno); return 0; }
+    printf("sent\n");
+  }
+  return 0;
+}
+"#;
+
+const STAND_IN_CHILD: &str = "confinement::child_runs_the_stand_in";
+
+/// The stand-in (`PODCYCLE_TEST_PROGRAM`) run as podcycle runs a renderer on this machine,
+/// once for each line of `PODCYCLE_TEST_CASES` (its arguments): one line of what came of each.
+fn child_runs_the_stand_in() -> Result<(), Failed> {
+    let program = std::env::var_os("PODCYCLE_TEST_PROGRAM").ok_or("no PODCYCLE_TEST_PROGRAM")?;
+    let cases = std::env::var("PODCYCLE_TEST_CASES").map_err(|_| "no PODCYCLE_TEST_CASES")?;
+    let stage = tempfile::tempdir().unwrap();
+    let access = Access {
+        read: vec![stage.path().to_owned()],
+        write: Vec::new(),
+    };
+    for case in cases.lines() {
+        let args: Vec<&std::ffi::OsStr> = case.split(' ').map(std::ffi::OsStr::new).collect();
+        let outcome = run(
+            Path::new(&program),
+            &args,
+            stage.path(),
+            &access,
+            &Limits::new(LIMIT),
+            &podcycle::render::Budget::unlimited(),
+        );
+        let said = match outcome {
+            Outcome::Output { text, .. } => text.trim().to_owned(),
+            Outcome::Failed(failure) => format!("{failure:?}"),
+        };
+        println!("case {case}: {said}");
+    }
+    Ok(())
+}
+
+/// A renderer that runs code: on every machine it cannot open a Unix socket through the 32-bit
+/// or the x32 entry (killed), nor send UDP to loopback — where user namespaces are refused
+/// Landlock's TCP rules let it through; and where the kernel gives namespaces the checkout's
+/// absolute path does not exist for it, with or without Landlock. Where neither holds files,
+/// the checkout is read: the harness sees a leak when there is one.
+fn a_stand_in_is_held_on_every_machine() -> Result<(), Skipped> {
+    machine_confines()?;
+    if !cfg!(target_arch = "x86_64") {
+        return Err(Skipped("the stand-in is written for x86-64".to_owned()));
+    }
+    let build = tempfile::tempdir().unwrap();
+    write(build.path(), "stand-in.c", STAND_IN);
+    let program = build.path().join("stand-in");
+    let compiled = Command::new("gcc")
+        .args(["-static", "-O1", "-o"])
+        .arg(&program)
+        .arg(build.path().join("stand-in.c"))
+        .output();
+    match compiled {
+        Ok(output) if output.status.success() => {}
+        other => {
+            return Err(Skipped(format!(
+                "cannot build the stand-in with gcc: {other:?}"
+            )));
+        }
+    }
+    let checkout = tempfile::tempdir().unwrap();
+    let secret = "Hunter2_SECRET_7f3a";
+    write(checkout.path(), ".env", secret);
+    // io_uring_setup(1, NULL); socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+    // socket(AF_INET, SOCK_RAW, IPPROTO_ICMP).
+    const IO_URING_SETUP: &str = "sys 425 1 0 0";
+    const NETLINK: &str = "sys 41 16 3 0";
+    const RAW: &str = "sys 41 2 3 1";
+    let listener = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let cases = format!(
+        "read {}\nunix native\nunix i386\nunix x32\nudp {port}\n{IO_URING_SETUP}\n{NETLINK}\n{RAW}",
+        checkout.path().join(".env").display()
+    );
+    for machine in MACHINES {
+        let output = machine.run(
+            Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    STAND_IN_CHILD,
+                    "--ignored",
+                    "--test-threads",
+                    "1",
+                ])
+                .env("PODCYCLE_TEST_PROGRAM", &program)
+                .env("PODCYCLE_TEST_CASES", &cases),
+        );
+        let text = stdout(&output);
+        assert!(
+            text.contains("1 passed"),
+            "{machine:?}: {text}{}",
+            stderr(&output)
+        );
+        let said = |case: &str| {
+            text.lines()
+                // libtest prints the first on the line that names the test.
+                .filter_map(|line| line.split_once("case ")?.1.split_once(": "))
+                .find_map(|(args, said)| args.starts_with(case).then_some(said))
+                .unwrap_or_else(|| panic!("{machine:?}: no {case}: {text}"))
+                .to_owned()
+        };
+        let read = said("read");
+        let holds_files = !matches!(machine, Machine::Neither | Machine::SwitchedOff);
+        if holds_files {
+            assert!(read.starts_with("refused"), "{machine:?}: {read}");
+        } else {
+            assert_eq!(read, format!("read {secret}"), "{machine:?}");
+        }
+        // ENOENT where the stage is the root: the checkout is not there at all.
+        if matches!(machine, Machine::Confined | Machine::NoLandlock) {
+            assert_eq!(read, format!("refused {}", libc::ENOENT), "{machine:?}");
+        }
+        assert_eq!(
+            said("unix native"),
+            format!("refused {}", libc::EACCES),
+            "{machine:?}"
+        );
+        let killed = format!(
+            "the renderer was stopped by a signal (signal {})",
+            libc::SIGSYS
+        );
+        for entry in ["unix i386", "unix x32"] {
+            let said = said(entry);
+            assert!(said.contains(&killed), "{machine:?}, {entry}: {said}");
+        }
+        assert_eq!(
+            said("udp"),
+            format!("refused {}", libc::EACCES),
+            "{machine:?}"
+        );
+        assert_eq!(
+            said(IO_URING_SETUP),
+            format!("refused {}", libc::EPERM),
+            "{machine:?}"
+        );
+        for socket in [NETLINK, RAW] {
+            assert_eq!(
+                said(socket),
+                format!("refused {}", libc::EACCES),
+                "{machine:?}"
+            );
+        }
+        let mut datagram = [0u8; 16];
+        assert!(
+            listener.recv(&mut datagram).is_err(),
+            "{machine:?}: a datagram reached loopback"
+        );
+    }
+    Ok(())
+}
+
+/// An overlay's generator loaded the checkout's ignored `.env` by its absolute path, and a
+/// replacement printed it as a container's name: Kustomize was handed the real checkout's
+/// path. On every machine the absolute path is refused before Kustomize runs, and nothing of
+/// the file is printed.
+fn an_absolute_load_path_reads_nothing_of_the_checkout() -> Result<(), Skipped> {
+    machine_confines()?;
+    let secret = "hunter2-secret-7f3a";
+    let tree = tempfile::tempdir().unwrap();
+    let root = tree.path().canonicalize().unwrap();
+    git_init(&root);
+    write(&root, ".gitignore", ".env\n");
+    // As a repository whose overlays load files beside them does.
+    write(
+        &root,
+        ".podcycle.yaml",
+        "kustomize:\n  load-restrictor: LoadRestrictionsNone\n",
+    );
+    write(&root, ".env", &format!("name={secret}\n"));
+    write(
+        &root,
+        "app/pod.yaml",
+        include_str!("../../testdata/cli/good.yaml"),
+    );
+    write(
+        &root,
+        "app/kustomization.yaml",
+        &format!(
+            "resources: [pod.yaml]\nconfigMapGenerator:\n- name: leak\n  envs: [{}]\n  options: {{disableNameSuffixHash: true}}\nreplacements:\n- source: {{kind: ConfigMap, name: leak, fieldPath: data.name}}\n  targets:\n  - select: {{kind: Pod}}\n    fieldPaths: [spec.containers.0.name]\n",
+            root.join(".env").display()
+        ),
+    );
+    git(&root, &["add", "-A"]);
+    for machine in MACHINES {
+        let output = machine.run(podcycle().current_dir(&root).args([
+            "check",
+            "--no-cache",
+            "--format",
+            "full",
+            "app",
+        ]));
+        let text = format!("{}{}", stdout(&output), stderr(&output));
+        assert!(!text.contains(secret), "{machine:?}: {text}");
+        assert!(
+            text.contains("is the absolute path") && text.contains("not rendered"),
+            "{machine:?}: {text}"
+        );
     }
     Ok(())
 }

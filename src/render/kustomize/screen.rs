@@ -7,6 +7,13 @@
 //! resources; the proxy variables of the sealed environment do not stop a request to
 //! `127.0.0.1`. Its own load restrictor keeps files under each kustomization's directory, but
 //! not a base directory elsewhere, nor `.git` under the directory (or a link to it).
+//!
+//! Every load path must be relative. Kustomize reads an absolute one as it stands (its
+//! `fileLoader.Load` joins only a relative path to the kustomization's root, and
+//! `RestrictionRootOnly` in `api/internal/loader/loadrestrictions.go` compares the cleaned
+//! absolute path with that root; a base directory is not restricted at all), and the renderer
+//! builds a copy of the repository: an absolute path names the real checkout, not the copy, and
+//! would reach files that were never staged (an ignored `.env`).
 
 use std::path::{Path, PathBuf};
 
@@ -71,6 +78,16 @@ pub(crate) enum ScreenError {
         field: String,
         file: String,
         address: String,
+    },
+    /// A field of `file` that names an absolute path, which would be read outside the stage.
+    #[error(
+        "`{field}` in {file} is the absolute path `{}` — podcycle renders a copy of the repository, so it lets Kustomize load only paths relative to the kustomization",
+        super::super::printable(path)
+    )]
+    Absolute {
+        field: String,
+        file: String,
+        path: String,
     },
     /// A field of `file` that names a path outside the repository at `root`.
     #[error(
@@ -148,6 +165,13 @@ pub(crate) fn screen(tree: &Tree, boundary: &Boundary, untrusted: bool) -> Resul
             if value.is_empty() || value.contains('\n') {
                 continue;
             }
+            if is_absolute(value) {
+                return Err(ScreenError::Absolute {
+                    field: load.field.clone(),
+                    file,
+                    path: value.to_owned(),
+                });
+            }
             let path = normalize(&kustomization.dir.join(value));
             let shown = super::super::shown_path(&path);
             if !path.starts_with(boundary.root()) && !lexically_under(&path, boundary.root()) {
@@ -166,6 +190,17 @@ pub(crate) fn screen(tree: &Tree, boundary: &Boundary, untrusted: bool) -> Resul
         }
     }
     Ok(())
+}
+
+/// Whether a load path is absolute on any platform Kustomize runs on: `/…`, and on Windows a
+/// drive (`C:\…`, `C:/…`) or a UNC path (`\\host\…`) — a pull request is not written for
+/// the machine that lints it.
+fn is_absolute(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    Path::new(value).is_absolute()
+        || value.starts_with('/')
+        || value.starts_with('\\')
+        || (bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':')
 }
 
 /// A path in the repository: not in `.git`, and through no link that leaves it.
@@ -294,6 +329,51 @@ mod tests {
             error.to_string().contains("KRM or exec function"),
             "{error}"
         );
+    }
+
+    /// An absolute path names the real checkout, not the copy Kustomize builds: refused in
+    /// every field, inside the repository or not, as a Windows path too.
+    #[test]
+    fn absolute_load_paths_are_refused() {
+        let (_dir, root) = repository("");
+        std::fs::write(root.join(".env"), "TOKEN=x\n").unwrap();
+        let inside = root.join(".env").display().to_string();
+        for (field, kustomization) in [
+            (
+                "configMapGenerator[0].envs[0]",
+                format!("configMapGenerator: [{{name: x, envs: [{inside}]}}]"),
+            ),
+            (
+                "configMapGenerator[0].files[0]",
+                format!("configMapGenerator: [{{name: x, files: [k={inside}]}}]"),
+            ),
+            ("resources[0]", format!("resources: [{}]", root.display())),
+            (
+                "patches[0].path",
+                "patches: [{path: 'C:\\x.yaml'}]".to_owned(),
+            ),
+            (
+                "patches[0].path",
+                "patches: [{path: '\\\\host\\x'}]".to_owned(),
+            ),
+        ] {
+            std::fs::write(root.join("app/kustomization.yaml"), &kustomization).unwrap();
+            let tree = Tree::read(&root.join("app")).unwrap();
+            let error = screen(&tree, &Boundary::at(&root), false).unwrap_err();
+            assert!(
+                matches!(&error, ScreenError::Absolute { field: f, .. } if f == field),
+                "{kustomization}: {error}"
+            );
+            assert!(error.to_string().contains("absolute path"), "{error}");
+        }
+        // Relative, the same file is loaded as before.
+        std::fs::write(
+            root.join("app/kustomization.yaml"),
+            "configMapGenerator: [{name: x, envs: [../.env]}]\n",
+        )
+        .unwrap();
+        let tree = Tree::read(&root.join("app")).unwrap();
+        screen(&tree, &Boundary::at(&root), false).unwrap();
     }
 
     #[test]
