@@ -93,9 +93,11 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
         checking.stdin(stdin, read_stdin()?);
     }
     let texts = std::mem::take(&mut plan.texts);
+    let mut unread_files = 0;
     for unread in checking.files(std::mem::take(&mut plan.files), texts) {
         eprint_line(format_args!("podcycle: error: {unread}"))?;
         failed = true;
+        unread_files += 1;
     }
     // Charts and overlays: their findings go to the files that wrote them, merged with what
     // those files gave as they are (a Kustomize base).
@@ -124,9 +126,10 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
 
     let CheckOutcome {
         files: mut checked,
-        notes: run,
-        fail_on_unrendered,
+        notes: mut run,
     } = outcome;
+    run.unread_files = unread_files;
+    run.unread_paths = plan.discovered.errors.len();
     if let Some(path) = &args.write_baseline {
         return write_baseline(path, &checked, failed);
     }
@@ -159,7 +162,7 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
         baseline_summary(baseline)?;
     }
 
-    let unrendered = !run.unrendered.is_empty();
+    let unrendered_fails = run.unrendered.iter().any(|u| u.fails);
     let options = report::Options {
         color,
         source_root: (args.format == Format::Sarif)
@@ -213,7 +216,7 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
     let fails = reports
         .iter()
         .any(|r| r.diagnostics.iter().any(|d| r.fails(d)));
-    let fails = fails || (unrendered && fail_on_unrendered);
+    let fails = fails || unrendered_fails;
     Ok(if fails { EXIT_FINDINGS } else { EXIT_CLEAN })
 }
 
@@ -460,7 +463,11 @@ fn run_options(args: &CheckArgs) -> Result<RunOptions, OptionsError> {
         kube_version: args.kube_version,
         selection: selection(args)?,
         fail_on: args.fail_on,
-        fail_on_unrendered: args.fail_on_unrendered,
+        fail_on_unrendered: match (args.fail_on_unrendered, args.no_fail_on_unrendered) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        },
         helm: args.render.helm_overrides(),
         rendering: args.render.rendering(args.isolated),
         walk: Walk {
