@@ -84,7 +84,7 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
 
     if args.show_files {
         let mut out = io::stdout().lock();
-        show_files(&mut out, &plan)?;
+        show_files(&mut out, &plan, &options)?;
         return Ok(if failed { EXIT_ERROR } else { EXIT_CLEAN });
     }
 
@@ -220,8 +220,18 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
     Ok(if fails { EXIT_FINDINGS } else { EXIT_CLEAN })
 }
 
-/// `--show-files`: what would be linted and rendered, and what is skipped and why.
-fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
+/// `--show-files`: what would be linted and rendered, and what is skipped and why; a chart or
+/// overlay that cannot be rendered here (its renderer missing, rendering off, a dependency
+/// neither vendored nor in the repository) says so, with the reason the run would give.
+fn show_files(out: &mut dyn Write, plan: &RunPlan, options: &RunOptions) -> io::Result<()> {
+    let rendering = &options.rendering;
+    let tools = (!rendering.disabled && !rendering.untrusted).then(|| {
+        render::Tools::find(
+            rendering.helm.as_deref(),
+            rendering.kustomize.as_deref(),
+            rendering.timeout,
+        )
+    });
     let mut lines: Vec<(String, String)> = Vec::new();
     if plan.stdin.is_some() {
         lines.push(("-".to_owned(), "lint (standard input)".to_owned()));
@@ -245,6 +255,8 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
         };
         lines.push((render::display(path), what));
     }
+    // Charts that cannot be rendered: their files are not read at all.
+    let mut unrenderable: Vec<PathBuf> = Vec::new();
     for job in &plan.renders {
         let what = match &job.input {
             Input::Chart { .. } if job.named_templates.is_empty() => {
@@ -260,7 +272,7 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
             }
             Input::Overlay { .. } => "render (Kustomize overlay)".to_owned(),
         };
-        let what = if job.rendered_for.is_empty() {
+        let mut what = if job.rendered_for.is_empty() {
             what
         } else {
             let named: Vec<String> = job
@@ -270,6 +282,15 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
                 .collect();
             format!("{what}, for {}", named.join(", "))
         };
+        if let Some(reason) = cannot_render(&job.input, tools.as_ref()) {
+            what = format!(
+                "{}: {reason}",
+                what.replacen("render (", "cannot render (", 1)
+            );
+            if job.input.tool() == crate::diagnostics::RenderTool::Helm {
+                unrenderable.push(job.input.dir().to_owned());
+            }
+        }
         lines.push((job.input.display(), what));
     }
     for (path, skip) in &plan.discovered.skipped {
@@ -277,6 +298,14 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
             (Skip::DefaultExcluded, Some(exclusion)) => format!(
                 "excluded by default: {exclusion} (`exclude` in .podcycle.yaml replaces the defaults)"
             ),
+            (Skip::ChartFile, _) if unrenderable.iter().any(|chart| path.starts_with(chart)) => {
+                "chart file: not read, as its chart cannot be rendered".to_owned()
+            }
+            (Skip::HelmTemplates, _)
+                if unrenderable.iter().any(|chart| path.starts_with(chart)) =>
+            {
+                "Helm templates: not linted, as their chart cannot be rendered".to_owned()
+            }
             _ => skip.to_string(),
         };
         lines.push((render::display(path), format!("skip ({why})")));
@@ -287,6 +316,23 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
         writeln!(out, "{path}: {what}")?;
     }
     Ok(())
+}
+
+/// Why `input` would not be rendered, when that is known before rendering: the reason the run
+/// would give.
+fn cannot_render(input: &Input, tools: Option<&render::Tools>) -> Option<String> {
+    let Some(tools) = tools else {
+        return Some("rendering is off (--no-render)".to_owned());
+    };
+    match input {
+        Input::Chart { dir, .. } => {
+            if let Err(missing) = &tools.helm {
+                return Some(missing.to_string());
+            }
+            render::helm::cannot_render(dir)
+        }
+        Input::Overlay { .. } => tools.kustomize.as_ref().err().map(ToString::to_string),
+    }
 }
 
 fn write_report_file(

@@ -330,6 +330,21 @@ pub(crate) fn local_dependencies(chart: &Chart) -> Result<Vec<stage::ChartDepend
     Ok(staged)
 }
 
+/// Why the chart in `dir` cannot be rendered, when that is known without rendering it: its
+/// `Chart.yaml` does not read, a dependency is neither vendored nor in the repository, or a
+/// `file://` one is not a chart (what [`crate::render::render`] says of it).
+pub(crate) fn cannot_render(dir: &Path) -> Option<String> {
+    let chart = match read_chart(dir) {
+        Ok(chart) => chart,
+        Err(error) => return Some(error.to_string()),
+    };
+    let missing = missing_dependencies(&chart);
+    if !missing.is_empty() {
+        return Some(super::unvendored(&missing));
+    }
+    local_dependencies(&chart).err()
+}
+
 /// `MAJOR.MINOR.PATCH` of a version written exactly (`1.2.3`, `v1.2.3`), which Helm's
 /// constraints (Masterminds' semver) read as `=1.2.3`; `None` for a range or anything else.
 fn exact_version(text: &str) -> Option<[u64; 3]> {
