@@ -441,7 +441,7 @@ pub fn write(
         Format::Sarif => sarif::write(out, reports, options)?,
         Format::Github => github::write(out, reports, &options.run)?,
         Format::Junit => junit::write(out, reports, &options.run)?,
-        Format::Gitlab => gitlab::write(out, reports)?,
+        Format::Gitlab => gitlab::write(out, reports, &options.run)?,
     }
     if format.is_human() {
         if format == Format::Full && Summary::of(reports).total() > 0 {
