@@ -225,7 +225,7 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
 /// neither vendored nor in the repository) says so, with the reason the run would give.
 fn show_files(out: &mut dyn Write, plan: &RunPlan, options: &RunOptions) -> io::Result<()> {
     let rendering = &options.rendering;
-    let tools = (!rendering.disabled && !rendering.untrusted).then(|| {
+    let tools = (!rendering.disabled).then(|| {
         render::Tools::find(
             rendering.helm.as_deref(),
             rendering.kustomize.as_deref(),
