@@ -173,7 +173,12 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
     };
     let write = |out: &mut dyn Write| -> io::Result<()> {
         if args.statistics {
-            statistics::write(out, args.format, &reports, allowed)?;
+            statistics::write(out, args.format, &reports, allowed, &options.run)?;
+            if args.format.is_human() {
+                for line in options.run.summary_lines() {
+                    writeln!(out, "{line}")?;
+                }
+            }
         } else {
             report::write(out, args.format, &reports, &options)?;
         }

@@ -288,6 +288,20 @@ impl Unrendered {
 }
 
 impl RunNotes {
+    /// What was not rendered or not read, as the summary's first line says it: `1 file not
+    /// read, 7 Helm charts not rendered`; `None` when nothing was left unchecked.
+    pub(crate) fn gaps(&self) -> Option<String> {
+        let (unrendered_charts, unrendered_overlays) = self.unrendered_counts();
+        Summary {
+            unrendered_charts,
+            unrendered_overlays,
+            unread_files: self.unread_files,
+            unread_paths: self.unread_paths,
+            ..Summary::default()
+        }
+        .gaps()
+    }
+
     /// How many Helm charts and how many Kustomize overlays were not rendered (a chart not
     /// rendered with two sets of values counts once).
     pub(crate) fn unrendered_counts(&self) -> (usize, usize) {

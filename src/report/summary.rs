@@ -50,7 +50,7 @@ impl Summary {
 
     /// What the run should have checked and did not: `1 file not read, 7 Helm charts not
     /// rendered`; `None` when it checked everything it was given.
-    fn gaps(&self) -> Option<String> {
+    pub(crate) fn gaps(&self) -> Option<String> {
         let counted = |items: &[(usize, &str)]| -> Vec<String> {
             items
                 .iter()

@@ -353,6 +353,12 @@ fn a_named_file_checked_only_through_a_chart_not_rendered_fails_the_run() {
         ),
         "{out}"
     );
+    let statistics = stdout(&run(&["--statistics", values]));
+    assert_eq!(
+        statistics.lines().next(),
+        Some("Not fully checked: 1 Helm chart not rendered (see below); nothing found."),
+        "{statistics}"
+    );
     // A patch named alone: the overlay it belongs to is not built.
     let patch = "testdata/render/shop/overlays/prod/grace-patch.yaml";
     assert_eq!(code(&run(&[patch])), 1);
