@@ -84,7 +84,7 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
 
     if args.show_files {
         let mut out = io::stdout().lock();
-        show_files(&mut out, &plan)?;
+        show_files(&mut out, &plan, &options)?;
         return Ok(if failed { EXIT_ERROR } else { EXIT_CLEAN });
     }
 
@@ -93,9 +93,11 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
         checking.stdin(stdin, read_stdin()?);
     }
     let texts = std::mem::take(&mut plan.texts);
+    let mut unread_files = 0;
     for unread in checking.files(std::mem::take(&mut plan.files), texts) {
         eprint_line(format_args!("podcycle: error: {unread}"))?;
         failed = true;
+        unread_files += 1;
     }
     // Charts and overlays: their findings go to the files that wrote them, merged with what
     // those files gave as they are (a Kustomize base).
@@ -124,9 +126,10 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
 
     let CheckOutcome {
         files: mut checked,
-        notes: run,
-        fail_on_unrendered,
+        notes: mut run,
     } = outcome;
+    run.unread_files = unread_files;
+    run.unread_paths = plan.discovered.errors.len();
     if let Some(path) = &args.write_baseline {
         return write_baseline(path, &checked, failed);
     }
@@ -159,7 +162,7 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
         baseline_summary(baseline)?;
     }
 
-    let unrendered = !run.unrendered.is_empty();
+    let unrendered_fails = run.unrendered.iter().any(|u| u.fails);
     let options = report::Options {
         color,
         source_root: (args.format == Format::Sarif)
@@ -170,7 +173,12 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
     };
     let write = |out: &mut dyn Write| -> io::Result<()> {
         if args.statistics {
-            statistics::write(out, args.format, &reports, allowed)?;
+            statistics::write(out, args.format, &reports, allowed, &options.run)?;
+            if args.format.is_human() {
+                for line in options.run.summary_lines() {
+                    writeln!(out, "{line}")?;
+                }
+            }
         } else {
             report::write(out, args.format, &reports, &options)?;
         }
@@ -213,12 +221,22 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
     let fails = reports
         .iter()
         .any(|r| r.diagnostics.iter().any(|d| r.fails(d)));
-    let fails = fails || (unrendered && fail_on_unrendered);
+    let fails = fails || unrendered_fails;
     Ok(if fails { EXIT_FINDINGS } else { EXIT_CLEAN })
 }
 
-/// `--show-files`: what would be linted and rendered, and what is skipped and why.
-fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
+/// `--show-files`: what would be linted and rendered, and what is skipped and why; a chart or
+/// overlay that cannot be rendered here (its renderer missing, rendering off, a dependency
+/// neither vendored nor in the repository) says so, with the reason the run would give.
+fn show_files(out: &mut dyn Write, plan: &RunPlan, options: &RunOptions) -> io::Result<()> {
+    let rendering = &options.rendering;
+    let tools = (!rendering.disabled).then(|| {
+        render::Tools::find(
+            rendering.helm.as_deref(),
+            rendering.kustomize.as_deref(),
+            rendering.timeout,
+        )
+    });
     let mut lines: Vec<(String, String)> = Vec::new();
     if plan.stdin.is_some() {
         lines.push(("-".to_owned(), "lint (standard input)".to_owned()));
@@ -242,6 +260,8 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
         };
         lines.push((render::display(path), what));
     }
+    // Charts that cannot be rendered: their files are not read at all.
+    let mut unrenderable: Vec<PathBuf> = Vec::new();
     for job in &plan.renders {
         let what = match &job.input {
             Input::Chart { .. } if job.named_templates.is_empty() => {
@@ -257,7 +277,7 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
             }
             Input::Overlay { .. } => "render (Kustomize overlay)".to_owned(),
         };
-        let what = if job.rendered_for.is_empty() {
+        let mut what = if job.rendered_for.is_empty() {
             what
         } else {
             let named: Vec<String> = job
@@ -267,6 +287,15 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
                 .collect();
             format!("{what}, for {}", named.join(", "))
         };
+        if let Some(reason) = cannot_render(&job.input, tools.as_ref()) {
+            what = format!(
+                "{}: {reason}",
+                what.replacen("render (", "cannot render (", 1)
+            );
+            if job.input.tool() == crate::diagnostics::RenderTool::Helm {
+                unrenderable.push(job.input.dir().to_owned());
+            }
+        }
         lines.push((job.input.display(), what));
     }
     for (path, skip) in &plan.discovered.skipped {
@@ -274,6 +303,14 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
             (Skip::DefaultExcluded, Some(exclusion)) => format!(
                 "excluded by default: {exclusion} (`exclude` in .podcycle.yaml replaces the defaults)"
             ),
+            (Skip::ChartFile, _) if unrenderable.iter().any(|chart| path.starts_with(chart)) => {
+                "chart file: not read, as its chart cannot be rendered".to_owned()
+            }
+            (Skip::HelmTemplates, _)
+                if unrenderable.iter().any(|chart| path.starts_with(chart)) =>
+            {
+                "Helm templates: not linted, as their chart cannot be rendered".to_owned()
+            }
             _ => skip.to_string(),
         };
         lines.push((render::display(path), format!("skip ({why})")));
@@ -284,6 +321,23 @@ fn show_files(out: &mut dyn Write, plan: &RunPlan) -> io::Result<()> {
         writeln!(out, "{path}: {what}")?;
     }
     Ok(())
+}
+
+/// Why `input` would not be rendered, when that is known before rendering: the reason the run
+/// would give.
+fn cannot_render(input: &Input, tools: Option<&render::Tools>) -> Option<String> {
+    let Some(tools) = tools else {
+        return Some("rendering is off (--no-render)".to_owned());
+    };
+    match input {
+        Input::Chart { dir, .. } => {
+            if let Err(missing) = &tools.helm {
+                return Some(missing.to_string());
+            }
+            render::helm::cannot_render(dir)
+        }
+        Input::Overlay { .. } => tools.kustomize.as_ref().err().map(ToString::to_string),
+    }
 }
 
 fn write_report_file(
@@ -460,7 +514,11 @@ fn run_options(args: &CheckArgs) -> Result<RunOptions, OptionsError> {
         kube_version: args.kube_version,
         selection: selection(args)?,
         fail_on: args.fail_on,
-        fail_on_unrendered: args.fail_on_unrendered,
+        fail_on_unrendered: match (args.fail_on_unrendered, args.no_fail_on_unrendered) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        },
         helm: args.render.helm_overrides(),
         rendering: args.render.rendering(args.isolated),
         walk: Walk {

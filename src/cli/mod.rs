@@ -137,10 +137,20 @@ pub(crate) struct CheckArgs {
     /// what is skipped and why; lint nothing.
     #[arg(long)]
     pub(crate) show_files: bool,
-    /// Exit with 1 when a chart or overlay could not be rendered [default: a warning that does
-    /// not change the exit code, or `fail-on-unrendered` from the configuration].
-    #[arg(long, help_heading = "Rendering")]
+    /// Exit with 1 when a chart or overlay could not be rendered [default: only one that a
+    /// file named on the command line is checked through (a values file, a template, a patch);
+    /// or `fail-on-unrendered` from the configuration].
+    #[arg(
+        long,
+        help_heading = "Rendering",
+        conflicts_with = "no_fail_on_unrendered"
+    )]
     pub(crate) fail_on_unrendered: bool,
+    /// Never exit with 1 because a chart or overlay could not be rendered, also when a named
+    /// file is checked only through it (a repository that does not install helm); it is
+    /// still said.
+    #[arg(long, help_heading = "Rendering")]
+    pub(crate) no_fail_on_unrendered: bool,
     #[command(flatten)]
     pub(crate) render: RenderArgs,
     /// Apply the fixes of the findings that have one, then report what is left. Only safe

@@ -24,6 +24,7 @@ pub(crate) fn write(
     format: Format,
     reports: &[FileReport],
     allowed: Applicability,
+    run: &crate::report::RunNotes,
 ) -> io::Result<()> {
     // One row per rule and severity: a rule whose findings differ in severity (by what
     // enforces each, or by a severity override for some files) has a row for each.
@@ -90,8 +91,13 @@ pub(crate) fn write(
     let total: usize = rows.iter().map(|r| r.count).sum();
     let fixable: usize = rows.iter().map(|r| r.fixable).sum();
     let findings = if total == 1 { "finding" } else { "findings" };
+    // Never a clean line over what was not checked; the lines under it say what and why.
+    let gaps = run.gaps();
     if total == 0 {
-        return writeln!(out, "No problems found.");
+        return match gaps {
+            None => writeln!(out, "No problems found."),
+            Some(gaps) => writeln!(out, "Not fully checked: {gaps} (see below); nothing found."),
+        };
     }
     let mut line = format!("Found {total} {findings}");
     if fixable > 0 {
@@ -111,6 +117,9 @@ pub(crate) fn write(
         line.push_str(&format!(
             "{joint} {hidden}{more} with `--fix --unsafe-fixes`"
         ));
+    }
+    if let Some(gaps) = gaps {
+        line.push_str(&format!("; {gaps} (see below)"));
     }
     writeln!(out, "{line}.")
 }

@@ -91,8 +91,10 @@ pub(crate) struct ConfigFile {
     pub(crate) helm: Option<HelmSection>,
     /// How the Kustomize overlays under this file are built.
     pub(crate) kustomize: Option<KustomizeSection>,
-    /// Exit with status 1 when a chart or overlay cannot be rendered (Helm or Kustomize
-    /// missing, a render error, a dependency not vendored). Default `false`: a warning.
+    /// `true`: exit with status 1 when any chart or overlay cannot be rendered (Helm or
+    /// Kustomize missing, a dependency not vendored, a remote base). `false`: never, only a
+    /// warning. Unset: only when a file named on the command line (pre-commit's changed
+    /// files) is checked through a chart or overlay that cannot be rendered.
     pub(crate) fail_on_unrendered: Option<bool>,
     /// Custom workload kinds whose pod templates are linted, besides the built-in ones (Argo
     /// Rollouts and Workflows, OpenKruise, Knative, KEDA, Kubeflow, Ray).

@@ -287,10 +287,7 @@ fn render_with(
             let chart = helm::read_chart(dir).map_err(|e| not_rendered(e.to_string()))?;
             let missing = helm::missing_dependencies(&chart);
             if !missing.is_empty() {
-                return Err(not_rendered(format!(
-                    "{} not vendored under charts/ — run `helm dependency build`; podcycle never downloads charts",
-                    list("dependency", "dependencies", &missing)
-                )));
+                return Err(not_rendered(unvendored(&missing)));
             }
             let helm_path = tools
                 .helm
@@ -324,6 +321,14 @@ fn render_with(
             })
         }
     }
+}
+
+/// Why a chart whose dependencies are neither vendored nor in the repository is not rendered.
+pub(crate) fn unvendored(missing: &[String]) -> String {
+    format!(
+        "{} not vendored under charts/ — run `helm dependency build`; podcycle never downloads charts",
+        list("dependency", "dependencies", missing)
+    )
 }
 
 fn list(one: &str, many: &str, names: &[String]) -> String {

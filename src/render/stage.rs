@@ -289,10 +289,34 @@ fn new_stage_dir(prefix: &str) -> Result<(tempfile::TempDir, PathBuf), StageErro
 
 /// Copies `chart` (shown to users as `shown`) and the values files into a new temporary
 /// directory.
+#[cfg(test)]
 pub(crate) fn stage(
     chart: &Path,
     shown: &str,
     values: &[PathBuf],
+    listings: &Listings,
+    untrusted: bool,
+) -> Result<Staged, StageError> {
+    stage_with_dependencies(chart, shown, values, &[], listings, untrusted)
+}
+
+/// A chart directory of the repository copied into the chart's `charts/` (a `file://`
+/// dependency, as `helm dependency build` would place it): its directory, the name of its copy
+/// under `charts/`, and how users name it.
+#[derive(Clone, Debug)]
+pub(crate) struct ChartDependency {
+    pub(crate) dir: PathBuf,
+    pub(crate) name: String,
+    pub(crate) shown: String,
+}
+
+/// [`stage`], with `dependencies` copied into the copy's `charts/` by the same rules as the
+/// chart: inside the repository, outside `.git`, only what git tracks.
+pub(crate) fn stage_with_dependencies(
+    chart: &Path,
+    shown: &str,
+    values: &[PathBuf],
+    dependencies: &[ChartDependency],
     listings: &Listings,
     untrusted: bool,
 ) -> Result<Staged, StageError> {
@@ -318,6 +342,31 @@ pub(crate) fn stage(
     }
     copier.copy_dir(&source, &copy, shown, 0)?;
     let mut names = vec![(copy.to_string_lossy().into_owned(), shown.to_owned())];
+    for dependency in dependencies {
+        let missing = |source| StageError::Missing {
+            shown: dependency.shown.clone(),
+            source,
+        };
+        let source = dependency.dir.canonicalize().map_err(missing)?;
+        if !source.starts_with(boundary.root()) || boundary.names_git(&source) {
+            return Err(StageError::Outside {
+                resolved: source,
+                root: boundary.root().to_owned(),
+            });
+        }
+        let target = copy.join("charts").join(&dependency.name);
+        if std::fs::symlink_metadata(&target).is_ok() {
+            return Err(missing(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("the chart has `charts/{}` already", dependency.name),
+            )));
+        }
+        copier.copy_dir(&source, &target, &dependency.shown, 1)?;
+        names.push((
+            target.to_string_lossy().into_owned(),
+            dependency.shown.clone(),
+        ));
+    }
     let mut copies = Vec::new();
     for (index, path) in values.iter().enumerate() {
         let shown_values = crate::render::display(path);

@@ -49,8 +49,14 @@ struct Position {
     column: usize,
 }
 
-pub(crate) fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
-    let mut issues = Vec::new();
+pub(crate) fn write(
+    out: &mut dyn Write,
+    reports: &[FileReport],
+    run: &super::RunNotes,
+) -> io::Result<()> {
+    // A chart or overlay not rendered is an issue on its chart or kustomization file, as in
+    // the JSON format, so that the merge request's widget does not show a clean result.
+    let mut issues: Vec<Issue> = run.unrendered.iter().map(not_rendered).collect();
     for report in reports {
         let path = report.file.path.replace('\\', "/");
         let mut seen: HashMap<String, usize> = HashMap::new();
@@ -98,6 +104,35 @@ pub(crate) fn write(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<(
     }
     serde_json::to_writer_pretty(&mut *out, &issues)?;
     writeln!(out)
+}
+
+fn not_rendered(unrendered: &super::Unrendered) -> Issue {
+    let mut hash = Fnv::default();
+    hash.write(super::json::NOT_RENDERED);
+    hash.write(&unrendered.input);
+    hash.write(&unrendered.reason);
+    let start = Position { line: 1, column: 1 };
+    Issue {
+        kind: "issue",
+        check_name: super::json::NOT_RENDERED,
+        description: unrendered.sentence(),
+        content: Some(Content {
+            body: format!(
+                "podcycle did not lint what the {} renders: its findings are not known",
+                unrendered.noun()
+            ),
+        }),
+        categories: ["Bug Risk"],
+        severity: "minor",
+        fingerprint: format!("{:016x}", hash.finish()),
+        location: Location {
+            path: unrendered.file.replace('\\', "/"),
+            positions: Positions {
+                begin: start,
+                end: Position { line: 1, column: 1 },
+            },
+        },
+    }
 }
 
 /// GitLab's scale is info, minor, major, critical, blocker; podcycle's three levels take the

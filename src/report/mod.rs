@@ -131,6 +131,10 @@ pub struct RunNotes {
     pub(crate) rendered_for: Vec<RenderedFor>,
     /// Renderers ran without full confinement: why ([`crate::render::sandbox`]).
     pub(crate) unconfined: Option<String>,
+    /// Files that could not be read, and paths given or walked that could not be (each is an
+    /// error on standard error; the summary counts them).
+    pub(crate) unread_files: usize,
+    pub(crate) unread_paths: usize,
 }
 
 /// A chart or overlay rendered for files named on the command line (a values file, a patch),
@@ -175,6 +179,8 @@ pub(crate) struct NotManifests {
     pub(crate) other: usize,
     /// Charts' values, metadata and `files/`, read through the rendered chart.
     pub(crate) chart_files: usize,
+    /// Of `chart_files`, those of charts that were not rendered: not read at all.
+    pub(crate) chart_files_unrendered: usize,
     /// Kustomize overlays another overlay of the run builds from, linted through that one.
     pub(crate) built_through: usize,
 }
@@ -199,10 +205,22 @@ impl NotManifests {
             };
             lines.push(format!("{} not linted: {what}", parts.join(" and ")));
         }
-        if self.chart_files > 0 {
+        let read_through = self.chart_files - self.chart_files_unrendered.min(self.chart_files);
+        if read_through > 0 {
             lines.push(format!(
                 "{} (values, Chart.yaml, files/) read only through the rendered chart",
-                summary::plural(self.chart_files, "chart file")
+                summary::plural(read_through, "chart file")
+            ));
+        }
+        if self.chart_files_unrendered > 0 {
+            let their = if self.chart_files_unrendered == 1 {
+                "its chart was"
+            } else {
+                "their charts were"
+            };
+            lines.push(format!(
+                "{} (values, Chart.yaml, files/) not read: {their} not rendered",
+                summary::plural(self.chart_files_unrendered, "chart file")
             ));
         }
         if self.built_through > 0 {
@@ -224,6 +242,10 @@ pub(crate) struct Unrendered {
     pub(crate) reason: String,
     /// The file that stands for it in annotations: `Chart.yaml`, `kustomization.yaml`.
     pub(crate) file: String,
+    /// The files named on the command line that were to be checked through it.
+    pub(crate) named: Vec<String>,
+    /// Whether it fails the run ([`crate::run::RenderJob::unrendered_fails`]).
+    pub(crate) fails: bool,
 }
 
 impl Unrendered {
@@ -237,6 +259,26 @@ impl Unrendered {
         )
     }
 
+    /// The same chart or overlay, not rendered for the same reason.
+    pub(crate) fn same(&self, other: &Unrendered) -> bool {
+        (self.tool, &self.input, &self.reason) == (other.tool, &other.input, &other.reason)
+    }
+
+    /// Why it fails the run, when it does: `exit 1: charts/web/values.yaml is checked only
+    /// through Helm chart charts/web, which was not rendered`.
+    pub(crate) fn failure_line(&self) -> Option<String> {
+        if !self.fails || self.named.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "exit 1: {} {} checked only through {} {}, which was not rendered (`--no-fail-on-unrendered` passes such a run)",
+            self.named.join(", "),
+            if self.named.len() == 1 { "is" } else { "are" },
+            self.noun(),
+            self.input
+        ))
+    }
+
     pub(crate) fn noun(&self) -> &'static str {
         match self.tool {
             crate::diagnostics::RenderTool::Helm => "Helm chart",
@@ -246,6 +288,37 @@ impl Unrendered {
 }
 
 impl RunNotes {
+    /// What was not rendered or not read, as the summary's first line says it: `1 file not
+    /// read, 7 Helm charts not rendered`; `None` when nothing was left unchecked.
+    pub(crate) fn gaps(&self) -> Option<String> {
+        let (unrendered_charts, unrendered_overlays) = self.unrendered_counts();
+        Summary {
+            unrendered_charts,
+            unrendered_overlays,
+            unread_files: self.unread_files,
+            unread_paths: self.unread_paths,
+            ..Summary::default()
+        }
+        .gaps()
+    }
+
+    /// How many Helm charts and how many Kustomize overlays were not rendered (a chart not
+    /// rendered with two sets of values counts once).
+    pub(crate) fn unrendered_counts(&self) -> (usize, usize) {
+        let mut seen: Vec<(crate::diagnostics::RenderTool, &str)> = Vec::new();
+        for unrendered in &self.unrendered {
+            let key = (unrendered.tool, unrendered.input.as_str());
+            if !seen.contains(&key) {
+                seen.push(key);
+            }
+        }
+        let charts = seen
+            .iter()
+            .filter(|(tool, _)| *tool == crate::diagnostics::RenderTool::Helm)
+            .count();
+        (charts, seen.len() - charts)
+    }
+
     /// The lines the human formats print under the summary: inputs not rendered, grouped by
     /// reason, and what ignore files left out.
     pub(crate) fn summary_lines(&self) -> Vec<String> {
@@ -299,6 +372,28 @@ impl RunNotes {
         }
         lines.extend(self.not_manifests.summary_lines());
         lines.extend(self.rendered_for.iter().map(RenderedFor::sentence));
+        lines.extend(self.unrendered.iter().filter_map(Unrendered::failure_line));
+        let (charts, overlays) = RunNotes {
+            unrendered: self
+                .unrendered
+                .iter()
+                .filter(|u| u.fails && u.named.is_empty())
+                .cloned()
+                .collect(),
+            ..RunNotes::default()
+        }
+        .unrendered_counts();
+        let asked: Vec<String> = [(charts, "Helm chart"), (overlays, "Kustomize overlay")]
+            .into_iter()
+            .filter(|(count, _)| *count > 0)
+            .map(|(count, noun)| summary::plural(count, noun))
+            .collect();
+        if !asked.is_empty() {
+            lines.push(format!(
+                "exit 1: {} not rendered (`fail-on-unrendered`)",
+                asked.join(" and ")
+            ));
+        }
         lines
     }
 }
@@ -360,7 +455,7 @@ pub fn write(
         Format::Sarif => sarif::write(out, reports, options)?,
         Format::Github => github::write(out, reports, &options.run)?,
         Format::Junit => junit::write(out, reports, &options.run)?,
-        Format::Gitlab => gitlab::write(out, reports)?,
+        Format::Gitlab => gitlab::write(out, reports, &options.run)?,
     }
     if format.is_human() {
         if format == Format::Full && Summary::of(reports).total() > 0 {
@@ -382,6 +477,9 @@ pub(crate) fn write_summary(
     let mut summary = Summary::of(reports);
     summary.charts = options.run.rendered_charts;
     summary.overlays = options.run.rendered_overlays;
+    (summary.unrendered_charts, summary.unrendered_overlays) = options.run.unrendered_counts();
+    summary.unread_files = options.run.unread_files;
+    summary.unread_paths = options.run.unread_paths;
     writeln!(out, "{summary}")?;
     for line in options.run.summary_lines() {
         writeln!(out, "{line}")?;

@@ -49,6 +49,17 @@ struct Run<'a> {
 struct Invocation {
     execution_successful: bool,
     tool_execution_notifications: Vec<Notification>,
+    /// The counts of what was not checked, so that a consumer need not count notifications.
+    properties: InvocationProperties,
+}
+
+/// `notRendered`: Helm charts and Kustomize overlays not rendered; `notRead`: files and paths
+/// that could not be read.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InvocationProperties {
+    not_rendered: usize,
+    not_read: usize,
 }
 
 #[derive(Serialize)]
@@ -321,9 +332,15 @@ pub(crate) fn write(
 }
 
 fn invocations(run: &super::RunNotes) -> Vec<Invocation> {
-    if run.unrendered.is_empty() && run.rendered_for.is_empty() && run.unconfined.is_none() {
+    let not_read = run.unread_files + run.unread_paths;
+    if run.unrendered.is_empty()
+        && run.rendered_for.is_empty()
+        && run.unconfined.is_none()
+        && not_read == 0
+    {
         return Vec::new();
     }
+    let (charts, overlays) = run.unrendered_counts();
     // Renderers that ran without full confinement: once, for the whole run.
     let unconfined = run.unconfined.iter().map(|warning| Notification {
         level: "warning",
@@ -343,6 +360,10 @@ fn invocations(run: &super::RunNotes) -> Vec<Invocation> {
     });
     vec![Invocation {
         execution_successful: true,
+        properties: InvocationProperties {
+            not_rendered: charts + overlays,
+            not_read,
+        },
         tool_execution_notifications: run
             .unrendered
             .iter()

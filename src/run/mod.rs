@@ -33,7 +33,7 @@ pub(crate) mod rendering;
 pub(crate) mod scopes;
 pub(crate) mod workspace;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use rayon::prelude::*;
@@ -124,7 +124,6 @@ pub(crate) struct Checking {
     /// and `--add-ignore`.
     plans: HashMap<String, (Option<PathBuf>, FilePlan)>,
     notes: RunNotes,
-    fail_on_unrendered: bool,
     stdin: bool,
     /// `--verbose`: each renderer warning is shown, not counted.
     verbose: bool,
@@ -137,16 +136,13 @@ pub(crate) struct Checking {
 pub(crate) struct CheckOutcome {
     /// Every file with findings or linted as it is: standard input first, then by name.
     pub(crate) files: Vec<CheckedFile>,
-    /// What the run rendered, could not render, and left out.
+    /// What the run rendered, could not render (and whether that fails it), and left out.
     pub(crate) notes: RunNotes,
-    /// A chart or overlay that could not be rendered fails the run.
-    pub(crate) fail_on_unrendered: bool,
 }
 
 impl Checking {
     pub(crate) fn new(options: &RunOptions) -> Checking {
         Checking {
-            fail_on_unrendered: options.fail_on_unrendered,
             verbose: options.rendering.verbose,
             ..Checking::default()
         }
@@ -259,7 +255,6 @@ impl Checking {
         let mut counted: Vec<(RenderTool, String)> = Vec::new();
         let mut printed = RendererWarnings::default();
         for (job, outcome) in jobs.iter().zip(outcomes) {
-            self.fail_on_unrendered |= job.fail_on_unrendered;
             match outcome {
                 Ok(linted) => {
                     if self.verbose {
@@ -288,8 +283,15 @@ impl Checking {
                     after_lint::merge(&mut self.reports, vec![report], !job.plan.keep_text);
                 }
                 Err(not_rendered) => {
-                    let unrendered = rendering::unrendered(job, not_rendered);
-                    if self.notes.unrendered.contains(&unrendered) {
+                    let mut unrendered = rendering::unrendered(job, not_rendered);
+                    unrendered.fails = job.unrendered_fails(renderer.disabled());
+                    if let Some(noted) = self
+                        .notes
+                        .unrendered
+                        .iter_mut()
+                        .find(|noted| noted.same(&unrendered))
+                    {
+                        noted.fails |= unrendered.fails;
                         continue;
                     }
                     // Asked for: the summary counts what `--no-render` left out, once.
@@ -358,6 +360,24 @@ impl Checking {
         self.notes.default_excluded = discovered.default_excluded();
         self.notes.not_manifests = discovered.not_manifests();
         self.notes.not_manifests.templates += self.templates;
+        // A chart's files are read only through it: those of a chart not rendered were not
+        // read at all, and are not said to be.
+        let unrendered: HashSet<&str> = self
+            .notes
+            .unrendered
+            .iter()
+            .filter(|u| u.tool == RenderTool::Helm)
+            .map(|u| u.input.as_str())
+            .collect();
+        if !unrendered.is_empty() {
+            self.notes.not_manifests.chart_files_unrendered = discovered
+                .skipped
+                .iter()
+                .filter(|(_, skip)| *skip == crate::discovery::Skip::ChartFile)
+                .filter_map(|(path, _)| crate::discovery::owners::chart_of_file(path))
+                .filter(|chart| unrendered.contains(crate::render::display(chart).as_str()))
+                .count();
+        }
         after_lint::order(&mut self.reports, self.stdin);
         let files = self
             .reports
@@ -373,7 +393,6 @@ impl Checking {
         CheckOutcome {
             files,
             notes: self.notes,
-            fail_on_unrendered: self.fail_on_unrendered,
         }
     }
 }

@@ -31,9 +31,10 @@ pub struct RunOptions {
     pub(crate) selection: Selection,
     /// `--fail-on`, over the configuration's `fail-on`.
     pub(crate) fail_on: Option<FailOn>,
-    /// `--fail-on-unrendered`; a configuration's `fail-on-unrendered: true` sets it for its
-    /// charts and overlays.
-    pub(crate) fail_on_unrendered: bool,
+    /// `--fail-on-unrendered` (`Some(true)`) or `--no-fail-on-unrendered` (`Some(false)`),
+    /// over each configuration's `fail-on-unrendered`; `None` leaves it to them and, where
+    /// they do not say, to [`crate::run::RenderJob::unrendered_fails`]'s default.
+    pub(crate) fail_on_unrendered: Option<bool>,
     /// How charts are rendered, over the configuration's `helm.charts`.
     pub(crate) helm: HelmOverrides,
     /// Which renderers, within which limits; or none.

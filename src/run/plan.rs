@@ -47,14 +47,34 @@ pub(crate) struct RenderJob {
     pub(crate) plan: FilePlan,
     /// Template files named on the command line: only their findings are reported.
     pub(crate) named_templates: Vec<PathBuf>,
-    /// The configuration's `fail-on-unrendered`, or the run's.
-    pub(crate) fail_on_unrendered: bool,
+    /// The run's `--fail-on-unrendered` or `--no-fail-on-unrendered`, else the
+    /// configuration's `fail-on-unrendered`; `None` when neither says.
+    pub(crate) fail_on_unrendered: Option<bool>,
     /// The files named on the command line it is rendered for (a values file, a helper, a
     /// patch, a base resource), when it was not named or walked itself.
     pub(crate) rendered_for: Vec<PathBuf>,
 }
 
 impl RenderJob {
+    /// Whether this chart or overlay, not rendered, fails the run (exit 1). As asked
+    /// (`--fail-on-unrendered`, `--no-fail-on-unrendered`, `fail-on-unrendered` in the
+    /// configuration); else when a file named on the command line is checked through it — a
+    /// values file, a template, a patch: pre-commit names only the files a commit changes, and
+    /// passing would say that a change nothing checked is clean. Not when rendering was turned
+    /// off (`--no-render`, an untrusted workspace), nor under `fail-on: never`, which fail
+    /// nothing.
+    pub(crate) fn unrendered_fails(&self, rendering_off: bool) -> bool {
+        match self.fail_on_unrendered {
+            Some(asked) => asked,
+            None => !rendering_off && self.plan.fail_at.is_some() && self.checks_named_files(),
+        }
+    }
+
+    /// Whether a file named on the command line is checked through it.
+    pub(crate) fn checks_named_files(&self) -> bool {
+        !self.rendered_for.is_empty() || !self.named_templates.is_empty()
+    }
+
     /// What a finding of a chart rendered with a release, namespace or values files of its
     /// own says of them, so that a chart rendered once per environment tells which one found
     /// it: `rendered as release `web-staging` in namespace `staging` with values-staging.yaml`.
@@ -447,8 +467,10 @@ pub(crate) fn overlay_marker(dir: &Path) -> PathBuf {
     kustomize::kustomization_file(dir).unwrap_or_else(|| dir.join("kustomization.yaml"))
 }
 
-fn fail_on_unrendered(options: &RunOptions, config: Option<&Config>) -> bool {
-    options.fail_on_unrendered || config.and_then(|c| c.fail_on_unrendered).unwrap_or(false)
+fn fail_on_unrendered(options: &RunOptions, config: Option<&Config>) -> Option<bool> {
+    options
+        .fail_on_unrendered
+        .or_else(|| config.and_then(|c| c.fail_on_unrendered))
 }
 
 #[cfg(test)]

@@ -413,5 +413,12 @@ pub(crate) fn unrendered(job: &RenderJob, not_rendered: NotRendered) -> Unrender
         input: not_rendered.input,
         reason: render::printable(&not_rendered.reason),
         file: render::display(&file),
+        named: job
+            .named_templates
+            .iter()
+            .chain(&job.rendered_for)
+            .map(|p| render::display(p))
+            .collect(),
+        fails: false,
     }
 }

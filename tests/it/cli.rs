@@ -417,14 +417,17 @@ fn walked_files_that_are_not_manifests_are_counted_not_judged() {
         ["deploy/broken.yaml"],
         "{out}"
     );
-    assert!(out.contains("Found 1 error in 1 of 2 files."), "{out}");
+    assert!(
+        out.contains("Found 1 error in 1 of 2 files; 1 Helm chart not rendered (see below)."),
+        "{out}"
+    );
     assert!(
         out.contains("\n4 templated files and 3 other YAML or JSON files not linted: they are not Kubernetes manifests (`--show-files` lists them)\n"),
         "{out}"
     );
     assert!(
         out.contains(
-            "\n3 chart files (values, Chart.yaml, files/) read only through the rendered chart\n"
+            "\n3 chart files (values, Chart.yaml, files/) not read: their charts were not rendered\n"
         ),
         "{out}"
     );
@@ -440,8 +443,8 @@ fn walked_files_that_are_not_manifests_are_counted_not_judged() {
         ".devcontainer/devcontainer.json: skip (not a Kubernetes manifest: no document has apiVersion and kind)",
         "keps/1/kep.yaml: skip (not a Kubernetes manifest: no document has apiVersion and kind)",
         ".github/workflows/ci.yaml: skip (not a Kubernetes manifest: no document has apiVersion and kind)",
-        "chart/values.yaml: skip (chart file: read through the rendered chart)",
-        "chart/files/injection-template.yaml: skip (chart file: read through the rendered chart)",
+        "chart/values.yaml: skip (chart file: not read, as its chart cannot be rendered)",
+        "chart/files/injection-template.yaml: skip (chart file: not read, as its chart cannot be rendered)",
     ] {
         assert!(
             listing.lines().any(|l| l == line),

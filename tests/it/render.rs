@@ -9,6 +9,22 @@ use serde_json::Value;
 
 use crate::common::{check, code, podcycle, stderr, stdout};
 
+/// A directory with a `helm` and a `kustomize` that `--show-files` finds (it runs neither), for
+/// a listing that does not depend on what this machine has installed.
+fn stub_renderers() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["helm", "kustomize"] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, "#!/bin/sh\nexit 1\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    dir
+}
+
 #[test]
 fn without_the_tools_nothing_passes_for_clean() {
     let output = podcycle()
@@ -141,10 +157,17 @@ fn no_render_is_said_and_show_files_lists_what_is_rendered_and_skipped() {
     assert_eq!(stderr(&output), "");
     let out = stdout(&output);
     assert!(
-        out.contains("\n9 Helm charts not rendered: --no-render\n"),
+        out.contains("\n10 Helm charts not rendered: --no-render\n"),
         "{out}"
     );
-    let listing = stdout(&check(&["--show-files", "testdata/render"]));
+    let renderers = stub_renderers();
+    let listing = stdout(
+        &podcycle()
+            .env("PATH", renderers.path())
+            .args(["check", "--show-files", "testdata/render"])
+            .output()
+            .unwrap(),
+    );
     for line in [
         "testdata/render/web: render (Helm chart)",
         "testdata/render/web/templates: skip (Helm templates: linted through the rendered chart)",
@@ -228,9 +251,10 @@ fn an_excluded_directory_excludes_a_file_named_under_it() {
 /// that read it, and says so; a plain manifest brings in nothing.
 #[test]
 fn a_named_chart_or_overlay_file_renders_its_owner() {
+    let renderers = stub_renderers();
     let shown = |file: &str| {
         let output = podcycle()
-            .env("PATH", "")
+            .env("PATH", renderers.path())
             .args(["check", "--show-files", file])
             .output()
             .unwrap();
@@ -289,4 +313,175 @@ fn a_named_values_file_of_a_chart_not_rendered_says_it_was_not_linted() {
         "{err}"
     );
     assert!(!stdout(&output).contains("No problems found in 1 file"));
+}
+
+/// pre-commit names only the changed files and hides the output of a passing hook: a commit
+/// that changes only a chart's values, without `helm` to render the chart, is checked by
+/// nothing, and fails with the reason rather than pass. A walk only warns; `fail-on: never`,
+/// `--no-render` and `--no-fail-on-unrendered` pass.
+#[test]
+fn a_named_file_checked_only_through_a_chart_not_rendered_fails_the_run() {
+    let run = |args: &[&str]| {
+        podcycle()
+            .env("PATH", "")
+            .arg("check")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let values = "testdata/render/changed/values.yaml";
+    let output = run(&["--format", "concise", values]);
+    assert_eq!(code(&output), 1, "{}", stdout(&output));
+    let out = stdout(&output);
+    assert_eq!(
+        out.lines().next(),
+        Some("Nothing checked: 1 Helm chart not rendered (see below)."),
+        "{out}"
+    );
+    assert!(
+        out.contains("\nexit 1: testdata/render/changed/values.yaml is checked only through Helm chart testdata/render/changed, which was not rendered (`--no-fail-on-unrendered` passes such a run)\n"),
+        "{out}"
+    );
+    // The chart's files were not read at all: not said to be read through it.
+    assert!(
+        !out.contains("read only through the rendered chart"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "1 chart file (values, Chart.yaml, files/) not read: its chart was not rendered"
+        ),
+        "{out}"
+    );
+    let statistics = stdout(&run(&["--statistics", values]));
+    assert_eq!(
+        statistics.lines().next(),
+        Some("Not fully checked: 1 Helm chart not rendered (see below); nothing found."),
+        "{statistics}"
+    );
+    // A patch named alone: the overlay it belongs to is not built.
+    let patch = "testdata/render/shop/overlays/prod/grace-patch.yaml";
+    assert_eq!(code(&run(&[patch])), 1);
+    for (args, why) in [
+        (&["--no-fail-on-unrendered", values][..], "opted out"),
+        (&["--fail-on", "never", values], "fail-on never"),
+        (&["--no-render", values], "rendering turned off"),
+        (&["testdata/render/changed"], "a walk"),
+    ] {
+        let output = run(args);
+        assert_eq!(code(&output), 0, "{why}: {}", stdout(&output));
+        assert!(
+            !stdout(&output).contains("No problems found"),
+            "{why}: {}",
+            stdout(&output)
+        );
+    }
+    // Asked for, a walk fails too.
+    assert_eq!(
+        code(&run(&["--fail-on-unrendered", "testdata/render/changed"])),
+        1
+    );
+}
+
+/// `fail-on-unrendered: false` in the configuration is the same opt-out, for a repository that
+/// deliberately does not install helm; `true` fails a walk.
+#[test]
+fn the_configuration_decides_whether_an_unrendered_chart_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path().join("web");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(chart.join("values.yaml"), "replicas: 1\n").unwrap();
+    let run = |config: &str, path: &str| {
+        std::fs::write(dir.path().join(".podcycle.yaml"), config).unwrap();
+        let output = podcycle()
+            .env("PATH", "")
+            .current_dir(dir.path())
+            .args(["check", path])
+            .output()
+            .unwrap();
+        code(&output)
+    };
+    assert_eq!(run("{}\n", "web/values.yaml"), 1);
+    assert_eq!(run("fail-on-unrendered: false\n", "web/values.yaml"), 0);
+    assert_eq!(run("{}\n", "web"), 0);
+    assert_eq!(run("fail-on-unrendered: true\n", "web"), 1);
+}
+
+/// Every format says what was not rendered: the machine formats carry it as an entry or a
+/// count, so that a tool reading them does not take the run for clean.
+#[test]
+fn every_format_says_what_was_not_rendered() {
+    let run = |format: &str| {
+        let output = podcycle()
+            .env("PATH", "")
+            .args(["check", "--format", format, "testdata/render/changed"])
+            .output()
+            .unwrap();
+        stdout(&output)
+    };
+    let gitlab: Value = serde_json::from_str(&run("gitlab")).unwrap();
+    assert_eq!(gitlab[0]["check_name"], "not-rendered", "{gitlab:#}");
+    assert_eq!(
+        gitlab[0]["location"]["path"],
+        "testdata/render/changed/Chart.yaml"
+    );
+    let sarif: Value = serde_json::from_str(&run("sarif")).unwrap();
+    assert_eq!(
+        sarif["runs"][0]["invocations"][0]["properties"],
+        serde_json::json!({"notRendered": 1, "notRead": 0})
+    );
+    let json: Value = serde_json::from_str(&run("json")).unwrap();
+    assert_eq!(json[0]["rule"], "not-rendered");
+    assert!(run("github").starts_with("::warning file=testdata/render/changed/Chart.yaml,"));
+    assert!(run("junit").contains("<skipped"), "{}", run("junit"));
+    for format in ["full", "concise"] {
+        assert_eq!(
+            run(format).lines().next(),
+            Some("Nothing checked: 1 Helm chart not rendered (see below)."),
+            "{format}"
+        );
+    }
+}
+
+/// `--show-files` says which charts and overlays cannot be rendered here and why, and that
+/// their files are then not read.
+#[test]
+fn show_files_says_what_cannot_be_rendered() {
+    let output = podcycle()
+        .env("PATH", "")
+        .args([
+            "check",
+            "--show-files",
+            "testdata/render/changed/values.yaml",
+            "testdata/render/unvendored",
+        ])
+        .output()
+        .unwrap();
+    let listing = stdout(&output);
+    for line in [
+        "testdata/render/changed: cannot render (Helm chart), for testdata/render/changed/values.yaml: helm not found — install it or pass --helm",
+        "testdata/render/changed/values.yaml: skip (chart file: not read, as its chart cannot be rendered)",
+        "testdata/render/unvendored/templates: skip (Helm templates: not linted, as their chart cannot be rendered)",
+    ] {
+        assert!(
+            listing.lines().any(|l| l == line),
+            "missing `{line}` in\n{listing}"
+        );
+    }
+    let renderers = stub_renderers();
+    let output = podcycle()
+        .env("PATH", renderers.path())
+        .args(["check", "--show-files", "testdata/render/unvendored"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&output).contains("testdata/render/unvendored: cannot render (Helm chart): dependency `redis` not vendored under charts/"),
+        "{}",
+        stdout(&output)
+    );
 }

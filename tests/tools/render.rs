@@ -17,6 +17,16 @@ pub fn trials() -> Vec<Trial> {
     vec![
         needs(
             Tool::Renderers,
+            "render::a_file_dependency_in_the_repository_is_staged_as_helm_dependency_build_would",
+            a_file_dependency_in_the_repository_is_staged_as_helm_dependency_build_would,
+        ),
+        needs(
+            Tool::Renderers,
+            "render::a_file_dependency_outside_the_repository_is_refused",
+            a_file_dependency_outside_the_repository_is_refused,
+        ),
+        needs(
+            Tool::Renderers,
             "render::values_that_feed_the_grace_period_and_prestop_are_labelled",
             values_that_feed_the_grace_period_and_prestop_are_labelled,
         ),
@@ -1357,4 +1367,75 @@ fn an_overlay_is_judged_as_deployed_when_build_metadata_changes_its_build() {
         ),
     );
     judged("did not end");
+}
+
+/// `repository: file://../partials`: the library chart beside it is copied into the chart's
+/// `charts/`, as `helm dependency build` would place it, and the chart renders; nothing is
+/// downloaded.
+fn a_file_dependency_in_the_repository_is_staged_as_helm_dependency_build_would() {
+    let output = check(&["--format", "json", "testdata/render/local-dependency/app"]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    assert!(
+        !stderr(&output).contains("not rendered"),
+        "{}",
+        stderr(&output)
+    );
+    let items = json(&output);
+    let prestop = finding(
+        &items,
+        "prestop-exceeds-grace-period",
+        "local-dependency/app/templates/deployment.yaml",
+    );
+    assert_eq!(prestop["line"].as_u64(), Some(21));
+    // Changed alone, the values file brings the chart in, and its dependency with it.
+    let output = check(&[
+        "--format",
+        "concise",
+        "testdata/render/local-dependency/app/values.yaml",
+    ]);
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    assert!(
+        stdout(&output).starts_with("testdata/render/local-dependency/app/templates/deployment.yaml:21:13: error[prestop-exceeds-grace-period]"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+/// A `file://` dependency that leads out of the repository is not copied: the chart is not
+/// rendered, with the reason, and no byte of the directory outside reaches the output.
+fn a_file_dependency_outside_the_repository_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    crate::tool::git_init(&root);
+    copy_tree(
+        Path::new("testdata/render/local-dependency/app"),
+        &root.join("app"),
+    );
+    let chart = std::fs::read_to_string(root.join("app/Chart.yaml"))
+        .unwrap()
+        .replace("file://../partials", "file://../../partials");
+    std::fs::write(root.join("app/Chart.yaml"), chart).unwrap();
+    copy_tree(
+        Path::new("testdata/render/local-dependency/partials"),
+        &dir.path().join("partials"),
+    );
+    std::fs::write(
+        dir.path().join("partials/templates/_labels.tpl"),
+        "{{- define \"partials.labels\" -}}\nsecret: outside-the-repository\n{{- end -}}\n",
+    )
+    .unwrap();
+    crate::tool::git(&root, &["add", "."]);
+    let output = crate::common::podcycle()
+        .current_dir(&root)
+        .args(["check", "--format", "concise", "app"])
+        .output()
+        .unwrap();
+    let all = format!("{}{}", stdout(&output), stderr(&output));
+    assert!(
+        all.contains("Helm chart app not rendered: the directory leads to"),
+        "{all}"
+    );
+    assert!(all.contains("outside the repository"), "{all}");
+    assert!(!all.contains("outside-the-repository"), "{all}");
+    assert_eq!(code(&output), 0, "{all}");
 }

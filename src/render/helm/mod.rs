@@ -1,5 +1,6 @@
-//! Helm charts: reading `Chart.yaml`, checking that dependencies are vendored, running
-//! `helm template`, and the source map from its output back to template lines.
+//! Helm charts: reading `Chart.yaml`, checking that dependencies are vendored or in the
+//! repository, running `helm template`, and the source map from its output back to template
+//! lines.
 
 mod map;
 pub(crate) mod template;
@@ -35,6 +36,24 @@ pub(crate) struct Chart {
 pub(crate) struct Dependency {
     pub(crate) name: String,
     pub(crate) alias: Option<String>,
+    /// `repository`: a chart repository's URL, `oci://…`, or `file://DIR` for a chart directory.
+    pub(crate) repository: Option<String>,
+    /// `version`: a version or a constraint.
+    pub(crate) version: Option<String>,
+}
+
+impl Dependency {
+    /// The directory of a `file://` dependency, as Helm resolves it
+    /// (`internal/resolver/resolver.go`, `GetLocalPath`: the text after `file://`, joined to the
+    /// chart's directory unless it starts with `/`).
+    pub(crate) fn local_dir(&self, chart_dir: &Path) -> Option<PathBuf> {
+        let path = self.repository.as_deref()?.strip_prefix("file://")?;
+        Some(if path.starts_with('/') {
+            PathBuf::from(path)
+        } else {
+            chart_dir.join(path)
+        })
+    }
 }
 
 /// How one chart is rendered.
@@ -168,12 +187,12 @@ fn dependencies_in(value: &Value) -> Vec<Dependency> {
         .into_iter()
         .flatten()
         .filter_map(|entry| {
+            let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
             Some(Dependency {
                 name: entry.get("name")?.as_str()?.to_owned(),
-                alias: entry
-                    .get("alias")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
+                alias: text("alias"),
+                repository: text("repository"),
+                version: text("version"),
             })
         })
         .collect()
@@ -239,16 +258,101 @@ pub(crate) fn vendored(dir: &Path) -> Vec<(String, Vendored)> {
     found
 }
 
-/// Dependencies that are not vendored: Helm would need to download them, which podcycle
-/// never lets it do.
+/// Dependencies that are neither vendored nor in the repository (`file://`): Helm would need
+/// to download them, which podcycle never lets it do.
 pub(crate) fn missing_dependencies(chart: &Chart) -> Vec<String> {
     let vendored = vendored(&chart.dir);
     chart
         .dependencies
         .iter()
         .filter(|dependency| !vendored.iter().any(|(name, _)| *name == dependency.name))
+        .filter(|dependency| dependency.local_dir(&chart.dir).is_none())
         .map(|dependency| dependency.name.clone())
         .collect()
+}
+
+/// The `file://` dependencies that are not vendored, to be copied into the chart's `charts/`
+/// as `helm dependency build` does (`pkg/downloader/manager.go`: `downloadAll` hands a
+/// `file://` dependency to `tarFromLocalDir`, which loads the directory with
+/// `loader.LoadDir`, checks its version against the constraint and saves it as
+/// `charts/NAME-VERSION.tgz`; no network is involved). A directory under `charts/` is loaded as
+/// a subchart as an archive is (`pkg/chart/loader/load.go`, `LoadFiles`), so the copy is a
+/// directory. Each is staged by the rules of the chart itself ([`stage`]): a dependency outside
+/// the repository, or in `.git`, is refused, and only the files git tracks are copied. One
+/// difference remains: Helm applies the dependency's own `.helmignore` when it packages it, and
+/// the parent's when it loads a directory under `charts/`.
+///
+/// Why the chart cannot be rendered, when a dependency is not a chart directory or its
+/// version does not satisfy an exact `version:` (a range is left unchecked).
+pub(crate) fn local_dependencies(chart: &Chart) -> Result<Vec<stage::ChartDependency>, String> {
+    let vendored = vendored(&chart.dir);
+    let mut staged: Vec<stage::ChartDependency> = Vec::new();
+    for dependency in &chart.dependencies {
+        if vendored.iter().any(|(name, _)| *name == dependency.name) {
+            continue;
+        }
+        let Some(dir) = dependency.local_dir(&chart.dir) else {
+            continue;
+        };
+        let shown = super::display(&dir);
+        let repository = dependency.repository.as_deref().unwrap_or_default();
+        if !is_chart(&dir) {
+            return Err(format!(
+                "dependency `{}` (`{}`): {shown} is not a chart directory (no Chart.yaml)",
+                dependency.name,
+                super::printable(repository)
+            ));
+        }
+        let version = read_yaml_value(&dir.join("Chart.yaml"))
+            .ok()
+            .and_then(|metadata| metadata.get("version")?.as_str().map(str::to_owned));
+        if let (Some(wanted), Some(version)) = (&dependency.version, &version)
+            && exact_version(wanted).is_some()
+            && exact_version(wanted) != exact_version(version)
+        {
+            return Err(format!(
+                "dependency `{}` at version {} does not satisfy the constraint {} (`helm dependency build` refuses it)",
+                dependency.name,
+                super::printable(version),
+                super::printable(wanted)
+            ));
+        }
+        if staged.iter().any(|d| d.name == dependency.name) {
+            // Aliases of one chart: `helm dependency build` saves it once.
+            continue;
+        }
+        staged.push(stage::ChartDependency {
+            dir,
+            name: dependency.name.clone(),
+            shown,
+        });
+    }
+    Ok(staged)
+}
+
+/// Why the chart in `dir` cannot be rendered, when that is known without rendering it: its
+/// `Chart.yaml` does not read, a dependency is neither vendored nor in the repository, or a
+/// `file://` one is not a chart (what [`crate::render::render`] says of it).
+pub(crate) fn cannot_render(dir: &Path) -> Option<String> {
+    let chart = match read_chart(dir) {
+        Ok(chart) => chart,
+        Err(error) => return Some(error.to_string()),
+    };
+    let missing = missing_dependencies(&chart);
+    if !missing.is_empty() {
+        return Some(super::unvendored(&missing));
+    }
+    local_dependencies(&chart).err()
+}
+
+/// `MAJOR.MINOR.PATCH` of a version written exactly (`1.2.3`, `v1.2.3`), which Helm's
+/// constraints (Masterminds' semver) read as `=1.2.3`; `None` for a range or anything else.
+fn exact_version(text: &str) -> Option<[u64; 3]> {
+    let text = text.trim();
+    let text = text.strip_prefix('v').unwrap_or(text);
+    let mut parts = text.split('.').map(|part| part.parse::<u64>().ok());
+    let version = [parts.next()??, parts.next()??, parts.next()??];
+    parts.next().is_none().then_some(version)
 }
 
 /// What `helm template` printed for a chart.
@@ -276,10 +380,12 @@ pub(crate) fn render(
     if let Some(problem) = options.namespace.as_deref().and_then(invalid_namespace) {
         return Err(Verdict::NotRendered(problem));
     }
-    let staged = stage::stage(
+    let dependencies = local_dependencies(chart).map_err(Verdict::NotRendered)?;
+    let staged = stage::stage_with_dependencies(
         &chart.dir,
         shown,
         &options.values,
+        &dependencies,
         &tools.listings,
         tools.untrusted,
     )
