@@ -254,8 +254,8 @@ impl Document {
         }
     }
 
-    /// Whether two nodes are written the same (scalars with the same text and quoting, and
-    /// collections of such), following aliases. Bounded: a very large value counts as
+    /// Whether two nodes hold the same value (scalars the same as the decoder types them, and
+    /// collections of such, mappings in the same order), following aliases. Bounded: a very large value counts as
     /// different.
     pub(crate) fn same_value(&self, a: NodeId, b: NodeId) -> bool {
         let mut budget = 10_000usize;
@@ -272,9 +272,10 @@ impl Document {
             return true;
         }
         match (self.kind(a), self.kind(b)) {
+            // Typed as the decoder types them: `"x"` and `x` are one string, `"1"` and `1`
+            // a string and a number.
             (Kind::Scalar(x), Kind::Scalar(y)) => {
-                let quoted = |s: &Scalar| !matches!(s.style, ScalarStyle::Plain);
-                x.value == y.value && quoted(&x) == quoted(&y) && x.tag == y.tag
+                super::json::json_scalar(&x) == super::json::json_scalar(&y)
             }
             (Kind::Sequence(x), Kind::Sequence(y)) => {
                 x.len() == y.len()

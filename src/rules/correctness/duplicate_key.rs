@@ -17,8 +17,13 @@ declare_rule! {
     /// document: `mapping key "…" already defined at line …`.
     ///
     /// A key repeated with different values is an error: the manifest is either refused or
-    /// silently loses data. A key repeated with the same value is a warning: only Kustomize
-    /// refuses it.
+    /// silently loses data. A key repeated with the same value is a warning: nothing is lost,
+    /// `kubectl apply -f` reads it (sigs.k8s.io/yaml's `YAMLToJSON` passes duplicate field
+    /// names), but it is still a duplicate key, which the strict decoders refuse —
+    /// Kustomize, and sigs.k8s.io/yaml's `YAMLToJSONStrict` and `UnmarshalStrict` (`key "a"
+    /// already set in map`). The same value is the same value as the decoder types it:
+    /// `type: "x"` and `type: x` are one string, `port: "80"` and `port: 80` are a string and
+    /// a number, and differ.
     ///
     /// `apiVersion` or `kind` written twice at the top of a document is two objects run
     /// together, the `---` between them missing: it is reported once, where the second object
@@ -60,6 +65,8 @@ declare_rule! {
     /// ## References
     /// - kubernetes/kubernetes#14791, "yaml and json parsers silently drop duplicate keys".
     /// - k8up-io/k8up#452: `kubectl` reporting `mapping key "timeoutSeconds" already defined`.
+    /// - kubernetes-sigs/yaml `yaml_test.go`, `TestYAMLToJSONStrict` and `TestUnmarshalStrict`:
+    ///   `YAMLToJSON` passes on duplicate field names, the strict functions fail on them.
     pub(crate) static RULE = {
         name: "duplicate-key",
         category: Correctness,
