@@ -508,6 +508,7 @@ fn show_settings_names_the_configuration() {
 fn gitlab_output_follows_gitlabs_schema() {
     let output = run(&[
         "check",
+        "--no-config",
         "--format",
         "gitlab",
         "--select",
