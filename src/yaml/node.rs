@@ -254,46 +254,6 @@ impl Document {
         }
     }
 
-    /// Whether two nodes hold the same value (scalars the same as the decoder types them, and
-    /// collections of such, mappings in the same order), following aliases. Bounded: a very large value counts as
-    /// different.
-    pub(crate) fn same_value(&self, a: NodeId, b: NodeId) -> bool {
-        let mut budget = 10_000usize;
-        self.same_value_within(a, b, &mut budget)
-    }
-
-    fn same_value_within(&self, a: NodeId, b: NodeId, budget: &mut usize) -> bool {
-        if *budget == 0 {
-            return false;
-        }
-        *budget -= 1;
-        let (a, b) = (self.resolve(a), self.resolve(b));
-        if a == b {
-            return true;
-        }
-        match (self.kind(a), self.kind(b)) {
-            // Typed as the decoder types them: `"x"` and `x` are one string, `"1"` and `1`
-            // a string and a number.
-            (Kind::Scalar(x), Kind::Scalar(y)) => {
-                super::json::json_scalar(&x) == super::json::json_scalar(&y)
-            }
-            (Kind::Sequence(x), Kind::Sequence(y)) => {
-                x.len() == y.len()
-                    && x.iter()
-                        .zip(y)
-                        .all(|(&i, &j)| self.same_value_within(i, j, budget))
-            }
-            (Kind::Mapping(x), Kind::Mapping(y)) => {
-                x.len() == y.len()
-                    && x.iter().zip(y).all(|(&(ki, vi), &(kj, vj))| {
-                        self.same_value_within(ki, kj, budget)
-                            && self.same_value_within(vi, vj, budget)
-                    })
-            }
-            _ => false,
-        }
-    }
-
     pub(crate) fn node_count(&self) -> usize {
         self.nodes.len()
     }

@@ -3,7 +3,7 @@ use std::collections::HashMap;
 use crate::diagnostics::Severity;
 use crate::model::path::FieldPath;
 use crate::rules::{DocumentContext, Findings, declare_rule};
-use crate::yaml::NodeId;
+use crate::yaml::{Document, Kind, NodeId, json_scalar};
 
 declare_rule! {
     /// ## What it does
@@ -98,7 +98,7 @@ fn check(ctx: &DocumentContext<'_>, findings: &mut Findings) {
             values_of.get(&duplicate.first_key).copied(),
             values_of.get(&duplicate.second_key).copied(),
         );
-        let same = matches!(values, (Some(a), Some(b)) if document.same_value(a, b));
+        let same = matches!(values, (Some(a), Some(b)) if same_value(document, a, b));
         let (message, help) = if same {
             (
                 format!(
@@ -122,6 +122,43 @@ fn check(ctx: &DocumentContext<'_>, findings: &mut Findings) {
         if same {
             finding.severity(Severity::Warning);
         }
+    }
+}
+
+/// Whether two nodes hold the same value: scalars the same as the decoder types them (`"x"`
+/// and `x` are one string, `"1"` and `1` a string and a number), and collections of such,
+/// mappings in the same order; aliases followed. Bounded: a very large value counts as
+/// different.
+fn same_value(document: &Document, a: NodeId, b: NodeId) -> bool {
+    let mut budget = 10_000usize;
+    same_value_within(document, a, b, &mut budget)
+}
+
+fn same_value_within(document: &Document, a: NodeId, b: NodeId, budget: &mut usize) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    let (a, b) = (document.resolve(a), document.resolve(b));
+    if a == b {
+        return true;
+    }
+    match (document.kind(a), document.kind(b)) {
+        (Kind::Scalar(x), Kind::Scalar(y)) => json_scalar(&x) == json_scalar(&y),
+        (Kind::Sequence(x), Kind::Sequence(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(&i, &j)| same_value_within(document, i, j, budget))
+        }
+        (Kind::Mapping(x), Kind::Mapping(y)) => {
+            x.len() == y.len()
+                && x.iter().zip(y).all(|(&(ki, vi), &(kj, vj))| {
+                    same_value_within(document, ki, kj, budget)
+                        && same_value_within(document, vi, vj, budget)
+                })
+        }
+        _ => false,
     }
 }
 
