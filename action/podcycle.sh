@@ -127,19 +127,47 @@ install() {
   "$home/bin/podcycle" --version
 }
 
-# A table row per finding, at most 500 (a job summary holds 1 MiB). Names in a message come
-# from the manifests: no line breaks, pipes, HTML or links from them in a cell.
+# Markdown for the job summary from text that is not ours: names in podcycle's findings and
+# counts come from the pull request (a file's path, a remote resource's address), and no
+# heading, link, image, HTML or table of its choosing may render.
+#   md_text   every ASCII punctuation character escaped (CommonMark renders an escaped one as
+#             itself: no emphasis, link, autolink, entity, HTML, heading, list or table);
+#   md_code   a code span (nothing in one renders) whose fence is longer than any run of
+#             backticks inside it, the only way out of one; its pipes escaped for a table's
+#             cell, its line breaks made spaces;
+#   md_block  a fenced code block, its fence longer than any run of backticks inside it.
+# shellcheck disable=SC2016 # jq's code, not the shell's
+markdown_defs='
+  def oneline: tostring | gsub("[\r\n]+"; " ");
+  def fence: "`" * ([([scan("`+") | length] | max // 0) + 1, 3] | max);
+  def md_text: oneline | gsub("(?<c>[!-/:-@\\[-`{-~])"; "\\\(.c)");
+  def md_code: oneline | gsub("\\|"; "\\|")
+    | (("`" * (([scan("`+") | length] | max // 0) + 1))) as $fence
+    | (if test("^`|`$") then " \(.) " else . end) as $text
+    | "\($fence)\($text)\($fence)";
+  def md_block: fence as $fence | "\($fence)text\n\(sub("\n$"; ""))\n\($fence)";
+'
+
+# Standard input as a Markdown code block.
+markdown_block() {
+  jq -Rrs "$markdown_defs"' md_block'
+}
+
+# Standard input, one line, as a Markdown code span.
+markdown_code() {
+  jq -Rrs "$markdown_defs"' sub("\n$"; "") | md_code'
+}
+
+# A table row per finding, at most 500 (a job summary holds 1 MiB).
 markdown_findings() {
-  jq -r --argjson limit 500 '
-    def cell: tostring | gsub("[\r\n]+"; " ") | gsub("(?<c>[\\|\\[\\]])"; "\\\(.c)")
-      | gsub("<"; "&lt;") | gsub(">"; "&gt;");
+  jq -r --argjson limit 500 "$markdown_defs"'
     [.runs[].results[]] as $results
     | ($results[:$limit][]
       | (.locations[0].physicalLocation // {}) as $place
-      | "| \({"error": "error", "warning": "warning", "note": "info"}[.level // "warning"] // .level) "
-        + "| `\(.ruleId | cell)` "
-        + "| `\(($place.artifactLocation.uri // "") | cell):\($place.region.startLine // 1):\($place.region.startColumn // 1)` "
-        + "| \(.message.text | cell) |"),
+      | "| \({"error": "error", "warning": "warning", "note": "info"}[.level // "warning"] // .level | md_text) "
+        + "| \(.ruleId | md_code) "
+        + "| \("\($place.artifactLocation.uri // ""):\($place.region.startLine // 1):\($place.region.startColumn // 1)" | md_code) "
+        + "| \(.message.text | md_text) |"),
       (if ($results | length) > $limit then "\n… and \(($results | length) - $limit) more in the SARIF log" else empty end)
   ' "$1"
 }
@@ -152,7 +180,7 @@ check() {
   export PODCYCLE_CACHE_DIR=${PODCYCLE_CACHE_DIR:-$temp/podcycle-cache}
   # The base branch of a pull request; empty for a push, a schedule or a manual run, which
   # check the commit with its own configuration.
-  local BASE="" FAIL_ON=${PODCYCLE_FAIL_ON:-}
+  local BASE="" FAIL_ON=${PODCYCLE_FAIL_ON:-} root="" config="" baseline=""
   case "${GITHUB_EVENT_NAME:-}" in
     pull_request | pull_request_target | merge_group) BASE=${GITHUB_BASE_REF:-} ;;
   esac
@@ -167,20 +195,23 @@ check() {
     # A pull request: the base branch's configuration and baseline, and no ignore files.
     git rev-parse --verify --quiet "origin/$BASE^{commit}" >/dev/null \
       || git fetch --quiet --no-tags --depth=1 origin "+refs/heads/$BASE:refs/remotes/origin/$BASE"
-    set -- "$@" --isolated
-    # In the checkout's root, where .podcycle.yaml is: the paths it names are relative to it.
-    config=.podcycle-base.yaml
-    if git show "origin/$BASE:.podcycle.yaml" > "$config" 2>/dev/null; then
+    # Their copies go to new files outside the checkout, whose paths the pull request cannot
+    # choose; the paths they name stay relative to the checkout's root.
+    root=$(git rev-parse --show-toplevel)
+    set -- "$@" --isolated --settings-root "$root"
+    if git cat-file -e "origin/$BASE:.podcycle.yaml" 2>/dev/null; then
+      config=$(mktemp)
+      git cat-file blob "origin/$BASE:.podcycle.yaml" > "$config"
       set -- "$@" --config "$config"
     else
       echo "podcycle: note: $BASE has no .podcycle.yaml: default settings, and findings fail the check only once one is merged (podcycle init writes one)"
       FAIL_ON=${FAIL_ON:-never}
     fi
-    rm -f .podcycle-baseline.json
-    if git show "origin/$BASE:.podcycle-baseline.json" > .podcycle-baseline.json 2>/dev/null; then
-      set -- "$@" --baseline .podcycle-baseline.json
+    if git cat-file -e "origin/$BASE:.podcycle-baseline.json" 2>/dev/null; then
+      baseline=$(mktemp)
+      git cat-file blob "origin/$BASE:.podcycle-baseline.json" > "$baseline"
+      set -- "$@" --baseline "$baseline"
     else
-      rm -f .podcycle-baseline.json
       echo "podcycle: note: $BASE has no .podcycle-baseline.json: every finding is reported"
     fi
   elif [ -f .podcycle-baseline.json ]; then
@@ -212,13 +243,14 @@ check() {
     echo "### podcycle"
     echo
     if [ -n "$BASE" ]; then
-      echo "Pull request into \`$BASE\`, checked with \`--isolated\` and its configuration and baseline:"
-      case " $* " in *" --config "*) ;; *) echo "- \`$BASE\` has no \`.podcycle.yaml\`: default settings; findings fail the check only once one is merged (\`podcycle init\` writes one)" ;; esac
-      case " $* " in *" --baseline "*) ;; *) echo "- \`$BASE\` has no \`.podcycle-baseline.json\`: every finding is reported" ;; esac
+      local base
+      base=$(markdown_code <<< "$BASE")
+      echo "Pull request into $base, checked with \`--isolated\` and its configuration and baseline:"
+      [ -n "$config" ] || echo "- $base has no \`.podcycle.yaml\`: default settings; findings fail the check only once one is merged (\`podcycle init\` writes one)"
+      [ -n "$baseline" ] || echo "- $base has no \`.podcycle-baseline.json\`: every finding is reported"
       echo
     fi
-    # Two spaces end a Markdown line without starting a paragraph.
-    [ -z "$counts" ] || { printf '%s  \n' "${counts//$'\n'/$'  \n'}"; echo; }
+    [ -z "$counts" ] || { markdown_block <<< "$counts"; echo; }
     if [ "$(jq '[.runs[].results[]] | length' "$report")" -gt 0 ]; then
       echo "| severity | rule | location | finding |"
       echo "|---|---|---|---|"
@@ -230,6 +262,8 @@ check() {
     echo "findings=$(jq '[.runs[].results[]] | length' "$report")"
   } >> "$GITHUB_OUTPUT"
   rm -f "$stderr"
+  [ -z "$config" ] || rm -f "$config"
+  [ -z "$baseline" ] || rm -f "$baseline"
   return "$status"
 }
 

@@ -205,7 +205,14 @@ pub(crate) fn read_file(file: &SourceFile, settings: &Settings, role: FileRole) 
         }
         let objects = objects(&document);
         let waits = role == FileRole::Manifest
-            && part.add_document(file, &name, &document, &objects, kinds);
+            && part.add_document(
+                file,
+                &name,
+                &document,
+                &objects,
+                kinds,
+                settings.kube_version,
+            );
         if waits {
             documents.push(ReadDocument::Waiting(Box::new((document, objects))));
         } else {

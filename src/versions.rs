@@ -170,6 +170,37 @@ fn number(text: &str) -> Option<u16> {
 /// deprecation-guide.md, "v1.25").
 pub(crate) const BATCH_V1BETA1_CRONJOB_REMOVED: KubeVersion = KubeVersion::release(25, 0);
 
+/// Versions of the kinds podcycle reads that Kubernetes stopped serving, with the first
+/// version that no longer serves them (kubernetes/website
+/// `content/en/docs/reference/using-api/deprecation-guide.md`, sections "v1.25" and "v1.26").
+const REMOVED: [(&str, &str, KubeVersion); 4] = [
+    ("batch/v1beta1", "CronJob", BATCH_V1BETA1_CRONJOB_REMOVED),
+    (
+        "policy/v1beta1",
+        "PodDisruptionBudget",
+        KubeVersion::release(25, 0),
+    ),
+    (
+        "autoscaling/v2beta1",
+        "HorizontalPodAutoscaler",
+        KubeVersion::release(25, 0),
+    ),
+    (
+        "autoscaling/v2beta2",
+        "HorizontalPodAutoscaler",
+        KubeVersion::release(26, 0),
+    ),
+];
+
+/// The first version that no longer serves `kind` at `api_version`, when it is one of the
+/// removals podcycle knows.
+pub(crate) fn removed_in(api_version: &str, kind: &str) -> Option<KubeVersion> {
+    REMOVED
+        .iter()
+        .find(|(version, k, _)| *version == api_version && *k == kind)
+        .map(|&(_, _, removed)| removed)
+}
+
 /// A feature gate's stage in one version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stage {

@@ -85,7 +85,7 @@ _podcycle() {
             return 0
             ;;
         podcycle__subcmd__check)
-            opts="-o -h --format --select --extend-select --ignore --fail-on --stdin-filename --exclude --kube-version --force-exclude --output --config --no-config --color --isolated --show-files --fail-on-unrendered --no-fail-on-unrendered --no-render --verbose --helm --kustomize --render-timeout --render-budget --render-memory --helm-values --helm-release --helm-namespace --no-cache --cache-dir --fix --diff --unsafe-fixes --baseline --write-baseline --add-ignore --statistics --show-settings --help"
+            opts="-o -h --format --select --extend-select --ignore --fail-on --stdin-filename --exclude --kube-version --force-exclude --output --config --no-config --color --isolated --show-files --fail-on-unrendered --no-fail-on-unrendered --no-render --verbose --helm --kustomize --render-timeout --render-budget --render-memory --helm-values --helm-release --helm-namespace --no-cache --cache-dir --fix --diff --unsafe-fixes --baseline --settings-root --write-baseline --add-ignore --statistics --show-settings --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -176,6 +176,10 @@ _podcycle() {
                     return 0
                     ;;
                 --baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --settings-root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -54,6 +54,7 @@ set edit:completion:arg-completer[podcycle] = {|@words|
             cand --helm-namespace 'The namespace charts are rendered for [default: from the configuration]'
             cand --cache-dir 'Where renders are kept between runs [default: `PODCYCLE_CACHE_DIR`, else `.podcycle_cache` at the repository''s root]'
             cand --baseline 'Report only the findings not recorded in this baseline (written by `--write-baseline`)'
+            cand --settings-root 'The directory the paths in the `--config` and `--baseline` files are relative to [default: each file''s own directory]: for CI, which keeps the base branch''s copies of them outside the checkout'
             cand --write-baseline 'Record the current findings in FILE, for `--baseline`, instead of reporting them'
             cand --add-ignore 'Silence every current finding with a `# podcycle: ignore[rule] REASON` comment above its line (the reason is required: `--add-ignore "known before rollout"`)'
             cand --show-settings 'Print the settings that apply to FILE — the configuration file they come from, the rules and their severities, the Kubernetes version — and exit'

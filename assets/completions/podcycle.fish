@@ -66,6 +66,7 @@ complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm-release
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l helm-namespace -d 'The namespace charts are rendered for [default: from the configuration]' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l cache-dir -d 'Where renders are kept between runs [default: `PODCYCLE_CACHE_DIR`, else `.podcycle_cache` at the repository\'s root]' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l baseline -d 'Report only the findings not recorded in this baseline (written by `--write-baseline`)' -r -F
+complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l settings-root -d 'The directory the paths in the `--config` and `--baseline` files are relative to [default: each file\'s own directory]: for CI, which keeps the base branch\'s copies of them outside the checkout' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l write-baseline -d 'Record the current findings in FILE, for `--baseline`, instead of reporting them' -r -F
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l add-ignore -d 'Silence every current finding with a `# podcycle: ignore[rule] REASON` comment above its line (the reason is required: `--add-ignore "known before rollout"`)' -r
 complete -c podcycle -n "__fish_podcycle_using_subcommand check" -l show-settings -d 'Print the settings that apply to FILE — the configuration file they come from, the rules and their severities, the Kubernetes version — and exit' -r -F

@@ -51,7 +51,7 @@ pub(crate) fn run(args: &CheckArgs) -> io::Result<u8> {
     }
     let mut baseline = match &args.baseline {
         None => None,
-        Some(path) => match read_baseline(path) {
+        Some(path) => match read_baseline(path, args.settings_root.as_deref()) {
             Ok(baseline) => Some(baseline),
             Err(message) => return Ok(usage_error(&message)),
         },
@@ -375,12 +375,14 @@ fn conflicts(args: &CheckArgs, stdin_count: usize) -> Option<String> {
     None
 }
 
-fn read_baseline(path: &Path) -> Result<Baseline, String> {
+/// The baseline at `path`; the paths it records are relative to `root`, else to its directory.
+fn read_baseline(path: &Path, root: Option<&Path>) -> Result<Baseline, String> {
     let bytes = safe_fs::read_file(path, safe_fs::FileKind::Baseline)
         .map_err(|error| format!("cannot read baseline {}: {error}", path.display()))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| format!("invalid baseline {}: not UTF-8", path.display()))?;
-    Baseline::parse(&parent_dir(path), &text)
+    let root = root.map_or_else(|| parent_dir(path), Path::to_owned);
+    Baseline::parse(&root, &text)
         .map_err(|message| format!("invalid baseline {}: {message}", path.display()))
 }
 
@@ -504,7 +506,13 @@ fn selection(args: &CheckArgs) -> Result<Selection, UnknownSelector> {
 /// The run `check` is asked for: its options over each file's configuration.
 fn run_options(args: &CheckArgs) -> Result<RunOptions, OptionsError> {
     let config = match (&args.config, args.no_config || args.isolated) {
-        (Some(path), _) => ConfigChoice::File(path.clone()),
+        (Some(path), _) => match &args.settings_root {
+            Some(root) => ConfigChoice::FileAt {
+                file: path.clone(),
+                root: root.clone(),
+            },
+            None => ConfigChoice::File(path.clone()),
+        },
         // `--isolated` reads no configuration but the one named with `--config`.
         (None, true) => ConfigChoice::Nothing,
         (None, false) => ConfigChoice::Nearest,

@@ -169,6 +169,11 @@ pub(crate) struct CheckArgs {
     /// `--write-baseline`).
     #[arg(long, value_name = "FILE", help_heading = "Adopting")]
     pub(crate) baseline: Option<PathBuf>,
+    /// The directory the paths in the `--config` and `--baseline` files are relative to
+    /// [default: each file's own directory]: for CI, which keeps the base branch's copies of
+    /// them outside the checkout.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) settings_root: Option<PathBuf>,
     /// Record the current findings in FILE, for `--baseline`, instead of reporting them.
     #[arg(long, value_name = "FILE", help_heading = "Adopting", conflicts_with_all = ["baseline", "fix", "add_ignore", "statistics"])]
     pub(crate) write_baseline: Option<PathBuf>,

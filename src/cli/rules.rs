@@ -43,6 +43,11 @@ pub(crate) fn list(format: RulesFormat) -> io::Result<u8> {
         }
         RulesFormat::Text => {
             let width = ALL_RULES.iter().map(|r| r.name.len()).max().unwrap_or(0);
+            writeln!(
+                out,
+                "{:width$}  {:11}  {:8}  {:11}  {:3}  summary",
+                "rule", "category", "severity", "enforced by", "fix"
+            )?;
             for rule in ALL_RULES {
                 let severity = if rule.enabled_by_default() {
                     rule.default_severity.as_str()
@@ -55,7 +60,7 @@ pub(crate) fn list(format: RulesFormat) -> io::Result<u8> {
                 };
                 writeln!(
                     out,
-                    "{:width$}  {:11}  {:7}  {:10}  {:3}  {}",
+                    "{:width$}  {:11}  {:8}  {:11}  {:3}  {}",
                     rule.name,
                     rule.category.as_str(),
                     severity,
@@ -87,6 +92,7 @@ pub(crate) fn show(name: &str) -> io::Result<u8> {
     let Some(rule) = find_rule(name) else {
         let names: Vec<&str> = ALL_RULES.iter().map(|r| r.name).collect();
         let help = did_you_mean_help(name, &names)
+            .or_else(|| rules_named_with(name, &names))
             .unwrap_or_else(|| "`podcycle rules` lists them".to_owned());
         let message = format!("unknown rule `{name}`; {help}");
         return Ok(usage_error(&message));
@@ -112,4 +118,26 @@ pub(crate) fn show(name: &str) -> io::Result<u8> {
     writeln!(out)?;
     writeln!(out, "{}", rule.documentation().trim_end())?;
     Ok(EXIT_CLEAN)
+}
+
+/// The help for a word that is part of rules' names rather than a misspelt one (`prestop`):
+/// the rules whose names contain it.
+fn rules_named_with(word: &str, names: &[&'static str]) -> Option<String> {
+    let word = word.to_ascii_lowercase();
+    // One letter or two is part of too many names to narrow anything down.
+    if word.chars().count() < 3 {
+        return None;
+    }
+    let matching: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|name| name.contains(word.as_str()))
+        .collect();
+    if matching.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "rules whose names contain `{word}`: {}",
+        crate::text::short_name_list(matching.iter().copied(), matching.len())
+    ))
 }

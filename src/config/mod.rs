@@ -269,6 +269,16 @@ impl ConfigError {
 impl Config {
     /// Reads the configuration file at `path`; its globs are relative to its directory.
     pub(crate) fn load(path: &Path) -> Result<Config, ConfigError> {
+        let root = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        Config::load_at(path, root)
+    }
+
+    /// Reads the configuration file at `path`; its globs are relative to `root` (a copy kept
+    /// outside the repository it configures: CI's copy of the base branch's).
+    pub(crate) fn load_at(path: &Path, root: &Path) -> Result<Config, ConfigError> {
         let unreadable = |message: String| ConfigError::Unreadable {
             path: path.to_owned(),
             message,
@@ -281,11 +291,7 @@ impl Config {
                 error.utf8_error().valid_up_to() + 1
             ))
         })?;
-        let root = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .to_owned();
+        let root = root.to_owned();
         let file = SourceFile::new(path.display().to_string(), text);
         match parse_at(&file, &root) {
             Ok(config) => Ok(Config {

@@ -28,6 +28,9 @@ impl Configs {
         let fixed = match choice {
             ConfigChoice::Nearest => None,
             ConfigChoice::File(path) => Some(Some(Arc::new(Config::load(path)?))),
+            ConfigChoice::FileAt { file, root } => {
+                Some(Some(Arc::new(Config::load_at(file, root)?)))
+            }
             ConfigChoice::Nothing => Some(None),
         };
         Ok(Configs {

@@ -54,6 +54,9 @@ pub(crate) enum ConfigChoice {
     Nearest,
     /// This file for every file (`--config`).
     File(PathBuf),
+    /// This file for every file, the paths it names relative to `root` instead of its
+    /// directory (`--config` with `--settings-root`).
+    FileAt { file: PathBuf, root: PathBuf },
     /// None (`--no-config`, or `--isolated` without `--config`).
     Nothing,
 }

@@ -37,7 +37,11 @@ pub(crate) fn share_directory_scopes(files: &mut [(PathBuf, FilePlan)], texts: &
                 let kept = texts.get(path).map(<[u8]>::to_vec);
                 let (name, bytes) = read_unless_kept(&reader, path, kept).ok()?;
                 let file = SourceFile::new(name, text_of(bytes).0);
-                Some(Scope::read_part(&file, plan.settings.pod_templates()))
+                Some(Scope::read_part(
+                    &file,
+                    plan.settings.pod_templates(),
+                    plan.settings.kube_version,
+                ))
             })
             .collect();
         share(files, &members, &join_unit(parts));

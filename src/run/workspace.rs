@@ -40,6 +40,7 @@ use crate::model::scope::{Scope, may_hold_scope};
 use crate::render::kustomize::KUSTOMIZATION_FILES;
 use crate::safe_fs::Reader;
 use crate::source::SourceFile;
+use crate::versions::KubeVersion;
 
 /// How much of a workspace the background build reads, so that a huge one neither holds the
 /// server's memory nor keeps a core busy without end.
@@ -79,6 +80,16 @@ pub struct DirectoryContext<'a> {
     pub options: &'a RunOptions,
     pub config: Option<Arc<Config>>,
     pub kinds: &'a PodTemplateKinds,
+}
+
+impl DirectoryContext<'_> {
+    /// The cluster version the directory's files are judged for, as their settings say.
+    fn kube_version(&self) -> KubeVersion {
+        self.options
+            .kube_version
+            .or(self.config.as_ref().and_then(|config| config.kube_version))
+            .unwrap_or(crate::versions::NEWEST_MODELLED)
+    }
 }
 
 /// The scope an open file is judged in, and the generation of its directory's index.
@@ -158,6 +169,8 @@ impl Origin {
 struct Facts {
     origin: Origin,
     kinds: PodTemplateKinds,
+    /// The cluster version the part was read for: objects it no longer serves are left out.
+    kube: KubeVersion,
     /// A manifest of the directory, as `check` finds it: a Kubernetes manifest, a
     /// kustomization, or a file that cannot be read (counted, and left out of the scope).
     member: bool,
@@ -270,7 +283,7 @@ impl WorkspaceIndex {
             // A text other than the index's (a document the index was not told of), or a file
             // `check` would not lint (hidden, ignored): its own part beside the directory's.
             let file = SourceFile::new(path.display().to_string(), text);
-            let part = Scope::read_part(&file, context.kinds);
+            let part = Scope::read_part(&file, context.kinds, context.kube_version());
             let others = entries.files.iter().filter(|(p, _)| p.as_path() != path);
             let own_names = may_hold_scope(text);
             decide(others.map(|(_, e)| e), Some((part, own_names)))
@@ -454,6 +467,7 @@ fn refresh(state: &mut State, directory: &Path, context: &DirectoryContext<'_>, 
         entry.stale = false;
     }
     let reader = Reader::default();
+    let kube = context.kube_version();
     for (path, file) in &mut entry.files {
         let origin = match state.open.get(path) {
             Some(text) => Origin::Open(Arc::clone(text)),
@@ -462,11 +476,11 @@ fn refresh(state: &mut State, directory: &Path, context: &DirectoryContext<'_>, 
         let current = file
             .facts
             .as_ref()
-            .is_some_and(|f| f.origin.same(&origin) && f.kinds == *context.kinds);
+            .is_some_and(|f| f.origin.same(&origin) && f.kinds == *context.kinds && f.kube == kube);
         if current {
             continue;
         }
-        let facts = read_facts(&reader, path, origin, context.kinds);
+        let facts = read_facts(&reader, path, origin, context.kinds, kube);
         let before = file
             .facts
             .as_ref()
@@ -523,7 +537,13 @@ fn list(
 }
 
 /// Reads what a file holds for its directory's scope, from the open text or the file.
-fn read_facts(reader: &Reader, path: &Path, origin: Origin, kinds: &PodTemplateKinds) -> Facts {
+fn read_facts(
+    reader: &Reader,
+    path: &Path,
+    origin: Origin,
+    kinds: &PodTemplateKinds,
+    kube: KubeVersion,
+) -> Facts {
     let text = match &origin {
         Origin::Open(text) => Some(String::clone(text)),
         Origin::Disk(_) => read_path(reader, path)
@@ -536,6 +556,7 @@ fn read_facts(reader: &Reader, path: &Path, origin: Origin, kinds: &PodTemplateK
         return Facts {
             origin,
             kinds: kinds.clone(),
+            kube,
             member: true,
             names: false,
             part: None,
@@ -549,10 +570,11 @@ fn read_facts(reader: &Reader, path: &Path, origin: Origin, kinds: &PodTemplateK
     let member = kustomization || classify(path, &text) == FileClass::Manifest;
     let names = may_hold_scope(&text);
     let file = SourceFile::new(path.display().to_string(), text);
-    let part = Scope::read_part(&file, kinds);
+    let part = Scope::read_part(&file, kinds, kube);
     Facts {
         origin,
         kinds: kinds.clone(),
+        kube,
         member,
         names,
         fingerprint: fingerprint(&part),

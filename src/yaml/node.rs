@@ -254,45 +254,6 @@ impl Document {
         }
     }
 
-    /// Whether two nodes are written the same (scalars with the same text and quoting, and
-    /// collections of such), following aliases. Bounded: a very large value counts as
-    /// different.
-    pub(crate) fn same_value(&self, a: NodeId, b: NodeId) -> bool {
-        let mut budget = 10_000usize;
-        self.same_value_within(a, b, &mut budget)
-    }
-
-    fn same_value_within(&self, a: NodeId, b: NodeId, budget: &mut usize) -> bool {
-        if *budget == 0 {
-            return false;
-        }
-        *budget -= 1;
-        let (a, b) = (self.resolve(a), self.resolve(b));
-        if a == b {
-            return true;
-        }
-        match (self.kind(a), self.kind(b)) {
-            (Kind::Scalar(x), Kind::Scalar(y)) => {
-                let quoted = |s: &Scalar| !matches!(s.style, ScalarStyle::Plain);
-                x.value == y.value && quoted(&x) == quoted(&y) && x.tag == y.tag
-            }
-            (Kind::Sequence(x), Kind::Sequence(y)) => {
-                x.len() == y.len()
-                    && x.iter()
-                        .zip(y)
-                        .all(|(&i, &j)| self.same_value_within(i, j, budget))
-            }
-            (Kind::Mapping(x), Kind::Mapping(y)) => {
-                x.len() == y.len()
-                    && x.iter().zip(y).all(|(&(ki, vi), &(kj, vj))| {
-                        self.same_value_within(ki, kj, budget)
-                            && self.same_value_within(vi, vj, budget)
-                    })
-            }
-            _ => false,
-        }
-    }
-
     pub(crate) fn node_count(&self) -> usize {
         self.nodes.len()
     }

@@ -585,7 +585,7 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
         let message = if message.is_empty() {
             "invalid YAML".to_owned()
         } else {
-            message
+            requote(message)
         };
         self.fail(Span::new(at, end), &message);
         self.close_document();
@@ -627,9 +627,49 @@ impl<'t, F: FnMut(Document)> Builder<'t, F> {
     }
 }
 
+/// The parser quotes a character the C way, `` `x' ``, which a backtick garbles (`` ``' ``):
+/// podcycle's messages quote as Markdown does, a backtick in a longer fence. The characters
+/// YAML reserves (`@` and `` ` ``, YAML 1.2 §5.3, "reserved for future use") say so.
+fn requote(message: String) -> String {
+    let Some(character) = message
+        .strip_prefix("unexpected character: `")
+        .and_then(|rest| rest.strip_suffix('\''))
+    else {
+        return message;
+    };
+    match character {
+        "`" => "unexpected character `` ` ``: YAML reserves it, so it cannot start a plain value; quote the value".to_owned(),
+        "@" => "unexpected character `@`: YAML reserves it, so it cannot start a plain value; quote the value".to_owned(),
+        other => format!("unexpected character `{other}`"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reserved_character_is_quoted_whole() {
+        let messages = |text: &str| -> Vec<String> {
+            parse_stream(text)
+                .into_iter()
+                .flat_map(|document| document.errors)
+                .map(|error| error.message)
+                .collect()
+        };
+        assert_eq!(
+            messages("a: `x`\n"),
+            [
+                "unexpected character `` ` ``: YAML reserves it, so it cannot start a plain value; quote the value"
+            ]
+        );
+        assert_eq!(
+            messages("a: @x\n"),
+            [
+                "unexpected character `@`: YAML reserves it, so it cannot start a plain value; quote the value"
+            ]
+        );
+    }
 
     fn duplicates(text: &str) -> Vec<(String, &str, &str)> {
         parse_stream(text)

@@ -508,6 +508,7 @@ fn show_settings_names_the_configuration() {
 fn gitlab_output_follows_gitlabs_schema() {
     let output = run(&[
         "check",
+        "--no-config",
         "--format",
         "gitlab",
         "--select",
@@ -609,6 +610,10 @@ fn packaging_files_agree() {
     let pyproject = fs::read_to_string("pyproject.toml").unwrap();
     assert!(pyproject.contains("build-backend = \"maturin\""));
     assert!(pyproject.contains("bindings = \"bin\""));
+    assert!(
+        pyproject.contains("\nlocked = true\n"),
+        "the wheel is built with Cargo.lock"
+    );
     assert!(pyproject.contains("name = \"podcycle\""));
     assert!(pyproject.contains("dynamic = [\"version\"]"));
     // The page pyproject.toml names, and the licence every manifest declares, in full (the
@@ -650,7 +655,9 @@ fn packaging_files_agree() {
     assert_eq!(
         languages,
         [
-            ("podcycle", "rust"),
+            // Built by pip through maturin, which pyproject.toml runs with `--locked`;
+            // pre-commit's `language: rust` runs `cargo install` without it.
+            ("podcycle", "python"),
             ("podcycle-system", "system"),
             ("podcycle", "python")
         ]

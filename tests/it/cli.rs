@@ -725,6 +725,50 @@ fn rules_and_rule_commands() {
     let unknown = run(&["rule", "prestop-exceed-grace-period"]);
     assert_eq!(code(&unknown), 2);
     assert!(stderr(&unknown).contains("did you mean `prestop-exceeds-grace-period`?"));
+
+    // A word of rules' names, not a misspelt name: the rules that have it.
+    let word = run(&["rule", "prestop"]);
+    assert_eq!(code(&word), 2);
+    assert!(
+        stderr(&word)
+            .contains("rules whose names contain `prestop`: `prestop-exceeds-grace-period`"),
+        "{}",
+        stderr(&word)
+    );
+
+    // The list has a header row, and its columns line up with it.
+    let text = stdout(&list);
+    let header = text.lines().next().unwrap();
+    assert!(header.starts_with("rule "), "{header}");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("init-container-probe "))
+        .unwrap();
+    for column in ["category", "severity", "enforced by", "summary"] {
+        let at = header.find(column).unwrap();
+        assert!(
+            at > 0 && row.as_bytes()[at - 1] == b' ' && row.as_bytes()[at] != b' ',
+            "{column}:\n{header}\n{row}"
+        );
+    }
+}
+
+/// podcycle's own repository is quiet: its rule fixtures, written to be wrong, are left out by
+/// its `.podcycle.yaml`.
+#[test]
+fn podcycle_s_own_repository_is_quiet() {
+    let output = run(&["check", "--format", "concise", "."]);
+    assert_eq!(code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+    let text = stdout(&output);
+    let findings: Vec<&str> = text
+        .lines()
+        .filter(|line| {
+            [": error[", ": warning[", ": info["]
+                .iter()
+                .any(|s| line.contains(s))
+        })
+        .collect();
+    assert_eq!(findings, Vec::<&str>::new());
 }
 
 #[test]

@@ -34,6 +34,16 @@ pub fn trials() -> Vec<Trial> {
         ),
         needs(
             Tool::ActionShell,
+            "action::the_base_branch_s_settings_go_nowhere_the_pull_request_chooses",
+            the_base_branch_s_settings_go_nowhere_the_pull_request_chooses,
+        ),
+        needs(
+            Tool::ActionShell,
+            "action::the_job_summary_renders_no_markdown_of_the_pull_request",
+            the_job_summary_renders_no_markdown_of_the_pull_request,
+        ),
+        needs(
+            Tool::ActionShell,
             "action::a_release_archive_is_installed_only_with_its_checksum",
             a_release_archive_is_installed_only_with_its_checksum,
         ),
@@ -278,11 +288,165 @@ fn a_pull_request_is_checked_with_the_base_branch_s_settings() {
         run.summary
     );
     assert!(run.outputs.contains("findings=1\n"), "{}", run.outputs);
-    // The pull request's baseline was replaced by the base branch's.
+    // The base branch's copies were read from outside the checkout: the pull request's files
+    // are as it left them.
     assert_eq!(
         fs::read_to_string(runner.path("work/.podcycle-baseline.json")).unwrap(),
-        baseline
+        everything
     );
+    assert_eq!(
+        fs::read_to_string(runner.path("work/.podcycle.yaml")).unwrap(),
+        "fail-on: never\n"
+    );
+}
+
+/// The paths the recipe once wrote the base branch's configuration to, committed by the pull
+/// request as a file, a directory, a link to its own failing manifest and a link out of the
+/// checkout: none is written, none is taken for "the base branch has no configuration", and
+/// the base branch's `extend-exclude` still names paths of the checkout.
+fn the_base_branch_s_settings_go_nowhere_the_pull_request_chooses() {
+    let outside = "not the checkout's\n";
+    for (case, plant) in [
+        ("a file", Plant::File),
+        ("a directory", Plant::Directory),
+        ("a link to a manifest", Plant::Link("deploy/new.yaml")),
+        (
+            "a link out of the checkout",
+            Plant::Link("../runner/bashrc"),
+        ),
+    ] {
+        let runner = Runner::new(
+            &[
+                ("legacy/old.yaml", OLD),
+                (
+                    ".podcycle.yaml",
+                    "fail-on: error\nextend-exclude: [legacy/**]\n",
+                ),
+            ],
+            &[("deploy/new.yaml", NEW), ("legacy/old.yaml", OLD)],
+        );
+        fs::write(runner.path("runner/bashrc"), outside).unwrap();
+        let work = runner.path("work");
+        for name in [".podcycle-base.yaml", ".podcycle-baseline.json"] {
+            plant.at(&work.join(name));
+        }
+        runner.git(&work, &["add", "--all"]);
+        runner.git(&work, &["commit", "--quiet", "-m", "change"]);
+
+        let run = runner.check("pull_request", "main");
+        assert_eq!(run.code, Some(1), "{case}: {}", run.log);
+        assert_eq!(
+            run.sarif_results(),
+            ["deploy/new.yaml:8:5 init-container-probe"],
+            "{case}: {}",
+            run.log
+        );
+        assert!(
+            !run.log.contains("main has no .podcycle.yaml"),
+            "{case}: {}",
+            run.log
+        );
+        assert_eq!(
+            fs::read_to_string(work.join("deploy/new.yaml")).unwrap(),
+            NEW,
+            "{case}"
+        );
+        assert_eq!(
+            fs::read_to_string(runner.path("runner/bashrc")).unwrap(),
+            outside,
+            "{case}"
+        );
+        let status = runner
+            .command("git")
+            .current_dir(&work)
+            .args(["status", "--porcelain", "--ignored"])
+            .output()
+            .unwrap();
+        assert_eq!(text(&status.stdout), "", "{case}: the checkout was changed");
+    }
+}
+
+/// What a pull request commits at a path the recipe once wrote to.
+#[derive(Clone, Copy)]
+enum Plant {
+    File,
+    Directory,
+    Link(&'static str),
+}
+
+impl Plant {
+    fn at(self, path: &Path) {
+        match self {
+            Plant::File => fs::write(path, "fail-on: never\n").unwrap(),
+            Plant::Directory => {
+                fs::create_dir(path).unwrap();
+                fs::write(path.join("keep"), "").unwrap();
+            }
+            Plant::Link(target) => std::os::unix::fs::symlink(target, path).unwrap(),
+        }
+    }
+}
+
+/// Text of the pull request's choosing — a dependency's name in the counts copied from
+/// podcycle's standard error, a file's name in the table, the base branch's name — renders as
+/// itself in the job summary: no heading, link, image or HTML of its own, as a Markdown parser
+/// reads the summary.
+fn the_job_summary_renders_no_markdown_of_the_pull_request() {
+    let hostile = "d`[l](https://evil.example/)![i](https://evil.example/i.png)<b>x</b>";
+    let chart = format!(
+        "apiVersion: v2\nname: web\nversion: 0.1.0\ndependencies:\n- name: {hostile:?}\n  \
+         version: 1.0.0\n  repository: https://charts.example/\n"
+    );
+    let runner = Runner::new(
+        &[(".podcycle.yaml", "fail-on: error\n")],
+        &[
+            ("web/Chart.yaml", &chart),
+            (
+                "web/templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+            ),
+            ("deploy/# a`b`[c](https:x.yaml", NEW),
+        ],
+    );
+    let work = runner.path("work");
+    runner.git(&work, &["add", "--all"]);
+    runner.git(&work, &["commit", "--quiet", "-m", "change"]);
+    let run = runner.check("pull_request", "main");
+    assert_eq!(run.code, Some(1), "{}", run.log);
+    assert!(
+        run.log.contains(hostile),
+        "the name is in the counts: {}",
+        run.log
+    );
+
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let mut text = String::new();
+    let mut prose = String::new();
+    let mut headings = 0;
+    let mut in_code = false;
+    for event in Parser::new_ext(&run.summary, Options::ENABLE_TABLES) {
+        match event {
+            Event::Start(Tag::Heading { .. }) => headings += 1,
+            Event::Start(Tag::Link { .. } | Tag::Image { .. })
+            | Event::Html(_)
+            | Event::InlineHtml(_) => panic!("{event:?} in the summary:\n{}", run.summary),
+            Event::Start(Tag::CodeBlock(_)) => in_code = true,
+            Event::End(TagEnd::CodeBlock) => in_code = false,
+            Event::Text(t) if !in_code => {
+                prose.push_str(&t);
+                text.push_str(&t);
+            }
+            Event::Text(t) | Event::Code(t) => text.push_str(&t),
+            _ => {}
+        }
+    }
+    assert_eq!(headings, 1, "only the summary's own:\n{}", run.summary);
+    // No address outside code, where GitHub would make a link of it on its own.
+    assert!(!prose.contains("://"), "{prose}\n{}", run.summary);
+    // SARIF's address of the file: its name, percent-encoded.
+    for literal in [hostile, "deploy/%23%20a%60b%60%5Bc%5D%28https%3Ax.yaml:8:5"] {
+        assert!(text.contains(literal), "{literal}\n{}", run.summary);
+    }
 }
 
 /// A push has no base branch: the commit's own configuration and baseline apply.
@@ -374,7 +538,11 @@ fn a_first_adoption_reports_and_does_not_fail() {
         "{}",
         run.summary
     );
-    assert!(!runner.path("work/.podcycle-baseline.json").exists());
+    // The pull request's baseline is left as it is, and not read.
+    assert_eq!(
+        fs::read_to_string(runner.path("work/.podcycle-baseline.json")).unwrap(),
+        baseline_of(&[("deploy/old.yaml", OLD)])
+    );
 }
 
 /// `install` takes the release archive for this machine only when its SHA-256 matches; a

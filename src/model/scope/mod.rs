@@ -41,6 +41,7 @@ use super::selector;
 use super::tree::ObjectTree;
 use super::{AnyObject, ObjectRef, WorkloadKind, object_ref, objects};
 use crate::source::{SourceFile, Span};
+use crate::versions::KubeVersion;
 use crate::yaml::{self, Comments, Document, lookup};
 use budget::{BudgetJudgement, Selection, judge_budget};
 
@@ -263,16 +264,20 @@ impl Scope {
         if !may_hold_scope(&file.text) {
             return Scope::default();
         }
-        Scope::read_part(file, kinds)
+        Scope::read_part(file, kinds, crate::versions::NEWEST_MODELLED)
     }
 
     /// The objects of one file of a larger scope (a directory), budgets or not: its workloads
     /// may be those another file's budgets select. Join the parts with [`Scope::union`].
-    pub(crate) fn read_part(file: &SourceFile, kinds: &PodTemplateKinds) -> Scope {
+    pub(crate) fn read_part(
+        file: &SourceFile,
+        kinds: &PodTemplateKinds,
+        kube: KubeVersion,
+    ) -> Scope {
         let mut scope = Scope::default();
         let name: Arc<str> = Arc::from(file.path.as_str());
         yaml::for_each_document_with(&file.text, Comments::Skip, |document| {
-            scope.add_document(file, &name, &document, &objects(&document), kinds);
+            scope.add_document(file, &name, &document, &objects(&document), kinds, kube);
         });
         scope.match_objects();
         scope
@@ -282,7 +287,10 @@ impl Scope {
     /// scope, as the lint reads it: the document is parsed once, for both. Returns whether
     /// the document holds an object whose judgement the scope can change — a workload, a
     /// budget or an autoscaler — so that its rules wait for the whole scope. Match the part
-    /// with [`Scope::matched`] or join parts with [`Scope::union`].
+    /// with [`Scope::matched`] or join parts with [`Scope::union`]. An object under a version
+    /// that `kube` no longer serves (`policy/v1beta1` budgets from 1.25) is no fact of the
+    /// scope: the cluster refuses it (`unserved-api-version` says so), so it protects and
+    /// scales nothing.
     pub(crate) fn add_document(
         &mut self,
         file: &SourceFile,
@@ -290,9 +298,15 @@ impl Scope {
         document: &Document,
         objects: &[AnyObject],
         kinds: &PodTemplateKinds,
+        kube: KubeVersion,
     ) -> bool {
         let mut judged = false;
         for object in objects {
+            if crate::versions::removed_in(&object.api_version, &object.kind)
+                .is_some_and(|removed| kube >= removed)
+            {
+                continue;
+            }
             judged |= self.add(file, name, document, object, kinds);
         }
         judged

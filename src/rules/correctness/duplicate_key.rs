@@ -3,7 +3,7 @@ use std::collections::HashMap;
 use crate::diagnostics::Severity;
 use crate::model::path::FieldPath;
 use crate::rules::{DocumentContext, Findings, declare_rule};
-use crate::yaml::NodeId;
+use crate::yaml::{Document, Kind, NodeId, json_scalar};
 
 declare_rule! {
     /// ## What it does
@@ -17,8 +17,13 @@ declare_rule! {
     /// document: `mapping key "…" already defined at line …`.
     ///
     /// A key repeated with different values is an error: the manifest is either refused or
-    /// silently loses data. A key repeated with the same value is a warning: only Kustomize
-    /// refuses it.
+    /// silently loses data. A key repeated with the same value is a warning: nothing is lost,
+    /// `kubectl apply -f` reads it (sigs.k8s.io/yaml's `YAMLToJSON` passes duplicate field
+    /// names), but it is still a duplicate key, which the strict decoders refuse —
+    /// Kustomize, and sigs.k8s.io/yaml's `YAMLToJSONStrict` and `UnmarshalStrict` (`key "a"
+    /// already set in map`). The same value is the same value as the decoder types it:
+    /// `type: "x"` and `type: x` are one string, `port: "80"` and `port: 80` are a string and
+    /// a number, and differ.
     ///
     /// `apiVersion` or `kind` written twice at the top of a document is two objects run
     /// together, the `---` between them missing: it is reported once, where the second object
@@ -60,6 +65,8 @@ declare_rule! {
     /// ## References
     /// - kubernetes/kubernetes#14791, "yaml and json parsers silently drop duplicate keys".
     /// - k8up-io/k8up#452: `kubectl` reporting `mapping key "timeoutSeconds" already defined`.
+    /// - kubernetes-sigs/yaml `yaml_test.go`, `TestYAMLToJSONStrict` and `TestUnmarshalStrict`:
+    ///   `YAMLToJSON` passes on duplicate field names, the strict functions fail on them.
     pub(crate) static RULE = {
         name: "duplicate-key",
         category: Correctness,
@@ -91,7 +98,7 @@ fn check(ctx: &DocumentContext<'_>, findings: &mut Findings) {
             values_of.get(&duplicate.first_key).copied(),
             values_of.get(&duplicate.second_key).copied(),
         );
-        let same = matches!(values, (Some(a), Some(b)) if document.same_value(a, b));
+        let same = matches!(values, (Some(a), Some(b)) if same_value(document, a, b));
         let (message, help) = if same {
             (
                 format!(
@@ -115,6 +122,43 @@ fn check(ctx: &DocumentContext<'_>, findings: &mut Findings) {
         if same {
             finding.severity(Severity::Warning);
         }
+    }
+}
+
+/// Whether two nodes hold the same value: scalars the same as the decoder types them (`"x"`
+/// and `x` are one string, `"1"` and `1` a string and a number), and collections of such,
+/// mappings in the same order; aliases followed. Bounded: a very large value counts as
+/// different.
+fn same_value(document: &Document, a: NodeId, b: NodeId) -> bool {
+    let mut budget = 10_000usize;
+    same_value_within(document, a, b, &mut budget)
+}
+
+fn same_value_within(document: &Document, a: NodeId, b: NodeId, budget: &mut usize) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    let (a, b) = (document.resolve(a), document.resolve(b));
+    if a == b {
+        return true;
+    }
+    match (document.kind(a), document.kind(b)) {
+        (Kind::Scalar(x), Kind::Scalar(y)) => json_scalar(&x) == json_scalar(&y),
+        (Kind::Sequence(x), Kind::Sequence(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(&i, &j)| same_value_within(document, i, j, budget))
+        }
+        (Kind::Mapping(x), Kind::Mapping(y)) => {
+            x.len() == y.len()
+                && x.iter().zip(y).all(|(&(ki, vi), &(kj, vj))| {
+                    same_value_within(document, ki, kj, budget)
+                        && same_value_within(document, vi, vj, budget)
+                })
+        }
+        _ => false,
     }
 }
 

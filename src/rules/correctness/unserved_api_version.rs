@@ -1,6 +1,6 @@
 use crate::model::path::FieldPath;
 use crate::rules::{DocumentContext, Findings, Target, declare_rule};
-use crate::versions::{BATCH_V1BETA1_CRONJOB_REMOVED, KubeVersion};
+use crate::versions::{KubeVersion, removed_in};
 
 declare_rule! {
     /// ## What it does
@@ -8,7 +8,9 @@ declare_rule! {
     /// serve: a workload kind under a group it does not belong to (`kind: Pod` with
     /// `apiVersion: apps/v1`), or under a version that was removed (`extensions/v1beta1`,
     /// `apps/v1beta1` and `apps/v1beta2` Deployments, ReplicaSets, StatefulSets and DaemonSets,
-    /// stopped in 1.16; `batch/v1beta1` CronJobs, stopped in 1.25).
+    /// stopped in 1.16; `batch/v1beta1` CronJobs, `policy/v1beta1` PodDisruptionBudgets and
+    /// `autoscaling/v2beta1` HorizontalPodAutoscalers, stopped in 1.25; `autoscaling/v2beta2`
+    /// HorizontalPodAutoscalers, stopped in 1.26).
     ///
     /// ## Why is this bad?
     /// kubectl maps every object to an API resource before it sends it, and refuses one the
@@ -56,7 +58,7 @@ declare_rule! {
     /// - kubernetes/cli-runtime `pkg/resource/mapper.go`, `infoForData`: the REST mapping
     ///   that fails with "no matches for kind".
     /// - kubernetes/website `content/en/docs/reference/using-api/deprecation-guide.md`: the
-    ///   versions removed in 1.16 and 1.25.
+    ///   versions removed in 1.16, 1.25 and 1.26.
     pub(crate) static RULE = {
         name: "unserved-api-version",
         category: Correctness,
@@ -67,7 +69,7 @@ declare_rule! {
 }
 
 /// The kinds served by the groups this rule knows, with the version serving each.
-const SERVED: [(&str, &str); 12] = [
+const SERVED: [(&str, &str); 14] = [
     ("Pod", "v1"),
     ("PodTemplate", "v1"),
     ("ReplicationController", "v1"),
@@ -79,6 +81,8 @@ const SERVED: [(&str, &str); 12] = [
     ("Job", "batch/v1"),
     ("CronJob", "batch/v1"),
     ("Scale", "apps/v1"),
+    ("PodDisruptionBudget", "policy/v1"),
+    ("HorizontalPodAutoscaler", "autoscaling/v2"),
     ("Status", "v1"),
 ];
 
@@ -119,13 +123,13 @@ fn served(api_version: &str, kind: &str, kube: KubeVersion) -> bool {
     if kind.ends_with("List") {
         return true;
     }
+    if let Some(removed) = removed_in(api_version, kind) {
+        return kube < removed;
+    }
     let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
     let known_kind = SERVED.iter().any(|(k, _)| *k == kind);
     if !matches!(group, "" | "apps" | "batch" | "extensions") || (group.is_empty() && !known_kind) {
         return true;
-    }
-    if api_version == "batch/v1beta1" && kind == "CronJob" {
-        return kube < BATCH_V1BETA1_CRONJOB_REMOVED;
     }
     match SERVED.iter().find(|(k, _)| *k == kind) {
         Some((_, version)) => *version == api_version,
@@ -151,5 +155,23 @@ mod tests {
         assert!(!served("v1", "Deployment", kube));
         assert!(!served("batch/v1beta1", "CronJob", kube));
         assert!(served("batch/v1beta1", "CronJob", KubeVersion::new(24)));
+        assert!(!served("policy/v1beta1", "PodDisruptionBudget", kube));
+        assert!(served(
+            "policy/v1beta1",
+            "PodDisruptionBudget",
+            KubeVersion::new(24)
+        ));
+        assert!(!served(
+            "autoscaling/v2beta2",
+            "HorizontalPodAutoscaler",
+            kube
+        ));
+        assert!(served(
+            "autoscaling/v2beta2",
+            "HorizontalPodAutoscaler",
+            KubeVersion::new(25)
+        ));
+        assert!(served("autoscaling/v1", "HorizontalPodAutoscaler", kube));
+        assert!(served("policy/v1", "PodDisruptionBudget", kube));
     }
 }
