@@ -827,6 +827,7 @@ impl ObjectLint<'_, '_, '_, '_> {
             life: &life,
             kube: settings.kube_version,
             services: &selecting,
+            platforms: &settings.platforms,
         };
         run_pod_rules(&context, settings, &mut |rule, mut finding| {
             if decoding.remap.is_some() {

@@ -458,6 +458,7 @@ fn run_options(args: &CheckArgs) -> Result<RunOptions, OptionsError> {
     Ok(RunOptions {
         config,
         kube_version: args.kube_version,
+        platforms: (!args.platforms.is_empty()).then(|| args.platforms.clone()),
         selection: selection(args)?,
         fail_on: args.fail_on,
         fail_on_unrendered: args.fail_on_unrendered,

@@ -3,6 +3,7 @@
 
 use crate::diagnostics::{Enforcement, Severity};
 use crate::fix::Fix;
+use crate::lifecycle::platforms::Platform;
 use crate::lifecycle::rollout::Rollout;
 use crate::lifecycle::{Bounds, Lifecycle, ProbeKind};
 use crate::model::path::FieldPath;
@@ -45,6 +46,9 @@ pub struct PodContext<'a> {
     /// The Services in the same file that select this pod; read only when a rule needs them
     /// (see [`crate::rules::Rule`]`::reads_services`), empty otherwise.
     pub services: &'a [&'a Service],
+    /// The platforms the configuration or `--platform` names; those the pod's spec places it
+    /// on are read from the spec (`lifecycle::platforms::placements`).
+    pub platforms: &'a [&'static Platform],
 }
 
 /// The input of a rollout rule: a workload controller, its pod's lifecycle, and the rollout

@@ -55,6 +55,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &suspicious::statefulset_rollout_exceeds_budget::RULE,
     &suspicious::autoscalers_share_target::RULE,
     &suspicious::replicas_with_autoscaler::RULE,
+    &suspicious::shutdown_exceeds_platform_notice::RULE,
     &advice::poststart_delays_containers::RULE,
     &advice::sidecar_startup_probe::RULE,
     &advice::probe_grace_shorter_than_prestop::RULE,

@@ -13,6 +13,7 @@ pub(crate) mod poststart_blocks_sidecar;
 pub(crate) mod probe_port_not_tcp;
 pub(crate) mod replicas_with_autoscaler;
 pub(crate) mod rolling_update_takes_all_replicas;
+pub(crate) mod shutdown_exceeds_platform_notice;
 pub(crate) mod sidecar_readiness_gating;
 pub(crate) mod statefulset_rollout_exceeds_budget;
 pub(crate) mod unused_suppression;
