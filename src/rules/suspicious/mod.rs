@@ -4,6 +4,7 @@ pub(crate) mod active_deadline_too_short;
 pub(crate) mod autoscalers_share_target;
 pub(crate) mod disruption_budget_blocks_eviction;
 pub(crate) mod disruption_budget_selects_nothing;
+pub(crate) mod grace_period_exceeds_platform_cap;
 pub(crate) mod init_container_never_exits;
 pub(crate) mod job_container_never_exits;
 pub(crate) mod job_deadline_cuts_retries;
