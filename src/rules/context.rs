@@ -216,6 +216,8 @@ pub struct Finding {
     pub(crate) labels: Vec<(Target, String)>,
     pub(crate) notes: Vec<String>,
     pub(crate) container: Option<String>,
+    /// The platform whose cut the finding is about (`gke-spot`), for JSON and SARIF.
+    pub(crate) platform: Option<&'static str>,
     /// A severity below the rule's default for this case (a liveness probe where a readiness
     /// probe would be an error); `None` uses the rule's.
     pub(crate) severity: Option<Severity>,
@@ -288,6 +290,11 @@ impl Finding {
         self.container = Some(name.to_owned());
         self
     }
+
+    pub(crate) fn platform(&mut self, name: &'static str) -> &mut Self {
+        self.platform = Some(name);
+        self
+    }
 }
 
 /// Collects a rule's findings.
@@ -315,6 +322,7 @@ impl Findings {
             labels: Vec::new(),
             notes: Vec::new(),
             container: None,
+            platform: None,
             severity: None,
             enforcement: None,
             fixes: Vec::new(),

@@ -99,6 +99,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
                     grace.seconds, effect.platform.stopped_by, cap.seconds, cap.then
                 ),
             )
+            .platform(effect.platform.name)
             .help(format!(
                 "fit the shutdown in {}s, or keep {} from removing the pod's node",
                 cap.seconds, effect.platform.name

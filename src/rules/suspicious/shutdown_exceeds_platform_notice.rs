@@ -149,6 +149,7 @@ fn check(ctx: &PodContext<'_>, findings: &mut Findings) {
         };
         let finding = findings
             .report(target, message)
+            .platform(effect.platform.name)
             .help(format!(
                 "plan the shutdown within {cap}s (preStop, the app's drain and the sidecars' stop), or keep the workload off {} nodes",
                 effect.platform.name
