@@ -69,6 +69,8 @@ pub struct ObjectVisit<'a> {
     pub(crate) spec_path: Option<&'a FieldPath>,
     /// The rollout of a workload controller (`None` for a Pod, a PodTemplate or a custom kind).
     pub rollout: Option<&'a Rollout>,
+    /// The platforms the settings name (`platforms:`, `--platform`), for `explain`'s cuts.
+    pub(crate) platforms: &'a [&'static crate::lifecycle::platforms::Platform],
 }
 
 /// What [`lint_file`] shows its visitor on the way.
@@ -706,6 +708,7 @@ impl ObjectLint<'_, '_, '_, '_> {
             diagnostics: &self.document.found[first..],
             spec_path,
             rollout,
+            platforms: &self.document.settings().platforms,
         }));
     }
 
