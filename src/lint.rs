@@ -642,6 +642,7 @@ impl DocumentLint<'_, '_> {
                 scope,
                 object: target,
                 kube: settings.kube_version,
+                platforms: &settings.platforms,
             };
             let document = self.document;
             run_checks(settings, scope_check, &context, &mut |rule, finding| {

@@ -76,6 +76,8 @@ pub struct ScopeContext<'a> {
     pub(crate) scope: &'a Scope,
     pub(crate) object: ScopeObject<'a>,
     pub(crate) kube: KubeVersion,
+    /// The platforms the configuration or `--platform` names.
+    pub(crate) platforms: &'a [&'static Platform],
 }
 
 impl<'a> ScopeContext<'a> {

@@ -57,6 +57,7 @@ pub static ALL_RULES: &[&Rule] = &[
     &suspicious::replicas_with_autoscaler::RULE,
     &suspicious::shutdown_exceeds_platform_notice::RULE,
     &suspicious::grace_period_exceeds_platform_cap::RULE,
+    &suspicious::disruption_budget_blocks_platform_drain::RULE,
     &advice::poststart_delays_containers::RULE,
     &advice::sidecar_startup_probe::RULE,
     &advice::probe_grace_shorter_than_prestop::RULE,

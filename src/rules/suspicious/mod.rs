@@ -3,6 +3,7 @@
 pub(crate) mod active_deadline_too_short;
 pub(crate) mod autoscalers_share_target;
 pub(crate) mod disruption_budget_blocks_eviction;
+pub(crate) mod disruption_budget_blocks_platform_drain;
 pub(crate) mod disruption_budget_selects_nothing;
 pub(crate) mod grace_period_exceeds_platform_cap;
 pub(crate) mod init_container_never_exits;
