@@ -256,6 +256,8 @@ pub struct Diagnostic {
     pub labels: Vec<Label>,
     pub object: Option<ObjectRef>,
     pub(crate) container: Option<String>,
+    /// The platform whose cut the finding is about (`gke-spot`).
+    pub(crate) platform: Option<&'static str>,
     /// Field path from the object root, e.g. `spec.initContainers[0].readinessProbe`.
     pub field: Option<String>,
     /// Changes that certainly resolve the finding (offered as quick fixes in editors).
@@ -286,6 +288,7 @@ impl Diagnostic {
             labels: Vec::new(),
             object: None,
             container: None,
+            platform: None,
             field: None,
             fixes: Vec::new(),
             rendered: None,

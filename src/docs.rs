@@ -175,3 +175,98 @@ pub fn yaml_blocks(markdown: &str) -> Vec<String> {
     }
     blocks
 }
+
+/// `docs/platforms.md`: every platform event of [`crate::lifecycle::platforms::PLATFORMS`]
+/// with its numbers, what each caps, where each was read and when, and the node labels that
+/// put a pod there with no configuration.
+pub fn platforms_page() -> String {
+    use crate::lifecycle::platforms::{PLATFORMS, READ_ON};
+
+    let mut page = String::new();
+    let _ = writeln!(
+        page,
+        "<!-- Generated from `src/lifecycle/platforms.rs` by `UPDATE_DOCS=1 cargo test --test it docs::`; do not edit. -->\n"
+    );
+    let _ = writeln!(page, "# Platforms\n");
+    let _ = writeln!(
+        page,
+        "Most pods are not stopped by `kubectl delete` but by a platform taking their node away, and the\n\
+         platform decides how long they get. podcycle judges each pod's shutdown plan against the\n\
+         platforms it runs on: those its `nodeSelector`, node affinity or tolerations name (below, with\n\
+         no configuration), and those `platforms:` in `.podcycle.yaml` or `--platform NAME,...` name.\n\
+         Every number was read on {READ_ON} from the source given with it; vendors change them.\n"
+    );
+    let _ = writeln!(
+        page,
+        "| platform | event | caps | seconds | then | source |"
+    );
+    let _ = writeln!(page, "|---|---|---|---:|---|---|");
+    for platform in PLATFORMS {
+        for limit in platform.limits {
+            let sources: Vec<String> = limit
+                .sources
+                .iter()
+                .map(|s| format!("[{}]({}) (read {READ_ON})", s.title, s.url))
+                .collect();
+            let _ = writeln!(
+                page,
+                "| `{}` | {} | {} | {} | {} | {} |",
+                platform.name,
+                platform.title,
+                limit.caps.as_str(),
+                limit.seconds,
+                limit.then,
+                sources.join("; ")
+            );
+        }
+    }
+    let _ = writeln!(page, "\n## Placed by the manifest\n");
+    let _ = writeln!(
+        page,
+        "A pod whose spec selects (`nodeSelector`, a required node affinity expression `In`), prefers\n\
+         (a preferred one) or tolerates one of these node labels is judged against that platform:\n"
+    );
+    let _ = writeln!(page, "| label | value | platform | source |");
+    let _ = writeln!(page, "|---|---|---|---|");
+    for platform in PLATFORMS {
+        for label in platform.labels {
+            let _ = writeln!(
+                page,
+                "| `{}` | `{}` | `{}` | [{}]({}) (read {READ_ON}): {} |",
+                label.key,
+                label.value,
+                platform.name,
+                label.source.title,
+                label.source.url,
+                label.source.says
+            );
+        }
+    }
+    let _ = writeln!(page, "\n## What each source says\n");
+    for platform in PLATFORMS {
+        let _ = writeln!(page, "### `{}`: {}\n", platform.name, platform.title);
+        for limit in platform.limits {
+            for source in limit.sources {
+                let _ = writeln!(
+                    page,
+                    "- {} {} s: [{}]({}), read {READ_ON}: {}.",
+                    limit.caps.as_str(),
+                    limit.seconds,
+                    source.title,
+                    source.url,
+                    source.says
+                );
+            }
+        }
+        let _ = writeln!(page);
+    }
+    let _ = writeln!(
+        page,
+        "Numbers a cluster sets itself — Karpenter's NodePool `terminationGracePeriod`, the kubelet's\n\
+         `shutdownGracePeriodByPodPriority`, an AKS pool's own `drainTimeoutInMinutes` — are not in\n\
+         this table. How the kubelet cuts a pod's grace period on a node shutdown:\n\
+         kubernetes/kubernetes `pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go`, `killPods`\n\
+         (the shutdown's grace period, or the pod's own when it is shorter)."
+    );
+    page
+}

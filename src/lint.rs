@@ -69,6 +69,8 @@ pub struct ObjectVisit<'a> {
     pub(crate) spec_path: Option<&'a FieldPath>,
     /// The rollout of a workload controller (`None` for a Pod, a PodTemplate or a custom kind).
     pub rollout: Option<&'a Rollout>,
+    /// The platforms the settings name (`platforms:`, `--platform`), for `explain`'s cuts.
+    pub(crate) platforms: &'a [&'static crate::lifecycle::platforms::Platform],
 }
 
 /// What [`lint_file`] shows its visitor on the way.
@@ -647,6 +649,7 @@ impl DocumentLint<'_, '_> {
                 scope,
                 object: target,
                 kube: settings.kube_version,
+                platforms: &settings.platforms,
             };
             let document = self.document;
             run_checks(settings, scope_check, &context, &mut |rule, finding| {
@@ -713,6 +716,7 @@ impl ObjectLint<'_, '_, '_, '_> {
             diagnostics: &self.document.found[first..],
             spec_path,
             rollout,
+            platforms: &self.document.settings().platforms,
         }));
     }
 
@@ -834,6 +838,7 @@ impl ObjectLint<'_, '_, '_, '_> {
             life: &life,
             kube: settings.kube_version,
             services: &selecting,
+            platforms: &settings.platforms,
         };
         run_pod_rules(&context, settings, &mut |rule, mut finding| {
             if decoding.remap.is_some() {
@@ -1113,6 +1118,7 @@ fn diagnostic_of(
         labels,
         notes,
         container,
+        platform,
         severity,
         enforcement,
         fixes: _,
@@ -1142,6 +1148,7 @@ fn diagnostic_of(
             .collect(),
         object: None,
         container,
+        platform,
         field: field.map(|path| path.to_string()),
         fixes: Vec::new(),
         rendered: None,

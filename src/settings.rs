@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::diagnostics::Severity;
 use crate::lifecycle::Sidecars;
+use crate::lifecycle::platforms::Platform;
 use crate::model::custom::PodTemplateKinds;
 use crate::rules::{ALL_RULES, Category, Redirect, Rule, find_redirect};
 use crate::suggest::did_you_mean_help;
@@ -24,6 +25,9 @@ pub struct Settings {
     /// How long a StatefulSet's rollout may certainly take before
     /// `statefulset-rollout-exceeds-budget` reports it.
     pub rollout_budget_seconds: i64,
+    /// The platforms the cluster is (`platforms:`, `--platform`), besides those a pod's spec
+    /// puts it on.
+    pub(crate) platforms: Vec<&'static Platform>,
 }
 
 /// The default rollout budget: Helm's default `--timeout` for `helm install --wait` and `helm
@@ -44,6 +48,7 @@ impl Default for Settings {
             sidecars: Arc::default(),
             pod_templates: Arc::default(),
             rollout_budget_seconds: DEFAULT_ROLLOUT_BUDGET_SECONDS,
+            platforms: Vec::new(),
         }
     }
 }
@@ -178,10 +183,12 @@ impl Settings {
             sidecars,
             pod_templates,
             rollout_budget_seconds,
+            platforms,
         } = self;
         let names: Vec<&str> = enabled.iter().map(|rule| rule.name).collect();
+        let platforms: Vec<&str> = platforms.iter().map(|p| p.name).collect();
         format!(
-            "rules {names:?}; kube {kube_version:?}; severities {severities:?}; sidecars {sidecars:?}; pod templates {pod_templates:?}; rollout budget {rollout_budget_seconds}"
+            "rules {names:?}; kube {kube_version:?}; severities {severities:?}; sidecars {sidecars:?}; pod templates {pod_templates:?}; rollout budget {rollout_budget_seconds}; platforms {platforms:?}"
         )
     }
 
@@ -265,6 +272,12 @@ impl Settings {
     }
 
     #[must_use]
+    /// The platforms the cluster is, replacing those set so far.
+    pub fn with_platforms(mut self, platforms: Vec<&'static Platform>) -> Settings {
+        self.platforms = platforms;
+        self
+    }
+
     pub(crate) fn with_sidecars(mut self, sidecars: Arc<Sidecars>) -> Settings {
         self.sidecars = sidecars;
         self
@@ -346,6 +359,9 @@ mod tests {
                 rollout_budget_seconds: 60,
                 ..Settings::default()
             },
+            Settings::default().with_platforms(vec![
+                crate::lifecycle::platforms::platform("gke-spot").unwrap(),
+            ]),
         ];
         let prints: Vec<String> = variants.iter().map(Settings::fingerprint).collect();
         for (i, a) in prints.iter().enumerate() {

@@ -608,10 +608,10 @@ fn fixture_args(rule: &str, text: &str) -> Vec<String> {
     for line in header {
         let mut words = line.split_whitespace();
         while let Some(word) = words.next() {
-            if word == "--kube-version"
-                && let Some(version) = words.next()
+            if (word == "--kube-version" || word == "--platform")
+                && let Some(value) = words.next()
             {
-                args.extend(["--kube-version".to_owned(), version.to_owned()]);
+                args.extend([word.to_owned(), value.to_owned()]);
             }
         }
     }

@@ -85,7 +85,7 @@ _podcycle() {
             return 0
             ;;
         podcycle__subcmd__check)
-            opts="-o -h --format --select --extend-select --ignore --fail-on --stdin-filename --exclude --kube-version --force-exclude --output --config --no-config --color --isolated --show-files --fail-on-unrendered --no-fail-on-unrendered --no-render --verbose --helm --kustomize --render-timeout --render-budget --render-memory --helm-values --helm-release --helm-namespace --no-cache --cache-dir --fix --diff --unsafe-fixes --baseline --settings-root --write-baseline --add-ignore --statistics --show-settings --help"
+            opts="-o -h --format --select --extend-select --ignore --fail-on --stdin-filename --exclude --kube-version --platform --force-exclude --output --config --no-config --color --isolated --show-files --fail-on-unrendered --no-fail-on-unrendered --no-render --verbose --helm --kustomize --render-timeout --render-budget --render-memory --helm-values --helm-release --helm-namespace --no-cache --cache-dir --fix --diff --unsafe-fixes --baseline --settings-root --write-baseline --add-ignore --statistics --show-settings --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -120,6 +120,10 @@ _podcycle() {
                     return 0
                     ;;
                 --kube-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -217,7 +221,7 @@ _podcycle() {
             return 0
             ;;
         podcycle__subcmd__explain)
-            opts="-h --object --container --format --rollout --kube-version --config --no-config --isolated --no-render --verbose --helm --kustomize --render-timeout --render-budget --render-memory --helm-values --helm-release --helm-namespace --no-cache --cache-dir --help"
+            opts="-h --object --container --format --rollout --kube-version --platform --config --no-config --isolated --no-render --verbose --helm --kustomize --render-timeout --render-budget --render-memory --helm-values --helm-release --helm-namespace --no-cache --cache-dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -236,6 +240,10 @@ _podcycle() {
                     return 0
                     ;;
                 --kube-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -520,6 +520,7 @@ fn run_options(args: &CheckArgs) -> Result<RunOptions, OptionsError> {
     Ok(RunOptions {
         config,
         kube_version: args.kube_version,
+        platforms: (!args.platforms.is_empty()).then(|| args.platforms.clone()),
         selection: selection(args)?,
         fail_on: args.fail_on,
         fail_on_unrendered: match (args.fail_on_unrendered, args.no_fail_on_unrendered) {

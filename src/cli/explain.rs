@@ -111,6 +111,7 @@ fn run_options(args: &ExplainArgs) -> RunOptions {
     RunOptions {
         config,
         kube_version: args.kube_version,
+        platforms: (!args.platforms.is_empty()).then(|| args.platforms.clone()),
         helm: args.render.helm_overrides(),
         rendering: args.render.rendering(args.isolated),
         ..RunOptions::default()

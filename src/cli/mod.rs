@@ -109,6 +109,12 @@ pub(crate) struct CheckArgs {
     /// `kube-version` from the configuration, else the newest version modelled].
     #[arg(long, value_name = "X.Y[.Z]", value_parser = parse_kube_version)]
     pub(crate) kube_version: Option<crate::versions::KubeVersion>,
+    /// The platforms that stop the cluster's pods (`gke-spot`, `aws-spot`, `azure-spot`,
+    /// `cluster-autoscaler`, ...; docs/platforms.md), comma-separated: shutdown plans are
+    /// judged against their notices, grace caps and drain timeouts [default: `platforms` from
+    /// the configuration; pods that select Spot nodes are judged against that platform anyway].
+    #[arg(long = "platform", value_name = "NAME,...", value_delimiter = ',', value_parser = parse_platform)]
+    pub(crate) platforms: Vec<&'static crate::lifecycle::platforms::Platform>,
     /// Apply `--exclude` and the configuration's `exclude` to files named on the command
     /// line too (for pre-commit, which names every changed file).
     #[arg(long)]
@@ -216,6 +222,12 @@ pub(crate) struct ExplainArgs {
     /// [default: `kube-version` from the configuration, else the newest version modelled].
     #[arg(long, value_name = "X.Y[.Z]", value_parser = parse_kube_version)]
     pub(crate) kube_version: Option<crate::versions::KubeVersion>,
+    /// The platforms that stop the cluster's pods (`gke-spot`, `aws-spot`, `azure-spot`,
+    /// `cluster-autoscaler`, ...; docs/platforms.md), comma-separated: shutdown plans are
+    /// judged against their notices, grace caps and drain timeouts [default: `platforms` from
+    /// the configuration; pods that select Spot nodes are judged against that platform anyway].
+    #[arg(long = "platform", value_name = "NAME,...", value_delimiter = ',', value_parser = parse_platform)]
+    pub(crate) platforms: Vec<&'static crate::lifecycle::platforms::Platform>,
     /// Use this configuration file for every file instead of the nearest `.podcycle.yaml`
     /// above each.
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
@@ -417,6 +429,17 @@ pub fn write_completions(shell: clap_complete::Shell, out: &mut dyn Write) -> io
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, "podcycle", &mut script);
     out.write_all(&script)
+}
+
+fn parse_platform(text: &str) -> Result<&'static crate::lifecycle::platforms::Platform, String> {
+    use crate::lifecycle::platforms;
+    platforms::platform(text).ok_or_else(|| {
+        let known: Vec<&str> = platforms::names().collect();
+        format!(
+            "unknown platform `{text}`; the platforms are {}",
+            known.join(", ")
+        )
+    })
 }
 
 fn parse_kube_version(

@@ -84,6 +84,7 @@ impl<'d> Checker<'d> {
             fail_on_unrendered: raw.fail_on_unrendered,
             load_restrictor: raw.kustomize.and_then(|k| k.load_restrictor),
             rollout_budget_seconds: self.rollout_budget(raw.rollout_budget_seconds),
+            platforms: self.platforms(raw.platforms.as_deref()),
             pod_templates: Arc::new(PodTemplateKinds::new(
                 self.pod_templates(raw.pod_templates.as_deref()),
             )),
@@ -103,6 +104,31 @@ impl<'d> Checker<'d> {
             Some("write how many seconds your deploys wait for a rollout, such as 300".to_owned()),
         );
         None
+    }
+
+    /// `platforms`: names from the platforms table; an unknown one is a problem at its item.
+    fn platforms(
+        &mut self,
+        names: Option<&[String]>,
+    ) -> Option<Vec<&'static crate::lifecycle::platforms::Platform>> {
+        use crate::lifecycle::platforms;
+        let names = names?;
+        let mut found = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            match platforms::platform(name) {
+                Some(platform) => found.push(platform),
+                None => {
+                    let known: Vec<&str> = platforms::names().collect();
+                    self.problem(
+                        &key("platforms").index(i),
+                        Part::Value,
+                        format!("unknown platform `{name}`"),
+                        Some(format!("the platforms are {}", known.join(", "))),
+                    );
+                }
+            }
+        }
+        Some(found)
     }
 
     /// Records a problem at the key or the value of `path`.

@@ -105,6 +105,11 @@ pub(crate) struct ConfigFile {
     /// Helm's default timeout.
     #[schemars(range(min = 1))]
     pub(crate) rollout_budget_seconds: Option<i64>,
+    /// The platforms that stop this cluster's pods, whose notices, grace caps and drain
+    /// timeouts shutdown plans are judged against (docs/platforms.md): `gke-spot`,
+    /// `aws-spot`, `cluster-autoscaler`, ... Pods whose spec selects or tolerates Spot or
+    /// preemptible nodes are judged against that platform without it.
+    pub(crate) platforms: Option<Vec<String>>,
 }
 
 /// A custom kind and where its pod templates are.
@@ -208,6 +213,8 @@ pub struct Config {
     pub(crate) load_restrictor: Option<LoadRestrictor>,
     /// `rollout-budget-seconds`.
     pub(crate) rollout_budget_seconds: Option<i64>,
+    /// `platforms`.
+    pub(crate) platforms: Option<Vec<&'static crate::lifecycle::platforms::Platform>>,
 }
 
 /// A problem in a configuration file, at a place in it.
@@ -315,6 +322,9 @@ impl Config {
             .with_pod_templates(Arc::clone(&self.pod_templates));
         if let Some(seconds) = self.rollout_budget_seconds {
             settings.rollout_budget_seconds = seconds;
+        }
+        if let Some(platforms) = &self.platforms {
+            settings = settings.with_platforms(platforms.clone());
         }
         for &(rule, severity) in &self.severities {
             settings = settings.with_severity(rule, severity);

@@ -75,6 +75,11 @@ pub(crate) const STARTER: &str = r#"# yaml-language-server: $schema=https://raw.
 # How long your deploys wait for a rollout, in seconds (`helm upgrade --wait --timeout`);
 # a StatefulSet whose rollout certainly takes longer is reported. Default 300.
 # rollout-budget-seconds: 300
+
+# The platforms that stop this cluster's pods (docs/platforms.md): shutdown plans are judged
+# against their notices, grace caps and drain timeouts. Pods that select or tolerate Spot or
+# preemptible nodes are judged against that platform without this.
+# platforms: [gke-spot, cluster-autoscaler]
 "#;
 
 /// The starter configuration for a repository, with the directories the default excludes skip

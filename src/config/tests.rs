@@ -239,3 +239,15 @@ fn the_rollout_budget_is_a_positive_number_of_seconds() {
         "`rollout-budget-seconds` is 0; it must be at least 1"
     );
 }
+
+#[test]
+fn platforms_are_names_from_the_table() {
+    let settings =
+        config("platforms: [gke-spot, cluster-autoscaler]\n").settings(&Selection::default());
+    let names: Vec<&str> = settings.platforms.iter().map(|p| p.name).collect();
+    assert_eq!(names, ["gke-spot", "cluster-autoscaler"]);
+    let (at, message, help) = problem("platforms: [gke-spot, gke-spto]\n");
+    assert_eq!(at, "gke-spto");
+    assert_eq!(message, "unknown platform `gke-spto`");
+    assert!(help.unwrap().contains("aws-spot"));
+}

@@ -4,8 +4,8 @@
 //! `check` tell the same times.
 
 use super::model::{
-    DelayInfo, Drawn, DrawnStep, HookInfo, KillInfo, Note, PodExplanation, ProbeInfo, ProbeSet,
-    Shutdown, StartupStep, StopStep, StopWaitsInfo, WaitsFor,
+    DelayInfo, Drawn, DrawnStep, HookInfo, KillInfo, Note, PlatformCut, PodExplanation, ProbeInfo,
+    ProbeSet, Shutdown, StartupStep, StopStep, StopWaitsInfo, WaitsFor,
 };
 use super::units::{Range, Secs};
 use crate::lifecycle::{
@@ -293,7 +293,65 @@ fn shutdown_of(life: &Lifecycle<'_>, plan: &ShutdownPlan) -> Shutdown {
                 }
             })
             .collect(),
+        platform_cuts: Vec::new(),
     }
+}
+
+/// Where each platform in effect for the pod — placed there by its spec, or named by the
+/// settings — stops it before its own plan is done: the kubelet's kill with the platform's
+/// shorter grace period ([`Lifecycle::shutdown_within`]), and the steps that then do not
+/// happen. The same cut `shutdown-exceeds-platform-notice` and
+/// `grace-period-exceeds-platform-cap` report.
+pub(crate) fn platform_cuts(
+    site: &crate::model::PodSite<'_>,
+    life: &Lifecycle<'_>,
+    configured: &[&'static crate::lifecycle::platforms::Platform],
+) -> Vec<PlatformCut> {
+    use crate::lifecycle::platforms::{Caps, in_effect};
+    let own = life.shutdown();
+    let mut cuts = Vec::new();
+    for effect in in_effect(site.spec, &site.spec_path, configured) {
+        let limit = effect
+            .platform
+            .limit(Caps::Notice)
+            .or_else(|| effect.platform.limit(Caps::GraceHonoured));
+        let Some(limit) = limit else { continue };
+        if own.effective_grace_seconds <= limit.seconds {
+            continue;
+        }
+        let cut = life.shutdown_within(limit.seconds);
+        let cap = crate::lifecycle::seconds(limit.seconds);
+        let mut not_happening = Vec::new();
+        for (planned, stop) in own.containers.iter().zip(&cut.containers) {
+            let container = &life.containers[stop.index];
+            let name = container.label();
+            if stop.kill.prestop_cut_off && !planned.kill.prestop_cut_off {
+                not_happening.push(format!(
+                    "the rest of {name}'s preStop hook after {}",
+                    crate::text::seconds(cap)
+                ));
+            }
+            if container.role == Role::Sidecar && stop.kill.sigterm.min >= cap {
+                not_happening.push(format!("{name}'s stop after the app containers"));
+            } else if planned.kill.window.max > stop.kill.window.max {
+                not_happening.push(format!(
+                    "{} of {name}'s {} between SIGTERM and SIGKILL",
+                    crate::text::seconds(planned.kill.window.max - stop.kill.window.max),
+                    crate::text::seconds(planned.kill.window.max)
+                ));
+            }
+        }
+        cuts.push(PlatformCut {
+            platform: effect.platform.name,
+            by: effect.platform.stopped_by,
+            caps: limit.caps.as_str(),
+            seconds: limit.seconds,
+            placed_by: effect.placement.map(|p| p.path.to_string()),
+            sigkill_by_seconds: Secs(cut.all_killed_by),
+            not_happening,
+        });
+    }
+    cuts
 }
 
 /// What the times do not count, because the manifest cannot tell.

@@ -196,6 +196,19 @@ fn shutdown_chart(pod: &PodExplanation<impl ShownFinding>) -> String {
         hard_bound,
         0.0,
     );
+    // Where each platform in effect stops the pod (docs/platforms.md).
+    for (index, cut) in shutdown.platform_cuts.iter().enumerate() {
+        chart.section(&format!("platform {}", cut.platform));
+        #[allow(clippy::cast_precision_loss)]
+        let at = cut.seconds as f64;
+        chart.task(
+            &format!("{} stops the pod at {}s", cut.platform, cut.seconds),
+            Style::Critical,
+            &format!("cut{index}"),
+            at,
+            0.0,
+        );
+    }
     chart.text
 }
 

@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use crate::model::scope::CoveringBudget;
 
+pub(crate) use build::platform_cuts;
 pub use build::{PodSource, explain_pod};
 pub(crate) use model::{Note, PodExplanation, ShownFinding};
 pub(crate) use rollout::RolloutExplanation;

@@ -200,6 +200,28 @@ pub(crate) struct Shutdown {
     /// Every container has had SIGKILL by then, after T0: the latest SIGKILL below.
     pub(crate) hard_bound_seconds: Secs,
     pub(crate) containers: Vec<StopStep>,
+    /// Where each platform in effect stops the pod, when it stops it before the plan is done.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) platform_cuts: Vec<PlatformCut>,
+}
+
+/// A platform's cut of the shutdown: the pod is killed with the platform's shorter grace
+/// period (docs/platforms.md).
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct PlatformCut {
+    pub(crate) platform: &'static str,
+    /// Who stops the pod.
+    pub(crate) by: &'static str,
+    /// `notice` or `grace honoured`.
+    pub(crate) caps: &'static str,
+    /// The grace period the platform gives.
+    pub(crate) seconds: i64,
+    /// How the pod is placed there: the field, or `null` when the configuration names it.
+    pub(crate) placed_by: Option<String>,
+    /// Every container has had SIGKILL by then, after T0, under the cut.
+    pub(crate) sigkill_by_seconds: Secs,
+    /// The steps of the plan that do not happen.
+    pub(crate) not_happening: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]

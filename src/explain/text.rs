@@ -285,6 +285,20 @@ fn write_shutdown(out: &mut dyn Write, pod: &PodExplanation<impl ShownFinding>) 
             stop_text(stop, only_app)
         )?;
     }
+    for cut in &shutdown.platform_cuts {
+        let placed = match &cut.placed_by {
+            Some(field) => format!("placed by {field}"),
+            None => "named by the settings".to_owned(),
+        };
+        writeln!(
+            out,
+            "  ✂ {}: {} stops the pod at {}s ({}, {placed}); every container is killed by {}",
+            cut.platform, cut.by, cut.seconds, cut.caps, cut.sigkill_by_seconds
+        )?;
+        if !cut.not_happening.is_empty() {
+            writeln!(out, "    does not happen: {}", cut.not_happening.join("; "))?;
+        }
+    }
     Ok(())
 }
 

@@ -17,6 +17,7 @@ mod argv;
 mod command;
 pub(crate) mod handlers;
 mod kill;
+pub mod platforms;
 mod probe;
 mod remarks;
 pub mod rollout;

@@ -69,7 +69,15 @@ impl Lifecycle<'_> {
     /// from T0 (`killContainersWithSyncResult` kills them all at once, each with
     /// `killContainer`), and the sidecars' turns (`newTerminationOrdering`, `waitForTurn`).
     pub(crate) fn shutdown(&self) -> &ShutdownPlan {
-        self.shutdown.get_or_init(|| self.plan_stop(true))
+        self.shutdown.get_or_init(|| self.plan_stop(true, None))
+    }
+
+    /// The shutdown when a platform stops the pod with at most `cap` seconds: the kubelet
+    /// kills it with the shorter of its own grace period and the platform's
+    /// (`pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go`, `killPods`:
+    /// `gracePeriodOverride`), the same kill as a deletion otherwise.
+    pub(crate) fn shutdown_within(&self, cap: i64) -> ShutdownPlan {
+        self.plan_stop(true, Some(cap))
     }
 
     /// The end of a pod whose app containers have all exited and will not be restarted (a
@@ -80,13 +88,14 @@ impl Lifecycle<'_> {
     /// preStop hook, with the pod's grace period — the same kill as a deletion, with the app
     /// containers gone already.
     pub(crate) fn completion(&self) -> &ShutdownPlan {
-        self.completion.get_or_init(|| self.plan_stop(false))
+        self.completion.get_or_init(|| self.plan_stop(false, None))
     }
 
-    /// The stop of every running container: app containers (when `apps_running`) and sidecars.
-    fn plan_stop(&self, apps_running: bool) -> ShutdownPlan {
+    /// The stop of every running container: app containers (when `apps_running`) and sidecars,
+    /// with the grace period cut to `cap` when one is given.
+    fn plan_stop(&self, apps_running: bool, cap: Option<i64>) -> ShutdownPlan {
         let grace = self.grace_period;
-        let effective = grace.seconds.max(1);
+        let effective = grace.seconds.max(1).min(cap.unwrap_or(i64::MAX));
         let source = if grace.explicit {
             GraceSource::Spec
         } else {

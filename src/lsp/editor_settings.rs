@@ -24,12 +24,13 @@ use crate::settings::Selector;
 
 /// The settings the server reads, with their JSON type: the one list the VS Code extension's
 /// `package.json` (as `podcycle.KEY`) and `settings.ts` (`ServerSettings`) are checked against.
-pub(crate) const SETTINGS: [(&str, SettingType); 5] = [
+pub(crate) const SETTINGS: [(&str, SettingType); 6] = [
     ("configuration", SettingType::String),
     ("kubeVersion", SettingType::String),
     ("select", SettingType::Strings),
     ("ignore", SettingType::Strings),
     ("render", SettingType::Boolean),
+    ("platforms", SettingType::Strings),
 ];
 
 /// What a setting holds.
@@ -165,6 +166,41 @@ fn trusted_run_options(value: &Value, base: Option<&Path>) -> (RunOptions, Vec<S
         Some(Value::Bool(render)) => settings.rendering.disabled = !render,
         Some(other) => problem("render", format!("expected true or false, not `{other}`")),
     }
+    // `--platform`: an empty list leaves the configuration's `platforms` in effect.
+    match value.get("platforms") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(names)) if names.is_empty() => {}
+        Some(Value::Array(names)) => {
+            let mut platforms = Vec::new();
+            for name in names {
+                match name
+                    .as_str()
+                    .map(|n| crate::lifecycle::platforms::platform(n.trim()))
+                {
+                    Some(Some(platform)) => platforms.push(platform),
+                    Some(None) => problem(
+                        "platforms",
+                        format!(
+                            "unknown platform `{}`; the platforms are {}",
+                            name.as_str().unwrap_or_default(),
+                            crate::lifecycle::platforms::names()
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ),
+                    None => problem(
+                        "platforms",
+                        format!("expected platform names, not `{name}`"),
+                    ),
+                }
+            }
+            settings.platforms = Some(platforms);
+        }
+        Some(other) => problem(
+            "platforms",
+            format!("expected a list of platform names, not `{other}`"),
+        ),
+    }
     (settings, problems)
 }
 
@@ -175,6 +211,22 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn platforms_are_read_by_name() {
+        let (options, problems) = run_options(
+            &json!({"platforms": ["gke-spot", "aws-spott"]}),
+            None,
+            Trust::Trusted,
+        );
+        let names: Vec<&str> = options.platforms.unwrap().iter().map(|p| p.name).collect();
+        assert_eq!(names, ["gke-spot"]);
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0].contains("unknown platform `aws-spott`"),
+            "{problems:?}"
+        );
+    }
 
     /// The server reads every setting of [`SETTINGS`]: a value of the wrong type is said.
     #[test]
@@ -192,7 +244,7 @@ mod tests {
         assert_eq!(
             problems,
             [
-                "setting `podcycle.kubeversion`: the server reads only configuration, kubeVersion, select, ignore, render"
+                "setting `podcycle.kubeversion`: the server reads only configuration, kubeVersion, select, ignore, render, platforms"
             ]
         );
     }

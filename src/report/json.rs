@@ -24,6 +24,10 @@ pub struct JsonDiagnostic {
     pub(crate) end_column: usize,
     pub(crate) object: Option<ObjectRef>,
     pub(crate) container: Option<String>,
+    /// The platform whose cut the finding is about (`gke-spot`), for the findings that judge a
+    /// pod against one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) platform: Option<&'static str>,
     pub(crate) field: Option<String>,
     pub(crate) labels: Vec<JsonLabel>,
     /// Set for a finding in the output of Helm or Kustomize, mapped back to `file`.
@@ -114,6 +118,7 @@ impl JsonDiagnostic {
             end_column,
             object: diagnostic.object.clone(),
             container: diagnostic.container.clone(),
+            platform: diagnostic.platform,
             field: diagnostic.field.clone(),
             labels: diagnostic
                 .labels
@@ -191,6 +196,7 @@ fn not_rendered(unrendered: &Unrendered) -> JsonDiagnostic {
         end_column: 1,
         object: None,
         container: None,
+        platform: None,
         field: None,
         labels: Vec::new(),
         rendered: Some(JsonRendered {

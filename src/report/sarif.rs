@@ -144,6 +144,9 @@ struct SarifResult<'a> {
 struct ResultProperties {
     /// Who acts on this finding: `decoder`, `api-server`, `runtime` or `advice`.
     enforcement: &'static str,
+    /// The platform whose cut the finding is about (`gke-spot`), when it judges one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    platform: Option<&'static str>,
 }
 
 /// A fix as SARIF describes one: replacements in the result's file.
@@ -296,6 +299,7 @@ pub(crate) fn write(
                     .collect(),
                 properties: ResultProperties {
                     enforcement: diagnostic.enforcement.as_str(),
+                    platform: diagnostic.platform,
                 },
             });
         }

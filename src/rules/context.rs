@@ -3,6 +3,7 @@
 
 use crate::diagnostics::{Enforcement, Severity};
 use crate::fix::Fix;
+use crate::lifecycle::platforms::Platform;
 use crate::lifecycle::rollout::Rollout;
 use crate::lifecycle::{Bounds, Lifecycle, ProbeKind};
 use crate::model::path::FieldPath;
@@ -45,6 +46,9 @@ pub struct PodContext<'a> {
     /// The Services in the same file that select this pod; read only when a rule needs them
     /// (see [`crate::rules::Rule`]`::reads_services`), empty otherwise.
     pub services: &'a [&'a Service],
+    /// The platforms the configuration or `--platform` names; those the pod's spec places it
+    /// on are read from the spec (`lifecycle::platforms::placements`).
+    pub platforms: &'a [&'static Platform],
 }
 
 /// The input of a rollout rule: a workload controller, its pod's lifecycle, and the rollout
@@ -72,6 +76,8 @@ pub struct ScopeContext<'a> {
     pub(crate) scope: &'a Scope,
     pub(crate) object: ScopeObject<'a>,
     pub(crate) kube: KubeVersion,
+    /// The platforms the configuration or `--platform` names.
+    pub(crate) platforms: &'a [&'static Platform],
 }
 
 impl<'a> ScopeContext<'a> {
@@ -212,6 +218,8 @@ pub struct Finding {
     pub(crate) labels: Vec<(Target, String)>,
     pub(crate) notes: Vec<String>,
     pub(crate) container: Option<String>,
+    /// The platform whose cut the finding is about (`gke-spot`), for JSON and SARIF.
+    pub(crate) platform: Option<&'static str>,
     /// A severity below the rule's default for this case (a liveness probe where a readiness
     /// probe would be an error); `None` uses the rule's.
     pub(crate) severity: Option<Severity>,
@@ -284,6 +292,11 @@ impl Finding {
         self.container = Some(name.to_owned());
         self
     }
+
+    pub(crate) fn platform(&mut self, name: &'static str) -> &mut Self {
+        self.platform = Some(name);
+        self
+    }
 }
 
 /// Collects a rule's findings.
@@ -311,6 +324,7 @@ impl Findings {
             labels: Vec::new(),
             notes: Vec::new(),
             container: None,
+            platform: None,
             severity: None,
             enforcement: None,
             fixes: Vec::new(),

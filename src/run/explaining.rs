@@ -14,7 +14,7 @@ use super::{FilePlan, RenderJob, RenderedOutput};
 use crate::diagnostics::{Diagnostic, Enforcement, Severity};
 use crate::explain::{
     ExplainWriter, PodExplanation, PodFilter, PodSource, RolloutExplanation, RolloutSource,
-    ShownFinding, explain_pod, explain_rollout,
+    ShownFinding, explain_pod, explain_rollout, platform_cuts,
 };
 use crate::lint::{Visit, locate};
 use crate::model::ObjectRef;
@@ -264,7 +264,7 @@ impl<'s, W: Write> Explaining<'s, W> {
             });
             return;
         }
-        let pod = explain_pod(PodSource {
+        let mut pod = explain_pod(PodSource {
             file: &file,
             line,
             object,
@@ -278,6 +278,7 @@ impl<'s, W: Write> Explaining<'s, W> {
             active_deadline_seconds: site.spec.active_deadline_seconds,
             findings,
         });
+        pod.shutdown.platform_cuts = platform_cuts(site, life, visit.platforms);
         self.pending.push(Pending {
             explained: Explained::Pod(Box::new(pod)),
             found,

@@ -27,6 +27,8 @@ pub struct RunOptions {
     /// `--kube-version`: the cluster version every file is judged for, over the
     /// configuration's `kube-version`.
     pub(crate) kube_version: Option<KubeVersion>,
+    /// `--platform`: the platforms the cluster is, over the configuration's `platforms`.
+    pub(crate) platforms: Option<Vec<&'static crate::lifecycle::platforms::Platform>>,
     /// `--select`, `--extend-select`, `--ignore`: applied over each configuration's selection.
     pub(crate) selection: Selection,
     /// `--fail-on`, over the configuration's `fail-on`.
@@ -202,9 +204,13 @@ impl RunOptions {
 
     /// The settings for a file under `config`.
     pub(crate) fn settings(&self, config: Option<&Config>, path: Option<&Path>) -> Settings {
-        match config {
+        let settings = match config {
             None => config::settings_without_config(&self.selection, self.kube_version),
             Some(config) => config.settings_for_file(&self.selection, self.kube_version, path),
+        };
+        match &self.platforms {
+            Some(platforms) => settings.with_platforms(platforms.clone()),
+            None => settings,
         }
     }
 

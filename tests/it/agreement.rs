@@ -13,7 +13,10 @@
 //!   `rolling-update-takes-all-replicas` by the pods `maxUnavailable` resolves to at the fewest
 //!   replicas, `statefulset-rollout-exceeds-budget` by the update and creation times against the
 //!   rollout budget, `disruption-budget-blocks-eviction` by the evictions a budget allows; and
-//!   the numbers a finding's message states are the ones explain shows.
+//!   the numbers a finding's message states are the ones explain shows;
+//! - a finding about a platform's cut (`shutdown-exceeds-platform-notice`,
+//!   `grace-period-exceeds-platform-cap`) is one explain draws on the pod's shutdown, with the
+//!   platform's seconds the message states.
 
 use std::path::Path;
 
@@ -410,6 +413,36 @@ fn check_and_explain(path: &str, text: &str, settings: &Settings) -> usize {
                 "{where_}: explain lists other findings than check in this object"
             );
             compared += 1;
+            // A finding about a platform's cut is one explain draws on this pod's shutdown.
+            if view == "explain" {
+                for finding in item["findings"].as_array().into_iter().flatten() {
+                    let Some(platform) = finding["platform"].as_str() else {
+                        continue;
+                    };
+                    let cut = item["shutdown"]["platform_cuts"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .find(|cut| cut["platform"] == platform);
+                    let cut = cut.unwrap_or_else(|| {
+                        panic!("{where_}: check reports {platform}'s cut, explain shows none")
+                    });
+                    let caps = match finding["rule"].as_str() {
+                        Some("shutdown-exceeds-platform-notice") => "notice",
+                        _ => "grace honoured",
+                    };
+                    assert_eq!(cut["caps"], caps, "{where_}: {cut}");
+                    let seconds = format!("{}s", cut["seconds"]);
+                    assert!(
+                        finding["message"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .contains(&seconds),
+                        "{where_}: the finding does not state explain's {seconds}: {finding}"
+                    );
+                    compared += 1;
+                }
+            }
             if view == "explain --rollout" {
                 compared += agree(
                     &where_,

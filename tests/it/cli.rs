@@ -981,3 +981,58 @@ fn files_holding_the_same_object_are_alternatives_not_one_deployment() {
         "{shown}"
     );
 }
+
+/// A 60 s drain on GKE Spot nodes is reported with no configuration, and JSON and SARIF name
+/// the platform; the same Deployment off Spot nodes is quiet until `--platform` names one.
+#[test]
+fn a_platform_s_cut_is_found_from_the_manifest_or_the_flag() {
+    let spot = "rules/shutdown-exceeds-platform-notice/gke-spot.yaml";
+    let output = run(&["check", "--no-config", "--format", "json", spot]);
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let cut: Vec<&serde_json::Value> = value
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "shutdown-exceeds-platform-notice")
+        .collect();
+    assert_eq!(cut.len(), 2, "{value}");
+    assert!(cut.iter().all(|d| d["platform"] == "gke-spot"), "{value}");
+    let output = run(&["check", "--no-config", "--format", "sarif", spot]);
+    let log: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results
+            .iter()
+            .filter(|r| r["ruleId"] == "shutdown-exceeds-platform-notice")
+            .all(|r| r["properties"]["platform"] == "gke-spot"),
+        "{log}"
+    );
+
+    let off_spot = "rules/shutdown-exceeds-platform-notice/named-platform.yaml";
+    let select = ["--select", "shutdown-exceeds-platform-notice"];
+    let quiet = run(&[
+        &["check", "--no-config", "--format", "json"][..],
+        &select,
+        &[off_spot],
+    ]
+    .concat());
+    assert_eq!(stdout(&quiet).trim(), "[]");
+    let named = run(&[
+        &[
+            "check",
+            "--no-config",
+            "--format",
+            "json",
+            "--platform",
+            "aws-spot,gke-spot",
+        ][..],
+        &select,
+        &[off_spot],
+    ]
+    .concat());
+    let value: serde_json::Value = serde_json::from_slice(&named.stdout).unwrap();
+    assert_eq!(value[0]["platform"], "gke-spot", "{value}");
+    let unknown = run(&["check", "--platform", "gke-spto", off_spot]);
+    assert_eq!(code(&unknown), 2);
+    assert!(stderr(&unknown).contains("unknown platform `gke-spto`"));
+}

@@ -28,7 +28,7 @@ pub fn lint_text(path: &str, text: &str, settings: &Settings) -> FileReport {
 
 /// Applies a `--kube-version X.Y` written in the comments at the top of a fixture or doc
 /// example (`# podcycle check --kube-version 1.28`), so cases can target a cluster version.
-pub fn with_header_options(text: &str, settings: Settings) -> Settings {
+pub fn with_header_options(text: &str, mut settings: Settings) -> Settings {
     let header = text
         .lines()
         .take_while(|line| line.trim_start().starts_with('#'));
@@ -40,7 +40,18 @@ pub fn with_header_options(text: &str, settings: Settings) -> Settings {
                     .next()
                     .and_then(|v| v.parse().ok())
                     .unwrap_or_else(|| panic!("bad --kube-version in `{line}`"));
-                return settings.with_kube_version(version);
+                settings = settings.with_kube_version(version);
+            } else if word == "--platform" {
+                let platforms = words
+                    .next()
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(|name| {
+                        podcycle::lifecycle::platforms::platform(name)
+                            .unwrap_or_else(|| panic!("bad --platform in `{line}`"))
+                    })
+                    .collect();
+                settings = settings.with_platforms(platforms);
             }
         }
     }

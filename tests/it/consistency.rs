@@ -235,6 +235,7 @@ fn check_pod(kind: WorkloadKind, value: &Value, kube: KubeVersion, job_deadline:
         life: &life,
         kube,
         services: &[],
+        platforms: &[],
     };
     let mut claims: Vec<(&str, String, Claim)> = Vec::new();
     // The loop `check` runs for every pod, with every rule on.
@@ -777,6 +778,7 @@ fn check_file(path: &str, text: &str, settings: &Settings) {
                 life,
                 kube,
                 services: &[],
+                platforms: &[],
             };
             // An object Kubernetes refuses has no rollout: no rollout rule judges it.
             let rejected = podcycle::diagnostics::rejects(visit.diagnostics);

@@ -50,6 +50,72 @@ fn generated_rule_docs_are_up_to_date() {
     );
 }
 
+#[test]
+fn the_platforms_page_is_up_to_date() {
+    let mut stale = Vec::new();
+    check_or_update(
+        Path::new("docs/platforms.md"),
+        &docs::platforms_page(),
+        &mut stale,
+    );
+    assert!(
+        stale.is_empty(),
+        "stale generated docs: {}\nrun `UPDATE_DOCS=1 cargo test --test it docs::` to regenerate them",
+        stale.join(", ")
+    );
+}
+
+/// Every number in the platforms table carries a citation: a row with seconds has a source
+/// link and the date it was read (read from the page as Markdown, not from the code).
+#[test]
+fn every_platform_number_carries_a_citation() {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+    let text = docs::platforms_page();
+    let mut rows: Vec<(Vec<String>, usize)> = Vec::new();
+    let mut in_first_table = false;
+    let mut tables = 0;
+    let mut cell: Option<String> = None;
+    for event in Parser::new_ext(&text, Options::ENABLE_TABLES) {
+        match event {
+            Event::Start(Tag::Table(_)) => {
+                tables += 1;
+                in_first_table = tables == 1;
+            }
+            Event::End(TagEnd::Table) => in_first_table = false,
+            Event::Start(Tag::TableRow) if in_first_table => rows.push((Vec::new(), 0)),
+            Event::Start(Tag::TableCell) if in_first_table => cell = Some(String::new()),
+            Event::End(TagEnd::TableCell) if in_first_table => {
+                if let (Some(row), Some(cell)) = (rows.last_mut(), cell.take()) {
+                    row.0.push(cell);
+                }
+            }
+            Event::Start(Tag::Link { dest_url, .. }) if in_first_table && cell.is_some() => {
+                assert!(dest_url.starts_with("https://"), "{dest_url}");
+                if let Some(row) = rows.last_mut() {
+                    row.1 += 1;
+                }
+            }
+            Event::Text(text) | Event::Code(text) => {
+                if let Some(cell) = &mut cell {
+                    cell.push_str(&text);
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(rows.len() >= 9, "{rows:?}");
+    for (cells, links) in &rows {
+        let seconds = &cells[3];
+        assert!(seconds.parse::<i64>().is_ok_and(|s| s > 0), "{cells:?}");
+        assert!(*links >= 1, "a number without a source: {cells:?}");
+        assert!(
+            cells[5].contains("(read 20"),
+            "a source without its date: {cells:?}"
+        );
+    }
+}
+
 /// The rules index is a table as GitHub renders it (a GitHub-flavoured Markdown table, read by a
 /// Markdown parser, not compared with what generated it): one row per rule, each cell filled.
 #[test]

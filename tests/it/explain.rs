@@ -702,3 +702,72 @@ spec:
     sorted.sort_unstable();
     assert_eq!(sorted, named, "each named budget listed once");
 }
+
+/// `explain` marks where each platform in effect stops the pod — placed there by the spec, or
+/// named by `--platform` — in every format, and the steps that do not happen; the same
+/// platforms `check`'s findings name.
+#[test]
+fn the_shutdown_shows_each_platform_s_cut() {
+    let spot = "rules/shutdown-exceeds-platform-notice/gke-spot.yaml";
+    let text = stdout(&common::run(&["explain", "--no-config", spot]));
+    assert!(
+        text.contains(
+            "✂ gke-spot: GKE's graceful node shutdown on a Spot preemption stops the pod at 15s"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("does not happen: the rest of api's preStop hook after 15s"),
+        "{text}"
+    );
+    assert!(
+        text.contains("proxy's stop after the app containers"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(
+        &common::run(&["explain", "--no-config", "--format", "json", spot]).stdout,
+    )
+    .unwrap();
+    for pod in json["pods"].as_array().unwrap() {
+        let cuts = pod["shutdown"]["platform_cuts"].as_array().unwrap();
+        assert_eq!(cuts.len(), 1, "{pod}");
+        assert_eq!(cuts[0]["platform"], "gke-spot");
+        assert_eq!(cuts[0]["seconds"], 15);
+        // `check` judges the same platform on the same pod.
+        let findings = pod["findings"].as_array().unwrap();
+        assert!(
+            findings
+                .iter()
+                .any(|f| f["rule"] == "shutdown-exceeds-platform-notice"
+                    && f["platform"] == "gke-spot"),
+            "{pod}"
+        );
+    }
+    let mermaid = stdout(&common::run(&[
+        "explain",
+        "--no-config",
+        "--format",
+        "mermaid",
+        spot,
+    ]));
+    assert!(
+        mermaid.contains("gke-spot stops the pod at 15s :crit, milestone"),
+        "{mermaid}"
+    );
+    check_mermaid(spot, &mermaid);
+
+    let off_spot = "rules/shutdown-exceeds-platform-notice/named-platform.yaml";
+    let quiet = stdout(&common::run(&["explain", "--no-config", off_spot]));
+    assert!(!quiet.contains('✂'), "{quiet}");
+    let named = stdout(&common::run(&[
+        "explain",
+        "--no-config",
+        "--platform",
+        "gke-spot",
+        off_spot,
+    ]));
+    assert!(
+        named.contains("✂ gke-spot:") && named.contains("named by the settings"),
+        "{named}"
+    );
+}

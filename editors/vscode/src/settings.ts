@@ -1,7 +1,7 @@
 // The extension's settings, and what the language server is told of them. The server reads
 // them as the command line's options for `podcycle check` (src/lsp/editor_settings.rs):
 // `configuration` as `--config`, `kubeVersion` as `--kube-version`, `select` and `ignore` as
-// `--select` and `--ignore`, `render: false` as `--no-render`.
+// `--select` and `--ignore`, `render: false` as `--no-render`, `platforms` as `--platform`.
 
 import * as path from "node:path";
 import * as vscode from "vscode";
@@ -15,6 +15,7 @@ export interface ServerSettings {
   select: string[];
   ignore: string[];
   render: boolean;
+  platforms: string[];
 }
 
 /** The `podcycle.path` setting. */
@@ -30,6 +31,7 @@ export function serverSettings(): ServerSettings {
     select: config.get<string[]>("select", []),
     ignore: config.get<string[]>("ignore", []),
     render: config.get<boolean>("render", true),
+    platforms: config.get<string[]>("platforms", []),
   };
 }
 
