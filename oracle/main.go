@@ -6,6 +6,7 @@
 //
 //	oracle [--kube-version X.Y] [--resolve] FILE...
 //	oracle --restart-delays N
+//	oracle --field-error-calls DIR...
 //
 // It prints one JSON object per line for every problem found:
 //
@@ -16,6 +17,8 @@
 // DaemonSet the API server accepts, the rollout counts the controllers resolve, and exits 0.
 // With --restart-delays N it prints the kubelet's waits before the first N restarts of a
 // container that keeps failing, one `{"restart","seconds"}` per line, and exits 0.
+// With --field-error-calls it lists the calls that build field errors in the validation
+// packages whose source directories are given, one JSON object per line.
 // See README.md for the meaning of each field.
 package main
 
@@ -37,6 +40,9 @@ type Problem struct {
 	Field    string `json:"field"`
 	Type     string `json:"type"`
 	Detail   string `json:"detail"`
+	// Origin is where Kubernetes built the error (`pkg/apis/core/validation/validation.go:123`),
+	// in a coverage build only.
+	Origin string `json:"origin,omitempty"`
 }
 
 // The stages a problem is found in.
@@ -65,6 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	flags.SetOutput(stderr)
 	kubeVersion := flags.String("kube-version", DefaultVersion, "the Kubernetes version to judge for (1.MINOR)")
 	resolve := flags.Bool("resolve", false, "print the rollout counts the controllers resolve instead of the problems")
+	fieldErrorCalls := flags.Bool("field-error-calls", false, "list the field-error calls of the validation packages in the directories given")
 	restartDelays := flags.Int("restart-delays", 0, "print the kubelet's waits before this many restarts of a failing container")
 	flags.Usage = func() {
 		fmt.Fprintf(stderr, "usage: oracle [--kube-version X.Y] [--resolve] FILE...\n       oracle --restart-delays N\n")
@@ -82,6 +89,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		return exitClean
+	}
+	if *fieldErrorCalls {
+		return printFieldErrorCalls(flags.Args(), stdout, stderr)
 	}
 	if flags.NArg() == 0 {
 		flags.Usage()

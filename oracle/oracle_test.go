@@ -441,3 +441,57 @@ spec:
 		t.Errorf("statefulset at 1.36: %+v", old[1])
 	}
 }
+
+// The static listing finds every field-error call, under any import name, and marks those in
+// functions the kinds' Validate reaches, through calls, function values and methods.
+func TestListFieldErrorCalls(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pkg", "apis", "batch", "validation")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	source := `package validation
+
+import fld "k8s.io/apimachinery/pkg/util/validation/field"
+
+type checker struct{}
+
+func ValidateJobCreate() fld.ErrorList { return helper(validateName) }
+
+func helper(f func() *fld.Error) fld.ErrorList {
+	var c checker
+	return fld.ErrorList{f(), c.check()}
+}
+
+func validateName() *fld.Error { return fld.Invalid(nil, "", "bad") }
+
+func (checker) check() *fld.Error { return fld.NotSupported[string](nil, "", nil) }
+
+func ValidateJobStatus() *fld.Error { return fld.Required(nil, "") }
+`
+	if err := os.WriteFile(filepath.Join(dir, "validation.go"), []byte(source), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	calls, err := ListFieldErrorCalls([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	for _, call := range calls {
+		got = append(got, strings.Join([]string{call.File, itoa(call.Line), call.Function, call.Constructor, itoa2(call.Reachable)}, " "))
+	}
+	want := []string{
+		"pkg/apis/batch/validation/validation.go 14 batch.validateName Invalid true",
+		"pkg/apis/batch/validation/validation.go 16 batch.checker.check NotSupported true",
+		"pkg/apis/batch/validation/validation.go 18 batch.ValidateJobStatus Required false",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("calls differ\n got: %q\nwant: %q", got, want)
+	}
+}
+
+func itoa2(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}

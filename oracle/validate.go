@@ -137,9 +137,12 @@ func Judge(data []byte, target Version) []Problem {
 		// kubectl sends an object without a namespace to the context's namespace.
 		namespace = metav1.NamespaceDefault
 	}
+	forgetOrigins()
 	errs := create(object, gvk, kindInfo, namespace)
-	for _, cause := range errs {
+	origins := originsOf(errs)
+	for i, cause := range errs {
 		problems = append(problems, Problem{
+			Origin: origins[i],
 			Kind:   header.Kind,
 			Name:   header.Metadata.Name,
 			Stage:  StageValidate,

@@ -16,6 +16,7 @@
 //! two comparisons are reported as ignored, with the reason, unless `PODCYCLE_REQUIRE_ORACLE=1`
 //! (as in CI), where they fail.
 
+mod coverage;
 mod generate;
 
 use std::collections::{BTreeMap, HashMap};
@@ -63,6 +64,11 @@ pub fn trials() -> Vec<Trial> {
             Tool::Oracle,
             "fidelity::restart_delays_agree_with_the_kubelet",
             restart_delays_agree_with_the_kubelet,
+        ),
+        needs(
+            Tool::Oracle,
+            "fidelity::coverage_table_lists_every_field_error_call",
+            coverage::table_lists_every_field_error_call,
         ),
         test(
             "fidelity::allow_list_leaves_the_lifecycle_in_scope",
@@ -116,6 +122,9 @@ struct Rejection {
     #[serde(rename = "type")]
     kind_of_problem: String,
     detail: String,
+    /// Where Kubernetes built the error, from a coverage build of the oracle only.
+    #[serde(default)]
+    origin: String,
 }
 
 /// The version the oracle judges a case at exactly, if any: the oracle emulates minors, whose
@@ -128,12 +137,26 @@ fn oracle_version(version: KubeVersion) -> Option<KubeVersion> {
 
 /// Runs the oracle on files for one version.
 fn judge(files: &[PathBuf], version: KubeVersion) -> Vec<Rejection> {
-    let oracle = oracle();
+    judge_with(oracle(), None, files, version)
+}
+
+/// Runs an oracle binary on files for one version; a coverage build writes its counters to
+/// `coverage_dir`.
+fn judge_with(
+    oracle: &Path,
+    coverage_dir: Option<&Path>,
+    files: &[PathBuf],
+    version: KubeVersion,
+) -> Vec<Rejection> {
     let mut rejections = Vec::new();
     // Stay well under the command-line length limit.
     for batch in files.chunks(500) {
         // A cap on memory, so that a document that defeats the oracle cannot take the machine.
-        let output = Command::new("sh")
+        let mut command = Command::new("sh");
+        if let Some(dir) = coverage_dir {
+            command.env("GOCOVERDIR", dir);
+        }
+        let output = command
             .arg("-c")
             .arg("ulimit -v 8000000 && exec \"$0\" \"$@\"")
             .arg(oracle)
@@ -376,6 +399,17 @@ struct Tally {
     rejections_reported: usize,
     rejections_out_of_scope: usize,
     problems: Vec<String>,
+    /// The rejections by the call in Kubernetes that built them (a coverage build of the
+    /// oracle names it): how podcycle answered each.
+    calls: BTreeMap<String, CallTally>,
+}
+
+/// The rejections one field-error call of Kubernetes made, and podcycle's answer to them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct CallTally {
+    rejections: usize,
+    reported: usize,
+    out_of_scope: usize,
 }
 
 impl Tally {
@@ -390,6 +424,12 @@ impl Tally {
         self.rejections_reported += other.rejections_reported;
         self.rejections_out_of_scope += other.rejections_out_of_scope;
         self.problems.extend(other.problems);
+        for (call, counts) in other.calls {
+            let mine = self.calls.entry(call).or_default();
+            mine.rejections += counts.rejections;
+            mine.reported += counts.reported;
+            mine.out_of_scope += counts.out_of_scope;
+        }
     }
 
     fn summary(&self, what: &str) -> String {
@@ -642,6 +682,11 @@ fn compare(
 
     for rejection in &rejections {
         tally.rejections += 1;
+        let mut call = (!rejection.origin.is_empty())
+            .then(|| tally.calls.entry(rejection.origin.clone()).or_default());
+        if let Some(call) = call.as_mut() {
+            call.rejections += 1;
+        }
         let reported = findings_of(rejection.document).iter().any(|f| {
             f.diagnostic.severity == Severity::Error
                 && match &f.diagnostic.field {
@@ -653,6 +698,9 @@ fn compare(
                 .iter()
                 .any(|f| f.diagnostic.rule == "duplicate-key"));
         if reported {
+            if let Some(call) = call {
+                call.reported += 1;
+            }
             tally.rejections_reported += 1;
             continue;
         }
@@ -669,6 +717,9 @@ fn compare(
                 .iter()
                 .any(|(pattern, _)| glob(pattern, &normalized))
             {
+                if let Some(call) = call {
+                    call.out_of_scope += 1;
+                }
                 tally.rejections_out_of_scope += 1;
                 continue;
             }
@@ -980,6 +1031,13 @@ fn report(tally: &Tally, what: &str) {
 }
 
 fn fixtures_examples_testdata_and_corpus_agree_with_kubernetes() {
+    let tally = fixtures_tally(&judge);
+    report(&tally, "fixtures, examples, testdata and corpus");
+}
+
+/// Compares both tools on the fixtures, examples, testdata and corpus, with `judge` running the
+/// oracle.
+fn fixtures_tally(judge: &dyn Fn(&[PathBuf], KubeVersion) -> Vec<Rejection>) -> Tally {
     let scratch = tempfile::tempdir().expect("a temporary directory");
     let cases = collected_cases(scratch.path());
     let allowed = out_of_scope();
@@ -1050,7 +1108,7 @@ fn fixtures_examples_testdata_and_corpus_agree_with_kubernetes() {
     eprintln!(
         "{approximate} files target a version the oracle judges only approximately and were not compared"
     );
-    report(&tally, "fixtures, examples, testdata and corpus");
+    tally
 }
 
 fn generated_pod_specs_agree_with_kubernetes() {
@@ -1060,18 +1118,27 @@ fn generated_pod_specs_agree_with_kubernetes() {
 /// The generator's nested strategies need more stack than a test thread has in debug builds.
 const GENERATOR_STACK: usize = 256 << 20;
 
-/// Generates the specs in files of `SPECS_PER_FILE` and compares each file on every core: a
-/// file is one oracle run and one lint, so the cores stay busy while either tool works. The
-/// tallies are added up in file order, so the report does not depend on which core was first.
 fn compare_generated_specs() {
-    let started = Instant::now();
-    let scratch = tempfile::tempdir().expect("a temporary directory");
-    let allowed = out_of_scope();
     // PODCYCLE_FIDELITY_SPECS=N runs fewer (or more): CI runs 100,000.
     let total = std::env::var("PODCYCLE_FIDELITY_SPECS")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(GENERATED_SPECS);
+    let tally = generated_tally(&judge, total);
+    report(&tally, "generated pod specs");
+}
+
+/// A way to run the oracle: the plain build, or the one that records its coverage.
+type Judge<'a> = dyn Fn(&[PathBuf], KubeVersion) -> Vec<Rejection> + Sync + 'a;
+
+/// Compares both tools on `total` generated specs, with `judge` running the oracle. The specs
+/// go into files of `SPECS_PER_FILE`, and each file is compared on whichever core is free: a
+/// file is one oracle run and one lint, so the cores stay busy while either tool works. The
+/// tallies are added up in file order, so the report does not depend on which core was first.
+fn generated_tally(judge: &Judge, total: u64) -> Tally {
+    let started = Instant::now();
+    let scratch = tempfile::tempdir().expect("a temporary directory");
+    let allowed = out_of_scope();
     let batches = total.div_ceil(SPECS_PER_FILE) as usize;
     let next = std::sync::atomic::AtomicUsize::new(0);
     let problems = std::sync::atomic::AtomicUsize::new(0);
@@ -1089,8 +1156,13 @@ fn compare_generated_specs() {
                             if batch >= batches {
                                 break;
                             }
-                            let (specs, tally) =
-                                compare_generated_batch(scratch.path(), batch, total, &allowed);
+                            let (specs, tally) = compare_generated_batch(
+                                judge,
+                                scratch.path(),
+                                batch,
+                                total,
+                                &allowed,
+                            );
                             problems.fetch_add(
                                 tally.problems.len(),
                                 std::sync::atomic::Ordering::Relaxed,
@@ -1123,12 +1195,13 @@ fn compare_generated_specs() {
         "generated and compared {compared} specs in {:.1?} on {workers} cores",
         started.elapsed()
     );
-    report(&tally, "generated pod specs");
+    tally
 }
 
 /// Generates file `batch` of the corpus (specs `batch × SPECS_PER_FILE` on, judged at one of
 /// the exact versions in turn) and compares it; returns how many specs it held and the tally.
 fn compare_generated_batch(
+    judge: &Judge,
     scratch: &Path,
     batch: usize,
     total: u64,
