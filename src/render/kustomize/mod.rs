@@ -214,10 +214,11 @@ pub(crate) fn render(
         &clean,
         &judge,
     )?;
-    // A kept build's metadata is relative to the wrapper of the run that kept it.
-    let wrapper = entry.wrapper.unwrap_or(wrapper);
+    // The map reads only what was staged, by the paths the build's metadata gives relative to
+    // podcycle's kustomization in the stage.
+    let files = staged.files(&[&root_as_named, boundary.root()]);
     Ok(Built {
-        map: KustomizeMap::new(input, &wrapper, tree, tool.command()),
+        map: KustomizeMap::new(input, files, tree, tool.command()),
         text: entry.text,
         warnings: entry.warnings,
     })
@@ -262,4 +263,17 @@ fn clean_paths(text: &str, wrapper: &Path, overlay: &Path, input: &str) -> Strin
         }
     }
     super::clean_paths(text, &names)
+}
+
+/// The source map of the overlay at `overlay` over `files`, as [`render`] makes it, for the
+/// fuzz target that feeds it arbitrary output.
+#[cfg(feature = "testing")]
+pub(crate) fn map_over(overlay: &Path, files: super::staged::StagedFiles) -> Option<KustomizeMap> {
+    let tree = tree::Tree::read(overlay).ok()?;
+    Some(KustomizeMap::new(
+        super::display(overlay),
+        files,
+        tree,
+        "kustomize build",
+    ))
 }
