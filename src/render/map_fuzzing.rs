@@ -36,7 +36,9 @@ fn fixture() -> Result<&'static Fixture, String> {
         .get_or_init(|| {
             let error = |e: &dyn std::fmt::Display| e.to_string();
             let dir = tempfile::tempdir().map_err(|e| error(&e))?;
-            let root = dir.path().canonicalize().map_err(|e| error(&e))?;
+            // Named so that the fuzzer's inputs can name the repository's copy (`../repo/…`).
+            let top = dir.path().canonicalize().map_err(|e| error(&e))?;
+            let root = top.join("repo");
             let secret = format!("kind: Deployment  # {SECRET}\nmetadata:\n  name: web  # {SECRET}\nspec:\n  template:\n    spec:\n      terminationGracePeriodSeconds: {SECRET}\n");
             let files: [(&str, String); 11] = [
                 (".podcycle.yaml", String::new()),
@@ -49,7 +51,7 @@ fn fixture() -> Result<&'static Fixture, String> {
                 ("overlay/deployment.yaml", DEPLOYMENT.replace("{{ .Values.grace }}", "30")),
                 ("overlay/patch.yaml", "kind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      terminationGracePeriodSeconds: 10\n".into()),
                 ("secret.yaml", secret.clone()),
-                ("outside/secret.yaml", secret),
+                ("../outside/secret.yaml", secret),
             ];
             for (path, text) in &files {
                 let target = root.join(path);
@@ -75,7 +77,7 @@ fn fixture() -> Result<&'static Fixture, String> {
             let chart_files = staged_chart.files(&chart_dir, &[]).len();
             let overlay_files = staged_overlay.files(&[&root]).len();
             Ok(Fixture {
-                outside: root.join("outside/secret.yaml"),
+                outside: top.join("outside/secret.yaml"),
                 _dir: dir,
                 root,
                 chart,

@@ -203,6 +203,27 @@ impl StagedFiles {
     }
 }
 
+/// A renderer's refusal, placed only in a file the stage copied: its message is the renderer's,
+/// and the file and line it names may be the chart's or overlay's own words (`{{ fail
+/// "execution error at (web/templates/../../../x:1:1): " }}`). A refusal placed anywhere else is
+/// placed at `fallback` (the chart's `Chart.yaml`, the overlay's kustomization) as a whole.
+pub(crate) fn refusal_within(
+    verdict: crate::render::Verdict,
+    files: &StagedFiles,
+    fallback: &Path,
+) -> crate::render::Verdict {
+    match verdict {
+        crate::render::Verdict::Refused(mut refusal) if files.key_of(&refusal.file).is_none() => {
+            refusal.file = fallback.to_owned();
+            refusal.line = None;
+            refusal.column = None;
+            refusal.length = 0;
+            crate::render::Verdict::Refused(refusal)
+        }
+        other => other,
+    }
+}
+
 /// `a/./b/../c` as `a/c`; `None` for a path that climbs above where it starts, or names nothing.
 pub(crate) fn normalise(path: &str) -> Option<String> {
     let mut parts: Vec<&str> = Vec::new();

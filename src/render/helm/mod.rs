@@ -320,7 +320,15 @@ pub(crate) fn render(
         }
         key.finish()
     });
-    let judge = |failed: &Failure| failure::helm(failed, &chart.dir, &|text| staged.clean(text));
+    let chart_file = chart.dir.join("Chart.yaml");
+    let judge = |failed: &Failure| {
+        let verdict = failure::helm(failed, &chart.dir, &|text| staged.clean(text));
+        super::staged::refusal_within(
+            verdict,
+            &staged.files(&chart.dir, &options.values),
+            &chart_file,
+        )
+    };
     let args: Vec<&OsStr> = args.iter().map(|a| a.as_os_str()).collect();
     let entry = cache::through(
         tools.cache.as_ref().zip(key.as_ref()),

@@ -187,7 +187,14 @@ pub(crate) fn render(
         if let Verdict::Refused(refusal) = &mut verdict {
             refusal.command = tool.command();
         }
-        verdict
+        match tree.kustomizations.first() {
+            Some(overlay) => super::staged::refusal_within(
+                verdict,
+                &staged.files(&[&root_as_named, boundary.root()]),
+                &overlay.file,
+            ),
+            None => verdict,
+        }
     };
     let entry = cache::through(
         tools.cache.as_ref().zip(key.as_ref()),
