@@ -13,6 +13,7 @@ use std::time::Duration;
 use libtest_mimic::Trial;
 
 use crate::common::{code, podcycle, stderr, stdout, watched, write};
+use crate::lsp_client::{Client, capabilities, uri};
 use crate::tool::{Tool, needs, test};
 
 const SECRET: &str = "Hunter2_SECRET_9c1d";
@@ -134,6 +135,11 @@ pub fn trials() -> Vec<Trial> {
             "source_maps::a_source_header_a_template_writes_out_of_the_chart_is_not_read",
             a_source_header_a_template_writes_out_of_the_chart_is_not_read,
         ),
+        needs(
+            Tool::Renderers,
+            "source_maps::the_editor_shows_nothing_of_an_origin_outside_the_checkout",
+            the_editor_shows_nothing_of_an_origin_outside_the_checkout,
+        ),
         test(
             "source_maps::stand_in_renderers_naming_any_path_get_nothing_read",
             stand_in_renderers_naming_any_path_get_nothing_read,
@@ -228,6 +234,47 @@ fn a_source_header_a_template_writes_out_of_the_chart_is_not_read() {
             );
         }
     }
+}
+
+/// The same origin through `podcycle lsp`: the patch writes the preStop sleep over the value
+/// of the file its origin names, so the finding is in the open patch and the override label
+/// would carry that file's value into the editor's diagnostics.
+fn the_editor_shows_nothing_of_an_origin_outside_the_checkout() {
+    let checkout = Checkout::new();
+    let root = &checkout.root;
+    let secret = checkout.outside.join("seconds.yaml");
+    std::fs::write(
+        &secret,
+        DEPLOYMENT.replace("seconds: 25", &format!("seconds: {SECRET}")),
+    )
+    .unwrap();
+    write(
+        root,
+        "overlay/deployment.yaml",
+        &DEPLOYMENT.replace("seconds: 25", "seconds: 5"),
+    );
+    write(
+        root,
+        "overlay/kustomization.yaml",
+        "resources: [deployment.yaml]\npatches:\n- path: patch.yaml\n",
+    );
+    let patch = format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations:\n    config.kubernetes.io/origin: |\n      path: {}\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        lifecycle:\n          preStop:\n            sleep:\n              seconds: 25\n",
+        secret.display()
+    );
+    write(root, "overlay/patch.yaml", &patch);
+    crate::tool::git(root, &["add", "-A"]);
+    let mut client = Client::start(capabilities(true));
+    let document = uri(&root.join("overlay/patch.yaml").display().to_string());
+    client.open(&document, 1, &patch);
+    let published = client.diagnostics(&document, Some(1));
+    client.shutdown();
+    let shown = serde_json::to_string(&published).unwrap();
+    assert!(!shown.contains(SECRET), "{shown}");
+    assert!(
+        shown.contains("prestop-exceeds-grace-period"),
+        "the finding is in the patch: {shown}"
+    );
 }
 
 /// An executable script at `path` that prints `output`, whatever it is asked (with the shell's
