@@ -236,18 +236,14 @@ fn a_source_header_a_template_writes_out_of_the_chart_is_not_read() {
     }
 }
 
-/// The same origin through `podcycle lsp`: the patch writes the preStop sleep over the value
-/// of the file its origin names, so the finding is in the open patch and the override label
-/// would carry that file's value into the editor's diagnostics.
+/// The same origin through `podcycle lsp`: the patch writes the preStop sleep and the grace
+/// period, so the finding is in the open patch, and the label of the grace period it overrides
+/// (`a patch overrides the value … set here`) would carry the value of the file the origin
+/// names into the editor's diagnostics.
 fn the_editor_shows_nothing_of_an_origin_outside_the_checkout() {
     let checkout = Checkout::new();
     let root = &checkout.root;
-    let secret = checkout.outside.join("seconds.yaml");
-    std::fs::write(
-        &secret,
-        DEPLOYMENT.replace("seconds: 25", &format!("seconds: {SECRET}")),
-    )
-    .unwrap();
+    let secret = checkout.outside.join("secret.yaml");
     write(
         root,
         "overlay/deployment.yaml",
@@ -259,7 +255,7 @@ fn the_editor_shows_nothing_of_an_origin_outside_the_checkout() {
         "resources: [deployment.yaml]\npatches:\n- path: patch.yaml\n",
     );
     let patch = format!(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations:\n    config.kubernetes.io/origin: |\n      path: {}\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        lifecycle:\n          preStop:\n            sleep:\n              seconds: 25\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations:\n    config.kubernetes.io/origin: |\n      path: {}\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        lifecycle:\n          preStop:\n            sleep:\n              seconds: 25\n      terminationGracePeriodSeconds: 21\n",
         secret.display()
     );
     write(root, "overlay/patch.yaml", &patch);
