@@ -176,3 +176,43 @@ fn check(file: &SourceFile, diagnostic: &Diagnostic) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The harness holds on what the maps place and what they refuse: staged sources in many
+    /// spellings, and paths out of the stage, absolute and by climbing.
+    #[test]
+    fn headers_and_origins_of_every_spelling_hold() {
+        let deployment = DEPLOYMENT.replace("{{ .Values.grace }}", "30");
+        let climb = "../".repeat(30);
+        let mut inputs = Vec::new();
+        for header in [
+            "web/templates/deployment.yaml".to_owned(),
+            "web/templates/../templates/./deployment.yaml".to_owned(),
+            "web/templates/../secret.yaml".to_owned(),
+            "web/templates/../../secret.yaml".to_owned(),
+            "web@OUT@".to_owned(),
+            format!("web/templates/{climb}dev/zero"),
+        ] {
+            inputs.push(format!("---\n# Source: {header}\n{deployment}"));
+        }
+        for origin in [
+            "../repo/overlay/deployment.yaml".to_owned(),
+            "../repo/overlay/../overlay/patch.yaml".to_owned(),
+            "../repo/secret.yaml".to_owned(),
+            "@OUT@".to_owned(),
+            "@ROOT@/secret.yaml".to_owned(),
+            format!("{climb}etc/passwd"),
+        ] {
+            inputs.push(deployment.replace(
+                "  name: web\nspec:",
+                &format!("  name: web\n  annotations:\n    config.kubernetes.io/origin: |\n      path: {origin}\n    alpha.config.kubernetes.io/transformations: |\n      - configuredIn: {origin}\n        configuredBy: {{kind: PatchTransformer}}\nspec:"),
+            ));
+        }
+        for input in inputs {
+            assert_eq!(place_everywhere(&input), Ok(()), "{input}");
+        }
+    }
+}
