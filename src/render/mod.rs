@@ -18,10 +18,13 @@ pub mod failure;
 pub(crate) mod files;
 pub(crate) mod helm;
 pub mod kustomize;
+#[cfg(feature = "testing")]
+pub mod map_fuzzing;
 pub mod process;
 pub(crate) mod rendered;
 pub mod sandbox;
 pub mod stage;
+pub(crate) mod staged;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -296,13 +299,14 @@ fn render_with(
             let output = helm::render(helm_path, &chart, &input.display(), options, tools)
                 .map_err(|verdict| NotRendered::from_verdict(input, verdict))?;
             let file = SourceFile::new(format!("{} (rendered)", input.display()), output.text);
-            let map = helm::HelmMap::new(&chart, input.display(), &options.values, &file);
+            let warnings = output.warnings;
+            let map = helm::HelmMap::new(&chart, input.display(), output.staged, &file);
             Ok(Output {
                 tool: RenderTool::Helm,
                 input: input.display(),
                 file,
                 map: SourceMap::Helm(Box::new(map)),
-                warnings: output.warnings,
+                warnings,
             })
         }
         Input::Overlay { dir, restrictor } => {

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::render::boundary::{Boundary, Escape};
+use crate::render::staged::{StageList, StagedFiles};
 use crate::safe_fs::{self, FileKind, ReadError, describe_io_error};
 
 /// The files a renderer may be given in a repository, relative to its top level; `None`
@@ -182,8 +183,8 @@ const MAX_ENTRIES: usize = 50_000;
 /// A chart copied for Helm, and how to name its copies in messages.
 #[derive(Debug)]
 pub(crate) struct Staged {
-    /// Removed with the copy.
-    _dir: tempfile::TempDir,
+    /// Removed with the copy, once nothing reads it ([`Staged::files`]).
+    dir: Arc<tempfile::TempDir>,
     /// The temporary directory that holds the copies, which Helm's messages may name.
     pub(crate) base: PathBuf,
     /// The chart's copy.
@@ -196,12 +197,41 @@ pub(crate) struct Staged {
     /// A hash of everything Helm can read in the copy: each directory's and file's path in it,
     /// and each file's bytes; then the values files. The render cache's key is made from it.
     pub(crate) digest: [u8; 32],
+    /// Every file copied.
+    list: StageList,
 }
 
 impl Staged {
     /// `text` with every path of the copy replaced by the user's name for it.
     pub(crate) fn clean(&self, text: &str) -> String {
         crate::render::clean_paths(text, &self.names)
+    }
+
+    /// What was copied, for the source map: the chart's files as the user's `chart` names
+    /// them, and the values files as `values` does.
+    pub(crate) fn files(&self, chart: &Path, values: &[PathBuf]) -> StagedFiles {
+        let mut names = vec![(self.chart_key(), chart.to_owned())];
+        for (copy, user) in self.values.iter().zip(values) {
+            names.push((self.key(copy), user.clone()));
+        }
+        StagedFiles::new(&self.list, &self.base, Some(Arc::clone(&self.dir)), names)
+    }
+
+    /// The chart's copy, as a key of [`Staged::files`].
+    pub(crate) fn chart_key(&self) -> String {
+        self.key(&self.chart)
+    }
+
+    /// The values files' copies, as keys of [`Staged::files`].
+    pub(crate) fn values_keys(&self) -> Vec<String> {
+        self.values.iter().map(|copy| self.key(copy)).collect()
+    }
+
+    fn key(&self, copy: &Path) -> String {
+        copy.strip_prefix(&self.base)
+            .unwrap_or(copy)
+            .to_string_lossy()
+            .replace(std::path::MAIN_SEPARATOR, "/")
     }
 }
 
@@ -386,12 +416,13 @@ pub(crate) fn stage_with_dependencies(
     names.push((base.to_string_lossy().into_owned(), ".".to_owned()));
     names.sort_by_key(|(temporary, _)| std::cmp::Reverse(temporary.len()));
     Ok(Staged {
-        _dir: dir,
+        dir: Arc::new(dir),
         base,
         chart: copy,
         values: copies,
         names,
         digest: *copier.digest.finalize().as_bytes(),
+        list: copier.list,
     })
 }
 
@@ -404,8 +435,8 @@ pub(crate) const BUILD_DIR: &str = ".podcycle-build";
 /// same places relative to the repository's root.
 #[derive(Debug)]
 pub(crate) struct StagedTree {
-    /// Removed with the copy.
-    _dir: tempfile::TempDir,
+    /// Removed with the copy, once nothing reads it ([`StagedTree::files`]).
+    dir: Arc<tempfile::TempDir>,
     /// The temporary directory: the renderer may read all of it.
     pub(crate) base: PathBuf,
     /// The repository's root in the copy: `base` joined with `name`.
@@ -414,6 +445,21 @@ pub(crate) struct StagedTree {
     pub(crate) name: std::ffi::OsString,
     /// A hash of every directory, path and byte in the copy.
     pub(crate) digest: [u8; 32],
+    /// Every file copied.
+    list: StageList,
+}
+
+impl StagedTree {
+    /// What was copied, for the source map: the repository's files as `roots` name the
+    /// repository (its path as the user gave it, its real path).
+    pub(crate) fn files(&self, roots: &[&Path]) -> StagedFiles {
+        let name = self.name.to_string_lossy().into_owned();
+        let names = roots
+            .iter()
+            .map(|root| (name.clone(), (*root).to_owned()))
+            .collect();
+        StagedFiles::new(&self.list, &self.base, Some(Arc::clone(&self.dir)), names)
+    }
 }
 
 /// Copies `dirs` (with everything below each) and `files` of the repository `boundary` holds.
@@ -478,11 +524,12 @@ pub(crate) fn stage_tree(
         copier.copy_entry(&canonical, &repository.join(&relative), &shown, 0)?;
     }
     Ok(StagedTree {
-        _dir: dir,
+        dir: Arc::new(dir),
         base,
         repository,
         name,
         digest: *copier.digest.finalize().as_bytes(),
+        list: copier.list,
     })
 }
 
@@ -560,6 +607,8 @@ struct Copier<'a> {
     /// The temporary directory: paths in the digest are relative to it.
     base: PathBuf,
     digest: blake3::Hasher,
+    /// Every file copied, for the source maps.
+    list: StageList,
 }
 
 impl<'a> Copier<'a> {
@@ -573,6 +622,7 @@ impl<'a> Copier<'a> {
             within: Vec::new(),
             base: base.to_owned(),
             digest: blake3::Hasher::new(),
+            list: StageList::default(),
         }
     }
 
@@ -580,6 +630,11 @@ impl<'a> Copier<'a> {
     /// each length-prefixed.
     fn record(&mut self, kind: u8, target: &Path, bytes: &[u8]) {
         let relative = target.strip_prefix(&self.base).unwrap_or(target);
+        match kind {
+            b'f' | b'v' => self.list.copied(relative, bytes),
+            b'p' => self.list.held(relative),
+            _ => {}
+        }
         let relative = relative.as_os_str().as_encoded_bytes();
         self.digest.update(&[kind]);
         self.digest.update(&(relative.len() as u64).to_le_bytes());

@@ -16,6 +16,7 @@ mod neovim;
 mod placement;
 mod render;
 mod security;
+mod source_maps;
 mod tool;
 mod upstream;
 
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
     trials.extend(fidelity::trials());
     trials.extend(front_ends::trials());
     trials.extend(neovim::trials());
+    trials.extend(source_maps::trials());
     trials.extend(render::trials());
     trials.extend(placement::trials());
     trials.extend(upstream::trials());

@@ -13,24 +13,32 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::template::{Template, TemplateLine, action_body, values_path};
-use super::{Chart, Vendored, read_chart, vendored};
+use super::{Chart, Dependency, StagedChart, archive_chart_name, dependencies_in};
 use crate::diagnostics::{Diagnostic, Label, Placement, RenderOrigin, RenderTool};
-use crate::render::files::read_text;
 use crate::render::rendered::{KeyLine, Part, document_at, field_at, key_lines, keys_of};
+use crate::render::staged::{StagedFiles, normalise};
 use crate::source::{SourceFile, Span};
 use crate::yaml::{self, Document, NodeId};
 use podcycle_path::PathSegment;
+
+/// Where a chart of the tree is.
+#[derive(Clone, Debug)]
+enum Location {
+    /// A directory of the stage.
+    Dir(String),
+    /// An archive Helm reads as is, as users name it: its templates are not read.
+    Archive(String),
+}
 
 /// A chart of the tree being rendered: the chart itself and its vendored dependencies.
 #[derive(Debug)]
 struct TreeChart {
     /// How `# Source:` names the chart: `web`, `web/charts/redis`.
     prefix: String,
-    location: Vendored,
+    location: Location,
     /// The chart names from the top chart down to this one (not including the top one): the
     /// keys under which a parent's values reach this chart's `.Values`.
     value_keys: Vec<String>,
@@ -84,7 +92,11 @@ pub(crate) struct HelmMap {
     chart_file: Arc<SourceFile>,
     tree: Vec<TreeChart>,
     templates: Vec<Loaded>,
-    by_path: HashMap<PathBuf, usize>,
+    /// The templates loaded, by their key in the stage: however many spellings of a path the
+    /// output uses, each file is parsed once.
+    by_key: HashMap<String, usize>,
+    /// What Helm was given: the only files the map reads.
+    files: StagedFiles,
     /// Lines inside `define` blocks, in every template of the tree, by key.
     define_keys: HashMap<String, Vec<(usize, usize)>>,
     values: Vec<ValuesFile>,
@@ -99,21 +111,30 @@ pub(crate) struct HelmMap {
 }
 
 impl HelmMap {
-    /// Prepares the map for `chart`'s rendered output, with the values files given to Helm
-    /// after the chart's own.
+    /// Prepares the map for `chart`'s rendered output, from what Helm was given: the chart's
+    /// stage, with the values files given after the chart's own.
     pub(crate) fn new(
         chart: &Chart,
         input: String,
-        values: &[PathBuf],
+        staged: StagedChart,
         rendered: &SourceFile,
     ) -> HelmMap {
-        let chart_file = Arc::new(load_or_empty(&chart.dir.join("Chart.yaml")));
+        let StagedChart {
+            files,
+            chart: chart_dir,
+            values,
+        } = staged;
+        let chart_key = format!("{chart_dir}/Chart.yaml");
+        let chart_file = files
+            .load(&chart_key)
+            .unwrap_or_else(|| Arc::new(SourceFile::new(files.shown(&chart_key), "")));
         let mut map = HelmMap {
             input,
             chart_file,
             tree: Vec::new(),
             templates: Vec::new(),
-            by_path: HashMap::new(),
+            by_key: HashMap::new(),
+            files,
             define_keys: HashMap::new(),
             values: Vec::new(),
             sources: source_headers(&rendered.text),
@@ -121,16 +142,28 @@ impl HelmMap {
             maps: HashMap::new(),
             virtual_files: HashMap::new(),
         };
-        map.read_tree(chart, values);
+        map.read_tree(chart, &chart_dir, &values);
         map
     }
 
-    fn read_tree(&mut self, top: &Chart, values: &[PathBuf]) {
-        let mut pending = vec![(top.clone(), top.name.clone(), Vec::<String>::new())];
-        while let Some((chart, prefix, value_keys)) = pending.pop() {
+    /// Reads the chart at `dir` in the stage and the charts vendored in it, with the values
+    /// files `values` (keys of the stage).
+    fn read_tree(&mut self, top: &Chart, dir: &str, values: &[String]) {
+        let mut pending = vec![(
+            dir.to_owned(),
+            top.name.clone(),
+            top.dependencies.clone(),
+            Vec::<String>::new(),
+        )];
+        while let Some((dir, prefix, dependencies, value_keys)) = pending.pop() {
             // Templates and helpers: every file under `templates/`.
-            for path in template_files(&chart.dir.join("templates")) {
-                if let Some(index) = self.load(&path) {
+            let templates: Vec<String> = self
+                .files
+                .under(&format!("{dir}/templates"))
+                .map(str::to_owned)
+                .collect();
+            for key in templates {
+                if let Some(index) = self.load(&key) {
                     let loaded = &self.templates[index];
                     for (line_index, line) in loaded.template.lines.iter().enumerate() {
                         if let (Some(_), Some((key, _))) = (&line.define, &line.key) {
@@ -142,8 +175,7 @@ impl HelmMap {
                     }
                 }
             }
-            let own_values = chart.dir.join("values.yaml");
-            self.add_values(&own_values, &prefix, &[]);
+            self.add_values(&format!("{dir}/values.yaml"), &prefix, &[]);
             // A parent's values file sets this chart's values under its name.
             let mut ancestors: Vec<&TreeChart> = Vec::new();
             for candidate in &self.tree {
@@ -151,30 +183,29 @@ impl HelmMap {
                     ancestors.push(candidate);
                 }
             }
-            let parent_values: Vec<(PathBuf, Vec<String>)> = ancestors
+            let parent_values: Vec<(String, Vec<String>)> = ancestors
                 .iter()
                 .filter_map(|ancestor| match &ancestor.location {
-                    Vendored::Dir(dir) => Some((
-                        dir.join("values.yaml"),
+                    Location::Dir(dir) => Some((
+                        format!("{dir}/values.yaml"),
                         value_keys[ancestor.value_keys.len()..].to_vec(),
                     )),
-                    Vendored::Archive(_) => None,
+                    Location::Archive(_) => None,
                 })
                 .collect();
             for (path, keys) in parent_values {
                 self.add_values(&path, &prefix, &keys);
             }
-            for path in values {
-                self.add_values(path, &prefix, &value_keys);
+            for key in values {
+                self.add_values(key, &prefix, &value_keys);
             }
             self.tree.push(TreeChart {
                 prefix: prefix.clone(),
-                location: Vendored::Dir(chart.dir.clone()),
+                location: Location::Dir(dir.clone()),
                 value_keys: value_keys.clone(),
             });
-            for (name, location) in vendored(&chart.dir) {
-                let shown = chart
-                    .dependencies
+            for (name, location, child_dependencies) in self.vendored(&dir) {
+                let shown = dependencies
                     .iter()
                     .find(|d| d.name == name)
                     .and_then(|d| d.alias.clone())
@@ -183,12 +214,10 @@ impl HelmMap {
                 let mut child_keys = value_keys.clone();
                 child_keys.push(shown);
                 match location {
-                    Vendored::Dir(dir) => {
-                        if let Ok(child) = read_chart(&dir) {
-                            pending.push((child, child_prefix, child_keys));
-                        }
+                    Location::Dir(dir) => {
+                        pending.push((dir, child_prefix, child_dependencies, child_keys));
                     }
-                    archive @ Vendored::Archive(_) => self.tree.push(TreeChart {
+                    archive @ Location::Archive(_) => self.tree.push(TreeChart {
                         prefix: child_prefix,
                         location: archive,
                         value_keys: child_keys,
@@ -201,40 +230,82 @@ impl HelmMap {
             .sort_by_key(|chart| std::cmp::Reverse(chart.prefix.len()));
     }
 
-    fn load(&mut self, path: &Path) -> Option<usize> {
-        if let Some(&index) = self.by_path.get(path) {
+    /// The charts vendored under `charts/` of the staged chart `dir`, in order: each one's
+    /// name, where it is, and its dependencies. Read from the stage's list, as Helm was given
+    /// them ([`super::vendored`] reads the same from the user's tree).
+    fn vendored(&self, dir: &str) -> Vec<(String, Location, Vec<Dependency>)> {
+        let charts = format!("{dir}/charts");
+        let mut entries: Vec<&str> = self
+            .files
+            .under(&charts)
+            .filter_map(|key| key[charts.len() + 1..].split('/').next())
+            .collect();
+        entries.dedup();
+        let mut found = Vec::new();
+        for entry in entries {
+            let child = format!("{charts}/{entry}");
+            let chart_yaml = format!("{child}/Chart.yaml");
+            if self.files.contains(&chart_yaml) {
+                let Some(metadata) = self.files.load(&chart_yaml).and_then(|f| yaml_value(&f))
+                else {
+                    continue;
+                };
+                let Some(name) = metadata.get("name").and_then(serde_json::Value::as_str) else {
+                    continue;
+                };
+                found.push((
+                    name.to_owned(),
+                    Location::Dir(child),
+                    dependencies_in(&metadata),
+                ));
+            } else if let Some(stem) = entry.strip_suffix(".tgz")
+                && self.files.contains(&child)
+            {
+                found.push((
+                    archive_chart_name(stem).to_owned(),
+                    Location::Archive(self.files.shown(&child)),
+                    Vec::new(),
+                ));
+            }
+        }
+        found
+    }
+
+    /// The template at `key` in the stage, read and parsed once.
+    fn load(&mut self, key: &str) -> Option<usize> {
+        if let Some(&index) = self.by_key.get(key) {
             return Some(index);
         }
-        let text = read_text(path).ok()?;
-        let template = Template::parse(&text);
+        let file = self.files.load(key)?;
+        let text = &file.text;
+        let template = Template::parse(text);
         let mut keys: HashMap<String, Vec<usize>> = HashMap::new();
         for (index, line) in template.lines.iter().enumerate() {
             if let Some((key, _)) = &line.key {
                 keys.entry(key.clone()).or_default().push(index);
             }
         }
-        let file = Arc::new(SourceFile::new(display(path), text));
         self.templates.push(Loaded {
             file,
             template,
             keys,
         });
         let index = self.templates.len() - 1;
-        self.by_path.insert(path.to_owned(), index);
+        self.by_key.insert(key.to_owned(), index);
         Some(index)
     }
 
-    fn add_values(&mut self, path: &Path, chart: &str, key_prefix: &[String]) {
-        let Ok(text) = read_text(path) else {
+    fn add_values(&mut self, key: &str, chart: &str, key_prefix: &[String]) {
+        let Some(file) = self.files.load(key) else {
             return;
         };
-        let mut documents = yaml::parse_stream(&text);
+        let mut documents = yaml::parse_stream(&file.text);
         if documents.is_empty() {
             return;
         }
         let document = documents.swap_remove(0);
         self.values.push(ValuesFile {
-            file: Arc::new(SourceFile::new(display(path), text)),
+            file,
             document,
             chart: chart.to_owned(),
             key_prefix: key_prefix.to_vec(),
@@ -245,6 +316,12 @@ impl HelmMap {
     /// The rendered stream's documents (parsed by [`HelmMap::place`] before any use).
     fn documents(&self) -> &[Document] {
         self.documents.as_deref().unwrap_or_default()
+    }
+
+    /// The files the map reads.
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn staged_files(&self) -> &StagedFiles {
+        &self.files
     }
 
     pub(crate) fn place(
@@ -322,6 +399,7 @@ impl HelmMap {
                 "{message} (in the rendered output; podcycle cannot place it in the chart)"
             ));
         }
+        diagnostic.notes.extend(self.unplaced_source(document));
         diagnostic.span = span;
         diagnostic.labels = labels;
         diagnostic.rendered = Some(rendered_info);
@@ -337,9 +415,14 @@ impl HelmMap {
     ) -> (Arc<SourceFile>, Span, Placement) {
         let map = &self.maps[&document];
         let Some(template) = map.source else {
-            let source_path = map.source_path.clone();
-            let file = match &source_path {
-                Some(path) => self.virtual_file(path),
+            // A template inside an archive is named as the archive; whatever else the output
+            // names is not a file podcycle reads: the finding is about the chart.
+            let archive = map
+                .source_path
+                .as_deref()
+                .and_then(|p| self.archive_path(p));
+            let file = match archive {
+                Some(shown) => self.virtual_file(shown),
                 None => Arc::clone(&self.chart_file),
             };
             return (file, Span::empty(0), Placement::File);
@@ -376,10 +459,7 @@ impl HelmMap {
         }
     }
 
-    fn virtual_file(&mut self, source: &str) -> Arc<SourceFile> {
-        let shown = self
-            .archive_path(source)
-            .unwrap_or_else(|| source.to_owned());
+    fn virtual_file(&mut self, shown: String) -> Arc<SourceFile> {
         Arc::clone(
             self.virtual_files
                 .entry(shown.clone())
@@ -390,22 +470,44 @@ impl HelmMap {
     /// `web/charts/redis/templates/x.yaml` in an archive: `charts/web/charts/redis-1.0.tgz`.
     fn archive_path(&self, source: &str) -> Option<String> {
         self.tree.iter().find_map(|chart| match &chart.location {
-            Vendored::Archive(path) if source.starts_with(&format!("{}/", chart.prefix)) => {
-                Some(display(path))
+            Location::Archive(shown) if source.starts_with(&format!("{}/", chart.prefix)) => {
+                Some(shown.clone())
             }
             _ => None,
         })
     }
 
-    /// The file a `# Source:` path names, on disk.
-    fn source_file(&self, source: &str) -> Option<PathBuf> {
+    /// The staged template a `# Source:` path names. The header is the output's, which the
+    /// chart writes as it likes (`{{ print "# Source: web/templates/../../../x" }}`): it is
+    /// read as text, normalised within its chart, and only a template the stage holds is
+    /// taken — never a path resolved on the file system.
+    fn source_file(&self, source: &str) -> Option<String> {
         self.tree.iter().find_map(|chart| {
             let rest = source.strip_prefix(&format!("{}/", chart.prefix))?;
-            match &chart.location {
-                Vendored::Dir(dir) if rest.starts_with("templates/") => Some(dir.join(rest)),
-                _ => None,
+            let Location::Dir(dir) = &chart.location else {
+                return None;
+            };
+            let within = normalise(rest)?;
+            if !within.starts_with("templates/") {
+                return None;
             }
+            let key = format!("{dir}/{within}");
+            self.files.contains(&key).then_some(key)
         })
+    }
+
+    /// What to say of a finding whose document names a source podcycle does not read: the
+    /// place the output claims is not one of the templates Helm was given.
+    fn unplaced_source(&self, document: usize) -> Option<String> {
+        let map = &self.maps[&document];
+        let named = map.source_path.as_deref()?;
+        if map.source.is_some() || self.archive_path(named).is_some() {
+            return None;
+        }
+        Some(format!(
+            "the output says `{}` wrote this, which is none of the chart's templates podcycle gave Helm, so podcycle did not read it",
+            crate::render::printable(&truncated(named))
+        ))
     }
 
     fn chart_of_source(&self, source: &str) -> Option<usize> {
@@ -437,7 +539,7 @@ impl HelmMap {
         let source = source_path
             .as_deref()
             .and_then(|path| self.source_file(path))
-            .and_then(|path| self.load(&path));
+            .and_then(|key| self.load(&key));
         let chart = source_path.as_deref().and_then(|p| self.chart_of_source(p));
         let lines = key_lines(&self.documents()[document], rendered);
         let hits = self.match_lines(source, chart, &lines, rendered);
@@ -1090,37 +1192,20 @@ fn source_headers(text: &str) -> Vec<(u32, String)> {
     headers
 }
 
-/// Every file under a `templates/` directory, sorted.
-fn template_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_owned()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                pending.push(entry.path());
-            } else if kind.is_file() {
-                files.push(entry.path());
-            }
-        }
+/// The first document of a staged YAML file, as JSON (a `Chart.yaml`).
+fn yaml_value(file: &SourceFile) -> Option<serde_json::Value> {
+    let documents = yaml::parse_stream(&file.text);
+    let document = documents.first()?;
+    yaml::to_json(document, document.root?).ok()
+}
+
+/// A path the output names, short enough for a note.
+fn truncated(path: &str) -> String {
+    const MOST: usize = 200;
+    match path.char_indices().nth(MOST) {
+        Some((at, _)) => format!("{}…", &path[..at]),
+        None => path.to_owned(),
     }
-    files.sort();
-    files
-}
-
-fn load_or_empty(path: &Path) -> SourceFile {
-    SourceFile::new(display(path), read_text(path).unwrap_or_default())
-}
-
-/// A path the way users wrote it: without a leading `./`.
-fn display(path: &Path) -> String {
-    let shown = path.display().to_string();
-    shown.strip_prefix("./").map(str::to_owned).unwrap_or(shown)
 }
 
 impl std::fmt::Debug for HelmMap {
@@ -1134,6 +1219,119 @@ impl std::fmt::Debug for HelmMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostics::{Enforcement, Severity};
+    use crate::render::staged::StageList;
+    use std::path::{Path, PathBuf};
+
+    /// A chart `web` staged with `files` (relative to the chart), beside a file outside it.
+    fn staged_chart(files: &[(&str, &str)]) -> (tempfile::TempDir, Chart, StagedChart) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut list = StageList::default();
+        for (path, text) in files {
+            let relative = Path::new("chart/web").join(path);
+            let target = dir.path().join(&relative);
+            std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+            std::fs::write(&target, text).unwrap();
+            list.copied(&relative, text.as_bytes());
+        }
+        std::fs::write(dir.path().join("outside.yaml"), "kind: Pod  # secret\n").unwrap();
+        let files = StagedFiles::new(
+            &list,
+            dir.path(),
+            None,
+            vec![("chart/web".to_owned(), PathBuf::from("charts/web"))],
+        );
+        let chart = Chart {
+            dir: PathBuf::from("charts/web"),
+            name: "web".to_owned(),
+            library: false,
+            dependencies: Vec::new(),
+        };
+        let staged = StagedChart {
+            files,
+            chart: "chart/web".to_owned(),
+            values: Vec::new(),
+        };
+        (dir, chart, staged)
+    }
+
+    /// A finding at `needle`'s first occurrence after `from` in the rendered stream.
+    fn finding_at(rendered: &SourceFile, from: usize, needle: &str) -> Diagnostic {
+        let at = from + rendered.text[from..].find(needle).unwrap();
+        Diagnostic::new(
+            "test",
+            Severity::Warning,
+            Enforcement::Decoder,
+            Span::new(at, at + needle.len()),
+            "m".to_owned(),
+        )
+    }
+
+    /// Forty spellings of one template in `# Source:` headers: the template is read and parsed
+    /// once, and every finding lands in it.
+    #[test]
+    fn a_template_is_loaded_once_whatever_spelling_names_it() {
+        let template = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: app\n    image: x\n";
+        let (_dir, chart, staged) = staged_chart(&[
+            ("Chart.yaml", "name: web\n"),
+            ("templates/pod.yaml", template),
+            ("templates/other.yaml", "kind: ConfigMap\n"),
+        ]);
+        let mut text = String::new();
+        let mut spelling = "templates/pod.yaml".to_owned();
+        for _ in 0..40 {
+            text.push_str(&format!("---\n# Source: web/{spelling}\n{template}"));
+            spelling = format!("templates/../{spelling}");
+        }
+        let rendered = SourceFile::new("web (rendered)", text);
+        let mut map = HelmMap::new(&chart, "charts/web".to_owned(), staged, &rendered);
+        let mut from = 0;
+        for _ in 0..40 {
+            let diagnostic = finding_at(&rendered, from, "image: x");
+            from = diagnostic.span.end as usize;
+            let (file, placed) = map.place(&rendered, diagnostic);
+            assert_eq!(file.path, "charts/web/templates/pod.yaml");
+            assert_eq!(placed.rendered.unwrap().placement, Placement::Exact);
+        }
+        // Chart.yaml and the two templates, each once.
+        assert_eq!(map.files.loads(), 3);
+        assert_eq!(map.templates.len(), 2);
+    }
+
+    /// A header that climbs out of the chart, is absolute, or names a template the stage does
+    /// not hold is not opened: the finding is about the chart, and says why.
+    #[test]
+    fn a_header_naming_anything_but_a_staged_template_is_not_read() {
+        let template = "kind: Pod\nmetadata:\n  name: p\n";
+        for header in [
+            "web/templates/../../../outside.yaml",
+            "web/templates/../../../../../../../../../../etc/passwd",
+            "/etc/passwd",
+            "web//etc/passwd",
+            "web/templates/missing.yaml",
+            "web/values.yaml",
+        ] {
+            let (_dir, chart, staged) = staged_chart(&[
+                ("Chart.yaml", "name: web\n"),
+                ("values.yaml", "a: 1\n"),
+                ("templates/pod.yaml", template),
+            ]);
+            let text = format!("---\n# Source: {header}\n{template}");
+            let rendered = SourceFile::new("web (rendered)", text);
+            let mut map = HelmMap::new(&chart, "charts/web".to_owned(), staged, &rendered);
+            let (file, placed) = map.place(&rendered, finding_at(&rendered, 0, "name: p"));
+            assert_eq!(file.path, "charts/web/Chart.yaml", "{header}");
+            assert!(!file.text.contains("secret"), "{header}");
+            assert!(
+                placed
+                    .notes
+                    .iter()
+                    .any(|n| n.contains("none of the chart's templates podcycle gave Helm")),
+                "{header}: {:?}",
+                placed.notes
+            );
+        }
+    }
 
     #[test]
     fn a_list_item_is_written_by_its_literal_text_and_actions() {

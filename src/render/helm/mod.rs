@@ -180,7 +180,7 @@ pub(crate) fn read_chart(dir: &Path) -> Result<Chart, ChartError> {
     })
 }
 
-fn dependencies_in(value: &Value) -> Vec<Dependency> {
+pub(super) fn dependencies_in(value: &Value) -> Vec<Dependency> {
     value
         .get("dependencies")
         .and_then(Value::as_array)
@@ -221,15 +221,9 @@ pub(crate) fn read_yaml_value(path: &Path) -> Result<Value, YamlFileError> {
     yaml::to_json(document, root).map_err(|e| invalid(e.message))
 }
 
-/// A vendored chart under `charts/`: a directory, or an archive Helm reads as is.
-#[derive(Clone, Debug)]
-pub(crate) enum Vendored {
-    Dir(PathBuf),
-    Archive(PathBuf),
-}
-
-/// The charts vendored under a chart's `charts/` directory, by chart name.
-pub(crate) fn vendored(dir: &Path) -> Vec<(String, Vendored)> {
+/// The names of the charts vendored under a chart's `charts/` directory: directories that
+/// hold a chart, and archives Helm reads as they are.
+pub(crate) fn vendored(dir: &Path) -> Vec<String> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir.join("charts")) else {
         return found;
@@ -239,23 +233,24 @@ pub(crate) fn vendored(dir: &Path) -> Vec<(String, Vendored)> {
     for path in entries {
         if is_chart(&path) {
             if let Ok(chart) = read_chart(&path) {
-                found.push((chart.name, Vendored::Dir(path)));
+                found.push(chart.name);
             }
         } else if path.extension() == Some(OsStr::new("tgz")) {
-            // `name-1.2.3.tgz`: the name is everything before the last `-` that starts a version.
             let stem = path.file_stem().and_then(OsStr::to_str).unwrap_or_default();
-            let name = stem
-                .char_indices()
-                .filter(|&(i, c)| {
-                    c == '-' && stem[i + 1..].starts_with(|d: char| d.is_ascii_digit())
-                })
-                .map(|(i, _)| &stem[..i])
-                .next()
-                .unwrap_or(stem);
-            found.push((name.to_owned(), Vendored::Archive(path)));
+            found.push(archive_chart_name(stem).to_owned());
         }
     }
     found
+}
+
+/// The chart a vendored archive holds, by its file's stem: `name-1.2.3.tgz` holds `name`,
+/// everything before the first `-` that starts a version.
+pub(super) fn archive_chart_name(stem: &str) -> &str {
+    stem.char_indices()
+        .filter(|&(i, c)| c == '-' && stem[i + 1..].starts_with(|d: char| d.is_ascii_digit()))
+        .map(|(i, _)| &stem[..i])
+        .next()
+        .unwrap_or(stem)
 }
 
 /// Dependencies that are neither vendored nor in the repository (`file://`): Helm would need
@@ -265,7 +260,7 @@ pub(crate) fn missing_dependencies(chart: &Chart) -> Vec<String> {
     chart
         .dependencies
         .iter()
-        .filter(|dependency| !vendored.iter().any(|(name, _)| *name == dependency.name))
+        .filter(|dependency| !vendored.contains(&dependency.name))
         .filter(|dependency| dependency.local_dir(&chart.dir).is_none())
         .map(|dependency| dependency.name.clone())
         .collect()
@@ -288,7 +283,7 @@ pub(crate) fn local_dependencies(chart: &Chart) -> Result<Vec<stage::ChartDepend
     let vendored = vendored(&chart.dir);
     let mut staged: Vec<stage::ChartDependency> = Vec::new();
     for dependency in &chart.dependencies {
-        if vendored.iter().any(|(name, _)| *name == dependency.name) {
+        if vendored.contains(&dependency.name) {
             continue;
         }
         let Some(dir) = dependency.local_dir(&chart.dir) else {
@@ -360,6 +355,18 @@ pub(crate) struct HelmOutput {
     pub(crate) text: String,
     /// Its warnings on standard error, temporary paths replaced by the user's.
     pub(crate) warnings: Vec<String>,
+    /// What Helm was given, the only files the source map reads.
+    pub(crate) staged: StagedChart,
+}
+
+/// The files of a chart's stage, and where in it the chart and the values files are.
+#[derive(Debug)]
+pub(crate) struct StagedChart {
+    pub(crate) files: super::staged::StagedFiles,
+    /// The chart's directory in the stage.
+    pub(crate) chart: String,
+    /// The values files given after the chart's own, in order.
+    pub(crate) values: Vec<String>,
 }
 
 /// Runs `helm template` on a private copy of the chart ([`stage`]), with copies of the values
@@ -419,7 +426,15 @@ pub(crate) fn render(
         }
         key.finish()
     });
-    let judge = |failed: &Failure| failure::helm(failed, &chart.dir, &|text| staged.clean(text));
+    let chart_file = chart.dir.join("Chart.yaml");
+    let judge = |failed: &Failure| {
+        let verdict = failure::helm(failed, &chart.dir, &|text| staged.clean(text));
+        super::staged::refusal_within(
+            verdict,
+            &staged.files(&chart.dir, &options.values),
+            &chart_file,
+        )
+    };
     let args: Vec<&OsStr> = args.iter().map(|a| a.as_os_str()).collect();
     let entry = cache::through(
         tools.cache.as_ref().zip(key.as_ref()),
@@ -445,6 +460,11 @@ pub(crate) fn render(
     Ok(HelmOutput {
         text: entry.text,
         warnings: entry.warnings,
+        staged: StagedChart {
+            files: staged.files(&chart.dir, &options.values),
+            chart: staged.chart_key(),
+            values: staged.values_keys(),
+        },
     })
 }
 

@@ -7,17 +7,21 @@
 //! key or the value, as in a plain file); list items are matched by their merge key
 //! (`name` for containers), not their position, since patches add and reorder. When a patch
 //! overrides a value the base (or an earlier patch) set, the other side gets a label.
+//!
+//! The metadata is the output's, which the overlay writes as it likes (a patch can set
+//! `config.kubernetes.io/origin` itself): its paths are read as text and looked up in the
+//! stage's list ([`StagedFiles`]), and what names anything else is not opened.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use super::tree::{Patch, PatchList, PatchSource, Tree};
+use super::tree::{Kustomization, Patch, PatchList, PatchSource, Tree};
 use crate::diagnostics::{Diagnostic, Label, Placement, RenderOrigin, RenderTool};
-use crate::render::boundary::normalize;
-use crate::render::files::read_text;
 use crate::render::rendered::{Field, Part, document_at, field_at};
 use crate::render::shown_path;
+use crate::render::stage::BUILD_DIR;
+use crate::render::staged::StagedFiles;
 use crate::source::{SourceFile, Span};
 use crate::yaml::{self, Document, NodeId};
 use podcycle_path::PathSegment;
@@ -64,13 +68,16 @@ struct Writer {
 
 pub(crate) struct KustomizeMap {
     input: String,
-    wrapper: PathBuf,
     tree: Tree,
+    /// What Kustomize was given: the only files the map reads. The build's metadata names
+    /// them relative to podcycle's kustomization, [`BUILD_DIR`] in the stage.
+    files: StagedFiles,
     /// The rendered stream's documents, parsed when the first finding is placed: output
     /// without findings is parsed once, by the lint.
     documents: Option<Vec<Document>>,
-    texts: HashMap<PathBuf, Option<Arc<Text>>>,
-    inline_texts: HashMap<(PathBuf, &'static str, usize), Option<Arc<Text>>>,
+    /// Files parsed, by their key in the stage.
+    texts: HashMap<String, Option<Arc<Text>>>,
+    inline_texts: HashMap<(String, &'static str, usize), Option<Arc<Text>>>,
     /// The command that built it (`kustomize build`, `kubectl kustomize`), for the notes.
     command: &'static str,
 }
@@ -86,14 +93,14 @@ impl std::fmt::Debug for KustomizeMap {
 impl KustomizeMap {
     pub(crate) fn new(
         input: String,
-        wrapper: &Path,
+        files: StagedFiles,
         tree: Tree,
         command: &'static str,
     ) -> KustomizeMap {
         KustomizeMap {
             command,
             input,
-            wrapper: wrapper.to_owned(),
+            files,
             tree,
             documents: None,
             texts: HashMap::new(),
@@ -104,6 +111,12 @@ impl KustomizeMap {
     /// The rendered stream's documents (parsed by [`KustomizeMap::place`] before any use).
     fn documents(&self) -> &[Document] {
         self.documents.as_deref().unwrap_or_default()
+    }
+
+    /// The files the map reads.
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn staged_files(&self) -> &StagedFiles {
+        &self.files
     }
 
     pub(crate) fn place(
@@ -121,21 +134,17 @@ impl KustomizeMap {
             placement: Placement::Exact,
             command: self.command,
         };
-        let overlay_file = Arc::new(SourceFile::new(
-            shown_path(
-                &self
-                    .tree
-                    .kustomizations
-                    .first()
-                    .map(|k| k.file.clone())
-                    .unwrap_or_default(),
-            ),
-            self.tree
-                .kustomizations
-                .first()
-                .and_then(|k| read_text(&k.file).ok())
-                .unwrap_or_default(),
-        ));
+        let overlay = self.tree.kustomizations.first().map(|k| k.file.clone());
+        let overlay_file = overlay
+            .as_deref()
+            .and_then(|file| self.text(file))
+            .map(|text| Arc::clone(&text.file))
+            .unwrap_or_else(|| {
+                Arc::new(SourceFile::new(
+                    shown_path(overlay.as_deref().unwrap_or(Path::new(""))),
+                    "",
+                ))
+            });
         let Some(index) = document_at(self.documents(), diagnostic.span.start) else {
             info.placement = Placement::File;
             diagnostic.span = Span::empty(0);
@@ -206,10 +215,36 @@ impl KustomizeMap {
                 message: format!("a patch overrides the value{value} set here"),
             });
         }
+        diagnostic.notes.extend(self.unplaced_origin(index));
         diagnostic.span = span;
         diagnostic.labels = labels;
         diagnostic.rendered = Some(info);
         (file, diagnostic)
+    }
+
+    /// What to say of a finding whose object names an origin podcycle does not read: the
+    /// file the output claims is not one Kustomize was given.
+    fn unplaced_origin(&self, index: usize) -> Option<String> {
+        let document = &self.documents()[index];
+        let origin = annotations(document, document.root?).origin?;
+        if self.files.find(BUILD_DIR, &origin).is_some() {
+            return None;
+        }
+        Some(format!(
+            "the build's metadata says the object came from `{}`, which is none of the files podcycle gave Kustomize, so podcycle did not read it",
+            crate::render::printable(&truncated(&origin))
+        ))
+    }
+
+    /// The kustomization a `configuredIn` path of the build's metadata names, when it is one
+    /// of the tree's and staged.
+    fn kustomization_at(&self, configured_in: &str) -> Option<Kustomization> {
+        let key = self.files.find(BUILD_DIR, configured_in)?;
+        self.tree
+            .kustomizations
+            .iter()
+            .find(|k| self.files.key_of(&k.file).as_deref() == Some(key.as_str()))
+            .cloned()
     }
 
     /// Every place that writes the field `span` marks in a rendered document, in the order
@@ -222,13 +257,13 @@ impl KustomizeMap {
         let annotations = annotations(document, root);
         let kind = string_at(document, root, &["kind"])?;
         let name = string_at(document, root, &["metadata", "name"]).unwrap_or_default();
-        let origin_path = annotations
+        let origin_key = annotations
             .origin
             .as_deref()
-            .map(|p| normalize(&self.wrapper.join(p)));
+            .and_then(|path| self.files.find(BUILD_DIR, path));
         let mut writers = Vec::new();
         let mut object_place = None;
-        let origin = origin_path.and_then(|origin| self.text(&origin));
+        let origin = origin_key.and_then(|key| self.text_at(&key));
         if let Some(text) = origin
             && let Some((document_index, object)) = find_object(&text.documents, &kind, &name)
         {
@@ -259,8 +294,7 @@ impl KustomizeMap {
                 continue;
             }
             read.push((configured_in.clone(), transformer.clone()));
-            let file = normalize(&self.wrapper.join(&configured_in));
-            let Some(kustomization) = self.tree.by_file(&file).cloned() else {
+            let Some(kustomization) = self.kustomization_at(&configured_in) else {
                 continue;
             };
             for patch in kustomization
@@ -404,20 +438,27 @@ impl KustomizeMap {
         None
     }
 
+    /// One of the user's files the tree names (a patch, a kustomization), when it was staged.
     fn text(&mut self, path: &Path) -> Option<Arc<Text>> {
-        let key = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
-        self.texts
-            .entry(key.clone())
-            .or_insert_with(|| {
-                let text = read_text(&key).ok()?;
-                let documents = yaml::parse_stream(&text);
-                Some(Arc::new(Text {
-                    file: Arc::new(SourceFile::new(shown_path(&key), text)),
-                    documents,
-                    inline: None,
-                }))
+        let key = self.files.key_of(path)?;
+        self.text_at(&key)
+    }
+
+    /// The staged file at `key`, read and parsed once.
+    fn text_at(&mut self, key: &str) -> Option<Arc<Text>> {
+        if let Some(text) = self.texts.get(key) {
+            return text.clone();
+        }
+        let text = self.files.load(key).map(|file| {
+            let documents = yaml::parse_stream(&file.text);
+            Arc::new(Text {
+                file,
+                documents,
+                inline: None,
             })
-            .clone()
+        });
+        self.texts.insert(key.to_owned(), text.clone());
+        text
     }
 
     /// An inline patch, written as a block scalar in the kustomization.
@@ -427,11 +468,11 @@ impl KustomizeMap {
         key: &'static str,
         index: usize,
     ) -> Option<Arc<Text>> {
-        let cache_key = (kustomization.to_owned(), key, index);
+        let cache_key = (self.files.key_of(kustomization)?, key, index);
         if let Some(cached) = self.inline_texts.get(&cache_key) {
             return cached.clone();
         }
-        let outer = self.text(kustomization)?;
+        let outer = self.text_at(&cache_key.0)?;
         let built = (|| {
             let document = outer.documents.first()?;
             let root = document.root?;
@@ -501,6 +542,15 @@ fn annotations(document: &Document, root: NodeId) -> Annotations {
         }
     }
     found
+}
+
+/// A path the output names, short enough for a note.
+fn truncated(path: &str) -> String {
+    const MOST: usize = 200;
+    match path.char_indices().nth(MOST) {
+        Some((at, _)) => format!("{}…", &path[..at]),
+        None => path.to_owned(),
+    }
 }
 
 /// A top-level string of a small YAML text (an annotation's value).

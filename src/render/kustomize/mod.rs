@@ -187,7 +187,14 @@ pub(crate) fn render(
         if let Verdict::Refused(refusal) = &mut verdict {
             refusal.command = tool.command();
         }
-        verdict
+        match tree.kustomizations.first() {
+            Some(overlay) => super::staged::refusal_within(
+                verdict,
+                &staged.files(&[&root_as_named, boundary.root()]),
+                &overlay.file,
+            ),
+            None => verdict,
+        }
     };
     let entry = cache::through(
         tools.cache.as_ref().zip(key.as_ref()),
@@ -214,10 +221,11 @@ pub(crate) fn render(
         &clean,
         &judge,
     )?;
-    // A kept build's metadata is relative to the wrapper of the run that kept it.
-    let wrapper = entry.wrapper.unwrap_or(wrapper);
+    // The map reads only what was staged, by the paths the build's metadata gives relative to
+    // podcycle's kustomization in the stage.
+    let files = staged.files(&[&root_as_named, boundary.root()]);
     Ok(Built {
-        map: KustomizeMap::new(input, &wrapper, tree, tool.command()),
+        map: KustomizeMap::new(input, files, tree, tool.command()),
         text: entry.text,
         warnings: entry.warnings,
     })
@@ -262,4 +270,17 @@ fn clean_paths(text: &str, wrapper: &Path, overlay: &Path, input: &str) -> Strin
         }
     }
     super::clean_paths(text, &names)
+}
+
+/// The source map of the overlay at `overlay` over `files`, as [`render`] makes it, for the
+/// fuzz target that feeds it arbitrary output.
+#[cfg(feature = "testing")]
+pub(crate) fn map_over(overlay: &Path, files: super::staged::StagedFiles) -> Option<KustomizeMap> {
+    let tree = tree::Tree::read(overlay).ok()?;
+    Some(KustomizeMap::new(
+        super::display(overlay),
+        files,
+        tree,
+        "kustomize build",
+    ))
 }

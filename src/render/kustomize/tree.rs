@@ -704,15 +704,6 @@ impl Tree {
         }
         Ok(tree)
     }
-
-    /// The kustomization whose file is at `path` (absolute, normalized).
-    pub(crate) fn by_file(&self, path: &Path) -> Option<&Kustomization> {
-        let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_owned());
-        let wanted = canonical(path);
-        self.kustomizations
-            .iter()
-            .find(|k| k.file == path || canonical(&k.file) == wanted)
-    }
 }
 
 #[cfg(test)]
