@@ -221,8 +221,7 @@ impl Graph {
                 users.push(dir.clone());
             }
         }
-        let overlay = !kustomization.component
-            && (kustomization.transforms() || !kustomization.bases.is_empty());
+        let overlay = kustomization.is_built();
         self.overlays.insert(dir, overlay);
     }
 

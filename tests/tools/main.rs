@@ -12,6 +12,7 @@ mod action;
 mod confinement;
 mod fidelity;
 mod front_ends;
+mod missing_files;
 mod neovim;
 mod placement;
 mod render;
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
     trials.extend(action::trials());
     trials.extend(fidelity::trials());
     trials.extend(front_ends::trials());
+    trials.extend(missing_files::trials());
     trials.extend(neovim::trials());
     trials.extend(source_maps::trials());
     trials.extend(render::trials());

@@ -1,6 +1,7 @@
 //! Kustomize overlays: which kustomizations to build, refusing what would reach the network,
 //! running `kustomize build`, and the source map back to base and patch lines.
 
+mod generated;
 mod map;
 mod plan;
 pub mod refusal;
@@ -66,10 +67,9 @@ pub(crate) fn is_component(dir: &Path) -> bool {
     read_kustomization(dir).is_ok_and(|k| k.component)
 }
 
-/// Whether a kustomization is built on its own: it patches, uses components, or overlays
-/// another kustomization. One that only lists files is a base: its files are linted as they are.
+/// Whether a kustomization is built on its own ([`Kustomization::is_built`]).
 pub(crate) fn is_overlay(dir: &Path) -> bool {
-    read_kustomization(dir).is_ok_and(|k| !k.component && (k.transforms() || !k.bases.is_empty()))
+    read_kustomization(dir).is_ok_and(|k| k.is_built())
 }
 
 /// Whether a build carries Kustomize's build metadata (`originAnnotations`,
@@ -115,6 +115,11 @@ pub(crate) fn render(
     dirs.push(overlay.clone());
     let staged = stage::stage_tree(&dirs, &files, &boundary, &tools.listings, tools.untrusted)
         .map_err(|e| not_rendered(&e))?;
+    // A file the repository generates and git ignores is never staged: the build could only
+    // fail, over nothing the repository can fix.
+    if let Some(need) = generated::ignored_need(&tree, &boundary, &staged.repository) {
+        return Err(not_rendered(&need));
+    }
     // The overlay, relative to the repository's root, as the user's path names it (Kustomize's
     // build metadata is relative to the wrapper, and the source map reads it from the user's
     // files).

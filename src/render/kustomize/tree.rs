@@ -94,6 +94,23 @@ impl Kustomization {
     pub(crate) fn transforms(&self) -> bool {
         !self.patches.is_empty() || !self.components.is_empty() || self.replacements
     }
+
+    /// Whether it is built on its own: it patches, uses components, overlays another
+    /// kustomization, or names a file that is not there. One that only lists files that are
+    /// there is a base: its files are linted as they are. One that names a missing file is
+    /// built, so that Kustomize's refusal is reported (or the file is said to be generated):
+    /// linting its other files alone would say nothing of it.
+    pub(crate) fn is_built(&self) -> bool {
+        !self.component && (self.transforms() || !self.bases.is_empty() || self.names_missing())
+    }
+
+    /// Whether a path it makes Kustomize load is missing (an address on the network aside).
+    fn names_missing(&self) -> bool {
+        self.loads.iter().any(|load| {
+            !is_remote(&load.value)
+                && std::fs::symlink_metadata(self.dir.join(&load.value)).is_err()
+        })
+    }
 }
 
 /// Why a directory's kustomization was not read.
