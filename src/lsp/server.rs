@@ -568,13 +568,13 @@ impl Server<'_> {
             open.plan = plan.file.clone();
             open.config = plan.config.clone();
         }
-        let _ = self.jobs.send(Job::Lint(LintJob {
+        let _ = self.jobs.send(Job::Lint(Box::new(LintJob {
             uri: uri.clone(),
             version: Some(version),
             text,
             plan,
             options: Arc::clone(&self.options),
-        }));
+        })));
     }
 
     /// Tells the user that a configuration file cannot be used and the defaults apply, once

@@ -47,7 +47,7 @@ pub(crate) struct OwnersJob {
 }
 
 pub(crate) enum Job {
-    Lint(LintJob),
+    Lint(Box<LintJob>),
     /// A file was saved: render what it belongs to.
     Owners(OwnersJob),
     /// The document was closed: drop what is pending for it and clear its diagnostics.
@@ -136,8 +136,8 @@ pub(crate) fn run(
             Ok(Job::Lint(job)) => {
                 arrived();
                 match pending.iter_mut().find(|p| p.uri == job.uri) {
-                    Some(slot) => *slot = job,
-                    None => pending.push(job),
+                    Some(slot) => *slot = *job,
+                    None => pending.push(*job),
                 }
             }
             Ok(Job::Touched(directories)) => {

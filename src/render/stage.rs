@@ -319,7 +319,7 @@ fn new_stage_dir(prefix: &str) -> Result<(tempfile::TempDir, PathBuf), StageErro
 
 /// Copies `chart` (shown to users as `shown`) and the values files into a new temporary
 /// directory.
-#[cfg(test)]
+#[cfg(any(test, feature = "testing"))]
 pub(crate) fn stage(
     chart: &Path,
     shown: &str,
