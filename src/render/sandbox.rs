@@ -418,10 +418,14 @@ pub(crate) fn confine(
         #[cfg(target_os = "linux")]
         let mounts = root.as_ref().map(RootPlan::mounts);
         // SAFETY: between fork and exec the closure calls only async-signal-safe functions
-        // (`prctl`, `unshare`, `mount`, `statvfs`, `chdir`, `syscall`, `setrlimit`) on values
-        // prepared before the fork.
+        // (`close_range`, `fcntl`, `getrlimit`, `prctl`, `unshare`, `mount`, `statvfs`, `chdir`,
+        // `syscall`, `setrlimit`) on values prepared before the fork.
         unsafe {
             command.pre_exec(move || {
+                // Before anything else: no descriptor podcycle inherited (a file, a socket, a
+                // directory to walk out of the root from) reaches the renderer. Close-on-exec
+                // rather than closed, so that the Landlock ruleset stays usable until exec.
+                mark_inherited_close_on_exec();
                 #[cfg(target_os = "linux")]
                 {
                     use std::os::fd::AsRawFd;
@@ -476,6 +480,48 @@ pub(crate) fn confine(
     #[cfg(not(unix))]
     let _ = (program, access);
     Ok(confined)
+}
+
+/// Marks every descriptor above standard error close-on-exec. Called between fork and exec:
+/// only `close_range` (Linux 5.11), or else `getrlimit` and `fcntl` up to the descriptor limit.
+fn mark_inherited_close_on_exec() {
+    #[cfg(target_os = "linux")]
+    {
+        const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+        // SAFETY: a system call on integers.
+        if unsafe {
+            libc::syscall(
+                libc::SYS_close_range,
+                3 as libc::c_uint,
+                libc::c_uint::MAX,
+                CLOSE_RANGE_CLOEXEC,
+            )
+        } == 0
+        {
+            return;
+        }
+    }
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `getrlimit` writes the struct it is given.
+    let highest = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) } == 0 {
+        // Descriptors above the soft limit can exist (opened before it was lowered), but not
+        // above the hard one; bounded so that an infinite limit does not loop for ever.
+        limit.rlim_max.min(1 << 20) as libc::c_int
+    } else {
+        1 << 16
+    };
+    for fd in 3..highest {
+        // SAFETY: `fcntl` on a descriptor that may not exist fails with EBADF, harmlessly.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
 }
 
 /// The renderer's root, laid out before the fork: an empty directory holding a mount point at

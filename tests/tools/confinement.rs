@@ -586,7 +586,7 @@ fn the_reproductions_hold_on_every_machine() -> Result<(), Skipped> {
 }
 
 /// A renderer that runs code of its own, in C so that it can make the system calls no Go
-/// program would: `read PATH` prints a file; `unix ENTRY` opens a Unix socket through the
+/// program would: `read PATH` prints a file; `fd N` prints what descriptor N holds; `unix ENTRY` opens a Unix socket through the
 /// x86-64, the 32-bit (`int 0x80`) or the x32 entry; `sys NR A B C` makes an x86-64 system
 /// call; `udp PORT` sends a datagram to loopback.
 const STAND_IN: &str = r#"
@@ -616,6 +616,10 @@ int main(int argc, char **argv) {
     if (fd < 0) { printf("refused %d\n", errno); return 0; }
     read(fd, text, sizeof text - 1);
     printf("read %s\n", text);
+  } else if (!strcmp(argv[1], "fd")) {
+    char text[256] = {0};
+    if (read(atoi(argv[2]), text, sizeof text - 1) < 0) { printf("refused %d\n", errno); return 0; }
+    printf("read %s\n", text);
   } else if (!strcmp(argv[1], "unix")) {
     /* socket(AF_UNIX, SOCK_STREAM, 0): 41 on x86-64 and x32, 359 on i386. */
     long r = !strcmp(argv[2], "i386") ? i386(359, 1, 1, 0)
@@ -643,6 +647,19 @@ const STAND_IN_CHILD: &str = "confinement::child_runs_the_stand_in";
 fn child_runs_the_stand_in() -> Result<(), Failed> {
     let program = std::env::var_os("PODCYCLE_TEST_PROGRAM").ok_or("no PODCYCLE_TEST_PROGRAM")?;
     let cases = std::env::var("PODCYCLE_TEST_CASES").map_err(|_| "no PODCYCLE_TEST_CASES")?;
+    // A descriptor podcycle inherited without close-on-exec, as a shell's `3<secret` gives.
+    let inherited = match std::env::var_os("PODCYCLE_TEST_INHERITED") {
+        Some(path) => {
+            use std::os::unix::ffi::OsStrExt;
+            let path = std::ffi::CString::new(path.as_bytes()).unwrap();
+            // SAFETY: `open` of a NUL-terminated path.
+            let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY) };
+            assert!(fd >= 3, "cannot open the inherited file");
+            fd.to_string()
+        }
+        None => String::new(),
+    };
+    let cases = cases.replace("INHERITED", &inherited);
     let stage = tempfile::tempdir().unwrap();
     let access = Access {
         read: vec![stage.path().to_owned()],
@@ -705,7 +722,7 @@ fn a_stand_in_is_held_on_every_machine() -> Result<(), Skipped> {
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
     let cases = format!(
-        "read {}\nunix native\nunix i386\nunix x32\nudp {port}\n{IO_URING_SETUP}\n{NETLINK}\n{RAW}",
+        "read {}\nfd INHERITED\nunix native\nunix i386\nunix x32\nudp {port}\n{IO_URING_SETUP}\n{NETLINK}\n{RAW}",
         checkout.path().join(".env").display()
     );
     for machine in MACHINES {
@@ -719,6 +736,7 @@ fn a_stand_in_is_held_on_every_machine() -> Result<(), Skipped> {
                     "1",
                 ])
                 .env("PODCYCLE_TEST_PROGRAM", &program)
+                .env("PODCYCLE_TEST_INHERITED", checkout.path().join(".env"))
                 .env("PODCYCLE_TEST_CASES", &cases),
         );
         let text = stdout(&output);
@@ -742,6 +760,12 @@ fn a_stand_in_is_held_on_every_machine() -> Result<(), Skipped> {
         } else {
             assert_eq!(read, format!("read {secret}"), "{machine:?}");
         }
+        // On every machine, even with the sandbox switched off.
+        assert_eq!(
+            said("fd"),
+            format!("refused {}", libc::EBADF),
+            "{machine:?}"
+        );
         // ENOENT where the stage is the root: the checkout is not there at all.
         if matches!(machine, Machine::Confined | Machine::NoLandlock) {
             assert_eq!(read, format!("refused {}", libc::ENOENT), "{machine:?}");

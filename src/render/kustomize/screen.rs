@@ -89,6 +89,16 @@ pub(crate) enum ScreenError {
         file: String,
         path: String,
     },
+    /// A field of `file` that names a path with a control character (a newline, a tab).
+    #[error(
+        "`{field}` in {file} is the path `{}`, which holds a control character — podcycle does not let Kustomize load it",
+        super::super::printable(path)
+    )]
+    Control {
+        field: String,
+        file: String,
+        path: String,
+    },
     /// A field of `file` that names a path outside the repository at `root`.
     #[error(
         "`{field}` in {file} names {shown}, outside the repository ({}); podcycle does not let Kustomize read it",
@@ -162,8 +172,17 @@ pub(crate) fn screen(tree: &Tree, boundary: &Boundary, untrusted: bool) -> Resul
                     address: value.to_owned(),
                 });
             }
-            if value.is_empty() || value.contains('\n') {
+            if value.is_empty() {
                 continue;
+            }
+            // No file of a pull request is named so: refused rather than judged, as a path
+            // with a newline would be judged differently by podcycle and Kustomize.
+            if value.chars().any(char::is_control) {
+                return Err(ScreenError::Control {
+                    field: load.field.clone(),
+                    file,
+                    path: value.to_owned(),
+                });
             }
             if is_absolute(value) {
                 return Err(ScreenError::Absolute {
@@ -370,6 +389,40 @@ mod tests {
         std::fs::write(
             root.join("app/kustomization.yaml"),
             "configMapGenerator: [{name: x, envs: [../.env]}]\n",
+        )
+        .unwrap();
+        let tree = Tree::read(&root.join("app")).unwrap();
+        screen(&tree, &Boundary::at(&root), false).unwrap();
+    }
+
+    #[test]
+    fn a_path_with_a_newline_is_refused_in_every_field() {
+        let (_dir, root) = repository("");
+        std::fs::create_dir(root.join("app/nl\n")).unwrap();
+        for (field, kustomization) in [
+            (
+                "configMapGenerator[0].files[0]",
+                "configMapGenerator: [{name: x, files: [\"nl\\n/../../../secret.txt\"]}]",
+            ),
+            ("resources[0]", "resources: [\"nl\\n/../../..\"]"),
+            (
+                "patchesStrategicMerge[0]",
+                "patchesStrategicMerge: [\"nl\\n/../../../secret.txt\"]",
+            ),
+            ("generators[0]", "generators: [\"nl\\n/../../../x.yaml\"]"),
+        ] {
+            std::fs::write(root.join("app/kustomization.yaml"), kustomization).unwrap();
+            let tree = Tree::read(&root.join("app")).unwrap();
+            let error = screen(&tree, &Boundary::at(&root), false).unwrap_err();
+            assert!(
+                matches!(&error, ScreenError::Control { field: f, .. } if f == field),
+                "{kustomization}: {error}"
+            );
+        }
+        // A patch written inline is a patch, not a path.
+        std::fs::write(
+            root.join("app/kustomization.yaml"),
+            "patchesStrategicMerge: [\"kind: Deployment\\nmetadata: {name: x}\\n\"]\n",
         )
         .unwrap();
         let tree = Tree::read(&root.join("app")).unwrap();

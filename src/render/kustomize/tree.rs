@@ -377,7 +377,9 @@ pub fn loads(value: &Value) -> Vec<Load> {
         }
     }
     for (index, entry) in strings(value, "patchesStrategicMerge").iter().enumerate() {
-        if !entry.contains('\n') {
+        // Kustomize reads an entry as a patch when it parses as resources, and as a path
+        // otherwise — a path may hold a newline (`PatchStrategicMergeTransformer.Config`).
+        if !is_inline(entry) {
             push(format!("patchesStrategicMerge[{index}]"), entry);
         }
     }
@@ -467,14 +469,14 @@ const BUILTIN_KINDS: [&str; 19] = [
 /// Whether a `generators`, `transformers` or `validators` entry is a configuration written
 /// inline rather than a path: Kustomize tries to read it as resources first
 /// (`configureExternalGenerators` in `api/internal/target/kusttarget.go`), so a one-line flow
-/// mapping (`{apiVersion: builtin, kind: …}`) is inline as much as a block is.
+/// mapping (`{apiVersion: builtin, kind: …}`) is inline as much as a block is, and a
+/// multi-line scalar is a path, newline and all.
 pub(crate) fn is_inline(entry: &str) -> bool {
-    entry.contains('\n')
-        || yaml::parse_stream(entry).iter().any(|document| {
-            document
-                .root
-                .is_some_and(|root| yaml::to_json(document, root).is_ok_and(|v| v.is_object()))
-        })
+    yaml::parse_stream(entry).iter().any(|document| {
+        document
+            .root
+            .is_some_and(|root| yaml::to_json(document, root).is_ok_and(|v| v.is_object()))
+    })
 }
 
 /// Whether an `apiVersion` names Kustomize's built-in plugins: its group (before the first
