@@ -176,7 +176,7 @@ pub fn yaml_blocks(markdown: &str) -> Vec<String> {
     blocks
 }
 
-/// `docs/platforms.md`: every platform event of [`crate::lifecycle::platforms::PLATFORMS`]
+/// `docs/platforms.md`: every platform event of `lifecycle::platforms::PLATFORMS`
 /// with its numbers, what each caps, where each was read and when, and the node labels that
 /// put a pod there with no configuration.
 pub fn platforms_page() -> String {

@@ -7,7 +7,7 @@
 //! the kubelet kills each pod with the shutdown's grace period, or the pod's own when that is
 //! shorter (kubernetes/kubernetes `pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go`,
 //! `killPods`: `gracePeriodOverride`), and a drain deletes or evicts the pod with the grace
-//! period its tool allows. So the cut plan is [`super::Lifecycle::shutdown_within`].
+//! period its tool allows. So the cut plan is `Lifecycle::shutdown_within`.
 
 use crate::model::core::PodSpec;
 use crate::model::path::FieldPath;

@@ -108,7 +108,7 @@ pub(crate) fn analyse_in_workspace(
 }
 
 /// Lints `text` as `path` with `plan` the way `check` lints the file ([`lint_bytes`]); nothing
-/// when `check`'s walk would not lint it as a manifest ([`is_linted_as_manifest`]).
+/// when `check`'s walk would not lint it as a manifest (`is_linted_as_manifest`).
 pub fn analyse(path: &str, text: &str, plan: &FilePlan) -> Vec<Diagnostic> {
     let mut diagnostics =
         lint_bytes(path.to_owned(), text.as_bytes().to_vec(), plan, &mut |_| {}).diagnostics;
