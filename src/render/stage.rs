@@ -340,8 +340,9 @@ pub(crate) struct ChartDependency {
     pub(crate) shown: String,
 }
 
-/// [`stage`], with `dependencies` copied into the copy's `charts/` by the same rules as the
-/// chart: inside the repository, outside `.git`, only what git tracks.
+/// Copies `chart` and the values files into a new temporary directory, with `dependencies`
+/// copied into the copy's `charts/` by the same rules as the chart: inside the repository,
+/// outside `.git`, only what git tracks.
 pub(crate) fn stage_with_dependencies(
     chart: &Path,
     shown: &str,
