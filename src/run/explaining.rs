@@ -161,7 +161,8 @@ impl<'s, W: Write> Explaining<'s, W> {
         let named: Vec<String> = job
             .named_templates
             .iter()
-            .map(|p| crate::render::display(p))
+            // As the source map names the files it places findings in.
+            .map(|p| crate::render::shown_path(p))
             .collect();
         let mut output = RenderedOutput::new(output);
         let mut result = Ok(());

@@ -343,7 +343,8 @@ fn place_rendered(
     let named: Vec<String> = job
         .named_templates
         .iter()
-        .map(|p| render::display(p))
+        // As the source map names the files it places findings in.
+        .map(|p| render::shown_path(p))
         .collect();
     let mut by_file: Vec<(Arc<SourceFile>, Vec<Diagnostic>)> = Vec::new();
     let rendering = job.rendering_note();
