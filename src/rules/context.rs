@@ -88,6 +88,13 @@ impl<'a> ScopeContext<'a> {
         };
         Some((budget, budget.spec.as_ref().ok()?))
     }
+
+    /// [`Self::budget`], when the API server creates it: a budget that sets both
+    /// `minAvailable` and `maxUnavailable` is `invalid-disruption-budget`'s, never created.
+    pub(crate) fn created_budget(&self) -> Option<(&'a Budget, &'a PodDisruptionBudgetSpec)> {
+        self.budget()
+            .filter(|(_, spec)| spec.min_available.is_none() || spec.max_unavailable.is_none())
+    }
 }
 
 /// Which part of a field a finding points at.

@@ -106,13 +106,9 @@ declare_rule! {
 }
 
 fn check(ctx: &ScopeContext<'_>, findings: &mut Findings) {
-    let Some((budget, spec)) = ctx.budget() else {
+    let Some((budget, spec)) = ctx.created_budget() else {
         return;
     };
-    // Both set is `invalid-disruption-budget`'s: the budget is never created.
-    if spec.min_available.is_some() && spec.max_unavailable.is_some() {
-        return;
-    }
     let judgement = ctx.scope.judgement(budget);
     let Eviction::Never(blocker) = &judgement.eviction else {
         return;
